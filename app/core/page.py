@@ -1,0 +1,71 @@
+"""What the agent needs from a browser. app/browser implements it with Playwright; tests may use their own."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from app.core.abort import AbortSignal
+
+
+class ToolError(Exception):
+    """An expected failure of an action (stale index, element not found, navigation failed...).
+
+    The message is shown to the model as the action's result, prefixed with ❌; it never ends the run by itself.
+    """
+
+
+class TabInfo(BaseModel):
+    tab_id: int
+    url: str
+    title: str
+    active: bool = False
+
+
+class BrowserState(BaseModel):
+    url: str = ""
+    title: str = ""
+    tabs: list[TabInfo] = Field(default_factory=list)
+    # The serialized page as DESIGN.md shows it: header lines, one line per interactive element, scroll hints.
+    content: str = ""
+
+
+class PageController(Protocol):
+    """Every method honours ``signal`` and raises ToolError for expected failures.
+
+    Indices are the ones from the most recent ``get_browser_state``; a stale index must raise ToolError, never act
+    on a different element. Methods return a short factual result such as "Clicked [12] <button> Save".
+    """
+
+    async def get_browser_state(self, signal: AbortSignal) -> BrowserState: ...
+
+    def drain_events(self) -> list[str]:
+        """Page events since the last call (navigation, new tab, dialog handled, download) as plain sentences."""
+        ...
+
+    async def click(self, index: int, signal: AbortSignal) -> str: ...
+
+    async def input_text(self, index: int, text: str, signal: AbortSignal) -> str: ...
+
+    async def select_option(self, index: int, text: str, signal: AbortSignal) -> str: ...
+
+    async def send_keys(self, keys: str, signal: AbortSignal) -> str: ...
+
+    async def hover(self, index: int, signal: AbortSignal) -> str: ...
+
+    async def scroll(self, down: bool, num_pages: float, index: int | None, signal: AbortSignal) -> str: ...
+
+    async def go_to_url(self, url: str, signal: AbortSignal) -> str: ...
+
+    async def go_back(self, signal: AbortSignal) -> str: ...
+
+    async def open_new_tab(self, url: str, signal: AbortSignal) -> str: ...
+
+    async def switch_to_tab(self, tab_id: int, signal: AbortSignal) -> str: ...
+
+    async def close_tab(self, tab_id: int, signal: AbortSignal) -> str: ...
+
+    async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str: ...
+
+    async def execute_javascript(self, script: str, signal: AbortSignal) -> str: ...

@@ -1,0 +1,158 @@
+"""The agent's public vocabulary (names from page-agent): statuses, reflections, activities, history, results."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class AgentStatus(StrEnum):
+    IDLE = "idle"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    ERROR = "error"
+    STOPPED = "stopped"
+
+
+TERMINAL_STATUSES = frozenset({AgentStatus.COMPLETED, AgentStatus.ERROR, AgentStatus.STOPPED})
+
+
+class AgentReflection(BaseModel):
+    evaluation_previous_goal: str = ""
+    memory: str = ""
+    next_goal: str = ""
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+# --- Activities: transient, for the UI -------------------------------------------------------------------------
+
+
+class ThinkingActivity(BaseModel):
+    type: Literal["thinking"] = "thinking"
+    step_index: int
+    max_steps: int
+
+
+class ExecutingActivity(BaseModel):
+    type: Literal["executing"] = "executing"
+    tool: str
+    input: dict[str, Any]
+
+
+class ExecutedActivity(BaseModel):
+    type: Literal["executed"] = "executed"
+    tool: str
+    input: dict[str, Any]
+    output: str
+    duration: float
+
+
+class RetryingActivity(BaseModel):
+    type: Literal["retrying"] = "retrying"
+    attempt: int
+    max_attempts: int
+    message: str = ""
+
+
+class ErrorActivity(BaseModel):
+    type: Literal["error"] = "error"
+    message: str
+
+
+class PausedActivity(BaseModel):
+    """The user took over the browser; the agent waits for resume() or stop()."""
+
+    type: Literal["paused"] = "paused"
+
+
+AgentActivity = Annotated[
+    ThinkingActivity | ExecutingActivity | ExecutedActivity | RetryingActivity | ErrorActivity | PausedActivity,
+    Field(discriminator="type"),
+]
+
+
+# --- History: persistent, fed back to the model ----------------------------------------------------------------
+
+
+class ActionRecord(BaseModel):
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    output: str = ""
+
+
+class StepEvent(BaseModel):
+    type: Literal["step"] = "step"
+    step_index: int
+    reflection: AgentReflection = Field(default_factory=AgentReflection)
+    action: ActionRecord
+    usage: Usage = Field(default_factory=Usage)
+    duration: float = 0.0
+
+
+class ObservationEvent(BaseModel):
+    type: Literal["observation"] = "observation"
+    content: str
+
+
+class UserTakeoverEvent(BaseModel):
+    type: Literal["user_takeover"] = "user_takeover"
+    before_url: str = ""
+    before_title: str = ""
+    after_url: str = ""
+    after_title: str = ""
+    note: str = ""
+
+
+class RetryEvent(BaseModel):
+    type: Literal["retry"] = "retry"
+    message: str
+    attempt: int
+    max_attempts: int
+
+
+class ErrorEvent(BaseModel):
+    type: Literal["error"] = "error"
+    message: str
+
+
+HistoricalEvent = Annotated[
+    StepEvent | ObservationEvent | UserTakeoverEvent | RetryEvent | ErrorEvent,
+    Field(discriminator="type"),
+]
+
+
+class TaskRecord(BaseModel):
+    """A finished task, carried into follow-ups so the model keeps its context."""
+
+    task: str
+    status: AgentStatus
+    success: bool
+    result: str
+    last_memory: str = ""
+
+
+class ExecutionResult(BaseModel):
+    success: bool
+    data: str
+    history: list[HistoricalEvent] = Field(default_factory=list)
+    status: AgentStatus
+    steps: int = 0
+    usage: Usage = Field(default_factory=Usage)
