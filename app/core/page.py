@@ -69,3 +69,7 @@ class PageController(Protocol):
     async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str: ...
 
     async def execute_javascript(self, script: str, signal: AbortSignal) -> str: ...
+
+
+class BrowserClosedError(Exception):
+    """The browser (or the tab the agent works in) is gone: the run cannot go on and ends in ``error``."""

@@ -1,0 +1,470 @@
+"""The agent: lifecycle (execute / stop / pause / resume / dispose) and the step loop with its guards."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from app.core.abort import AbortController, AbortError, AbortSignal
+from app.core.config import AgentConfig
+from app.core.events import EventEmitter, EventName, Listener
+from app.core.guards import LoopDetector, budget_warning
+from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, ToolSpec
+from app.core.output import InvalidOutput, build_tool_spec, parse_agent_output
+from app.core.page import BrowserClosedError, BrowserState, PageController, ToolError
+from app.core.prompt import build_messages, system_prompt
+from app.core.report import build_report, has_report_sections, report_instruction
+from app.core.tools.base import AskUserHandler, ToolContext, is_failure, run_tool
+from app.core.tools.control import DONE, DoneInput
+from app.core.tools.registry import ToolSet, build_tools, done_only
+from app.core.types import (
+    ActionRecord,
+    AgentActivity,
+    AgentStatus,
+    ErrorActivity,
+    ErrorEvent,
+    ExecutedActivity,
+    ExecutingActivity,
+    ExecutionResult,
+    HistoricalEvent,
+    ObservationEvent,
+    PausedActivity,
+    RetryEvent,
+    RetryingActivity,
+    StepEvent,
+    TaskRecord,
+    ThinkingActivity,
+    Usage,
+    UserTakeoverEvent,
+)
+
+log = logging.getLogger(__name__)
+
+TASK_ABORTED = "Task aborted"
+STEP_LIMIT = "Step count exceeded maximum limit"
+_PAUSED = "paused by the user"
+_STEP_TIMEOUT = "step timeout"
+_TIME_BUDGET = "time budget"
+_OBSERVE_TIMEOUT = 15.0
+
+
+@dataclass
+class _Ending:
+    status: AgentStatus
+    success: bool
+    data: str
+
+
+@dataclass
+class _Run:
+    task: str
+    controller: AbortController
+    tools: ToolSet
+    tool_spec: ToolSpec
+    started: float
+    history: list[HistoricalEvent] = field(default_factory=list)
+    step_count: int = 0
+    failures: int = 0
+    usage: Usage = field(default_factory=Usage)
+    loops: LoopDetector = field(default_factory=LoopDetector)
+    last_state: BrowserState | None = None
+    step_controller: AbortController | None = None
+    paused: bool = False
+    resume_event: asyncio.Event = field(default_factory=asyncio.Event)
+    resume_note: str = ""
+    settled: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Agent:
+    """Runs one task at a time against a page, through a model, and reports everything through events.
+
+    Events (subscribe with ``on``): ``status_changed(AgentStatus)``, ``activity(AgentActivity)``,
+    ``history_changed(list[HistoricalEvent])``, ``disposed()``.
+    """
+
+    def __init__(
+        self,
+        llm: LLMClient,
+        page: PageController,
+        config: AgentConfig | None = None,
+        *,
+        ask_user: AskUserHandler | None = None,
+        clock: Callable[[], datetime] = datetime.now,
+    ) -> None:
+        self.config = config or AgentConfig()
+        self._llm = llm
+        self._page = page
+        self._ask_user = ask_user
+        self._clock = clock
+        self._events = EventEmitter()
+        self._status = AgentStatus.IDLE
+        self._run: _Run | None = None
+        self._previous_tasks: list[TaskRecord] = []
+        self._last_result: ExecutionResult | None = None
+        self._disposed = False
+
+    # --- public state ------------------------------------------------------------------------------------------
+
+    @property
+    def status(self) -> AgentStatus:
+        return self._status
+
+    @property
+    def history(self) -> list[HistoricalEvent]:
+        return list(self._run.history) if self._run else []
+
+    @property
+    def last_result(self) -> ExecutionResult | None:
+        return self._last_result
+
+    @property
+    def previous_tasks(self) -> list[TaskRecord]:
+        return list(self._previous_tasks)
+
+    @property
+    def disposed(self) -> bool:
+        return self._disposed
+
+    @property
+    def paused(self) -> bool:
+        return bool(self._run and self._run.paused and not self._run.settled.is_set())
+
+    def on(self, event: EventName, listener: Listener) -> Callable[[], None]:
+        return self._events.on(event, listener)
+
+    # --- lifecycle ---------------------------------------------------------------------------------------------
+
+    async def execute(self, task: str, *, follow_up: bool = False) -> ExecutionResult:
+        if self._disposed:
+            raise RuntimeError("disposed; create a new agent")
+        if self._status == AgentStatus.RUNNING:
+            raise RuntimeError("a task is already running")
+        task = task.strip()
+        if not task:
+            raise ValueError("the task is empty; say what the agent should do")
+        if not follow_up:
+            self._previous_tasks.clear()
+        tools = build_tools(ask_user=self._ask_user is not None, javascript=self.config.enable_javascript)
+        run = _Run(
+            task=task,
+            controller=AbortController(),
+            tools=tools,
+            tool_spec=build_tool_spec(tools),
+            started=asyncio.get_running_loop().time(),
+        )
+        self._run = run
+        self._set_status(AgentStatus.RUNNING)
+        self._emit_history()
+        try:
+            ending = await self._drive(run)
+        finally:
+            run.settled.set()
+        return self._finish(run, ending)
+
+    async def stop(self) -> None:
+        """Abort the running task and return once it has settled (status ``stopped``). A no-op when idle."""
+        run = self._run
+        if run is None or run.settled.is_set():
+            return
+        run.controller.abort(TASK_ABORTED)
+        await run.settled.wait()
+
+    def pause(self) -> None:
+        """Let the user take over: abort the current step at once and wait for ``resume()`` (or ``stop()``)."""
+        run = self._run
+        if run is None or run.settled.is_set() or run.paused:
+            return
+        run.paused = True
+        run.resume_event.clear()
+        if run.step_controller is not None:
+            run.step_controller.abort(_PAUSED)
+        self._activity(PausedActivity())
+
+    def resume(self, note: str = "") -> None:
+        """Hand the browser back to the agent; it records a user_takeover event and carries on with the task."""
+        run = self._run
+        if run is None or not run.paused:
+            return
+        run.resume_note = note.strip()
+        run.resume_event.set()
+
+    async def dispose(self) -> None:
+        """Stop any run and release listeners. Terminal: later execute() calls raise."""
+        if self._disposed:
+            return
+        await self.stop()
+        self._disposed = True
+        self._events.emit("disposed")
+        self._events.clear()
+
+    # --- the run -----------------------------------------------------------------------------------------------
+
+    async def _drive(self, run: _Run) -> _Ending:
+        try:
+            return await self._loop(run)
+        except AbortError:
+            return self._stopped(run)
+        except asyncio.CancelledError:
+            # Whoever awaited execute() was cancelled: that is a stop too, and the run must not stay "running".
+            run.controller.abort(TASK_ABORTED)
+            ending = self._stopped(run)
+            run.settled.set()
+            self._finish(run, ending)
+            raise
+        except LLMError as exc:
+            return self._error(run, exc.message)
+        except BrowserClosedError as exc:
+            return self._error(run, str(exc) or "The browser was closed during the run.")
+        except Exception as exc:
+            log.exception("agent run failed")
+            return self._error(run, f"Unexpected error: {type(exc).__name__}: {exc}")
+
+    def _stopped(self, run: _Run) -> _Ending:
+        self._add(run, ErrorEvent(message=TASK_ABORTED))
+        return _Ending(AgentStatus.STOPPED, False, TASK_ABORTED)
+
+    def _error(self, run: _Run, message: str) -> _Ending:
+        self._add(run, ErrorEvent(message=message))
+        self._activity(ErrorActivity(message=message))
+        return _Ending(AgentStatus.ERROR, False, message)
+
+    def _finish(self, run: _Run, ending: _Ending) -> ExecutionResult:
+        memory = next(
+            (e.reflection.memory for e in reversed(run.history) if isinstance(e, StepEvent) and e.reflection.memory),
+            "",
+        )
+        self._previous_tasks.append(
+            TaskRecord(task=run.task, status=ending.status, success=ending.success, result=ending.data,
+                       last_memory=memory)
+        )
+        self._last_result = ExecutionResult(
+            success=ending.success,
+            data=ending.data,
+            history=list(run.history),
+            status=ending.status,
+            steps=run.step_count,
+            usage=run.usage,
+        )
+        self._set_status(ending.status)
+        return self._last_result
+
+    async def _loop(self, run: _Run) -> _Ending:
+        loop = asyncio.get_running_loop()
+        task_signal = run.controller.signal
+        while True:
+            task_signal.throw_if_aborted()
+            if run.paused:
+                await self._wait_for_resume(run)
+                continue
+            limit = self._limit_reached(run, loop.time())
+            if limit:
+                return await self._end_on_limit(run, limit)
+            step_controller = AbortController(task_signal)
+            run.step_controller = step_controller
+            delay, reason = self._step_deadline(run, loop.time())
+            timer = loop.call_later(delay, step_controller.abort, reason)
+            try:
+                ending = await self._step(run, step_controller.signal)
+            except AbortError:
+                if task_signal.aborted or not step_controller.signal.aborted:
+                    raise
+                if step_controller.signal.reason == _STEP_TIMEOUT:
+                    run.step_count += 1
+                    run.failures += 1
+                    message = f"Step {run.step_count} timed out after {self.config.step_timeout:g} s"
+                    self._add(run, ErrorEvent(message=message))
+                    self._activity(ErrorActivity(message=message))
+                # Paused: handled at the top of the loop. Time budget: the limit check ends the run.
+                continue
+            finally:
+                timer.cancel()
+                run.step_controller = None
+            if ending is not None:
+                return ending
+
+    def _step_deadline(self, run: _Run, now: float) -> tuple[float, str]:
+        budget = self.config.max_duration
+        if budget is not None:
+            remaining = max(0.0, budget - (now - run.started))
+            if remaining < self.config.step_timeout:
+                return remaining, _TIME_BUDGET
+        return self.config.step_timeout, _STEP_TIMEOUT
+
+    def _limit_reached(self, run: _Run, now: float) -> str | None:
+        if run.failures >= self.config.max_failures:
+            return f"Too many consecutive failures ({run.failures} in a row)"
+        if run.step_count >= self.config.max_steps:
+            return STEP_LIMIT
+        budget = self.config.max_duration
+        if budget is not None and now - run.started >= budget:
+            return f"Time budget of {budget:g} s exceeded"
+        return None
+
+    async def _step(self, run: _Run, signal: AbortSignal) -> _Ending | None:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        step_index = run.step_count + 1
+        state = await self._observe(run, signal)
+        if state is None:
+            return None
+        warning = budget_warning(self.config.max_steps - step_index + 1)
+        if warning:
+            self._add(run, ObservationEvent(content=warning))
+        nudge = run.loops.record_page(state)
+        if nudge:
+            self._add(run, ObservationEvent(content=nudge))
+
+        self._activity(ThinkingActivity(step_index=step_index, max_steps=self.config.max_steps))
+        try:
+            reply = await self._ask_model(run, run.tool_spec, state, signal)
+            parsed = parse_agent_output(reply, run.tools)
+        except InvalidOutput as exc:
+            self._count_failure(run, f"Step {step_index}: the model's answer was unusable: {exc}")
+            return None
+
+        params = parsed.action_input.model_dump()
+        self._activity(ExecutingActivity(tool=parsed.action_name, input=params))
+        action_started = loop.time()
+        ctx = ToolContext(signal=signal, page=self._page, ask_user=self._ask_user)
+        output = await run_tool(run.tools[parsed.action_name], ctx, parsed.action_input)
+        self._activity(
+            ExecutedActivity(tool=parsed.action_name, input=params, output=output,
+                             duration=loop.time() - action_started)
+        )
+        run.step_count += 1
+        self._add(
+            run,
+            StepEvent(
+                step_index=step_index,
+                reflection=parsed.reflection,
+                action=ActionRecord(name=parsed.action_name, input=params, output=output),
+                usage=reply.usage,
+                duration=loop.time() - started,
+            ),
+        )
+        if parsed.action_name == DONE:
+            assert isinstance(parsed.action_input, DoneInput)
+            return _Ending(AgentStatus.COMPLETED, parsed.action_input.success, parsed.action_input.text)
+        run.failures = run.failures + 1 if is_failure(output) else 0
+        nudge = run.loops.record_action(parsed.action_name, params)
+        if nudge:
+            self._add(run, ObservationEvent(content=nudge))
+        return None
+
+    async def _observe(self, run: _Run, signal: AbortSignal) -> BrowserState | None:
+        try:
+            state = await self._page.get_browser_state(signal)
+        except ToolError as exc:
+            self._count_failure(run, f"The page could not be read: {exc}")
+            return None
+        run.last_state = state
+        for sentence in self._page.drain_events():
+            self._add(run, ObservationEvent(content=sentence))
+        return state
+
+    async def _ask_model(
+        self, run: _Run, spec: ToolSpec, state: BrowserState | None, signal: AbortSignal, final_note: str = ""
+    ) -> LLMReply:
+        messages = build_messages(
+            system=system_prompt(self.config.language, self.config.extra_instructions),
+            task=run.task,
+            step_index=min(run.step_count + 1, self.config.max_steps),
+            max_steps=self.config.max_steps,
+            previous_tasks=self._previous_tasks,
+            history=run.history,
+            state=state,
+            now=self._clock(),
+            final_note=final_note,
+        )
+
+        def on_retry(attempt: int, max_attempts: int, message: str) -> None:
+            self._add(run, RetryEvent(message=message, attempt=attempt, max_attempts=max_attempts))
+            self._activity(RetryingActivity(attempt=attempt, max_attempts=max_attempts, message=message))
+
+        try:
+            reply = await self._llm.invoke(messages, spec, signal, on_retry)
+        except LLMError as exc:
+            if exc.kind == LLMErrorKind.INVALID_OUTPUT:
+                raise InvalidOutput(exc.message) from exc
+            raise
+        run.usage += reply.usage
+        return reply
+
+    def _count_failure(self, run: _Run, message: str) -> None:
+        run.step_count += 1
+        run.failures += 1
+        self._add(run, ErrorEvent(message=message))
+        self._activity(ErrorActivity(message=message))
+
+    async def _wait_for_resume(self, run: _Run) -> None:
+        before = run.last_state
+        await run.controller.signal.race(run.resume_event.wait())
+        try:
+            after = await run.controller.signal.race(
+                asyncio.wait_for(self._page.get_browser_state(run.controller.signal), _OBSERVE_TIMEOUT)
+            )
+        except (ToolError, asyncio.TimeoutError):
+            after = None
+        self._add(
+            run,
+            UserTakeoverEvent(
+                before_url=before.url if before else "",
+                before_title=before.title if before else "",
+                after_url=after.url if after else "",
+                after_title=after.title if after else "",
+                note=run.resume_note,
+            ),
+        )
+        run.paused = False
+        run.resume_note = ""
+        # The user's clicks are not the agent's failures.
+        run.failures = 0
+
+    async def _end_on_limit(self, run: _Run, reason: str) -> _Ending:
+        self._add(run, ErrorEvent(message=reason))
+        self._activity(ErrorActivity(message=reason))
+        return _Ending(AgentStatus.ERROR, False, await self._progress_report(run, reason))
+
+    async def _progress_report(self, run: _Run, reason: str) -> str:
+        """One last done-only call for the model's own report; built from the history if that call fails."""
+        signal = run.controller.signal
+        try:
+            state = await signal.race(asyncio.wait_for(self._page.get_browser_state(signal), _OBSERVE_TIMEOUT))
+        except AbortError:
+            raise
+        except Exception:
+            state = None
+        tools = done_only()
+        try:
+            reply = await signal.race(
+                asyncio.wait_for(
+                    self._ask_model(run, build_tool_spec(tools), state, signal, report_instruction(reason)),
+                    self.config.final_call_timeout,
+                )
+            )
+            text = str(parse_agent_output(reply, tools).action_input.model_dump()["text"])
+        except AbortError:
+            raise
+        except Exception as exc:
+            log.info("final report call failed: %s", exc)
+            return build_report(run.task, reason, run.history)
+        return text if has_report_sections(text) else build_report(run.task, reason, run.history, text)
+
+    # --- events ------------------------------------------------------------------------------------------------
+
+    def _set_status(self, status: AgentStatus) -> None:
+        if status != self._status:
+            self._status = status
+            self._events.emit("status_changed", status)
+
+    def _activity(self, activity: AgentActivity) -> None:
+        self._events.emit("activity", activity)
+
+    def _add(self, run: _Run, event: HistoricalEvent) -> None:
+        run.history.append(event)
+        self._emit_history()
+
+    def _emit_history(self) -> None:
+        self._events.emit("history_changed", self.history)

@@ -1,0 +1,117 @@
+"""Builds what the model reads: the system prompt and one user message (state, history, browser)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+
+from app.assets import read_resource
+from app.core.llm import Message
+from app.core.page import BrowserState
+from app.core.types import (
+    ErrorEvent,
+    HistoricalEvent,
+    ObservationEvent,
+    RetryEvent,
+    StepEvent,
+    TaskRecord,
+    UserTakeoverEvent,
+)
+
+LANGUAGE_NOTES = {
+    "en": "",
+    "zh": "\n\n# Language\nWrite evaluation_previous_goal, memory, next_goal and done's text in Simplified Chinese (简体中文).",
+}
+_MAX_RESULT_CHARS = 1200
+
+
+def system_prompt(language: str = "en", extra_instructions: str = "") -> str:
+    prompt = read_resource("prompts/system_prompt.md").strip() + LANGUAGE_NOTES.get(language, "")
+    if extra_instructions.strip():
+        prompt += "\n\n# Instructions from the user's settings\n" + extra_instructions.strip()
+    return prompt
+
+
+def build_messages(
+    *,
+    system: str,
+    task: str,
+    step_index: int,
+    max_steps: int,
+    previous_tasks: Sequence[TaskRecord],
+    history: Sequence[HistoricalEvent],
+    state: BrowserState | None,
+    now: datetime,
+    final_note: str = "",
+) -> list[Message]:
+    parts = [
+        _agent_state(task, step_index, max_steps, previous_tasks, now),
+        "<agent_history>\n" + "\n".join(_format_event(event) for event in history) + "\n</agent_history>",
+        _browser_state(state),
+    ]
+    if final_note:
+        parts.append(f"<sys>{final_note}</sys>")
+    return [Message(role="system", content=system), Message(role="user", content="\n\n".join(parts))]
+
+
+def _agent_state(
+    task: str, step_index: int, max_steps: int, previous_tasks: Sequence[TaskRecord], now: datetime
+) -> str:
+    lines = ["<agent_state>"]
+    if previous_tasks:
+        lines.append("<previous_tasks>")
+        for number, record in enumerate(previous_tasks, 1):
+            outcome = "succeeded" if record.success else f"did not succeed ({record.status})"
+            lines.append(f"Task {number} ({outcome}): {record.task}")
+            lines.append(f"Result: {record.result}")
+            if record.last_memory:
+                lines.append(f"Last memory: {record.last_memory}")
+        lines.append("</previous_tasks>")
+        lines.append("The current task is a follow-up: continue from where the previous task left the browser.")
+    lines.append(f"<user_request>\n{task}\n</user_request>")
+    lines.append(f"Step {step_index} of {max_steps} · {now:%Y-%m-%d %H:%M}")
+    lines.append("</agent_state>")
+    return "\n".join(lines)
+
+
+def _format_event(event: HistoricalEvent) -> str:
+    if isinstance(event, StepEvent):
+        action = f"{event.action.name} {json.dumps(event.action.input, ensure_ascii=False)}"
+        return (
+            f"<step_{event.step_index}>\n"
+            f"Evaluation of previous step: {event.reflection.evaluation_previous_goal}\n"
+            f"Memory: {event.reflection.memory}\n"
+            f"Next goal: {event.reflection.next_goal}\n"
+            f"Action: {action}\n"
+            f"Result: {_clip(event.action.output)}\n"
+            f"</step_{event.step_index}>"
+        )
+    if isinstance(event, ObservationEvent):
+        return f"<sys>{event.content}</sys>"
+    if isinstance(event, UserTakeoverEvent):
+        note = f" The user said: {event.note}" if event.note else ""
+        return (
+            "<sys>The user took over the browser and handed it back. Before: "
+            f"{event.before_title} ({event.before_url}). Now: {event.after_title} ({event.after_url}).{note} "
+            "Look at the new page state before acting.</sys>"
+        )
+    if isinstance(event, RetryEvent):
+        return f"<sys>The model call failed and was retried ({event.attempt}/{event.max_attempts}): {event.message}</sys>"
+    if isinstance(event, ErrorEvent):
+        return f"<sys>Error: {event.message}</sys>"
+    raise TypeError(f"unknown history event {event!r}")
+
+
+def _browser_state(state: BrowserState | None) -> str:
+    if state is None:
+        return "<browser_state>\n(The page could not be read.)\n</browser_state>"
+    tabs = "\n".join(
+        f"- Tab {tab.tab_id}{' (current)' if tab.active else ''}: {tab.title or '(untitled)'} — {tab.url}"
+        for tab in state.tabs
+    )
+    return f"<browser_state>\nTabs:\n{tabs or '- (none)'}\n\n{state.content}\n</browser_state>"
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_RESULT_CHARS else text[:_MAX_RESULT_CHARS] + " …(truncated)"

@@ -1,0 +1,85 @@
+"""A tool: a name the model calls, a pydantic input model, and an async function that returns a short result."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from app.core.abort import AbortError, AbortSignal
+from app.core.page import BrowserClosedError, PageController, ToolError
+
+log = logging.getLogger(__name__)
+
+FAILURE_MARK = "❌"
+
+AskUserHandler = Callable[[str, AbortSignal], Awaitable[str]]
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    signal: AbortSignal
+    page: PageController
+    ask_user: AskUserHandler | None = None
+
+
+@dataclass(frozen=True)
+class Tool(Generic[InputT]):
+    name: str
+    description: str
+    input_model: type[InputT]
+    run: Callable[[ToolContext, InputT], Awaitable[str]]
+
+    def input_schema(self) -> dict[str, Any]:
+        return _strip_titles(self.input_model.model_json_schema())
+
+    def single_field(self) -> str | None:
+        """The field a bare value fills: the only required field, else the only field."""
+        fields = self.input_model.model_fields
+        required = [name for name, field in fields.items() if field.is_required()]
+        if len(required) == 1:
+            return required[0]
+        if len(fields) == 1:
+            return next(iter(fields))
+        return None
+
+    def describe_fields(self) -> str:
+        parts = []
+        for name, field in self.input_model.model_fields.items():
+            kind = getattr(field.annotation, "__name__", str(field.annotation))
+            parts.append(f"{name} ({kind}{', required' if field.is_required() else ''})")
+        return ", ".join(parts) or "no fields"
+
+
+def _strip_titles(schema: Any) -> Any:
+    """Pydantic adds a title to every node; models read them as noise and some endpoints reject unknown keys."""
+    if isinstance(schema, dict):
+        return {key: _strip_titles(value) for key, value in schema.items() if key != "title"}
+    if isinstance(schema, list):
+        return [_strip_titles(item) for item in schema]
+    return schema
+
+
+def is_failure(output: str) -> bool:
+    return output.startswith(FAILURE_MARK)
+
+
+async def run_tool(tool: Tool[Any], ctx: ToolContext, params: BaseModel) -> str:
+    """Run a tool; expected failures come back as a ❌ result the model can read, never as an exception.
+
+    An abort, and a browser that is gone, still raise: neither is something the model can fix.
+    """
+    try:
+        return await tool.run(ctx, params)
+    except (AbortError, BrowserClosedError):
+        raise
+    except ToolError as exc:
+        return f"{FAILURE_MARK} {exc}"
+    except Exception as exc:
+        log.exception("tool %s failed", tool.name)
+        return f"{FAILURE_MARK} {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"

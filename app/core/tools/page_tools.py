@@ -1,0 +1,130 @@
+"""Tools that act on the page; each one hands its input to the PageController, which does real trusted input."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from app.core.tools.base import Tool, ToolContext
+
+
+class IndexInput(BaseModel):
+    index: int = Field(ge=0, description="The element's [index] from the current browser state.")
+
+
+class InputTextInput(BaseModel):
+    index: int = Field(ge=0)
+    text: str = Field(description="The text to type; the field is cleared first.")
+
+
+class SelectOptionInput(BaseModel):
+    index: int = Field(ge=0, description="The dropdown's [index].")
+    text: str = Field(description="The visible text of the option to choose.")
+
+
+class SendKeysInput(BaseModel):
+    keys: str = Field(description='Keys to press, e.g. "Enter", "Escape", "Tab", "Control+A".')
+
+
+class ScrollInput(BaseModel):
+    down: bool = Field(default=True, description="true scrolls down, false up.")
+    num_pages: float = Field(default=1, gt=0, le=10, description="How many viewport heights to scroll.")
+    index: int | None = Field(default=None, ge=0, description="A scrollable element's index; omit for the page.")
+
+
+class UrlInput(BaseModel):
+    url: str
+
+
+class NoInput(BaseModel):
+    pass
+
+
+class TabInput(BaseModel):
+    tab_id: int = Field(ge=0)
+
+
+class UploadFileInput(BaseModel):
+    index: int = Field(ge=0, description="The file input (or the button that opens the file chooser).")
+    path: str = Field(description="Absolute path of a local file.")
+
+
+class ScriptInput(BaseModel):
+    script: str = Field(description="JavaScript run in the page; the value of the last expression is returned.")
+
+
+async def _click(ctx: ToolContext, p: IndexInput) -> str:
+    return await ctx.page.click(p.index, ctx.signal)
+
+
+async def _input_text(ctx: ToolContext, p: InputTextInput) -> str:
+    return await ctx.page.input_text(p.index, p.text, ctx.signal)
+
+
+async def _select(ctx: ToolContext, p: SelectOptionInput) -> str:
+    return await ctx.page.select_option(p.index, p.text, ctx.signal)
+
+
+async def _send_keys(ctx: ToolContext, p: SendKeysInput) -> str:
+    return await ctx.page.send_keys(p.keys, ctx.signal)
+
+
+async def _hover(ctx: ToolContext, p: IndexInput) -> str:
+    return await ctx.page.hover(p.index, ctx.signal)
+
+
+async def _scroll(ctx: ToolContext, p: ScrollInput) -> str:
+    return await ctx.page.scroll(p.down, p.num_pages, p.index, ctx.signal)
+
+
+async def _go_to_url(ctx: ToolContext, p: UrlInput) -> str:
+    return await ctx.page.go_to_url(p.url, ctx.signal)
+
+
+async def _go_back(ctx: ToolContext, _p: NoInput) -> str:
+    return await ctx.page.go_back(ctx.signal)
+
+
+async def _open_tab(ctx: ToolContext, p: UrlInput) -> str:
+    return await ctx.page.open_new_tab(p.url, ctx.signal)
+
+
+async def _switch_tab(ctx: ToolContext, p: TabInput) -> str:
+    return await ctx.page.switch_to_tab(p.tab_id, ctx.signal)
+
+
+async def _close_tab(ctx: ToolContext, p: TabInput) -> str:
+    return await ctx.page.close_tab(p.tab_id, ctx.signal)
+
+
+async def _upload(ctx: ToolContext, p: UploadFileInput) -> str:
+    return await ctx.page.upload_file(p.index, p.path, ctx.signal)
+
+
+async def _javascript(ctx: ToolContext, p: ScriptInput) -> str:
+    return await ctx.page.execute_javascript(p.script, ctx.signal)
+
+
+PAGE_TOOLS: tuple[Tool, ...] = (
+    Tool("click_element_by_index", "Click an element (it is hovered first).", IndexInput, _click),
+    Tool("input_text", "Clear a text field and type text into it.", InputTextInput, _input_text),
+    Tool(
+        "select_dropdown_option",
+        "Choose an option of a dropdown (native or custom) by its visible text.",
+        SelectOptionInput,
+        _select,
+    ),
+    Tool("send_keys", "Press keys or shortcuts on the focused element.", SendKeysInput, _send_keys),
+    Tool("hover_element", "Move the mouse over an element (menus, tooltips).", IndexInput, _hover),
+    Tool("scroll", "Scroll the page or a scrollable element.", ScrollInput, _scroll),
+    Tool("go_to_url", "Open a URL in the current tab.", UrlInput, _go_to_url),
+    Tool("go_back", "Go back to the previous page.", NoInput, _go_back),
+    Tool("open_new_tab", "Open a URL in a new tab and switch to it.", UrlInput, _open_tab),
+    Tool("switch_to_tab", "Switch to another tab by its id.", TabInput, _switch_tab),
+    Tool("close_tab", "Close a tab by its id.", TabInput, _close_tab),
+    Tool("upload_file", "Upload a local file through a file input.", UploadFileInput, _upload),
+)
+
+JAVASCRIPT_TOOL = Tool(
+    "execute_javascript", "Run JavaScript in the current page (use only when no other action works).", ScriptInput,
+    _javascript,
+)

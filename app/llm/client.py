@@ -1,0 +1,133 @@
+"""An OpenAI-compatible chat client: one forced tool call per request, classified errors, retries with backoff."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from typing import Any
+
+from app.core.abort import AbortError, AbortSignal
+from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
+from app.core.types import Usage
+from app.llm.errors import classify
+from app.llm.settings import LLMSettings, ToolChoiceMode
+
+log = logging.getLogger(__name__)
+
+_NO_KEY = "not-needed"  # local servers (Ollama, LM Studio) want no key, but the SDK insists on one
+
+
+class OpenAICompatibleClient:
+    def __init__(self, settings: LLMSettings) -> None:
+        self.settings = settings
+        self._client: Any = None
+
+    def _sdk(self) -> Any:
+        if self._client is None:
+            import openai  # lazily: importing openai costs over a second
+
+            key = self.settings.api_key.get_secret_value() if self.settings.api_key else ""
+            self._client = openai.AsyncOpenAI(
+                base_url=self.settings.base_url,
+                api_key=key or _NO_KEY,
+                timeout=self.settings.request_timeout,
+                max_retries=0,  # retries are ours: they must be visible, abortable and honour Retry-After
+            )
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def invoke(
+        self,
+        messages: list[Message],
+        tool: ToolSpec,
+        signal: AbortSignal,
+        on_retry: RetryCallback | None = None,
+    ) -> LLMReply:
+        attempts = self.settings.max_attempts
+        for attempt in range(1, attempts + 1):
+            signal.throw_if_aborted()
+            try:
+                return await signal.race(self._call(messages, tool))
+            except AbortError:
+                raise
+            except LLMError as error:
+                failure = error
+            except Exception as exc:
+                failure = classify(exc, self.settings.base_url, self.settings.model)
+            if not failure.retryable or attempt == attempts:
+                raise failure
+            delay = self._backoff(attempt, failure.retry_after)
+            log.info("model call failed (%s), retry %d/%d in %.2fs", failure.kind, attempt + 1, attempts, delay)
+            if on_retry is not None:
+                on_retry(attempt + 1, attempts, failure.message)
+            await signal.sleep(delay)
+        raise AssertionError("unreachable")
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.settings.retry_max_delay)
+        exponential = self.settings.retry_base_delay * 2 ** (attempt - 1)
+        return min(exponential * random.uniform(0.5, 1.5), self.settings.retry_max_delay)
+
+    async def _call(self, messages: list[Message], tool: ToolSpec) -> LLMReply:
+        mode = self.settings.tool_choice
+        request: dict[str, Any] = {"model": self.settings.model, "messages": _wire_messages(messages, tool, mode)}
+        if self.settings.temperature is not None:
+            request["temperature"] = self.settings.temperature
+        if mode != ToolChoiceMode.JSON_TEXT:
+            request["tools"] = [
+                {"type": "function", "function": {"name": tool.name, "description": tool.description,
+                                                  "parameters": tool.parameters}}
+            ]
+            request["tool_choice"] = (
+                "required" if mode == ToolChoiceMode.REQUIRED else {"type": "function", "function": {"name": tool.name}}
+            )
+        response = await self._sdk().chat.completions.create(**request)
+        return _reply_of(response)
+
+
+def _wire_messages(messages: list[Message], tool: ToolSpec, mode: ToolChoiceMode) -> list[dict[str, str]]:
+    wire = [{"role": message.role, "content": message.content} for message in messages]
+    if mode == ToolChoiceMode.JSON_TEXT:
+        wire.append(
+            {
+                "role": "system",
+                "content": (
+                    f"Answer with one JSON object only (no prose, no code fence): the arguments of {tool.name}, "
+                    f"which follow this JSON schema:\n{json.dumps(tool.parameters, ensure_ascii=False)}"
+                ),
+            }
+        )
+    return wire
+
+
+def _reply_of(response: Any) -> LLMReply:
+    if not getattr(response, "choices", None):
+        raise LLMError(LLMErrorKind.INVALID_OUTPUT, "The endpoint answered without any choice.")
+    choice = response.choices[0]
+    if choice.finish_reason == "content_filter":
+        raise LLMError(LLMErrorKind.CONTENT_FILTER, "The endpoint's content filter stopped the model's answer.")
+    message = choice.message
+    calls = [
+        ToolCall(name=call.function.name, arguments=call.function.arguments or "")
+        for call in (message.tool_calls or [])
+        if getattr(call, "function", None) is not None
+    ]
+    return LLMReply(tool_calls=calls, content=message.content, usage=_usage_of(response))
+
+
+def _usage_of(response: Any) -> Usage:
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return Usage()
+    details = getattr(usage, "prompt_tokens_details", None)
+    return Usage(
+        prompt_tokens=usage.prompt_tokens or 0,
+        completion_tokens=usage.completion_tokens or 0,
+        cached_tokens=(getattr(details, "cached_tokens", 0) or 0) if details else 0,
+    )

@@ -1,0 +1,89 @@
+"""A PageController without a browser, for driving app/core: a scripted page that records what was done to it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.core.abort import AbortSignal
+from app.core.page import BrowserState, TabInfo, ToolError
+
+DEFAULT_CONTENT = (
+    "Current page: [Form](http://fake.test/form)\nViewport 1280x800; 0.0 pages above, 0.0 pages below\n"
+    "[Start of page]\n[1]<input name=email />\n[2]<button>Save />\n[End of page]"
+)
+
+
+class FakePage:
+    def __init__(self, content: str = DEFAULT_CONTENT, url: str = "http://fake.test/form") -> None:
+        self.url = url
+        self.title = "Form"
+        self.content = content
+        self.actions: list[tuple[str, tuple[object, ...]]] = []
+        self.pending_events: list[str] = []
+        self.action_delay = 0.0
+        self.fail_indices: set[int] = set()
+        self.change_on_action = True
+        self._counter = 0
+
+    async def get_browser_state(self, signal: AbortSignal) -> BrowserState:
+        signal.throw_if_aborted()
+        return BrowserState(url=self.url, title=self.title, content=self.content,
+                            tabs=[TabInfo(tab_id=0, url=self.url, title=self.title, active=True)])
+
+    def drain_events(self) -> list[str]:
+        events, self.pending_events = self.pending_events, []
+        return events
+
+    async def _act(self, name: str, signal: AbortSignal, *args: object) -> str:
+        if self.action_delay:
+            await signal.sleep(self.action_delay)
+        signal.throw_if_aborted()
+        index = args[0] if args and isinstance(args[0], int) else None
+        if index is not None and index in self.fail_indices:
+            raise ToolError(f"Element [{index}] is not on the page")
+        self.actions.append((name, args))
+        if self.change_on_action:
+            self._counter += 1
+            self.content = self.content.split("\n<!--")[0] + f"\n<!-- change {self._counter} -->"
+        return f"{name} {' '.join(map(str, args))}".strip()
+
+    async def click(self, index: int, signal: AbortSignal) -> str:
+        return await self._act("click", signal, index)
+
+    async def input_text(self, index: int, text: str, signal: AbortSignal) -> str:
+        return await self._act("input_text", signal, index, text)
+
+    async def select_option(self, index: int, text: str, signal: AbortSignal) -> str:
+        return await self._act("select_option", signal, index, text)
+
+    async def send_keys(self, keys: str, signal: AbortSignal) -> str:
+        return await self._act("send_keys", signal, keys)
+
+    async def hover(self, index: int, signal: AbortSignal) -> str:
+        return await self._act("hover", signal, index)
+
+    async def scroll(self, down: bool, num_pages: float, index: int | None, signal: AbortSignal) -> str:
+        return await self._act("scroll", signal, down, num_pages)
+
+    async def go_to_url(self, url: str, signal: AbortSignal) -> str:
+        self.url = url
+        return await self._act("go_to_url", signal, url)
+
+    async def go_back(self, signal: AbortSignal) -> str:
+        return await self._act("go_back", signal)
+
+    async def open_new_tab(self, url: str, signal: AbortSignal) -> str:
+        return await self._act("open_new_tab", signal, url)
+
+    async def switch_to_tab(self, tab_id: int, signal: AbortSignal) -> str:
+        return await self._act("switch_to_tab", signal, tab_id)
+
+    async def close_tab(self, tab_id: int, signal: AbortSignal) -> str:
+        return await self._act("close_tab", signal, tab_id)
+
+    async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str:
+        return await self._act("upload_file", signal, index, path)
+
+    async def execute_javascript(self, script: str, signal: AbortSignal) -> str:
+        await asyncio.sleep(0)
+        return await self._act("execute_javascript", signal, script)
