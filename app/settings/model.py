@@ -1,0 +1,90 @@
+"""The persisted settings (no secrets: the API key lives in the OS keyring) and the provider presets."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from app.core.config import AgentConfig
+from app.llm.settings import LLMSettings, ToolChoiceMode
+from app.settings.atomic import write_atomic
+
+log = logging.getLogger(__name__)
+
+
+class ProviderPreset(BaseModel):
+    key: str
+    label: str
+    base_url: str
+    model: str
+    needs_key: bool = True
+
+
+PRESETS: tuple[ProviderPreset, ...] = (
+    ProviderPreset(key="openai", label="OpenAI", base_url="https://api.openai.com/v1", model="gpt-4.1-mini"),
+    ProviderPreset(key="openrouter", label="OpenRouter", base_url="https://openrouter.ai/api/v1",
+                   model="openai/gpt-4.1-mini"),
+    ProviderPreset(key="deepseek", label="DeepSeek", base_url="https://api.deepseek.com/v1", model="deepseek-chat"),
+    ProviderPreset(key="qwen", label="Qwen / DashScope",
+                   base_url="https://dashscope.aliyuncs.com/compatible-mode/v1", model="qwen-plus"),
+    ProviderPreset(key="ollama", label="Ollama (localhost)", base_url="http://localhost:11434/v1",
+                   model="qwen2.5:7b", needs_key=False),
+    ProviderPreset(key="lmstudio", label="LM Studio (localhost)", base_url="http://localhost:1234/v1",
+                   model="local-model", needs_key=False),
+    ProviderPreset(key="custom", label="Custom", base_url="", model=""),
+)
+
+
+def preset(key: str) -> ProviderPreset:
+    return next((p for p in PRESETS if p.key == key), PRESETS[-1])
+
+
+class Settings(BaseModel):
+    provider: str = "openai"
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4.1-mini"
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    request_timeout: float = Field(default=90.0, gt=0)
+    tool_choice: ToolChoiceMode = ToolChoiceMode.NAMED
+    max_steps: int = Field(default=40, ge=1, le=500)
+    language: str = "en"  # "en" or "zh": the UI's and the agent's
+    start_url: str = ""
+    allow_javascript: bool = False
+    browser_path: str = ""  # empty: found automatically
+    first_run_done: bool = False
+    panel_geometry: str = ""  # Qt's saveGeometry(), base64
+
+    def llm_settings(self, api_key: str | None) -> LLMSettings:
+        from pydantic import SecretStr
+
+        return LLMSettings(
+            base_url=self.base_url,
+            api_key=SecretStr(api_key) if api_key else None,
+            model=self.model,
+            temperature=self.temperature,
+            request_timeout=self.request_timeout,
+            tool_choice=self.tool_choice,
+        )
+
+    def agent_config(self) -> AgentConfig:
+        return AgentConfig(max_steps=self.max_steps, language=self.language, enable_javascript=self.allow_javascript)
+
+
+def load_settings(path: Path) -> Settings:
+    """The saved settings; defaults when there are none or the file is damaged (the damaged file is kept aside)."""
+    if not path.exists():
+        return Settings()
+    try:
+        return Settings.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, ValidationError) as exc:
+        backup = path.with_suffix(".damaged.json")
+        path.replace(backup)
+        log.warning("settings file was damaged (%s); kept it as %s and started from defaults", exc, backup)
+        return Settings()
+
+
+def save_settings(path: Path, settings: Settings) -> None:
+    write_atomic(path, settings.model_dump_json(indent=2))
