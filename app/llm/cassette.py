@@ -1,0 +1,111 @@
+"""Record a real run's model answers to a cassette, and replay one through the real engine.
+
+Each answer that acts on an element also records that element's line as the model saw it; on replay the same line
+must be on the page, so a replay that no longer matches the page fails clearly instead of clicking the wrong thing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from app.core.abort import AbortSignal
+from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolSpec
+from app.settings.atomic import write_atomic
+
+_INDEX = re.compile(r'"index"\s*:\s*(\d+)')
+
+
+class CassetteEntry(BaseModel):
+    reply: LLMReply
+    # The acted-on element's line as the model saw it (without indentation or the "new" marker).
+    expect: str | None = None
+
+
+class Cassette(BaseModel):
+    version: int = 1
+    entries: list[CassetteEntry] = Field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: Path) -> Cassette:
+        try:
+            return cls.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"Cannot read the cassette {path}: {exc}") from exc
+
+    def save(self, path: Path) -> None:
+        write_atomic(path, self.model_dump_json(indent=2))
+
+
+def _page_lines(messages: list[Message]) -> list[str]:
+    user = next((m.content for m in reversed(messages) if m.role == "user"), "")
+    return [line.strip().lstrip("*") for line in user.splitlines()]
+
+
+def _acted_index(reply: LLMReply) -> int | None:
+    text = reply.tool_calls[0].arguments if reply.tool_calls else (reply.content or "")
+    match = _INDEX.search(text)
+    return int(match.group(1)) if match else None
+
+
+class RecordingClient:
+    """Wraps a real client and writes every answer to ``path`` as it arrives, so a crash keeps what was recorded."""
+
+    def __init__(self, inner: LLMClient, path: Path) -> None:
+        self._inner = inner
+        self._path = path
+        self.cassette = Cassette()
+
+    async def invoke(
+        self, messages: list[Message], tool: ToolSpec, signal: AbortSignal, on_retry: RetryCallback | None = None
+    ) -> LLMReply:
+        reply = await self._inner.invoke(messages, tool, signal, on_retry)
+        index = _acted_index(reply)
+        expect = None
+        if index is not None:
+            expect = next((line for line in _page_lines(messages) if line.startswith(f"[{index}]<")), None)
+        self.cassette.entries.append(CassetteEntry(reply=reply, expect=expect))
+        self.cassette.save(self._path)
+        return reply
+
+
+class ReplayClient:
+    """Plays a cassette back in order. ``pace`` seconds of "thinking" before each answer keep a demo watchable."""
+
+    def __init__(self, cassette: Cassette, pace: float = 0.0) -> None:
+        self._cassette = cassette
+        self._pace = pace
+        self._position = 0
+
+    @property
+    def position(self) -> int:
+        return self._position
+
+    def rewind(self) -> None:
+        self._position = 0
+
+    async def invoke(
+        self, messages: list[Message], tool: ToolSpec, signal: AbortSignal, on_retry: RetryCallback | None = None
+    ) -> LLMReply:
+        await signal.sleep(self._pace)
+        entries = self._cassette.entries
+        if self._position >= len(entries):
+            raise LLMError(
+                LLMErrorKind.CONFIG,
+                f"The replay has no more recorded answers (it holds {len(entries)}). The run went further than the "
+                "recording did.",
+            )
+        entry = entries[self._position]
+        number = self._position + 1
+        if entry.expect is not None and entry.expect not in _page_lines(messages):
+            raise LLMError(
+                LLMErrorKind.CONFIG,
+                f"The replay no longer matches the page at answer {number}: the recording acted on "
+                f"{json.dumps(entry.expect, ensure_ascii=False)}, which is not on the page now. "
+                "Record the cassette again with --record.",
+            )
+        self._position += 1
+        return entry.reply
