@@ -59,6 +59,11 @@ class RecordingClient:
         self._path = path
         self.cassette = Cassette()
 
+    async def close(self) -> None:
+        close = getattr(self._inner, "close", None)
+        if close is not None:
+            await close()
+
     async def invoke(
         self, messages: list[Message], tool: ToolSpec, signal: AbortSignal, on_retry: RetryCallback | None = None
     ) -> LLMReply:

@@ -1,0 +1,146 @@
+"""The headless runner: the same engine as the panel, no Qt. A contract the tests and benchmarks rely on.
+
+Exit codes: 0 completed with success, 1 completed with success=false, 2 error, 3 stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
+from app.settings.model import Settings, load_settings
+from app.settings.paths import app_paths
+from app.settings.secrets import env_api_key, get_api_key
+
+EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2, 3
+
+
+def add_run_parser(subparsers: Any) -> None:
+    run = subparsers.add_parser("run", help="Run one task headlessly and exit.")
+    run.add_argument("task", help="What the agent should do, in plain language.")
+    run.add_argument("--url", help="Open this page first.")
+    run.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or settings).")
+    run.add_argument("--model", help="Model name (default: PAGE_AGENT_MODEL or settings).")
+    run.add_argument("--api-key-env", metavar="VAR", help="Read the API key from this environment variable.")
+    run.add_argument("--max-steps", type=int, help="Step budget (default: settings, 40).")
+    run.add_argument("--max-duration", type=float, metavar="SECONDS", help="Time budget for the task.")
+    run.add_argument("--headless", dest="headless", action="store_true", default=True,
+                     help="Run Chromium without a window (default).")
+    run.add_argument("--headed", dest="headless", action="store_false", help="Show the Chromium window.")
+    run.add_argument("--cdp-url", help="Attach to a running Chromium/Chrome (its active tab); leave it running.")
+    run.add_argument("--events", action="store_true", help="Print every event as one JSON object per line on stderr.")
+    run.add_argument("--json", action="store_true", help="Print the final result as one JSON object on stdout.")
+    run.add_argument("--record", type=Path, metavar="FILE", help="Save the model's answers as a cassette.")
+    run.add_argument("--replay", type=Path, metavar="FILE", help="Replay a cassette instead of calling a model.")
+
+
+def resolve_settings(args: argparse.Namespace, saved: Settings) -> tuple[Settings, str | None]:
+    """Flags beat environment variables, which beat the saved settings."""
+    updates: dict[str, Any] = {}
+    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
+    if base_url:
+        updates["base_url"] = base_url
+    model = args.model or os.environ.get("PAGE_AGENT_MODEL")
+    if model:
+        updates["model"] = model
+    if args.max_steps:
+        updates["max_steps"] = args.max_steps
+    settings = saved.model_copy(update=updates)
+    api_key = env_api_key(args.api_key_env) if args.api_key_env else get_api_key(settings.provider)
+    return settings, api_key
+
+
+class EventPrinter:
+    """--events: status changes, activities and new history events as JSON lines with a monotonic ``t``."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._started = time.monotonic()
+        self._seen = 0
+
+    def _write(self, kind: str, payload: dict[str, Any]) -> None:
+        line = {"t": round(time.monotonic() - self._started, 4), "event": kind, **payload}
+        self._stream.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._stream.flush()
+
+    def status(self, status: AgentStatus) -> None:
+        self._write("status_changed", {"status": str(status)})
+
+    def activity(self, activity: Any) -> None:
+        self._write("activity", {"activity": activity.model_dump(mode="json")})
+
+    def history(self, history: list[HistoricalEvent]) -> None:
+        if len(history) < self._seen:
+            self._seen = 0  # a new task started with a fresh history
+        for event in history[self._seen:]:
+            self._write("history", {"item": event.model_dump(mode="json")})
+        self._seen = len(history)
+
+
+def exit_code(result: ExecutionResult) -> int:
+    if result.status == AgentStatus.COMPLETED:
+        return EXIT_SUCCESS if result.success else EXIT_UNSUCCESSFUL
+    return EXIT_STOPPED if result.status == AgentStatus.STOPPED else EXIT_ERROR
+
+
+def result_json(result: ExecutionResult) -> str:
+    payload = result.model_dump(mode="json")
+    payload["tokens"] = {**result.usage.model_dump(), "total_tokens": result.usage.total_tokens}
+    return json.dumps(payload, ensure_ascii=False)
+
+
+async def run_task(args: argparse.Namespace) -> int:
+    from app.runtime import Runtime, RuntimeOptions
+
+    paths = app_paths()
+    settings, api_key = resolve_settings(args, load_settings(paths.settings_file))
+    options = RuntimeOptions(
+        headless=args.headless, cdp_url=args.cdp_url, replay=args.replay, record=args.record,
+        max_duration=args.max_duration,
+    )
+    runtime = Runtime(settings, paths, options, api_key=api_key)
+    loop = asyncio.get_running_loop()
+    stop_requested = asyncio.Event()
+    loop.add_signal_handler(signal.SIGINT, stop_requested.set)
+    try:
+        try:
+            agent = await runtime.agent()
+            if args.url:
+                await runtime.open_url(args.url)
+        except Exception as exc:  # a browser that will not start, a bad URL: say so plainly
+            print(f"page-agent-desktop: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+        if args.events:
+            printer = EventPrinter(sys.stderr)
+            agent.on("status_changed", printer.status)
+            agent.on("activity", printer.activity)
+            agent.on("history_changed", printer.history)
+        run = asyncio.ensure_future(agent.execute(args.task))
+        waiter = asyncio.ensure_future(stop_requested.wait())
+        await asyncio.wait({run, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if not run.done():
+            await agent.stop()
+        waiter.cancel()
+        result = await run
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        await runtime.shutdown()
+    if args.json:
+        print(result_json(result))
+    elif result.data:
+        print(result.data)
+    return exit_code(result)
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    return asyncio.run(run_task(args))

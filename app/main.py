@@ -1,0 +1,32 @@
+"""Composition root: parses the command line, then runs the headless CLI or the panel."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.cli import add_run_parser, run_cli
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="page-agent-desktop",
+        description="A panel beside Chromium where an AI agent does your web task step by step, in plain sight.",
+    )
+    parser.add_argument("--demo", action="store_true",
+                        help="Replay a recorded run on a bundled demo site (offline, no API key).")
+    parser.add_argument("--record", type=Path, metavar="FILE", help="Save the model's answers as a cassette.")
+    parser.add_argument("--replay", type=Path, metavar="FILE", help="Replay a cassette instead of calling a model.")
+    subparsers = parser.add_subparsers(dest="command")
+    add_run_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command == "run":
+        return run_cli(args)
+    from app.ui.app import run_gui  # Qt only when the panel is wanted
+
+    return run_gui(args)

@@ -1,0 +1,162 @@
+"""Owns what a run stands on: Chromium, the model client and the agent. Shared by the panel and the CLI.
+
+The agent is kept across follow-ups; it is rebuilt when the settings change or Chromium had to be relaunched.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.assets import resource_path
+from app.core.abort import AbortSignal
+from app.core.agent import Agent
+from app.core.llm import LLMClient
+from app.core.tools.base import AskUserHandler
+from app.llm.cassette import Cassette, RecordingClient, ReplayClient
+from app.llm.client import OpenAICompatibleClient
+from app.settings.model import Settings
+from app.settings.paths import AppPaths
+
+log = logging.getLogger(__name__)
+
+DEMO_CASSETTE = "demo/cassette.json"
+# Seconds of "thinking" before each replayed answer, so a demo audience can follow along.
+DEMO_PACE = 1.2
+
+WindowRect = tuple[int, int, int, int]
+
+
+@dataclass
+class RuntimeOptions:
+    headless: bool = False
+    cdp_url: str | None = None
+    demo: bool = False
+    replay: Path | None = None
+    record: Path | None = None
+    max_duration: float | None = None
+    window: WindowRect | None = None
+    replay_pace: float | None = None
+
+
+class Runtime:
+    def __init__(self, settings: Settings, paths: AppPaths, options: RuntimeOptions | None = None, *,
+                 api_key: str | None = None) -> None:
+        self.settings = settings
+        self.paths = paths
+        self.options = options or RuntimeOptions()
+        self._api_key = api_key
+        self._ask_user: AskUserHandler | None = None
+        self._closed_callbacks: list[Callable[[], None]] = []
+        self._browser: object | None = None  # BrowserSession, imported lazily (Playwright)
+        self._controller: object | None = None
+        self._llm: LLMClient | None = None
+        self._agent: Agent | None = None
+        self._demo_site: object | None = None
+        self._start_url: str = settings.start_url
+
+    @property
+    def demo(self) -> bool:
+        return self.options.demo
+
+    def set_ask_user(self, handler: AskUserHandler | None) -> None:
+        """The handler for agents built from now on (set it before the first ``agent()``)."""
+        self._ask_user = handler
+
+    def on_browser_closed(self, callback: Callable[[], None]) -> None:
+        self._closed_callbacks.append(callback)
+
+    async def apply_settings(self, settings: Settings, api_key: str | None) -> None:
+        self.settings = settings
+        self._api_key = api_key
+        await self._drop_agent()
+
+    async def agent(self) -> Agent:
+        if self._browser is None or not self._browser.is_connected:  # type: ignore[attr-defined]
+            await self._drop_agent()
+            await self._launch_browser()
+        if self._agent is None:
+            config = self.settings.agent_config()
+            if self.options.max_duration:
+                config = config.model_copy(update={"max_duration": self.options.max_duration})
+            self._llm = self._build_llm()
+            self._agent = Agent(self._llm, self._controller, config, ask_user=self._ask_user)  # type: ignore[arg-type]
+        return self._agent
+
+    async def open_url(self, url: str) -> str:
+        await self.agent()
+        return await self._controller.go_to_url(url, AbortSignal())  # type: ignore[attr-defined]
+
+    async def shutdown(self) -> None:
+        await self._drop_agent()
+        if self._browser is not None:
+            await self._browser.close()  # type: ignore[attr-defined]
+            self._browser = None
+        if self._demo_site is not None:
+            await self._demo_site.stop()  # type: ignore[attr-defined]
+            self._demo_site = None
+
+    # --- building ----------------------------------------------------------------------------------------------
+
+    def _build_llm(self) -> LLMClient:
+        replay = self.options.replay
+        if self.options.demo and replay is None:
+            replay = resource_path(DEMO_CASSETTE)
+        if replay is not None:
+            pace = self.options.replay_pace
+            if pace is None:
+                pace = DEMO_PACE if self.options.demo else 0.0
+            return ReplayClient(Cassette.load(replay), pace=pace)
+        client: LLMClient = OpenAICompatibleClient(self.settings.llm_settings(self._api_key))
+        if self.options.record is not None:
+            client = RecordingClient(client, self.options.record)
+        return client
+
+    async def _launch_browser(self) -> None:
+        from app.browser.session import BrowserSession, LaunchOptions
+        from app.browser.controller import PlaywrightPageController
+
+        if self.options.cdp_url:
+            session = await BrowserSession.attach(self.options.cdp_url)
+        else:
+            session = await BrowserSession.launch(
+                LaunchOptions(
+                    executable=self.settings.browser_path or None,
+                    profile_dir=self.paths.profile_dir,
+                    downloads_dir=self.paths.downloads_dir,
+                    headless=self.options.headless,
+                    window=self.options.window,
+                )
+            )
+        session.on_closed(self._browser_closed)
+        self._browser = session
+        self._controller = PlaywrightPageController(session)
+        start = await self._start_page()
+        if start:
+            await self._controller.go_to_url(start, AbortSignal())
+
+    async def _start_page(self) -> str:
+        if self.options.demo:
+            if self._demo_site is None:
+                from app.demo.site import DemoSite
+
+                self._demo_site = DemoSite()
+                self._start_url = await self._demo_site.start()  # type: ignore[attr-defined]
+            return self._start_url
+        return "" if self.options.cdp_url else self.settings.start_url
+
+    def _browser_closed(self) -> None:
+        log.info("Chromium was closed")
+        for callback in list(self._closed_callbacks):
+            callback()
+
+    async def _drop_agent(self) -> None:
+        if self._agent is not None:
+            await self._agent.dispose()
+            self._agent = None
+        close = getattr(self._llm, "close", None)
+        if close is not None:
+            await close()
+        self._llm = None
