@@ -1,0 +1,58 @@
+"""The only door between the agent and the widgets: the agent's events, re-emitted as Qt signals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from app.core.agent import Agent
+
+
+def _unsubscribe_all(unsubscribes: list[Callable[[], None]]) -> None:
+    for unsubscribe in unsubscribes:
+        unsubscribe()
+    unsubscribes.clear()
+
+
+class AgentBridge(QObject):
+    statusChanged = Signal(object)  # AgentStatus
+    activity = Signal(object)  # AgentActivity
+    historyChanged = Signal(object)  # list[HistoricalEvent]
+    disposed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._agent: Agent | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
+        # An agent may outlive the window: stop forwarding to a deleted QObject. The slot holds only the list, so
+        # it can run while this object is being destroyed.
+        unsubscribes = self._unsubscribe
+        self.destroyed.connect(lambda: _unsubscribe_all(unsubscribes))
+
+    @property
+    def agent(self) -> Agent | None:
+        return self._agent
+
+    def attach(self, agent: Agent) -> None:
+        """Follow ``agent`` from now on (a new one replaces the old: settings changed, Chromium relaunched)."""
+        if agent is self._agent:
+            return
+        self.detach()
+        self._agent = agent
+        self._unsubscribe.extend([
+            agent.on("status_changed", self.statusChanged.emit),
+            agent.on("activity", self.activity.emit),
+            agent.on("history_changed", self.historyChanged.emit),
+            agent.on("disposed", self._on_disposed),
+        ])
+
+    def detach(self) -> None:
+        _unsubscribe_all(self._unsubscribe)
+        self._agent = None
+
+    def _on_disposed(self) -> None:
+        # The agent drops its listeners itself once disposed; forget it so a later attach starts clean.
+        self._unsubscribe.clear()
+        self._agent = None
+        self.disposed.emit()

@@ -1,0 +1,433 @@
+"""The panel: header with the status pill, the timeline, and the composer; it drives runs through the runtime.
+
+The window talks to the agent only through its public API (execute / stop / pause / resume) and, through the
+AgentBridge, its events. Every agent call that waits runs as an asyncio task on the qasync loop, so the window
+never blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from PySide6.QtCore import QByteArray, QEvent, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QScreen, QShortcut
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.abort import AbortSignal
+from app.core.agent import Agent
+from app.core.types import (
+    AgentActivity,
+    AgentStatus,
+    ExecutionResult,
+    HistoricalEvent,
+    PausedActivity,
+    ThinkingActivity,
+    Usage,
+)
+from app.settings.model import Settings
+from app.ui import style
+from app.ui.bridge import AgentBridge
+from app.ui.i18n import tr
+from app.ui.icons import icon
+from app.ui.status_pill import PillState, StatusPill
+from app.ui.task_input import Composer, ComposerMode
+from app.ui.timeline.model import Outcome, TimelineModel, outcome_of
+from app.ui.timeline.view import TimelineView
+from app.ui.window_placement import side_by_side
+from app.ui.wording import describe_activity, format_tokens
+
+log = logging.getLogger(__name__)
+
+AskUser = Callable[[str, AbortSignal], Any]
+
+
+class RuntimeLike(Protocol):
+    """What the window needs from app.runtime.Runtime (tests pass a small host with the same methods)."""
+
+    settings: Settings
+
+    @property
+    def demo(self) -> bool: ...
+
+    async def agent(self) -> Agent: ...
+
+    def set_ask_user(self, handler: AskUser | None) -> None: ...
+
+    def on_browser_closed(self, callback: Callable[[], None]) -> None: ...
+
+
+class MainWindow(QMainWindow):
+    settingsRequested = Signal()
+    historyRequested = Signal()
+    runFinished = Signal(str, object)  # (task, ExecutionResult): every run that reached the agent
+    closing = Signal()  # the user closed the panel; the owner shuts the runtime down
+
+    def __init__(self, runtime: RuntimeLike, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._runtime = runtime
+        self._bridge = AgentBridge(self)
+        self._model = TimelineModel(self)
+        self._run_task: asyncio.Task[None] | None = None
+        self._answer: asyncio.Future[str] | None = None
+        self._stop_requested = False
+        self._background: set[asyncio.Task[Any]] = set()
+        self._steps = 0
+
+        self.setWindowTitle(tr("Page Agent"))
+        self.setMinimumSize(QSize(340, 480))
+        self._build()
+        self._connect()
+        runtime.set_ask_user(self.ask_user)
+        runtime.on_browser_closed(self._on_browser_closed)
+        self._restyle()
+        self.resize(420, 860)
+
+    # --- construction ------------------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        root = QWidget(self)
+        root.setObjectName("Panel")
+        self.setCentralWidget(root)
+
+        self._logo = QLabel(root)
+        title = QLabel(tr("Page Agent"), root)
+        title.setObjectName("Title")
+        title.setAccessibleName(tr("Page Agent"))
+        self.history_button = self._tool_button(root, tr("History"), tr("Past runs"))
+        self.settings_button = self._tool_button(root, tr("Settings"), tr("Model, language and browser settings"))
+        header = QHBoxLayout()
+        header.setSpacing(6)
+        header.addWidget(self._logo)
+        header.addWidget(title)
+        header.addStretch(1)
+        header.addWidget(self.history_button)
+        header.addWidget(self.settings_button)
+
+        self.pill = StatusPill(root)
+
+        self.demo_banner = QFrame(root)
+        self.demo_banner.setObjectName("DemoBanner")
+        banner_text = QLabel(
+            tr("Demo — replaying a recorded run on a local demo site. No AI model is called."), self.demo_banner)
+        banner_text.setWordWrap(True)
+        self._demo_icon = QLabel(self.demo_banner)
+        banner_layout = QHBoxLayout(self.demo_banner)
+        banner_layout.setContentsMargins(10, 7, 10, 7)
+        banner_layout.addWidget(self._demo_icon, 0, Qt.AlignmentFlag.AlignTop)
+        banner_layout.addWidget(banner_text, 1)
+        self.demo_banner.setAccessibleName(banner_text.text())
+        self.demo_banner.setVisible(bool(getattr(self._runtime, "demo", False)))
+
+        top = QVBoxLayout()
+        top.setContentsMargins(14, 12, 14, 10)
+        top.setSpacing(10)
+        top.addLayout(header)
+        top.addWidget(self.pill)
+        top.addWidget(self.demo_banner)
+
+        self.timeline = TimelineView(self._model, root)
+
+        self.handoff_bar = QFrame(root)
+        self.handoff_bar.setObjectName("HandoffBar")
+        handoff_text = QLabel(tr("The agent needs you in the browser (a captcha or a sign-in). "
+                                 "Do it there, then let the agent carry on."), self.handoff_bar)
+        handoff_text.setWordWrap(True)
+        self.handoff_button = QPushButton(tr("I've done it — continue"), self.handoff_bar)
+        self.handoff_button.setProperty("role", "primary")
+        self.handoff_button.setAccessibleName(self.handoff_button.text())
+        self.handoff_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        handoff_layout = QVBoxLayout(self.handoff_bar)
+        handoff_layout.setContentsMargins(12, 10, 12, 10)
+        handoff_layout.setSpacing(8)
+        handoff_layout.addWidget(handoff_text)
+        handoff_layout.addWidget(self.handoff_button, 0, Qt.AlignmentFlag.AlignRight)
+        self.handoff_bar.hide()
+        handoff_wrap = QVBoxLayout()
+        handoff_wrap.setContentsMargins(14, 8, 14, 0)
+        handoff_wrap.addWidget(self.handoff_bar)
+
+        self.footer = QLabel(root)
+        self.footer.setObjectName("Footer")
+        self.footer.setAccessibleName(tr("Token usage"))
+        self.footer.setContentsMargins(16, 6, 16, 2)
+        self.footer.setAlignment(Qt.AlignmentFlag.AlignRight)
+
+        self.composer = Composer(root)
+
+        layout = QVBoxLayout(root)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(top)
+        layout.addWidget(self.timeline, 1)
+        layout.addLayout(handoff_wrap)
+        layout.addWidget(self.footer)
+        layout.addWidget(self.composer)
+
+        QWidget.setTabOrder(self.composer.new_task, self.timeline)
+        QWidget.setTabOrder(self.timeline, self.handoff_button)
+        QWidget.setTabOrder(self.handoff_button, self.history_button)
+        QWidget.setTabOrder(self.history_button, self.settings_button)
+        self._show_usage(Usage())
+
+    @staticmethod
+    def _tool_button(parent: QWidget, name: str, tip: str) -> QToolButton:
+        button = QToolButton(parent)
+        button.setAccessibleName(name)
+        button.setToolTip(tip)
+        button.setIconSize(QSize(20, 20))
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        return button
+
+    def _connect(self) -> None:
+        self._bridge.statusChanged.connect(self._on_status)
+        self._bridge.activity.connect(self._on_activity)
+        self._bridge.historyChanged.connect(self._on_history)
+        self._model.usageChanged.connect(self._show_usage)
+        self.composer.submitted.connect(self._on_submitted)
+        self.composer.stopRequested.connect(self.stop)
+        self.composer.takeOverRequested.connect(self.take_over)
+        self.composer.resumeRequested.connect(self.resume)
+        self.composer.newTaskRequested.connect(self.new_task)
+        self.handoff_button.clicked.connect(self.continue_after_handoff)
+        self.history_button.clicked.connect(self.historyRequested)
+        self.settings_button.clicked.connect(self.settingsRequested)
+        stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        stop.setContext(Qt.ShortcutContext.WindowShortcut)
+        stop.activated.connect(self.stop)
+        hints = QGuiApplication.styleHints()
+        if hints is not None:
+            hints.colorSchemeChanged.connect(lambda _scheme: self._restyle())
+
+    # --- public API --------------------------------------------------------------------------------------------
+
+    @property
+    def model(self) -> TimelineModel:
+        return self._model
+
+    @property
+    def bridge(self) -> AgentBridge:
+        return self._bridge
+
+    @property
+    def current_run(self) -> asyncio.Task[None] | None:
+        """The running task's asyncio task (done once the run has settled and the panel shows its outcome)."""
+        return self._run_task
+
+    @property
+    def busy(self) -> bool:
+        return self._run_task is not None and not self._run_task.done()
+
+    def run_task(self, text: str, *, follow_up: bool = False) -> asyncio.Task[None] | None:
+        """Start ``text`` as a new task (or as a follow-up in the same browser with the previous context)."""
+        text = text.strip()
+        if not text or self.busy:
+            return None
+        self._run_task = asyncio.ensure_future(self._run(text, follow_up))
+        return self._run_task
+
+    def stop(self) -> None:
+        """Stop now (Esc): the pill says "Stopping…" until the agent has settled."""
+        if not self.busy or self._stop_requested:
+            return
+        self._stop_requested = True
+        self.pill.set_state(PillState.STOPPING)
+        self.composer.set_mode(ComposerMode.STOPPING)
+        agent = self._bridge.agent
+        if agent is not None:
+            self._spawn(agent.stop())
+
+    def take_over(self) -> None:
+        agent = self._bridge.agent
+        if agent is not None and self.composer.mode is ComposerMode.RUNNING:
+            agent.pause()  # answers with a PausedActivity, which switches the panel to "your turn"
+
+    def resume(self, note: str = "") -> None:
+        agent = self._bridge.agent
+        if agent is None or not agent.paused:
+            return
+        agent.resume(note)
+        self.pill.set_state(PillState.RUNNING, tr("Resuming…"))
+        self.composer.set_mode(ComposerMode.RUNNING)
+
+    def new_task(self) -> None:
+        """Start clean: clear the timeline; the next task does not carry the previous ones' context."""
+        if self.busy:
+            return
+        self._model.clear()
+        self._steps = 0
+        self.handoff_bar.hide()
+        self.pill.set_state(PillState.IDLE)
+        self.composer.set_mode(ComposerMode.NEW)
+
+    def continue_after_handoff(self) -> None:
+        self.run_task(tr("The user has solved it; continue the previous task."), follow_up=True)
+
+    async def ask_user(self, question: str, signal: AbortSignal) -> str:
+        """The agent's ask_user handler: the question goes into the timeline and the task box becomes the answer."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[str] = loop.create_future()
+        self._answer = answer
+
+        def withdraw(_reason: str) -> None:
+            if not answer.done():
+                answer.cancel()
+
+        self._model.add_question(question)
+        self.pill.set_state(PillState.ASKING)
+        self.composer.set_mode(ComposerMode.ASKING)
+        signal.add_callback(withdraw)
+        try:
+            text = await answer
+        finally:
+            signal.remove_callback(withdraw)
+            self._answer = None
+        # Cancelled (Stop or Take over): whoever cancelled sets the panel's next state.
+        self._model.add_answer(text)
+        self.pill.set_state(PillState.RUNNING, tr("Thanks — carrying on…"))
+        self.composer.set_mode(ComposerMode.RUNNING)
+        return text
+
+    # --- window placement --------------------------------------------------------------------------------------
+
+    def place_beside_browser(self, screen: QScreen | None = None) -> tuple[int, int, int, int]:
+        """Put the panel at the left of ``screen``; returns Chromium's (x, y, width, height) for the rest."""
+        screen = screen or self.screen() or QGuiApplication.primaryScreen()
+        placement = side_by_side(screen.availableGeometry())
+        self.setGeometry(QRect(*placement.panel))
+        return placement.browser
+
+    def save_geometry(self) -> str:
+        """The panel's size and position, for Settings.panel_geometry."""
+        return bytes(self.saveGeometry().toBase64().data()).decode("ascii")
+
+    def restore_geometry(self, data: str) -> bool:
+        return bool(data) and self.restoreGeometry(QByteArray.fromBase64(data.encode("ascii")))
+
+    # --- the run -----------------------------------------------------------------------------------------------
+
+    async def _run(self, text: str, follow_up: bool) -> None:
+        self._stop_requested = False
+        self._steps = 0
+        if not follow_up:
+            self._model.clear()
+        self._model.start_run(text, follow_up=follow_up)
+        self.handoff_bar.hide()
+        self.pill.set_state(PillState.STARTING)
+        self.composer.set_mode(ComposerMode.STARTING)
+        try:
+            agent = await self._runtime.agent()
+        except Exception as exc:  # noqa: BLE001 - every failure to start is shown, none is fatal
+            log.exception("could not prepare the agent")
+            self._show_outcome(self._failure(tr("Could not start: {reason}", reason=str(exc) or type(exc).__name__),
+                                             AgentStatus.ERROR))
+            return
+        if self._stop_requested:
+            self._show_outcome(self._failure(tr("Stopped before the agent started."), AgentStatus.STOPPED))
+            return
+        self._bridge.attach(agent)
+        self.pill.set_state(PillState.RUNNING, tr("Thinking…"))
+        self.composer.set_mode(ComposerMode.RUNNING)
+        try:
+            result = await agent.execute(text, follow_up=follow_up)
+        except (RuntimeError, ValueError) as exc:
+            self._show_outcome(self._failure(str(exc), AgentStatus.ERROR))
+            return
+        self._show_outcome(result)
+        self.runFinished.emit(text, result)
+
+    @staticmethod
+    def _failure(message: str, status: AgentStatus) -> ExecutionResult:
+        return ExecutionResult(success=False, data=message, status=status)
+
+    def _show_outcome(self, result: ExecutionResult) -> None:
+        item = self._model.finish_run(result)
+        self._stop_requested = False
+        outcome = outcome_of(result)
+        state = {Outcome.SUCCESS: PillState.SUCCESS, Outcome.FAILED: PillState.FAILED,
+                 Outcome.ERROR: PillState.ERROR, Outcome.STOPPED: PillState.STOPPED}[outcome]
+        self.pill.set_state(state)
+        if result.steps:
+            self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))
+        self.handoff_bar.setVisible(item.needs_handoff)
+        self.composer.set_mode(ComposerMode.FOLLOW_UP)
+        if item.needs_handoff:
+            self.handoff_button.setFocus()
+
+    # --- agent events ------------------------------------------------------------------------------------------
+
+    def _on_status(self, status: AgentStatus) -> None:
+        if status == AgentStatus.RUNNING and self.pill.state is PillState.STARTING:
+            self.pill.set_state(PillState.RUNNING, tr("Thinking…"))
+
+    def _on_activity(self, activity: AgentActivity) -> None:
+        if isinstance(activity, PausedActivity):
+            if not self._stop_requested:
+                self.pill.set_state(PillState.PAUSED, tr("Paused — your turn"))
+                self.composer.set_mode(ComposerMode.PAUSED)
+            return
+        if isinstance(activity, ThinkingActivity):
+            self._steps = activity.step_index
+            self.pill.set_detail(tr("Step {n} of {max}", n=activity.step_index, max=activity.max_steps))
+        self.pill.set_activity(describe_activity(activity))
+
+    def _on_history(self, history: list[HistoricalEvent]) -> None:
+        self._model.sync_history(history)
+
+    def _on_submitted(self, text: str) -> None:
+        if self.composer.mode is ComposerMode.ASKING:
+            if self._answer is not None and not self._answer.done():
+                self._answer.set_result(text)
+            return
+        self.run_task(text, follow_up=self.composer.mode is ComposerMode.FOLLOW_UP)
+
+    def _on_browser_closed(self) -> None:
+        if not self.busy:
+            self._model.add_notice(tr("The browser was closed. Your next task opens it again."))
+
+    def _show_usage(self, usage: Usage) -> None:
+        if usage.total_tokens == 0:
+            self.footer.setText(" ")
+            return
+        text = tr("{prompt} tokens in · {completion} out", prompt=format_tokens(usage.prompt_tokens),
+                  completion=format_tokens(usage.completion_tokens))
+        self.footer.setText(text)
+        self.footer.setAccessibleDescription(text)
+
+    # --- look and lifecycle ------------------------------------------------------------------------------------
+
+    def _restyle(self) -> None:
+        t = style.apply(self)
+        self._logo.setPixmap(icon("sparkle", t.accent).pixmap(QSize(22, 22), self.devicePixelRatioF()))
+        self._demo_icon.setPixmap(icon("info", t.paused).pixmap(QSize(16, 16), self.devicePixelRatioF()))
+        self.history_button.setIcon(icon("history", t.muted))
+        self.settings_button.setIcon(icon("settings", t.muted))
+        self.composer.refresh_icons()
+        self.timeline.refresh_theme()
+        self.pill.update()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ApplicationPaletteChange:
+            self._restyle()
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.closing.emit()
+        super().closeEvent(event)

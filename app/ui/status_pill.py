@@ -1,0 +1,202 @@
+"""The status pill: what the agent is doing right now, in one glance (colour, icon, words, step count)."""
+
+from __future__ import annotations
+
+import time
+from enum import Enum
+
+from PySide6.QtCore import QElapsedTimer, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from app.ui.i18n import tr
+from app.ui.icons import paint_icon
+from app.ui.style import Theme, theme
+
+# Live activity changes many times a second; each text stays up at least this long so it can be read.
+MIN_HOLD_MS = 300
+
+
+class PillState(Enum):
+    IDLE = "idle"
+    STARTING = "starting"
+    RUNNING = "running"
+    ASKING = "asking"
+    PAUSED = "paused"
+    STOPPING = "stopping"
+    SUCCESS = "success"
+    FAILED = "failed"  # completed, but the agent says it did not succeed
+    ERROR = "error"
+    STOPPED = "stopped"
+
+
+_BUSY = frozenset({PillState.STARTING, PillState.RUNNING, PillState.STOPPING})
+
+
+def _default_text(state: PillState) -> str:
+    return {
+        PillState.IDLE: tr("Ready"),
+        PillState.STARTING: tr("Starting the browser…"),
+        PillState.RUNNING: tr("Working…"),
+        PillState.ASKING: tr("Waiting for your answer"),
+        PillState.PAUSED: tr("Paused — your turn"),
+        PillState.STOPPING: tr("Stopping…"),
+        PillState.SUCCESS: tr("Done"),
+        PillState.FAILED: tr("Couldn't finish"),
+        PillState.ERROR: tr("Error"),
+        PillState.STOPPED: tr("Stopped"),
+    }[state]
+
+
+def _look(state: PillState, t: Theme) -> tuple[QColor, str | None]:
+    """The state's colour and icon (None: the spinner)."""
+    return {
+        PillState.IDLE: (t.neutral, "dot"),
+        PillState.STARTING: (t.accent, None),
+        PillState.RUNNING: (t.accent, None),
+        PillState.ASKING: (t.paused, "chat"),
+        PillState.PAUSED: (t.paused, "pause-circle"),
+        PillState.STOPPING: (t.danger, None),
+        PillState.SUCCESS: (t.success, "check-circle"),
+        PillState.FAILED: (t.warning, "warning"),
+        PillState.ERROR: (t.danger, "x-circle"),
+        PillState.STOPPED: (t.neutral, "stop-circle"),
+    }[state]
+
+
+class StatusPill(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setAccessibleName(tr("Agent status"))
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self._state = PillState.IDLE
+        self._text = _default_text(PillState.IDLE)
+        self._detail = ""
+        self._pending: str | None = None
+        self._shown = QElapsedTimer()
+        self._shown.start()
+        self._hold = QTimer(self, singleShot=True, timeout=self._show_pending)
+        self._spin = QTimer(self, interval=33, timeout=self.update)
+        self._started = time.monotonic()
+        self._update_accessibility()
+
+    # --- API ---------------------------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> PillState:
+        return self._state
+
+    def text(self) -> str:
+        return self._text
+
+    def detail(self) -> str:
+        return self._detail
+
+    def set_state(self, state: PillState, text: str | None = None) -> None:
+        """Show a state at once (state changes are never held back), dropping any pending activity text."""
+        self._hold.stop()
+        self._pending = None
+        self._state = state
+        if state not in _BUSY and state is not PillState.PAUSED:
+            self._detail = ""
+        self._spin.start() if state in _BUSY else self._spin.stop()
+        self._show(text or _default_text(state))
+
+    def set_activity(self, text: str) -> None:
+        """Live activity while running: coalesced so that each text stays readable for MIN_HOLD_MS."""
+        if self._state is not PillState.RUNNING:
+            return
+        if text == (self._pending if self._pending is not None else self._text):
+            return
+        remaining = MIN_HOLD_MS - self._shown.elapsed()
+        if remaining <= 0 and not self._hold.isActive():
+            self._show(text)
+        else:
+            self._pending = text
+            if not self._hold.isActive():
+                self._hold.start(max(1, remaining))
+
+    def set_detail(self, text: str) -> None:
+        """The quiet right-hand text: "Step 6 of 40"."""
+        if text != self._detail:
+            self._detail = text
+            self._update_accessibility()
+            self.update()
+
+    # --- internals ---------------------------------------------------------------------------------------------
+
+    def _show_pending(self) -> None:
+        if self._pending is not None:
+            text, self._pending = self._pending, None
+            self._show(text)
+
+    def _show(self, text: str) -> None:
+        self._text = text
+        self._shown.restart()
+        self._update_accessibility()
+        self.update()
+
+    def _update_accessibility(self) -> None:
+        description = f"{self._text} — {self._detail}" if self._detail else self._text
+        self.setAccessibleDescription(description)
+        self.setToolTip(description)
+
+    def sizeHint(self) -> QSize:
+        return QSize(240, max(40, QFontMetrics(self._font(True)).height() + 22))
+
+    def _font(self, bold: bool) -> QFont:
+        font = QFont(self.font())
+        font.setPointSizeF(font.pointSizeF() * 1.05 if bold else font.pointSizeF() * 0.95)
+        font.setWeight(QFont.Weight.DemiBold if bold else QFont.Weight.Normal)
+        return font
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        t = theme()
+        color, icon_name = _look(self._state, t)
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        radius = rect.height() / 2
+        painter.setPen(QPen(t.soft(color, 0.45), 1))
+        painter.setBrush(t.soft(color, 0.13))
+        painter.drawRoundedRect(rect, radius, radius)
+
+        icon_size = 18.0
+        icon_rect = QRectF(rect.left() + 13, rect.center().y() - icon_size / 2, icon_size, icon_size)
+        if icon_name is None:
+            self._paint_spinner(painter, icon_rect, color)
+        else:
+            paint_icon(painter, icon_rect, icon_name, color)
+
+        left = icon_rect.right() + 9
+        right = rect.right() - 14
+        if self._detail:
+            detail_font = self._font(False)
+            metrics = QFontMetrics(detail_font)
+            width = metrics.horizontalAdvance(self._detail)
+            painter.setFont(detail_font)
+            painter.setPen(t.muted)
+            painter.drawText(QRectF(right - width, rect.top(), width, rect.height()),
+                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, self._detail)
+            right -= width + 12
+        font = self._font(True)
+        painter.setFont(font)
+        painter.setPen(t.text)
+        text = QFontMetrics(font).elidedText(self._text, Qt.TextElideMode.ElideRight, int(right - left))
+        painter.drawText(QRectF(left, rect.top(), right - left, rect.height()),
+                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+        painter.end()
+
+    def _paint_spinner(self, painter: QPainter, rect: QRectF, color: QColor) -> None:
+        track = QColor(color)
+        track.setAlphaF(0.25)
+        inner = rect.adjusted(2, 2, -2, -2)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(track, 2.4))
+        painter.drawEllipse(inner)
+        pen = QPen(color, 2.4)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        angle = int(((time.monotonic() - self._started) * 360 * 1.1) % 360)
+        painter.drawArc(inner, -angle * 16, 100 * 16)

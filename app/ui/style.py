@@ -1,0 +1,158 @@
+"""The panel's look: a small set of colours chosen for light or dark, following the system palette.
+
+Widgets read colours from ``theme()``; the style sheet is generated from the same theme so painted cards and
+styled widgets always agree. Call ``theme.cache_clear()`` (done by ``apply``) when the palette changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QWidget
+
+
+@dataclass(frozen=True)
+class Theme:
+    dark: bool
+    window: QColor
+    surface: QColor  # cards, input
+    sunken: QColor  # the timeline's backdrop
+    border: QColor
+    text: QColor
+    muted: QColor
+    accent: QColor
+    on_accent: QColor
+    success: QColor
+    warning: QColor
+    danger: QColor
+    paused: QColor
+    neutral: QColor
+
+    def soft(self, color: QColor, strength: float = 0.14) -> QColor:
+        """A tint of ``color`` over the surface: badge and banner backgrounds."""
+        base = self.surface
+        mix = strength * (1.6 if self.dark else 1.0)
+        return QColor.fromRgbF(
+            base.redF() + (color.redF() - base.redF()) * mix,
+            base.greenF() + (color.greenF() - base.greenF()) * mix,
+            base.blueF() + (color.blueF() - base.blueF()) * mix,
+        )
+
+
+_LIGHT = dict(
+    window="#f4f5f7", surface="#ffffff", sunken="#eef0f3", border="#dfe2e8", text="#1c2230", muted="#667085",
+    accent="#3a66f0", on_accent="#ffffff", success="#18a048", warning="#d07a06", danger="#d92d2d",
+    paused="#7a45e6", neutral="#8a93a3",
+)
+_DARK = dict(
+    window="#181a1f", surface="#23262d", sunken="#1d2025", border="#343842", text="#e7e9ee", muted="#9aa2b1",
+    accent="#6f93ff", on_accent="#0d1220", success="#3cc46e", warning="#f0a23b", danger="#f26a6a",
+    paused="#a789fa", neutral="#7d8595",
+)
+
+
+def _system_is_dark() -> bool:
+    hints = QGuiApplication.styleHints()
+    scheme = hints.colorScheme() if hints is not None else Qt.ColorScheme.Unknown
+    if scheme != Qt.ColorScheme.Unknown:
+        return scheme == Qt.ColorScheme.Dark
+    palette = QGuiApplication.palette()
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+@cache
+def theme() -> Theme:
+    dark = _system_is_dark()
+    return Theme(dark=dark, **{key: QColor(value) for key, value in (_DARK if dark else _LIGHT).items()})
+
+
+def _css(color: QColor) -> str:
+    return color.name(QColor.NameFormat.HexArgb) if color.alpha() < 255 else color.name()
+
+
+def stylesheet(t: Theme) -> str:
+    accent_hover = t.accent.lighter(110) if t.dark else t.accent.darker(110)
+    danger_hover = t.danger.lighter(110) if t.dark else t.danger.darker(110)
+    c = {name: _css(getattr(t, name)) for name in Theme.__dataclass_fields__ if name != "dark"}
+    return f"""
+    #Panel {{ background: {c['window']}; }}
+    #Panel QLabel {{ color: {c['text']}; }}
+    #Title {{ font-size: 16px; font-weight: 700; }}
+    #Muted, #Footer {{ color: {c['muted']}; }}
+    #Footer {{ font-size: 12px; }}
+
+    QPushButton {{
+        background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']};
+        border-radius: 8px; padding: 7px 14px; font-weight: 600;
+    }}
+    QPushButton:hover {{ border-color: {_css(t.muted)}; }}
+    QPushButton:focus {{ border: 2px solid {c['accent']}; padding: 6px 13px; }}
+    QPushButton:disabled {{ color: {_css(t.neutral)}; background: {_css(t.soft(t.neutral, 0.08))}; }}
+    QPushButton[role="primary"] {{ background: {c['accent']}; color: {c['on_accent']}; border: 1px solid {c['accent']}; }}
+    QPushButton[role="primary"]:hover {{ background: {_css(accent_hover)}; }}
+    QPushButton[role="primary"]:focus {{ border: 2px solid {_css(t.text)}; }}
+    QPushButton[role="primary"]:disabled {{
+        background: {_css(t.soft(t.accent, 0.35))}; border-color: transparent; color: {c['on_accent']};
+    }}
+    QPushButton[role="danger"] {{ background: {c['danger']}; color: #ffffff; border: 1px solid {c['danger']}; }}
+    QPushButton[role="danger"]:hover {{ background: {_css(danger_hover)}; }}
+    QPushButton[role="danger"]:focus {{ border: 2px solid {_css(t.text)}; }}
+    QPushButton[role="danger"]:disabled {{ background: {_css(t.soft(t.danger, 0.4))}; border-color: transparent; }}
+    QPushButton[role="ghost"] {{ background: transparent; border: 1px solid transparent; color: {c['muted']}; }}
+    QPushButton[role="ghost"]:hover {{ color: {c['text']}; background: {_css(t.soft(t.neutral, 0.12))}; }}
+    QPushButton[role="ghost"]:focus {{ border: 2px solid {c['accent']}; }}
+
+    QToolButton {{ background: transparent; border: 1px solid transparent; border-radius: 8px; padding: 5px; }}
+    QToolButton:hover {{ background: {_css(t.soft(t.neutral, 0.16))}; }}
+    QToolButton:focus {{ border: 2px solid {c['accent']}; padding: 4px; }}
+
+    QPlainTextEdit#TaskInput {{
+        background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']}; border-radius: 10px;
+        padding: 8px 10px; font-size: 14px; selection-background-color: {c['accent']};
+        selection-color: {c['on_accent']};
+    }}
+    QPlainTextEdit#TaskInput:focus {{ border: 2px solid {c['accent']}; padding: 7px 9px; }}
+    QPlainTextEdit#TaskInput:disabled {{ background: {c['sunken']}; color: {c['muted']}; }}
+
+    #Composer {{ background: {c['window']}; border-top: 1px solid {c['border']}; }}
+    #Header {{ background: {c['window']}; }}
+
+    #DemoBanner {{
+        background: {_css(t.soft(t.paused, 0.16))}; border: 1px solid {_css(t.soft(t.paused, 0.45))};
+        border-radius: 10px;
+    }}
+    #DemoBanner QLabel {{ color: {c['text']}; font-size: 12px; }}
+    #HandoffBar {{
+        background: {_css(t.soft(t.warning, 0.14))}; border: 1px solid {_css(t.soft(t.warning, 0.55))};
+        border-radius: 10px;
+    }}
+    #HandoffBar QLabel {{ color: {c['text']}; }}
+
+    QListView#Timeline {{ background: {c['sunken']}; border: none; outline: none; }}
+    QPushButton#JumpToLatest {{
+        background: {c['accent']}; color: {c['on_accent']}; border: none; border-radius: 15px; padding: 6px 14px;
+    }}
+    QPushButton#JumpToLatest:focus {{ border: 2px solid {_css(t.text)}; }}
+
+    QScrollBar:vertical {{ background: transparent; width: 10px; margin: 2px; }}
+    QScrollBar::handle:vertical {{ background: {_css(t.soft(t.neutral, 0.55))}; border-radius: 3px; min-height: 30px; }}
+    QScrollBar::handle:vertical:hover {{ background: {c['neutral']}; }}
+    QScrollBar::add-line, QScrollBar::sub-line {{ height: 0; }}
+    QScrollBar::add-page, QScrollBar::sub-page {{ background: transparent; }}
+
+    QMenu {{ background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']}; padding: 4px; }}
+    QMenu::item {{ padding: 6px 18px; border-radius: 6px; }}
+    QMenu::item:selected {{ background: {_css(t.soft(t.accent, 0.18))}; }}
+    QToolTip {{ background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']}; }}
+    """
+
+
+def apply(widget: QWidget) -> Theme:
+    """(Re)style ``widget`` for the current system palette; returns the theme in use."""
+    theme.cache_clear()
+    current = theme()
+    widget.setStyleSheet(stylesheet(current))
+    return current

@@ -1,0 +1,451 @@
+"""Paints timeline items as cards and measures them; layouts are cached per item, width and expansion.
+
+Each card is laid out once into a list of paint operations (text lines, icons, badges, a Markdown document), so
+painting while scrolling a 200-step run is only drawing, never text shaping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QFontDatabase,
+    QFontMetricsF,
+    QPainter,
+    QPen,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+    QTextLayout,
+    QTextOption,
+)
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+
+from app.core.tools.base import FAILURE_MARK
+from app.core.types import RetryEvent, StepEvent, UserTakeoverEvent
+from app.ui.i18n import tr
+from app.ui.icons import paint_icon
+from app.ui.style import Theme, theme
+from app.ui.timeline.model import Kind, Outcome, TimelineItem, TimelineModel, outcome_label
+from app.ui.wording import Reading, describe_action, evaluation_reading, format_duration
+
+MARGIN_X = 12.0
+MARGIN_Y = 5.0
+PAD = 12.0
+RADIUS = 10.0
+ICON = 16.0
+GAP = 6.0
+# Collapsed cards show this many lines per section; a click shows everything.
+COLLAPSED_LINES = 3
+COLLAPSED_RESULT_HEIGHT = 240.0
+
+
+@dataclass
+class _Text:
+    pos: QPointF
+    text: str
+    font: QFont
+    color: QColor
+
+
+@dataclass
+class _Icon:
+    rect: QRectF
+    name: str
+    color: QColor
+
+
+@dataclass
+class _Badge:
+    rect: QRectF
+    text: str
+    font: QFont
+    fg: QColor
+    bg: QColor
+
+
+@dataclass
+class _Doc:
+    pos: QPointF
+    doc: QTextDocument
+    height: float
+
+
+@dataclass
+class _Layout:
+    height: float
+    card: bool  # False: a quiet inline row without a card
+    border: QColor
+    fill: QColor
+    stripe: QColor | None = None
+    ops: list[_Text | _Icon | _Badge | _Doc] = field(default_factory=list)
+    elided: bool = False
+
+
+def _wrap(text: str, font: QFont, width: float, max_lines: int | None) -> tuple[list[str], bool]:
+    """Word-wrapped lines of ``text`` in ``width``; with ``max_lines`` the last kept line ends in an ellipsis."""
+    text = text.replace("\r\n", "\n").replace("\n", "\u2028")
+    layout = QTextLayout(text, font)
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    layout.setTextOption(option)
+    spans: list[tuple[int, int]] = []
+    layout.beginLayout()
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(width)
+        spans.append((line.textStart(), line.textLength()))
+    layout.endLayout()
+    lines = [text[start: start + length].rstrip("\u2028") for start, length in spans]
+    if max_lines is None or len(lines) <= max_lines:
+        return lines, False
+    rest = text[spans[max_lines - 1][0]:].replace("\u2028", " ")
+    last = QFontMetricsF(font).elidedText(rest, Qt.TextElideMode.ElideRight, width)
+    return lines[: max_lines - 1] + [last], True
+
+
+class _Builder:
+    """Lays out one card top to bottom; x/y are relative to the card's top-left corner."""
+
+    def __init__(self, delegate: TimelineDelegate, width: float, expanded: bool) -> None:
+        self.d = delegate
+        self.t = delegate.theme
+        self.width = width
+        self.expanded = expanded
+        self.y = PAD
+        self.ops: list[_Text | _Icon | _Badge | _Doc] = []
+        self.elided = False
+
+    @property
+    def inner(self) -> float:
+        return self.width - 2 * PAD
+
+    def text(self, text: str, font: QFont, color: QColor, *, x: float = PAD, width: float | None = None,
+             max_lines: int | None = COLLAPSED_LINES, spacing: float = GAP) -> None:
+        width = width if width is not None else self.width - PAD - x
+        lines, elided = _wrap(text, font, max(20.0, width), None if self.expanded else max_lines)
+        self.elided |= elided
+        metrics = QFontMetricsF(font)
+        for line in lines:
+            self.ops.append(_Text(QPointF(x, self.y + metrics.ascent()), line, font, color))
+            self.y += metrics.lineSpacing()
+        self.y += spacing
+
+    def icon_text(self, icon: str, icon_color: QColor, text: str, font: QFont, color: QColor,
+                  max_lines: int | None = COLLAPSED_LINES) -> None:
+        metrics = QFontMetricsF(font)
+        size = min(ICON, metrics.height())
+        self.ops.append(_Icon(QRectF(PAD, self.y + (metrics.height() - size) / 2, size, size), icon, icon_color))
+        self.text(text, font, color, x=PAD + size + 7, max_lines=max_lines)
+
+    def labelled(self, label: str, text: str, color: QColor | None = None) -> None:
+        """A small caps label ("MEMORY") above its text."""
+        self.text(label.upper(), self.d.label_font, self.t.muted, spacing=2)
+        self.text(text, self.d.body_font, color or self.t.text)
+
+    def finish(self, border: QColor, fill: QColor, stripe: QColor | None = None, card: bool = True) -> _Layout:
+        return _Layout(height=self.y - GAP + PAD, card=card, border=border, fill=fill, stripe=stripe, ops=self.ops,
+                       elided=self.elided)
+
+
+class TimelineDelegate(QStyledItemDelegate):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._cache: dict[int, tuple[tuple[float, bool], _Layout]] = {}
+        self.refresh_theme()
+
+    # --- fonts and colours -------------------------------------------------------------------------------------
+
+    def refresh_theme(self) -> None:
+        """Drop every cached layout (colours and fonts live in them) after a palette or font change."""
+        self.theme: Theme = theme()
+        base = QFont()
+        size = base.pointSizeF() if base.pointSizeF() > 0 else 10.0
+        self.body_font = QFont(base)
+        self.body_font.setPointSizeF(size)
+        self.title_font = QFont(base)
+        self.title_font.setPointSizeF(size * 1.02)
+        self.title_font.setWeight(QFont.Weight.DemiBold)
+        self.task_font = QFont(base)
+        self.task_font.setPointSizeF(size * 1.1)
+        self.task_font.setWeight(QFont.Weight.Medium)
+        self.small_font = QFont(base)
+        self.small_font.setPointSizeF(size * 0.88)
+        self.label_font = QFont(self.small_font)
+        self.label_font.setPointSizeF(size * 0.78)
+        self.label_font.setWeight(QFont.Weight.DemiBold)
+        self.label_font.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 106)
+        self.mono_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.mono_font.setPointSizeF(size * 0.88)
+        self._cache.clear()
+
+    def forget(self) -> None:
+        self._cache.clear()
+
+    # --- Qt delegate -------------------------------------------------------------------------------------------
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        layout = self._layout(index, self._card_width(option))
+        return QSize(int(option.rect.width()), int(layout.height + 2 * MARGIN_Y + 0.999))
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
+        width = self._card_width(option)
+        layout = self._layout(index, width)
+        t = self.theme
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        origin = QPointF(option.rect.left() + MARGIN_X, option.rect.top() + MARGIN_Y)
+        card = QRectF(origin, QSize(int(width), int(layout.height)))
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
+        if layout.card or selected:
+            border = t.accent if selected else (t.muted if hovered and layout.card else layout.border)
+            painter.setPen(QPen(border, 1.6 if selected else 1.0))
+            painter.setBrush(layout.fill)
+            painter.drawRoundedRect(card.adjusted(0.5, 0.5, -0.5, -0.5), RADIUS, RADIUS)
+            if layout.stripe is not None:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(layout.stripe)
+                painter.drawRoundedRect(QRectF(card.left() + 1, card.top() + 8, 3, card.height() - 16), 1.5, 1.5)
+        painter.translate(origin)
+        for op in layout.ops:
+            self._paint_op(painter, op)
+        painter.restore()
+
+    # --- layout ------------------------------------------------------------------------------------------------
+
+    def _card_width(self, option: QStyleOptionViewItem) -> float:
+        view = self.parent()
+        available = view.viewport().width() if isinstance(view, QWidget) and hasattr(view, "viewport") else 0
+        return max(160.0, float(available or option.rect.width()) - 2 * MARGIN_X)
+
+    @staticmethod
+    def _item(index: QModelIndex | QPersistentModelIndex) -> TimelineItem:
+        return index.data(TimelineModel.ItemRole)
+
+    def _layout(self, index: QModelIndex | QPersistentModelIndex, width: float,
+                expanded: bool | None = None) -> _Layout:
+        item = self._item(index)
+        expanded = item.expanded if expanded is None else expanded
+        key = (width, expanded)
+        cache_key = item.uid * 2 + int(expanded)
+        cached = self._cache.get(cache_key)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        layout = self._build(item, width, expanded)
+        if layout.elided or (expanded and self._layout(index, width, expanded=False).elided):
+            self._add_toggle(layout, width, tr("Show less") if expanded else tr("Show more"))
+        self._cache[cache_key] = (key, layout)
+        return layout
+
+    def _add_toggle(self, layout: _Layout, width: float, text: str) -> None:
+        """The "Show more" / "Show less" link under an elided or expanded card."""
+        metrics = QFontMetricsF(self.small_font)
+        x = width - PAD - metrics.horizontalAdvance(text)
+        layout.ops.append(_Text(QPointF(x, layout.height - PAD + metrics.ascent()), text, self.small_font,
+                                self.theme.accent))
+        layout.height += metrics.lineSpacing()
+
+    def _build(self, item: TimelineItem, width: float, expanded: bool) -> _Layout:
+        b = _Builder(self, width, expanded)
+        t = self.theme
+        match item.kind:
+            case Kind.TASK:
+                b.text(tr("FOLLOW-UP") if item.follow_up else tr("TASK"), self.label_font, t.accent, spacing=3)
+                b.text(item.text, self.task_font, t.text, max_lines=6)
+                return b.finish(t.soft(t.accent, 0.35), t.soft(t.accent, 0.08))
+            case Kind.STEP:
+                return self._build_step(b, item.event)  # type: ignore[arg-type]
+            case Kind.OBSERVATION:
+                b.icon_text("eye", t.muted, item.text, self.small_font, t.muted, max_lines=2)
+                return b.finish(t.border, t.sunken, card=False)
+            case Kind.RETRY:
+                event = item.event
+                assert isinstance(event, RetryEvent)
+                text = tr("Retrying ({attempt}/{max}): {message}", attempt=event.attempt,
+                          max=event.max_attempts, message=event.message)
+                b.icon_text("retry", t.warning, text, self.small_font, t.muted, max_lines=2)
+                return b.finish(t.border, t.sunken, card=False)
+            case Kind.ERROR:
+                b.icon_text("x-circle", t.danger, item.text, self.body_font, t.text)
+                return b.finish(t.soft(t.danger, 0.45), t.soft(t.danger, 0.07), stripe=t.danger)
+            case Kind.TAKEOVER:
+                return self._build_takeover(b, item.event)  # type: ignore[arg-type]
+            case Kind.QUESTION:
+                b.icon_text("chat", t.paused, tr("The agent asks you"), self.title_font, t.paused)
+                b.text(item.text, self.task_font, t.text, max_lines=8)
+                return b.finish(t.soft(t.paused, 0.5), t.soft(t.paused, 0.09), stripe=t.paused)
+            case Kind.ANSWER:
+                b.icon_text("user", t.accent, tr("Your answer"), self.label_font, t.accent)
+                b.text(item.text, self.body_font, t.text)
+                return b.finish(t.soft(t.accent, 0.35), t.soft(t.accent, 0.08))
+            case Kind.RESULT:
+                return self._build_result(b, item)
+        b.text(item.text, self.small_font, t.muted, max_lines=4)
+        return b.finish(t.border, t.sunken, card=False)
+
+    def _build_step(self, b: _Builder, step: StepEvent) -> _Layout:
+        t = self.theme
+        # Header: a round step number, the action in words, and the duration at the right.
+        number = str(step.step_index)
+        metrics = QFontMetricsF(self.small_font)
+        badge_w = max(22.0, metrics.horizontalAdvance(number) + 12)
+        title_metrics = QFontMetricsF(self.title_font)
+        badge_h = 20.0
+        b.ops.append(_Badge(QRectF(PAD, b.y + (title_metrics.height() - badge_h) / 2, badge_w, badge_h), number,
+                            self.small_font, t.accent, t.soft(t.accent, 0.16)))
+        duration = format_duration(step.duration)
+        duration_w = metrics.horizontalAdvance(duration)
+        b.ops.append(_Text(QPointF(b.width - PAD - duration_w, b.y + title_metrics.ascent()), duration,
+                           self.small_font, t.muted))
+        x = PAD + badge_w + 8
+        b.text(describe_action(step.action.name, step.action.input), self.title_font, t.text, x=x,
+               width=b.width - x - PAD - duration_w - 10, max_lines=2, spacing=GAP + 2)
+
+        reflection = step.reflection
+        if reflection.evaluation_previous_goal:
+            reading, rest = evaluation_reading(reflection.evaluation_previous_goal)
+            icon, color = {
+                Reading.SUCCESS: ("check-circle", t.success),
+                Reading.FAILURE: ("x-circle", t.danger),
+                Reading.UNKNOWN: ("question-circle", t.neutral),
+            }[reading]
+            b.icon_text(icon, color, rest or reflection.evaluation_previous_goal, self.body_font, t.text)
+        if reflection.memory:
+            b.labelled(tr("Memory"), reflection.memory, t.muted)
+        if reflection.next_goal:
+            b.labelled(tr("Next goal"), reflection.next_goal)
+        detail = self._action_detail(step)
+        if detail:
+            b.labelled(tr("Details"), detail, t.muted)
+        output = step.action.output
+        if output and step.action.name != "done":
+            failed = output.startswith(FAILURE_MARK)
+            text = output.removeprefix(FAILURE_MARK).strip() if failed else output
+            b.ops.append(_Icon(QRectF(PAD, b.y + 1, 14, 14), "x-circle" if failed else "corner",
+                               t.danger if failed else t.muted))
+            b.text(text, self.mono_font, t.danger if failed else t.muted, x=PAD + 20)
+        return b.finish(t.border, t.surface)
+
+    @staticmethod
+    def _action_detail(step: StepEvent) -> str:
+        """Input the action's words do not already say."""
+        params = step.action.input
+        if step.action.name == "ask_user":
+            return str(params.get("question", ""))
+        if step.action.name == "execute_javascript":
+            return str(params.get("script", ""))
+        return ""
+
+    def _build_takeover(self, b: _Builder, event: UserTakeoverEvent) -> _Layout:
+        t = self.theme
+        b.icon_text("hand", t.paused, tr("You took over the browser"), self.title_font, t.text)
+        if event.after_url and event.after_url != event.before_url:
+            b.labelled(tr("Now on"), f"{event.after_title or event.after_url}\n{event.after_url}", t.muted)
+        elif event.after_title:
+            b.labelled(tr("Still on"), event.after_title, t.muted)
+        if event.note:
+            b.labelled(tr("Your note"), event.note)
+        return b.finish(t.soft(t.paused, 0.45), t.soft(t.paused, 0.07), stripe=t.paused)
+
+    def _build_result(self, b: _Builder, item: TimelineItem) -> _Layout:
+        t = self.theme
+        outcome = item.outcome or Outcome.ERROR
+        color, icon = {
+            Outcome.SUCCESS: (t.success, "check-circle"),
+            Outcome.FAILED: (t.warning, "warning"),
+            Outcome.ERROR: (t.danger, "x-circle"),
+            Outcome.STOPPED: (t.neutral, "stop-circle"),
+        }[outcome]
+        label = outcome_label(outcome)
+        metrics = QFontMetricsF(self.title_font)
+        badge_w = metrics.horizontalAdvance(label) + 44
+        badge_h = metrics.height() + 8
+        b.ops.append(_Badge(QRectF(PAD, b.y, badge_w, badge_h), label, self.title_font, color,
+                            t.soft(color, 0.18)))
+        b.ops.append(_Icon(QRectF(PAD + 8, b.y + (badge_h - ICON) / 2, ICON, ICON), icon, color))
+        b.y += badge_h + GAP + 4
+        if item.text:
+            doc = self._document(item.text, b.inner)
+            full = doc.size().height()
+            shown = full if b.expanded else min(full, COLLAPSED_RESULT_HEIGHT)
+            b.elided |= shown < full
+            b.ops.append(_Doc(QPointF(PAD - 4, b.y), doc, shown))
+            b.y += shown + GAP
+        if item.needs_handoff:
+            b.icon_text("hand", t.warning, tr("Do it in the browser, then press “I've done it — continue” below."),
+                        self.small_font, t.muted)
+        return b.finish(t.soft(color, 0.6), t.surface, stripe=color)
+
+    def _document(self, text: str, width: float) -> QTextDocument:
+        doc = QTextDocument()
+        doc.setDefaultFont(self.body_font)
+        doc.setDocumentMargin(4)
+        doc.setIndentWidth(16)
+        doc.setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownDialectGitHub)
+        self._tame_headings(doc)
+        doc.setTextWidth(width + 8)
+        return doc
+
+    def _tame_headings(self, doc: QTextDocument) -> None:
+        """Markdown headings at the size of a card title: reports use them for sections, not for banners."""
+        size = self.body_font.pointSizeF()
+        cursor = QTextCursor(doc)
+        block = doc.begin()
+        while block.isValid():
+            level = block.blockFormat().headingLevel()
+            if level:
+                cursor.setPosition(block.position())
+                cursor.setPosition(block.position() + block.length() - 1, QTextCursor.MoveMode.KeepAnchor)
+                chars = QTextCharFormat()
+                chars.setProperty(QTextFormat.Property.FontSizeAdjustment, 0)
+                chars.setFontPointSize(size * (1.12 if level <= 2 else 1.0))
+                chars.setFontWeight(QFont.Weight.DemiBold)
+                cursor.mergeCharFormat(chars)
+                layout = block.blockFormat()
+                layout.setTopMargin(8 if block != doc.begin() else 0)
+                layout.setBottomMargin(3)
+                cursor.setBlockFormat(layout)
+            block = block.next()
+
+    # --- painting ----------------------------------------------------------------------------------------------
+
+    def _paint_op(self, painter: QPainter, op: _Text | _Icon | _Badge | _Doc) -> None:
+        match op:
+            case _Text():
+                if op.text:
+                    painter.setFont(op.font)
+                    painter.setPen(op.color)
+                    painter.drawText(op.pos, op.text)
+            case _Icon():
+                paint_icon(painter, op.rect, op.name, op.color)
+            case _Badge():
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(op.bg)
+                radius = op.rect.height() / 2
+                painter.drawRoundedRect(op.rect, radius, radius)
+                painter.setFont(op.font)
+                painter.setPen(op.fg)
+                rect = op.rect.adjusted(30, 0, -8, 0) if op.rect.width() > 60 else op.rect
+                align = Qt.AlignmentFlag.AlignVCenter | (
+                    Qt.AlignmentFlag.AlignLeft if op.rect.width() > 60 else Qt.AlignmentFlag.AlignHCenter)
+                painter.drawText(rect, align, op.text)
+            case _Doc():
+                painter.save()
+                painter.translate(op.pos)
+                clip = QRectF(0, 0, op.doc.textWidth(), op.height)
+                painter.setClipRect(clip)
+                context = QAbstractTextDocumentLayout.PaintContext()
+                context.clip = clip
+                context.palette.setColor(context.palette.ColorRole.Text, self.theme.text)
+                op.doc.documentLayout().draw(painter, context)
+                painter.restore()

@@ -1,0 +1,271 @@
+"""Timeline items and the list model that holds them.
+
+The agent reports its whole history on every change; the model appends only what is new, so a long run costs
+one small insert per event instead of a rebuild. Items of earlier tasks stay above a follow-up's.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from app.core.types import (
+    AgentStatus,
+    ErrorEvent,
+    ExecutionResult,
+    HistoricalEvent,
+    ObservationEvent,
+    RetryEvent,
+    StepEvent,
+    Usage,
+    UserTakeoverEvent,
+)
+from app.ui.i18n import tr
+from app.ui.wording import Reading, describe_action, evaluation_reading, format_duration, needs_human
+
+_ids = itertools.count(1)
+
+
+class Kind(Enum):
+    TASK = "task"
+    STEP = "step"
+    OBSERVATION = "observation"
+    RETRY = "retry"
+    ERROR = "error"
+    TAKEOVER = "user_takeover"
+    QUESTION = "question"
+    ANSWER = "answer"
+    RESULT = "result"
+    NOTICE = "notice"
+
+
+class Outcome(Enum):
+    """How a run ended, as the result card's badge says it."""
+
+    SUCCESS = "success"
+    FAILED = "failed"
+    ERROR = "error"
+    STOPPED = "stopped"
+
+
+@dataclass(eq=False)
+class TimelineItem:
+    kind: Kind
+    text: str = ""
+    event: HistoricalEvent | None = None
+    follow_up: bool = False
+    outcome: Outcome | None = None
+    expanded: bool = False
+    uid: int = field(default_factory=lambda: next(_ids))
+
+    @property
+    def needs_handoff(self) -> bool:
+        """A failed result that asks a person to solve a captcha or log in."""
+        return self.kind is Kind.RESULT and self.outcome is Outcome.FAILED and needs_human(self.text)
+
+
+def outcome_of(result: ExecutionResult) -> Outcome:
+    if result.status == AgentStatus.COMPLETED:
+        return Outcome.SUCCESS if result.success else Outcome.FAILED
+    return Outcome.STOPPED if result.status == AgentStatus.STOPPED else Outcome.ERROR
+
+
+def _item_for(event: HistoricalEvent) -> TimelineItem:
+    match event:
+        case StepEvent():
+            return TimelineItem(Kind.STEP, event=event)
+        case ObservationEvent():
+            return TimelineItem(Kind.OBSERVATION, text=event.content, event=event)
+        case RetryEvent():
+            return TimelineItem(Kind.RETRY, text=event.message, event=event)
+        case UserTakeoverEvent():
+            return TimelineItem(Kind.TAKEOVER, text=event.note, event=event)
+        case ErrorEvent():
+            return TimelineItem(Kind.ERROR, text=event.message, event=event)
+    raise TypeError(f"unknown history event {event!r}")
+
+
+def _reading_mark(reading: Reading) -> str:
+    return {Reading.SUCCESS: "✅", Reading.FAILURE: "❌", Reading.UNKNOWN: "❔"}[reading]
+
+
+def plain_text(item: TimelineItem) -> str:
+    """The item as plain text: what Copy puts on the clipboard and what screen readers announce."""
+    match item.kind:
+        case Kind.TASK:
+            return (tr("Follow-up: {task}", task=item.text) if item.follow_up
+                    else tr("Task: {task}", task=item.text))
+        case Kind.STEP:
+            return _step_text(item.event)  # type: ignore[arg-type]
+        case Kind.RETRY:
+            event = item.event
+            assert isinstance(event, RetryEvent)
+            return tr("Retrying ({attempt}/{max}): {message}", attempt=event.attempt, max=event.max_attempts,
+                      message=event.message)
+        case Kind.ERROR:
+            return tr("Error: {message}", message=item.text)
+        case Kind.TAKEOVER:
+            return _takeover_text(item.event)  # type: ignore[arg-type]
+        case Kind.QUESTION:
+            return tr("The agent asks: {question}", question=item.text)
+        case Kind.ANSWER:
+            return tr("Your answer: {answer}", answer=item.text)
+        case Kind.RESULT:
+            return f"{outcome_label(item.outcome)}\n{item.text}"  # type: ignore[arg-type]
+    return item.text
+
+
+def outcome_label(outcome: Outcome) -> str:
+    return {
+        Outcome.SUCCESS: tr("Success"),
+        Outcome.FAILED: tr("Not completed"),
+        Outcome.ERROR: tr("Error"),
+        Outcome.STOPPED: tr("Stopped"),
+    }[outcome]
+
+
+def _step_text(step: StepEvent) -> str:
+    lines = [tr("Step {n}: {action} ({duration})", n=step.step_index,
+                action=describe_action(step.action.name, step.action.input),
+                duration=format_duration(step.duration))]
+    reflection = step.reflection
+    if reflection.evaluation_previous_goal:
+        reading, rest = evaluation_reading(reflection.evaluation_previous_goal)
+        lines.append(f"{_reading_mark(reading)} {rest}".rstrip())
+    if reflection.memory:
+        lines.append(tr("Memory: {value}", value=reflection.memory))
+    if reflection.next_goal:
+        lines.append(tr("Next goal: {value}", value=reflection.next_goal))
+    if step.action.output and step.action.name != "done":
+        lines.append(tr("Result: {value}", value=step.action.output))
+    return "\n".join(lines)
+
+
+def _takeover_text(event: UserTakeoverEvent) -> str:
+    lines = [tr("You took over the browser")]
+    if event.after_url and event.after_url != event.before_url:
+        lines.append(tr("Now on: {title} ({url})", title=event.after_title or event.after_url, url=event.after_url))
+    if event.note:
+        lines.append(tr("Your note: {note}", note=event.note))
+    return "\n".join(lines)
+
+
+class TimelineModel(QAbstractListModel):
+    ItemRole = Qt.ItemDataRole.UserRole + 1
+    KindRole = Qt.ItemDataRole.UserRole + 2
+    ExpandedRole = Qt.ItemDataRole.UserRole + 3
+
+    usageChanged = Signal(object)  # Usage of the current run
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._items: list[TimelineItem] = []
+        self._shown_events = 0  # how much of the current run's history is already in the list
+        self._usage = Usage()
+
+    # --- Qt model ----------------------------------------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._items)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        item = self._items[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return plain_text(item)
+        if role == self.ItemRole:
+            return item
+        if role == self.KindRole:
+            return item.kind.value
+        if role == self.ExpandedRole:
+            return item.expanded
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable if index.isValid() else Qt.ItemFlag.NoItemFlags
+
+    # --- building the timeline ---------------------------------------------------------------------------------
+
+    @property
+    def items(self) -> Sequence[TimelineItem]:
+        return tuple(self._items)
+
+    @property
+    def usage(self) -> Usage:
+        return self._usage
+
+    def item(self, row: int) -> TimelineItem:
+        return self._items[row]
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self._items = []
+        self._shown_events = 0
+        self.endResetModel()
+        self._set_usage(Usage())
+
+    def start_run(self, task: str, *, follow_up: bool) -> None:
+        self._shown_events = 0
+        self._set_usage(Usage())
+        self._append([TimelineItem(Kind.TASK, text=task, follow_up=follow_up)])
+
+    def sync_history(self, history: Sequence[HistoricalEvent]) -> None:
+        """Add the events of the current run not shown yet (the agent's history only ever grows)."""
+        new = history[self._shown_events:]
+        if not new:
+            return
+        self._shown_events = len(history)
+        self._append([_item_for(event) for event in new])
+        steps = [event.usage for event in new if isinstance(event, StepEvent)]
+        if steps:
+            self._set_usage(sum(steps, self._usage))
+
+    def add_question(self, question: str) -> None:
+        self._append([TimelineItem(Kind.QUESTION, text=question)])
+
+    def add_answer(self, answer: str) -> None:
+        self._append([TimelineItem(Kind.ANSWER, text=answer)])
+
+    def add_notice(self, text: str) -> None:
+        self._append([TimelineItem(Kind.NOTICE, text=text)])
+
+    def finish_run(self, result: ExecutionResult) -> TimelineItem:
+        self.sync_history(result.history)
+        item = TimelineItem(Kind.RESULT, text=result.data, outcome=outcome_of(result))
+        self._append([item])
+        # The result's usage also counts calls that made no step (the final report).
+        self._set_usage(result.usage)
+        return item
+
+    def load_run(self, task: str, result: ExecutionResult) -> None:
+        """Show a finished run (for example one reopened from history) on its own."""
+        self.clear()
+        self.start_run(task, follow_up=False)
+        self.finish_run(result)
+
+    def toggle_expanded(self, row: int) -> None:
+        item = self._items[row]
+        item.expanded = not item.expanded
+        index = self.index(row)
+        self.dataChanged.emit(index, index, [self.ExpandedRole])
+
+    def last_result(self) -> TimelineItem | None:
+        return next((item for item in reversed(self._items) if item.kind is Kind.RESULT), None)
+
+    # --- internals ---------------------------------------------------------------------------------------------
+
+    def _append(self, items: list[TimelineItem]) -> None:
+        first = len(self._items)
+        self.beginInsertRows(QModelIndex(), first, first + len(items) - 1)
+        self._items.extend(items)
+        self.endInsertRows()
+
+    def _set_usage(self, usage: Usage) -> None:
+        self._usage = usage
+        self.usageChanged.emit(usage)

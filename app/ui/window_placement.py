@@ -1,0 +1,42 @@
+"""Where the panel and Chromium go: side by side on one screen, the panel at the left.
+
+Pure arithmetic on a screen's available geometry so the runtime can size Chromium before any window exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+PANEL_WIDTH = 420
+# On narrow screens the panel never takes more than this share, so the page stays usable.
+MAX_PANEL_SHARE = 0.45
+MIN_PANEL_WIDTH = 320
+
+Rect = tuple[int, int, int, int]  # x, y, width, height
+
+
+class RectLike(Protocol):
+    def x(self) -> int: ...
+    def y(self) -> int: ...
+    def width(self) -> int: ...
+    def height(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Placement:
+    panel: Rect
+    browser: Rect
+
+
+def side_by_side(available: RectLike | Rect, panel_width: int = PANEL_WIDTH) -> Placement:
+    """Split ``available`` (a QRect or an (x, y, w, h) tuple) into the panel's rect and Chromium's rect.
+
+    Rects are frame rects: window decorations are the window manager's business, so a small overlap on some
+    desktops is accepted rather than guessed at.
+    """
+    x, y, width, height = available if isinstance(available, tuple) else (
+        available.x(), available.y(), available.width(), available.height())
+    panel = min(panel_width, max(MIN_PANEL_WIDTH, int(width * MAX_PANEL_SHARE)))
+    panel = min(panel, width)
+    return Placement(panel=(x, y, panel, height), browser=(x + panel, y, max(0, width - panel), height))
