@@ -235,6 +235,15 @@ class MainWindow(QMainWindow):
         text = text.strip()
         if not text or self.busy:
             return None
+        # Everything the user sees change happens now, before the first await: a click answers at once.
+        self._stop_requested = False
+        self._steps = 0
+        if not follow_up:
+            self._model.clear()
+        self._model.start_run(text, follow_up=follow_up)
+        self.handoff_bar.hide()
+        self.pill.set_state(PillState.STARTING)
+        self.composer.set_mode(ComposerMode.STARTING)
         self._run_task = asyncio.ensure_future(self._run(text, follow_up))
         return self._run_task
 
@@ -275,26 +284,22 @@ class MainWindow(QMainWindow):
     def continue_after_handoff(self) -> None:
         self.run_task(tr("The user has solved it; continue the previous task."), follow_up=True)
 
-    async def ask_user(self, question: str, signal: AbortSignal) -> str:
-        """The agent's ask_user handler: the question goes into the timeline and the task box becomes the answer."""
-        loop = asyncio.get_running_loop()
-        answer: asyncio.Future[str] = loop.create_future()
+    async def ask_user(self, question: str, _signal: AbortSignal) -> str:
+        """The agent's ask_user handler: the question goes into the timeline and the task box becomes the answer.
+
+        Stop and Take over abort the step; the tool then cancels this coroutine, so the signal needs no watching
+        here (cancelling ourselves as well would race the tool's own abort handling).
+        """
+        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._answer = answer
-
-        def withdraw(_reason: str) -> None:
-            if not answer.done():
-                answer.cancel()
-
         self._model.add_question(question)
         self.pill.set_state(PillState.ASKING)
         self.composer.set_mode(ComposerMode.ASKING)
-        signal.add_callback(withdraw)
         try:
             text = await answer
         finally:
-            signal.remove_callback(withdraw)
+            answer.cancel()
             self._answer = None
-        # Cancelled (Stop or Take over): whoever cancelled sets the panel's next state.
         self._model.add_answer(text)
         self.pill.set_state(PillState.RUNNING, tr("Thanks — carrying on…"))
         self.composer.set_mode(ComposerMode.RUNNING)
@@ -319,14 +324,6 @@ class MainWindow(QMainWindow):
     # --- the run -----------------------------------------------------------------------------------------------
 
     async def _run(self, text: str, follow_up: bool) -> None:
-        self._stop_requested = False
-        self._steps = 0
-        if not follow_up:
-            self._model.clear()
-        self._model.start_run(text, follow_up=follow_up)
-        self.handoff_bar.hide()
-        self.pill.set_state(PillState.STARTING)
-        self.composer.set_mode(ComposerMode.STARTING)
         try:
             agent = await self._runtime.agent()
         except Exception as exc:  # noqa: BLE001 - every failure to start is shown, none is fatal

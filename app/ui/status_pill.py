@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from enum import Enum
 
-from PySide6.QtCore import QElapsedTimer, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QElapsedTimer, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -31,6 +31,8 @@ class PillState(Enum):
 
 
 _BUSY = frozenset({PillState.STARTING, PillState.RUNNING, PillState.STOPPING})
+# States within a run: they keep the "Step 6 of 40" detail.
+_LIVE = _BUSY | {PillState.ASKING, PillState.PAUSED}
 
 
 def _default_text(state: PillState) -> str:
@@ -65,6 +67,9 @@ def _look(state: PillState, t: Theme) -> tuple[QColor, str | None]:
 
 
 class StatusPill(QWidget):
+    stateChanged = Signal(object)  # PillState
+    textChanged = Signal(str)  # every text actually shown (after coalescing)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -97,11 +102,14 @@ class StatusPill(QWidget):
         """Show a state at once (state changes are never held back), dropping any pending activity text."""
         self._hold.stop()
         self._pending = None
+        changed = state is not self._state
         self._state = state
-        if state not in _BUSY and state is not PillState.PAUSED:
+        if state not in _LIVE:
             self._detail = ""
         self._spin.start() if state in _BUSY else self._spin.stop()
         self._show(text or _default_text(state))
+        if changed:
+            self.stateChanged.emit(state)
 
     def set_activity(self, text: str) -> None:
         """Live activity while running: coalesced so that each text stays readable for MIN_HOLD_MS."""
@@ -136,6 +144,7 @@ class StatusPill(QWidget):
         self._shown.restart()
         self._update_accessibility()
         self.update()
+        self.textChanged.emit(text)
 
     def _update_accessibility(self) -> None:
         description = f"{self._text} — {self._detail}" if self._detail else self._text

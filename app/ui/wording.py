@@ -224,3 +224,15 @@ def needs_human(text: str) -> bool:
     """Whether a failed run's text says a person must act in the browser (captcha, login, 2FA)."""
     lowered = text.lower()
     return any(word in lowered for word in HANDOFF_WORDS)
+
+
+_EMOJI_FALLBACK = {"✅": "✓", "❌": "✗", "❔": "?", "❓": "?", "⚠️": "⚠", "\ufe0f": ""}
+
+
+def displayable(text: str, emoji_font: bool) -> str:
+    """Without an emoji font the agent's ✅/❌ marks would show as empty boxes; plain symbols say the same."""
+    if emoji_font:
+        return text
+    for emoji, plain in _EMOJI_FALLBACK.items():
+        text = text.replace(emoji, plain)
+    return text

@@ -32,7 +32,7 @@ from app.ui.i18n import tr
 from app.ui.icons import paint_icon
 from app.ui.style import Theme, theme
 from app.ui.timeline.model import Kind, Outcome, TimelineItem, TimelineModel, outcome_label
-from app.ui.wording import Reading, describe_action, evaluation_reading, format_duration
+from app.ui.wording import Reading, describe_action, displayable, evaluation_reading, format_duration
 
 MARGIN_X = 12.0
 MARGIN_Y = 5.0
@@ -130,7 +130,7 @@ class _Builder:
     def text(self, text: str, font: QFont, color: QColor, *, x: float = PAD, width: float | None = None,
              max_lines: int | None = COLLAPSED_LINES, spacing: float = GAP) -> None:
         width = width if width is not None else self.width - PAD - x
-        lines, elided = _wrap(text, font, max(20.0, width), None if self.expanded else max_lines)
+        lines, elided = _wrap(displayable(text, self.d.emoji_font), font, max(20.0, width), None if self.expanded else max_lines)
         self.elided |= elided
         metrics = QFontMetricsF(font)
         for line in lines:
@@ -182,6 +182,7 @@ class TimelineDelegate(QStyledItemDelegate):
         self.label_font.setPointSizeF(size * 0.78)
         self.label_font.setWeight(QFont.Weight.DemiBold)
         self.label_font.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 106)
+        self.emoji_font = any("emoji" in family.lower() for family in QFontDatabase.families())
         self.mono_font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.mono_font.setPointSizeF(size * 0.88)
         self._cache.clear()
@@ -391,7 +392,7 @@ class TimelineDelegate(QStyledItemDelegate):
         doc.setDefaultFont(self.body_font)
         doc.setDocumentMargin(4)
         doc.setIndentWidth(16)
-        doc.setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownDialectGitHub)
+        doc.setMarkdown(displayable(text, self.emoji_font), QTextDocument.MarkdownFeature.MarkdownDialectGitHub)
         self._tame_headings(doc)
         doc.setTextWidth(width + 8)
         return doc

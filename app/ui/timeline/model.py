@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
+from app.core.agent import TASK_ABORTED
 from app.core.types import (
     AgentStatus,
     ErrorEvent,
@@ -29,6 +30,7 @@ from app.ui.i18n import tr
 from app.ui.wording import Reading, describe_action, evaluation_reading, format_duration, needs_human
 
 _ids = itertools.count(1)
+_ABORTED = ErrorEvent(message=TASK_ABORTED)
 
 
 class Kind(Enum):
@@ -221,7 +223,10 @@ class TimelineModel(QAbstractListModel):
         if not new:
             return
         self._shown_events = len(history)
-        self._append([_item_for(event) for event in new])
+        # A stop records "Task aborted" as an error; the result card already says it, in kinder words.
+        items = [_item_for(event) for event in new if event != _ABORTED]
+        if items:
+            self._append(items)
         steps = [event.usage for event in new if isinstance(event, StepEvent)]
         if steps:
             self._set_usage(sum(steps, self._usage))
@@ -237,7 +242,9 @@ class TimelineModel(QAbstractListModel):
 
     def finish_run(self, result: ExecutionResult) -> TimelineItem:
         self.sync_history(result.history)
-        item = TimelineItem(Kind.RESULT, text=result.data, outcome=outcome_of(result))
+        outcome = outcome_of(result)
+        text = tr("You stopped the task.") if outcome is Outcome.STOPPED and result.data == TASK_ABORTED else result.data
+        item = TimelineItem(Kind.RESULT, text=text, outcome=outcome)
         self._append([item])
         # The result's usage also counts calls that made no step (the final report).
         self._set_usage(result.usage)

@@ -1,0 +1,115 @@
+"""The user in the loop: answering ask_user, taking over the browser, and the captcha hand-off."""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.core.types import UserTakeoverEvent
+from app.ui.main_window import MainWindow
+from app.ui.status_pill import PillState
+from app.ui.task_input import ComposerMode
+from app.ui.timeline.model import Kind, Outcome
+from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
+from tests.ui.conftest import TestRuntime, screenshot, settle, until
+from tests.ui.test_panel_runs import kinds, type_and_run
+
+CAPTCHA = ("I filled in the login form, but the site shows a **captcha** (“I'm not a robot”) that I cannot solve.\n\n"
+           "Please solve it in the browser, then tell me to continue.")
+
+
+async def test_ask_user_round_trip(window: MainWindow, llm_server: FakeLLMServer) -> None:
+    llm_server.add(
+        tool_reply({"ask_user": {"question": "Which plan should the new customer get: Basic or Pro?"}},
+                   next_goal="Ask which plan to choose"),
+        done_reply("Chose the Pro plan."),
+    )
+    type_and_run(window, "Create the customer from the email")
+    await until(lambda: window.composer.mode is ComposerMode.ASKING, message="the question")
+    assert window.model.item(window.model.rowCount() - 1).kind is Kind.QUESTION
+    assert "Basic or Pro" in window.model.item(window.model.rowCount() - 1).text
+    assert window.pill.state is PillState.ASKING
+    assert window.composer.input.isEnabled()
+    assert window.composer.input.placeholderText() == "Your answer…"
+    assert window.composer.run.text() == "Answer"
+    screenshot(window, "asking")
+
+    window.composer.input.setPlainText("Pro, please")
+    window.composer.run.click()
+    await settle(window)
+    assert Kind.ANSWER in kinds(window)
+    assert "The user answered: Pro, please" in llm_server.user_message(1)
+    assert window.pill.state is PillState.SUCCESS
+
+
+async def test_stop_cancels_a_question(window: MainWindow, llm_server: FakeLLMServer) -> None:
+    llm_server.add(tool_reply({"ask_user": {"question": "What is your customer number?"}}))
+    type_and_run(window, "Look up my orders")
+    await until(lambda: window.composer.mode is ComposerMode.ASKING, message="the question")
+    assert window.composer.stop.isVisible()
+    window.composer.stop.click()
+    await settle(window, timeout=3)
+    assert window.pill.state is PillState.STOPPED
+    assert Kind.ANSWER not in kinds(window)
+    assert window.composer.mode is ComposerMode.FOLLOW_UP
+
+
+async def test_take_over_and_resume(window: MainWindow, llm_server: FakeLLMServer, runtime: TestRuntime) -> None:
+    llm_server.add(tool_reply({"click_element_by_index": {"index": 2}}, delay=30), done_reply("Saved."))
+    type_and_run(window, "Save the form")
+    await until(lambda: llm_server.requests and window.composer.mode is ComposerMode.RUNNING)
+    assert window.composer.take_over.isVisible() and window.composer.take_over.text() == "Take over"
+    window.composer.take_over.click()
+    await until(lambda: window.composer.mode is ComposerMode.PAUSED, message="paused")
+    assert window.pill.state is PillState.PAUSED
+    assert window.pill.text() == "Paused — your turn"
+    assert window.composer.take_over.text() == "Resume"
+    screenshot(window, "paused")
+
+    runtime.page.url = "https://crm.example/customers/42"
+    runtime.page.title = "Customer 42"
+    window.composer.input.setPlainText("I logged in myself")
+    window.composer.take_over.click()
+    await settle(window)
+    takeovers = [item for item in window.model.items if item.kind is Kind.TAKEOVER]
+    assert len(takeovers) == 1
+    event = takeovers[0].event
+    assert isinstance(event, UserTakeoverEvent)
+    assert event.note == "I logged in myself" and event.after_title == "Customer 42"
+    assert window.pill.state is PillState.SUCCESS
+    assert runtime.page.actions == []  # the paused click never happened
+
+
+async def test_captcha_hand_off_runs_a_follow_up(window: MainWindow, llm_server: FakeLLMServer) -> None:
+    llm_server.add(
+        tool_reply({"input_text": {"index": 1, "text": "ada@example.com"}}, next_goal="Type the login email"),
+        tool_reply({"click_element_by_index": {"index": 2}}, evaluation="✅ Typed the email",
+                   next_goal="Press Sign in"),
+        done_reply(CAPTCHA, success=False),
+        done_reply("Signed in and exported the customer list."),
+    )
+    type_and_run(window, "Sign in and export the customer list")
+    await settle(window)
+    assert window.pill.state is PillState.FAILED
+    result = window.model.last_result()
+    assert result is not None and result.outcome is Outcome.FAILED and result.needs_handoff
+    assert window.handoff_bar.isVisible()
+    assert window.handoff_button.text() == "I've done it — continue"
+    screenshot(window, "failed_captcha_handoff")
+
+    window.handoff_button.click()
+    assert not window.handoff_bar.isVisible()
+    await settle(window)
+    assert "The user has solved it; continue the previous task." in llm_server.user_message(-1)
+    assert "Sign in and export the customer list" in llm_server.user_message(-1)  # the previous task's context
+    assert window.pill.state is PillState.SUCCESS
+    assert window.model.item(window.model.rowCount() - 3).follow_up
+
+
+async def test_no_pause_while_not_running(window: MainWindow, llm_server: FakeLLMServer) -> None:
+    llm_server.add(done_reply("Done."))
+    type_and_run(window, "Quick task")
+    await settle(window)
+    window.take_over()
+    window.resume("nothing")
+    await asyncio.sleep(0.05)
+    assert window.composer.mode is ComposerMode.FOLLOW_UP

@@ -1,0 +1,197 @@
+"""The panel driving a real agent (fake model server, fake page): run, stop, follow-up, new task, errors."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from PySide6.QtWidgets import QApplication
+
+from app.core.types import AgentStatus, ExecutionResult, StepEvent
+from app.ui.main_window import MainWindow
+from app.ui.status_pill import PillState
+from app.ui.task_input import ComposerMode
+from app.ui.timeline.model import Kind, Outcome
+from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
+from tests.ui.conftest import TestRuntime, screenshot, settle, until
+
+REPORT = (
+    "Created the customer **Ada Lovelace**.\n\n## Completed work\n- Filled in the name and email\n"
+    "- Chose the *Pro* plan\n- Saved the form and checked the confirmation page"
+)
+
+
+def type_and_run(window: MainWindow, text: str) -> None:
+    window.composer.input.setPlainText(text)
+    window.composer.run.click()
+
+
+def kinds(window: MainWindow) -> list[Kind]:
+    return [item.kind for item in window.model.items]
+
+
+async def test_type_a_task_and_run(window: MainWindow, llm_server: FakeLLMServer) -> None:
+    states: list[PillState] = []
+    window.pill.stateChanged.connect(states.append)
+    finished: list[tuple[str, ExecutionResult]] = []
+    window.runFinished.connect(lambda task, result: finished.append((task, result)))
+    screenshot(window, "idle")
+    llm_server.add(
+        tool_reply({"input_text": {"index": 1, "text": "ada@example.com"}}, memory="The new-customer form is open",
+                   next_goal="Type the email address into the Email field"),
+        tool_reply({"click_element_by_index": {"index": 2}}, delay=0.6,
+                   evaluation="✅ Success - the email is in the field", memory="Email typed; the form needs saving",
+                   next_goal="Click Save to create the customer"),
+        done_reply(REPORT, success=True),
+    )
+    type_and_run(window, "Create a customer named Ada Lovelace with email ada@example.com")
+    assert window.composer.mode in (ComposerMode.STARTING, ComposerMode.RUNNING)
+    assert not window.composer.input.isEnabled()
+    await until(lambda: len(llm_server.requests) == 2 and window.model.rowCount() >= 2, message="second step")
+    await asyncio.sleep(0.35)
+    screenshot(window, "running")
+    await settle(window)
+
+    assert states[:2] == [PillState.STARTING, PillState.RUNNING]
+    assert states[-1] is PillState.SUCCESS
+    assert kinds(window) == [Kind.TASK, Kind.STEP, Kind.STEP, Kind.STEP, Kind.RESULT]
+    second = window.model.item(2).event
+    assert isinstance(second, StepEvent)
+    assert second.reflection.evaluation_previous_goal.startswith("✅")
+    assert second.reflection.next_goal == "Click Save to create the customer"
+    step_text = window.model.data(window.model.index(2))
+    assert "✅ the email is in the field" in step_text
+    assert "Memory: Email typed; the form needs saving" in step_text
+    assert "Click element [2]" in step_text
+    result = window.model.item(4)
+    assert result.outcome is Outcome.SUCCESS and "Ada Lovelace" in result.text
+    assert window.composer.mode is ComposerMode.FOLLOW_UP
+    assert window.composer.input.isEnabled()
+    assert window.composer.input.placeholderText() == "What next?"
+    assert window.footer.text() == "300 tokens in · 60 out"
+    assert window.pill.detail() == "3 steps"
+    assert finished and finished[0][0].startswith("Create a customer") and finished[0][1].success
+    screenshot(window, "completed")
+
+
+async def test_stop_during_a_slow_model_call(window: MainWindow, llm_server: FakeLLMServer) -> None:
+    llm_server.add(tool_reply({"scroll": {"down": True}}, delay=30))
+    type_and_run(window, "Find the cheapest flight to Lisbon")
+    await until(lambda: llm_server.requests and window.composer.mode is ComposerMode.RUNNING)
+    await asyncio.sleep(0.1)
+    started = time.monotonic()
+    window.stop()
+    assert window.pill.state is PillState.STOPPING
+    assert window.pill.text() == "Stopping…"
+    await settle(window, timeout=5)
+    elapsed = time.monotonic() - started
+    assert elapsed < 1.5, f"stop took {elapsed:.2f} s"
+    assert window.pill.state is PillState.STOPPED
+    assert window.composer.mode is ComposerMode.FOLLOW_UP
+    assert window.composer.input.isEnabled()
+    assert window.model.item(window.model.rowCount() - 1).outcome is Outcome.STOPPED
+    screenshot(window, "stopped")
+
+
+async def test_escape_stops(window: MainWindow, llm_server: FakeLLMServer, qtbot) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    llm_server.add(tool_reply({"scroll": {"down": True}}, delay=30))
+    window.activateWindow()
+    type_and_run(window, "Scroll forever")
+    await until(lambda: llm_server.requests and window.composer.mode is ComposerMode.RUNNING)
+    QTest.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_Escape)
+    assert window.pill.state is PillState.STOPPING
+    await settle(window, timeout=5)
+    assert window.pill.state is PillState.STOPPED
+
+
+async def test_follow_up_keeps_context(window: MainWindow, llm_server: FakeLLMServer,
+                                       runtime: TestRuntime) -> None:
+    llm_server.add(done_reply("The invoice total is 420 EUR."), done_reply("Sent it to Bob."))
+    type_and_run(window, "What is the invoice total?")
+    await settle(window)
+    assert window.composer.mode is ComposerMode.FOLLOW_UP
+    type_and_run(window, "Email that total to Bob")
+    await settle(window)
+    assert "What is the invoice total?" in llm_server.user_message(1)
+    assert kinds(window) == [Kind.TASK, Kind.STEP, Kind.RESULT, Kind.TASK, Kind.STEP, Kind.RESULT]
+    assert window.model.item(3).follow_up
+    assert runtime.agent_calls == 2  # the same agent serves the follow-up: same browser
+
+
+async def test_new_task_starts_clean(window: MainWindow, llm_server: FakeLLMServer) -> None:
+    llm_server.add(done_reply("First done."), done_reply("Second done."))
+    type_and_run(window, "The first task")
+    await settle(window)
+    assert window.composer.new_task.isVisible()
+    window.composer.new_task.click()
+    assert window.model.rowCount() == 0
+    assert window.composer.mode is ComposerMode.NEW
+    assert window.pill.state is PillState.IDLE
+    type_and_run(window, "Another task")
+    await settle(window)
+    assert "The first task" not in llm_server.user_message(1)
+    assert kinds(window) == [Kind.TASK, Kind.STEP, Kind.RESULT]
+    assert not window.model.item(0).follow_up
+
+
+async def test_failure_to_start_is_shown_and_the_panel_stays_usable(window: MainWindow, runtime: TestRuntime,
+                                                                    llm_server: FakeLLMServer) -> None:
+    original = runtime.agent
+
+    async def broken() -> None:
+        raise RuntimeError("No Chromium found. Install it with: apt-get install chromium")
+
+    runtime.agent = broken  # type: ignore[method-assign]
+    type_and_run(window, "Anything")
+    await settle(window)
+    assert window.pill.state is PillState.ERROR
+    result = window.model.item(window.model.rowCount() - 1)
+    assert result.outcome is Outcome.ERROR and "No Chromium found" in result.text
+    assert window.composer.input.isEnabled()
+
+    runtime.agent = original  # type: ignore[method-assign]
+    llm_server.add(done_reply("Worked this time."))
+    type_and_run(window, "Try again")
+    await settle(window)
+    assert window.pill.state is PillState.SUCCESS
+
+
+async def test_error_run_and_browser_closed_notice(window: MainWindow, runtime: TestRuntime,
+                                                   llm_server: FakeLLMServer) -> None:
+    llm_server.add(*[tool_reply({"click_element_by_index": {"index": 9}}) for _ in range(3)])
+    llm_server.fallback = lambda _body: done_reply("Gave up: element 9 never appeared.", success=False)
+    runtime.page.fail_indices = {9}
+    type_and_run(window, "Click the missing button")
+    await settle(window)
+    assert window.pill.state is PillState.ERROR
+    failed = [item for item in window.model.items if item.kind is Kind.STEP]
+    assert failed and failed[0].event.action.output.startswith("❌")  # type: ignore[union-attr]
+    runtime.close_browser()
+    assert window.model.item(window.model.rowCount() - 1).kind is Kind.NOTICE
+    screenshot(window, "error")
+
+
+async def test_result_status_reaches_the_pill_for_every_ending(window: MainWindow,
+                                                               llm_server: FakeLLMServer) -> None:
+    llm_server.add(done_reply("Could not find the product.", success=False))
+    type_and_run(window, "Buy the blue mug")
+    await settle(window)
+    assert window.pill.state is PillState.FAILED
+    assert not window.handoff_bar.isVisible()  # a plain failure: nothing for the user to solve
+    assert window.bridge.agent is not None and window.bridge.agent.status == AgentStatus.COMPLETED
+
+
+async def test_demo_banner(qapp: QApplication, llm_server: FakeLLMServer) -> None:
+    demo = MainWindow(TestRuntime(llm_server, demo=True))
+    plain = MainWindow(TestRuntime(llm_server))
+    demo.show()
+    plain.show()
+    assert demo.demo_banner.isVisible()
+    assert not plain.demo_banner.isVisible()
+    assert "No AI model is called" in demo.demo_banner.accessibleName()
+    screenshot(demo, "demo_idle")
+    demo.close()
+    plain.close()
