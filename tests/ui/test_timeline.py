@@ -1,0 +1,180 @@
+"""The timeline model and view on their own: incremental sync, 200+ steps, follow-tail, expand, copy."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
+
+from app.core.types import (
+    ActionRecord,
+    AgentReflection,
+    AgentStatus,
+    ErrorEvent,
+    ExecutionResult,
+    HistoricalEvent,
+    ObservationEvent,
+    RetryEvent,
+    StepEvent,
+    Usage,
+)
+from app.ui.timeline.model import Kind, Outcome, TimelineModel
+from app.ui.timeline.view import TimelineView
+
+LONG = ("The form has a billing section further down with street, postcode, city and country; the country is a "
+        "custom dropdown that opens a searchable list. ") * 4
+
+
+def step(i: int, output: str = "", memory: str = "") -> StepEvent:
+    return StepEvent(
+        step_index=i,
+        reflection=AgentReflection(evaluation_previous_goal="✅ Success - done" if i % 3 else "❌ Failed - missed",
+                                   memory=memory or f"Filled {i} fields so far", next_goal=f"Fill field {i + 1}"),
+        action=ActionRecord(name="input_text", input={"index": i, "text": f"value {i}"},
+                            output=output or f"Typed into [{i}]"),
+        usage=Usage(prompt_tokens=1000, completion_tokens=100),
+        duration=1.5,
+    )
+
+
+def long_history(count: int) -> list[HistoricalEvent]:
+    history: list[HistoricalEvent] = []
+    for i in range(1, count + 1):
+        history.append(step(i, memory=LONG if i % 10 == 0 else ""))
+        if i % 25 == 0:
+            history.append(ObservationEvent(content="Navigated to a new page"))
+        if i % 40 == 0:
+            history.append(RetryEvent(message="429 rate limited", attempt=1, max_attempts=3))
+    return history
+
+
+@pytest.fixture
+def view(qapp: QApplication, qtbot) -> TimelineView:  # noqa: ANN001
+    model = TimelineModel()
+    widget = TimelineView(model)
+    model.setParent(widget)
+    qtbot.addWidget(widget)
+    widget.resize(420, 700)
+    widget.show()
+    return widget
+
+
+def test_sync_appends_only_new_events() -> None:
+    model = TimelineModel()
+    inserted: list[tuple[int, int]] = []
+    model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
+    model.start_run("Do it", follow_up=False)
+    history: list[HistoricalEvent] = [step(1)]
+    model.sync_history(history)
+    model.sync_history(list(history))  # the same history again adds nothing
+    history += [ObservationEvent(content="Page changed"), step(2)]
+    model.sync_history(history)
+    assert inserted == [(0, 0), (1, 1), (2, 3)]
+    assert [item.kind for item in model.items] == [Kind.TASK, Kind.STEP, Kind.OBSERVATION, Kind.STEP]
+    assert model.usage.prompt_tokens == 2000
+    result = ExecutionResult(success=False, data="Task aborted", history=history + [ErrorEvent(message="Task aborted")],
+                             status=AgentStatus.STOPPED, usage=Usage(prompt_tokens=2100, completion_tokens=210))
+    item = model.finish_run(result)
+    assert item.outcome is Outcome.STOPPED and item.text == "You stopped the task."
+    assert Kind.ERROR not in [i.kind for i in model.items]  # "Task aborted" is said once, by the result
+    assert model.usage.prompt_tokens == 2100
+
+
+def test_reflection_and_failure_reach_the_model_data() -> None:
+    model = TimelineModel()
+    model.start_run("Task", follow_up=False)
+    model.sync_history([step(2, output="❌ Element [2] is not on the page")])
+    text = model.data(model.index(1))
+    assert text.splitlines()[0] == "Step 2: Type “value 2” into [2] (1.5 s)"
+    assert "✅ done" in text and "Memory: Filled 2 fields so far" in text and "Next goal: Fill field 3" in text
+    assert "Result: ❌ Element [2] is not on the page" in text
+    assert model.data(model.index(1), TimelineModel.KindRole) == "step"
+
+
+def test_two_hundred_steps_stay_smooth(view: TimelineView) -> None:
+    model = view.timeline
+    model.start_run("Fill in 250 fields", follow_up=False)
+    history = long_history(250)
+    started = time.perf_counter()
+    # The agent re-sends its whole history after every event; the model must only append.
+    for end in range(1, len(history) + 1):
+        model.sync_history(history[:end])
+    synced = time.perf_counter() - started
+    QApplication.processEvents()
+    view.grab()
+    laid_out = time.perf_counter() - started
+    bar = view.verticalScrollBar()
+    assert model.rowCount() == 1 + len(history)
+    assert view.following and bar.value() == bar.maximum() > 0
+    scroll_started = time.perf_counter()
+    for value in range(bar.maximum(), 0, -max(1, bar.maximum() // 40)):
+        bar.setValue(value)
+        view.viewport().repaint()
+    scrolled = time.perf_counter() - scroll_started
+    # Generous bounds: a sanity check against quadratic work, not a benchmark.
+    assert synced < 3.0, f"sync took {synced:.2f} s"
+    assert laid_out < 8.0, f"layout took {laid_out:.2f} s"
+    assert scrolled < 8.0, f"40 repaints took {scrolled:.2f} s"
+
+
+def test_follow_tail_and_jump_to_latest(view: TimelineView) -> None:
+    model = view.timeline
+    model.start_run("Task", follow_up=False)
+    model.sync_history(long_history(30))
+    QApplication.processEvents()
+    bar = view.verticalScrollBar()
+    assert bar.value() == bar.maximum()
+    bar.setValue(0)  # the user scrolls up to read
+    assert not view.following
+    assert view.jump_button.isVisible()
+    model.sync_history(long_history(35))
+    QApplication.processEvents()
+    assert bar.value() == 0  # new steps do not yank the view away
+    view.jump_button.click()
+    QApplication.processEvents()
+    assert bar.value() == bar.maximum()
+    assert view.following and not view.jump_button.isVisible()
+    model.sync_history(long_history(40))
+    QApplication.processEvents()
+    assert bar.value() == bar.maximum()
+
+
+def test_click_expands_long_text(view: TimelineView, qtbot) -> None:  # noqa: ANN001
+    model = view.timeline
+    model.start_run("Task", follow_up=False)
+    model.sync_history([step(1, memory=LONG)])
+    QApplication.processEvents()
+    index = model.index(1)
+    option = QStyleOptionViewItem()
+    option.rect = view.visualRect(index)
+    collapsed = view.itemDelegate().sizeHint(option, index).height()
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())
+    assert model.item(1).expanded
+    expanded = view.itemDelegate().sizeHint(option, index).height()
+    assert expanded > collapsed + 40
+    QApplication.processEvents()
+    assert view.visualRect(index).height() == expanded
+
+
+def test_ctrl_c_copies_the_current_card(view: TimelineView) -> None:
+    model = view.timeline
+    model.start_run("Copy me, please", follow_up=False)
+    view.setCurrentIndex(model.index(0))
+    view.setFocus()
+    QTest.keySequence(view, QKeySequence(QKeySequence.StandardKey.Copy))
+    assert QGuiApplication.clipboard().text() == "Task: Copy me, please"
+
+
+def test_markdown_result_and_load_run(view: TimelineView) -> None:
+    model = view.timeline
+    report = "## Task\nExport\n\n## Completed work\n- Opened the report\n\n## Not started\n- The export itself"
+    result = ExecutionResult(success=False, data=report, history=[step(1)], status=AgentStatus.ERROR, steps=1)
+    model.load_run("Export the report", result)
+    assert [item.kind for item in model.items] == [Kind.TASK, Kind.STEP, Kind.RESULT]
+    assert model.item(2).outcome is Outcome.ERROR
+    QApplication.processEvents()
+    assert not view.grab().isNull()
