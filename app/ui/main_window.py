@@ -415,10 +415,11 @@ class MainWindow(QMainWindow):
         self.timeline.refresh_theme()
         self.pill.update()
 
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
+    def event(self, event: QEvent) -> bool:
+        # The system switched light/dark (our own style sheet changes only send PaletteChange, never this).
         if event.type() == QEvent.Type.ApplicationPaletteChange:
             self._restyle()
+        return super().event(event)
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.ensure_future(coroutine)

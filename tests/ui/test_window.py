@@ -1,0 +1,97 @@
+"""The window as a whole: keyboard use, accessible names, geometry, light/dark palette."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QAbstractButton, QApplication
+
+from app.ui import style
+from app.ui.main_window import MainWindow
+from app.ui.status_pill import PillState
+from app.ui.task_input import ComposerMode
+from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
+from tests.ui.conftest import screenshot, settle, until
+from tests.ui.test_human_in_the_loop import CAPTCHA
+
+
+async def test_keyboard_only_run(window: MainWindow, llm_server: FakeLLMServer, qapp: QApplication) -> None:
+    llm_server.add(done_reply("Done by keyboard."))
+    window.activateWindow()
+    await until(lambda: qapp.focusWidget() is window.composer.input, message="focus in the task box")
+    QTest.keyClicks(window.composer.input, "Open the pricing page")
+    QTest.keyClick(window.composer.input, Qt.Key.Key_Return)  # Enter alone is a new line
+    assert window.composer.mode is ComposerMode.NEW
+    QTest.keyClick(window.composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert window.composer.mode is ComposerMode.STARTING
+    await settle(window)
+    assert window.pill.state is PillState.SUCCESS
+    assert qapp.focusWidget() is window.composer.input  # back to the input for the follow-up
+    assert window.model.item(0).text == "Open the pricing page"
+
+
+async def test_focus_moves_to_stop_while_running(window: MainWindow, llm_server: FakeLLMServer,
+                                                 qapp: QApplication) -> None:
+    llm_server.add(tool_reply({"scroll": {"down": True}}, delay=30))
+    window.activateWindow()
+    window.composer.input.setPlainText("Scroll")
+    window.composer.run.click()
+    await until(lambda: window.composer.mode is ComposerMode.RUNNING)
+    assert qapp.focusWidget() is window.composer.stop
+    window.stop()
+    await settle(window, timeout=5)
+
+
+def test_every_control_has_an_accessible_name(window: MainWindow) -> None:
+    buttons = window.findChildren(QAbstractButton)
+    assert buttons
+    assert all(button.accessibleName() for button in buttons), [b.text() for b in buttons if not b.accessibleName()]
+    for widget in (window.pill, window.timeline, window.composer.input, window.footer):
+        assert widget.accessibleName()
+
+
+def test_header_buttons_emit_requests(window: MainWindow) -> None:
+    asked: list[str] = []
+    window.settingsRequested.connect(lambda: asked.append("settings"))
+    window.historyRequested.connect(lambda: asked.append("history"))
+    window.settings_button.click()
+    window.history_button.click()
+    assert asked == ["settings", "history"]
+
+
+def test_geometry_is_saved_and_restored(window: MainWindow) -> None:
+    browser = window.place_beside_browser()
+    screen = (window.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+    assert browser[0] == screen.x() + window.geometry().width() or browser[0] >= screen.x()
+    window.setGeometry(QRect(100, 80, 430, 700))
+    saved = window.save_geometry()
+    window.setGeometry(QRect(0, 0, 500, 600))
+    assert window.restore_geometry(saved)
+    assert window.geometry().size() == QRect(100, 80, 430, 700).size()
+    assert not window.restore_geometry("")
+
+
+async def test_dark_palette(window: MainWindow, llm_server: FakeLLMServer, qapp: QApplication) -> None:
+    original = qapp.palette()
+    dark = QPalette(original)
+    for role, color in ((QPalette.ColorRole.Window, "#202124"), (QPalette.ColorRole.WindowText, "#e8eaed"),
+                        (QPalette.ColorRole.Base, "#17181a"), (QPalette.ColorRole.Text, "#e8eaed")):
+        dark.setColor(role, QColor(color))
+    qapp.setPalette(dark)
+    try:
+        await until(lambda: style.theme().dark, timeout=2, message="the dark theme")
+        llm_server.add(
+            tool_reply({"input_text": {"index": 1, "text": "ada"}}, memory="Login page open",
+                       next_goal="Type the user name"),
+            tool_reply({"click_element_by_index": {"index": 9}}, evaluation="✅ Success - typed it",
+                       next_goal="Press Sign in"),
+            done_reply(CAPTCHA, success=False),
+        )
+        window.composer.input.setPlainText("Sign in to the CRM")
+        window.composer.run.click()
+        await settle(window)
+        screenshot(window, "dark_failed_captcha_handoff")
+    finally:
+        qapp.setPalette(original)
+        await until(lambda: not style.theme().dark, timeout=2, message="the light theme again")
