@@ -95,3 +95,48 @@ async def test_dark_palette(window: MainWindow, llm_server: FakeLLMServer, qapp:
     finally:
         qapp.setPalette(original)
         await until(lambda: not style.theme().dark, timeout=2, message="the light theme again")
+
+
+def test_every_panel_string_has_a_chinese_translation() -> None:
+    import json
+    import re
+    from pathlib import Path
+
+    from app.assets import resources_root
+
+    table = json.loads((resources_root() / "i18n" / "zh" / "panel.json").read_text(encoding="utf-8"))
+    common = json.loads((resources_root() / "i18n" / "zh" / "common.json").read_text(encoding="utf-8"))
+    root = Path(__file__).resolve().parents[2] / "app" / "ui"
+    sources = [root / name for name in ("main_window.py", "status_pill.py", "task_input.py", "wording.py")]
+    sources += sorted((root / "timeline").glob("*.py"))
+    missing = []
+    for source in sources:
+        for match in re.finditer(r'\btr\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)', source.read_text(encoding="utf-8")):
+            text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', match.group(1)))
+            if text not in table and text not in common:
+                missing.append(text)
+    assert not missing
+
+
+async def test_panel_in_chinese(llm_server: FakeLLMServer, qapp: QApplication) -> None:
+    from app.ui.i18n import set_language
+    from tests.ui.conftest import TestRuntime
+
+    set_language("zh")
+    try:
+        runtime = TestRuntime(llm_server)
+        window = MainWindow(runtime)
+        window.resize(420, 820)
+        window.show()
+        llm_server.add(tool_reply({"input_text": {"index": 1, "text": "Ada"}}, memory="表单已打开",
+                                  next_goal="填写客户姓名"), done_reply("已创建客户 Ada。"))
+        window.composer.input.setPlainText("创建一个名为 Ada 的客户")
+        window.composer.run.click()
+        await settle(window)
+        assert window.pill.text() == "已完成"
+        assert window.composer.input.placeholderText() == "接下来做什么？"
+        screenshot(window, "zh_completed")
+        await runtime.shutdown()
+        window.close()
+    finally:
+        set_language("en")
