@@ -141,6 +141,8 @@ class Composer(QWidget):
             ComposerMode.STOPPING: (tr("Stopping…"), ""),
         }[mode]
         self.input.setPlaceholderText(placeholder)
+        # A disabled, empty editor does not repaint for a new placeholder on its own (seen under X11).
+        self.input.viewport().update()
         self.input.setAccessibleDescription(placeholder)
         self.hint.setText(hint)
         typing = mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP, ComposerMode.ASKING, ComposerMode.PAUSED)

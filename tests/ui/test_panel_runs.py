@@ -195,3 +195,22 @@ async def test_demo_banner(qapp: QApplication, llm_server: FakeLLMServer) -> Non
     screenshot(demo, "demo_idle")
     demo.close()
     plain.close()
+
+
+async def test_stop_while_the_browser_starts(window: MainWindow, runtime: TestRuntime,
+                                             llm_server: FakeLLMServer) -> None:
+    original = runtime.agent
+
+    async def slow_start():  # noqa: ANN202
+        await asyncio.sleep(0.3)
+        return await original()
+
+    runtime.agent = slow_start  # type: ignore[method-assign]
+    type_and_run(window, "Anything")
+    assert window.pill.state is PillState.STARTING
+    window.stop()
+    assert window.pill.state is PillState.STOPPING
+    await settle(window)
+    assert window.pill.state is PillState.STOPPED
+    assert llm_server.requests == []  # the task never reached the model
+    assert window.composer.input.isEnabled()
