@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
+from app.core.tools.base import AskUserHandler
 from app.core.types import (
     AgentActivity,
     AgentStatus,
@@ -50,9 +51,6 @@ from app.ui.wording import describe_activity, format_tokens
 
 log = logging.getLogger(__name__)
 
-AskUser = Callable[[str, AbortSignal], Any]
-
-
 class RuntimeLike(Protocol):
     """What the window needs from app.runtime.Runtime (tests pass a small host with the same methods)."""
 
@@ -63,7 +61,7 @@ class RuntimeLike(Protocol):
 
     async def agent(self) -> Agent: ...
 
-    def set_ask_user(self, handler: AskUser | None) -> None: ...
+    def set_ask_user(self, handler: AskUserHandler | None) -> None: ...
 
     def on_browser_closed(self, callback: Callable[[], None]) -> None: ...
 
@@ -83,7 +81,6 @@ class MainWindow(QMainWindow):
         self._answer: asyncio.Future[str] | None = None
         self._stop_requested = False
         self._background: set[asyncio.Task[Any]] = set()
-        self._steps = 0
 
         self.setWindowTitle(tr("Page Agent"))
         self.setMinimumSize(QSize(340, 480))
@@ -237,7 +234,6 @@ class MainWindow(QMainWindow):
             return None
         # Everything the user sees change happens now, before the first await: a click answers at once.
         self._stop_requested = False
-        self._steps = 0
         if not follow_up:
             self._model.clear()
         self._model.start_run(text, follow_up=follow_up)
@@ -276,7 +272,6 @@ class MainWindow(QMainWindow):
         if self.busy:
             return
         self._model.clear()
-        self._steps = 0
         self.handoff_bar.hide()
         self.pill.set_state(PillState.IDLE)
         self.composer.set_mode(ComposerMode.NEW)
@@ -376,7 +371,6 @@ class MainWindow(QMainWindow):
                 self.composer.set_mode(ComposerMode.PAUSED)
             return
         if isinstance(activity, ThinkingActivity):
-            self._steps = activity.step_index
             self.pill.set_detail(tr("Step {n} of {max}", n=activity.step_index, max=activity.max_steps))
         self.pill.set_activity(describe_activity(activity))
 
