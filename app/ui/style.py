@@ -91,7 +91,9 @@ def stylesheet(t: Theme) -> str:
     QPushButton:hover {{ border-color: {_css(t.muted)}; }}
     QPushButton:focus {{ border: 2px solid {c['accent']}; padding: 6px 13px; }}
     QPushButton:disabled {{ color: {_css(t.neutral)}; background: {_css(t.soft(t.neutral, 0.08))}; }}
-    QPushButton[role="primary"] {{ background: {c['accent']}; color: {c['on_accent']}; border: 1px solid {c['accent']}; }}
+    QPushButton[role="primary"] {{
+        background: {c['accent']}; color: {c['on_accent']}; border: 1px solid {c['accent']};
+    }}
     QPushButton[role="primary"]:hover {{ background: {_css(accent_hover)}; }}
     QPushButton[role="primary"]:focus {{ border: 2px solid {_css(t.text)}; }}
     QPushButton[role="primary"]:disabled {{
@@ -133,7 +135,8 @@ def stylesheet(t: Theme) -> str:
 
     QListView#Timeline {{ background: {c['sunken']}; border: none; outline: none; }}
     QPushButton#JumpToLatest {{
-        background: {c['accent']}; color: {c['on_accent']}; border: none; border-radius: 15px; padding: 6px 14px;
+        background: {c['accent']}; color: {c['on_accent']}; border: none; border-radius: 14px; padding: 0 16px;
+        min-height: 28px; max-height: 28px;
     }}
     QPushButton#JumpToLatest:focus {{ border: 2px solid {_css(t.text)}; }}
 

@@ -13,7 +13,8 @@ from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import TestRuntime, screenshot, settle, until
 from tests.ui.test_panel_runs import kinds, type_and_run
 
-CAPTCHA = ("I filled in the login form, but the site shows a **captcha** (“I'm not a robot”) that I cannot solve.\n\n"
+CAPTCHA = ("I filled in the login form, but the site shows a **captcha** (“I'm not a robot”) that I cannot "
+           "solve.\n\n"
            "Please solve it in the browser, then tell me to continue.")
 
 

@@ -140,3 +140,15 @@ async def test_panel_in_chinese(llm_server: FakeLLMServer, qapp: QApplication) -
         window.close()
     finally:
         set_language("en")
+
+
+def test_jump_to_latest_in_the_panel(window: MainWindow, qapp: QApplication) -> None:
+    from tests.ui.test_timeline import long_history
+
+    window.model.start_run("Fill in the 40-field onboarding form", follow_up=False)
+    window.model.sync_history(long_history(40))
+    qapp.processEvents()
+    window.timeline.verticalScrollBar().setValue(window.timeline.verticalScrollBar().maximum() // 2)
+    qapp.processEvents()
+    assert window.timeline.jump_button.isVisible()
+    screenshot(window, "jump_to_latest")

@@ -130,7 +130,8 @@ class _Builder:
     def text(self, text: str, font: QFont, color: QColor, *, x: float = PAD, width: float | None = None,
              max_lines: int | None = COLLAPSED_LINES, spacing: float = GAP) -> None:
         width = width if width is not None else self.width - PAD - x
-        lines, elided = _wrap(displayable(text, self.d.emoji_font), font, max(20.0, width), None if self.expanded else max_lines)
+        limit = None if self.expanded else max_lines
+        lines, elided = _wrap(displayable(text, self.d.emoji_font), font, max(20.0, width), limit)
         self.elided |= elided
         metrics = QFontMetricsF(font)
         for line in lines:
@@ -383,8 +384,8 @@ class TimelineDelegate(QStyledItemDelegate):
             b.ops.append(_Doc(QPointF(PAD - 4, b.y), doc, shown))
             b.y += shown + GAP
         if item.needs_handoff:
-            b.icon_text("hand", t.warning, tr("Do it in the browser, then press “I've done it — continue” below."),
-                        self.small_font, t.muted)
+            hint = tr("Do it in the browser, then press “I've done it — continue” below.")
+            b.icon_text("hand", t.warning, hint, self.small_font, t.muted)
         return b.finish(t.soft(color, 0.6), t.surface, stripe=color)
 
     def _document(self, text: str, width: float) -> QTextDocument:

@@ -243,7 +243,8 @@ class TimelineModel(QAbstractListModel):
     def finish_run(self, result: ExecutionResult) -> TimelineItem:
         self.sync_history(result.history)
         outcome = outcome_of(result)
-        text = tr("You stopped the task.") if outcome is Outcome.STOPPED and result.data == TASK_ABORTED else result.data
+        stopped = outcome is Outcome.STOPPED and result.data == TASK_ABORTED
+        text = tr("You stopped the task.") if stopped else result.data
         item = TimelineItem(Kind.RESULT, text=text, outcome=outcome)
         self._append([item])
         # The result's usage also counts calls that made no step (the final report).

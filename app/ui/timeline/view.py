@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QRectF, Qt
-from PySide6.QtGui import QContextMenuEvent, QGuiApplication, QKeyEvent, QKeySequence, QPainter, QPaintEvent
-from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, QWidget
+from PySide6.QtGui import QColor, QContextMenuEvent, QGuiApplication, QKeyEvent, QKeySequence, QPainter, QPaintEvent
+from PySide6.QtWidgets import QAbstractItemView, QGraphicsDropShadowEffect, QListView, QMenu, QPushButton, QWidget
 
 from app.ui.i18n import tr
 from app.ui.icons import icon, paint_icon
@@ -43,6 +43,11 @@ class TimelineView(QListView):
         self._jump.setCursor(Qt.CursorShape.PointingHandCursor)
         self._jump.hide()
         self._jump.clicked.connect(self.jump_to_latest)
+        shadow = QGraphicsDropShadowEffect(self._jump)
+        shadow.setBlurRadius(14)
+        shadow.setOffset(0, 2)
+        shadow.setColor(QColor(0, 0, 0, 70))
+        self._jump.setGraphicsEffect(shadow)
 
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range_changed)
