@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# Sets up Page Agent Desktop from a checkout, then optionally tests or runs it. Safe to run again and again:
+# every step checks first and only does work that is missing.
+#
+#   bash packaging/setup.sh                           set up only
+#   bash packaging/setup.sh --test                    set up, then run the test suite (exits with pytest's code)
+#   bash packaging/setup.sh --run [ARGS...]           set up, then start the app with ARGS
+#   bash packaging/setup.sh --install-desktop-entry   set up, then add the app to your desktop's menu
+#
+# PYTHON=/path/to/python3.12 picks the interpreter for a new .venv (3.11 or newer).
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$REPO_ROOT/.venv"
+STAMP="$VENV/.page-agent-setup-stamp"
+MIN_PYTHON="3.11"
+APT_PACKAGES=(
+  chromium libatomic1 libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 libxkbcommon0 xvfb xauth
+  libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
+  libxcb-shape0 libxcb-xfixes0 libxcb-xkb1 libxcb-randr0 fonts-noto-cjk python3-venv
+)
+
+if [[ -t 1 ]]; then BOLD=$'\033[1m' RED=$'\033[31m' PLAIN=$'\033[0m'; else BOLD="" RED="" PLAIN=""; fi
+say() { printf '%s==>%s %s\n' "$BOLD" "$PLAIN" "$*"; }
+note() { printf '    %s\n' "$*"; }
+die() { printf '%serror:%s %s\n' "$RED" "$PLAIN" "$*" >&2; exit 1; }
+
+usage() {
+  sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+# --- arguments -------------------------------------------------------------------------------------------------------
+
+MODE="setup"
+INSTALL_DESKTOP_ENTRY=0
+RUN_ARGS=()
+while (($#)); do
+  case "$1" in
+    --test) MODE="test"; shift ;;
+    --run) MODE="run"; shift; RUN_ARGS=("$@"); break ;;  # everything after --run belongs to the app
+    --install-desktop-entry) INSTALL_DESKTOP_ENTRY=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option: $1" ;;
+  esac
+done
+
+# --- system packages -------------------------------------------------------------------------------------------------
+
+as_root() {
+  if [[ $EUID -eq 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    return 127
+  fi
+}
+
+# Removes one name from the global "missing" array.
+drop_missing() {
+  local kept=() pkg
+  for pkg in ${missing[@]+"${missing[@]}"}; do
+    [[ "$pkg" == "$1" ]] || kept+=("$pkg")
+  done
+  missing=(${kept[@]+"${kept[@]}"})
+}
+
+is_installed() {
+  dpkg -s "$1" 2>/dev/null | grep -q '^Status: install ok installed'
+}
+
+has_candidate() {
+  local candidate
+  candidate="$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}')"
+  [[ -n "$candidate" && "$candidate" != "(none)" ]]
+}
+
+install_system_packages() {
+  say "Checking system packages"
+  if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    note "This is not a Debian/Ubuntu system, so nothing is installed automatically."
+    note "Install Chromium, Xvfb, the Qt xcb libraries and Python ${MIN_PYTHON}+ with venv support yourself."
+    return
+  fi
+  local pkg
+  missing=()
+  for pkg in "${APT_PACKAGES[@]}"; do
+    is_installed "$pkg" || missing+=("$pkg")
+  done
+  # Ubuntu has no "chromium" deb; its "chromium-browser" deb is a shim that installs the snap.
+  if [[ " ${missing[*]} " == *" chromium "* ]] && is_installed chromium-browser; then
+    drop_missing chromium
+  fi
+  if ((${#missing[@]} == 0)); then
+    note "All ${#APT_PACKAGES[@]} packages are installed."
+    return
+  fi
+  note "Missing: ${missing[*]}"
+  if [[ $EUID -ne 0 ]] && ! command -v sudo >/dev/null 2>&1; then
+    die "not root and sudo is not available. As root, run: apt-get install ${missing[*]}"
+  fi
+  say "Updating the package lists (apt-get update)"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  if [[ " ${missing[*]} " == *" chromium "* ]] && ! has_candidate chromium; then
+    drop_missing chromium
+    if has_candidate chromium-browser; then
+      note "This system has no 'chromium' package; installing 'chromium-browser' instead."
+      note "On Ubuntu that package installs the Chromium snap. If the app cannot drive it, run:"
+      note "  $VENV/bin/python -m playwright install chromium"
+      missing+=(chromium-browser)
+    else
+      note "No Chromium package is available here. After setup, either install Google Chrome or run:"
+      note "  $VENV/bin/python -m playwright install chromium"
+    fi
+  fi
+  if ((${#missing[@]})); then
+    say "Installing: ${missing[*]}"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+  fi
+}
+
+# --- Python virtual environment -------------------------------------------------------------------------------------
+
+python_is_recent() {
+  "$1" -c "import sys; sys.exit(0 if sys.version_info >= (${MIN_PYTHON/./, }) else 1)" >/dev/null 2>&1
+}
+
+find_python() {
+  local candidate
+  for candidate in ${PYTHON:-} python3 python3.13 python3.12 python3.11; do
+    # Ask the interpreter itself: pyenv shims exist for versions that are not installed.
+    if command -v "$candidate" >/dev/null 2>&1 && python_is_recent "$candidate"; then
+      command -v "$candidate"
+      return
+    fi
+  done
+  return 1
+}
+
+ensure_venv() {
+  say "Checking the virtual environment at $VENV"
+  if [[ -x "$VENV/bin/python" ]]; then
+    python_is_recent "$VENV/bin/python" \
+      || die ".venv uses Python $("$VENV/bin/python" -c 'import platform; print(platform.python_version())'), but ${MIN_PYTHON}+ is needed. Remove $VENV and run this again."
+    note "Found one with Python $("$VENV/bin/python" -c 'import platform; print(platform.python_version())')."
+    return
+  fi
+  local python
+  python="$(find_python)" || die "Python ${MIN_PYTHON} or newer is required, but none was found (tried: ${PYTHON:-} python3 python3.13 python3.12 python3.11). Install it, or point PYTHON at one."
+  say "Creating .venv with $python ($("$python" -c 'import platform; print(platform.python_version())'))"
+  "$python" -m venv "$VENV" || die "could not create the virtual environment. On Debian/Ubuntu: apt-get install python3-venv"
+  "$VENV/bin/python" -m pip install --quiet --upgrade pip
+  rm -f "$STAMP"
+}
+
+ensure_python_packages() {
+  local want
+  want="$(sha256sum "$REPO_ROOT/pyproject.toml" | cut -d' ' -f1)"
+  if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
+    say "Python packages are up to date (pyproject.toml unchanged since the last install)"
+    return
+  fi
+  say "Installing the app and its test dependencies (pip install -e \".[test]\")"
+  (cd "$REPO_ROOT" && "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test]")
+  printf '%s\n' "$want" >"$STAMP"
+}
+
+# --- desktop entry ---------------------------------------------------------------------------------------------------
+
+install_desktop_entry() {
+  local data_home="${XDG_DATA_HOME:-$HOME/.local/share}"
+  local apps="$data_home/applications" icons="$data_home/icons/hicolor"
+  say "Installing the desktop entry for $(id -un) in $apps"
+  mkdir -p "$apps" "$icons/scalable/apps"
+  install -m 0644 "$REPO_ROOT/resources/icons/app.svg" "$icons/scalable/apps/page-agent-desktop.svg"
+  if [[ -f "$REPO_ROOT/resources/icons/app.png" ]]; then
+    mkdir -p "$icons/256x256/apps"
+    install -m 0644 "$REPO_ROOT/resources/icons/app.png" "$icons/256x256/apps/page-agent-desktop.png"
+  fi
+  # The console script lives in .venv, not on PATH, so the menu entry points at it directly.
+  sed -e "s|^Exec=page-agent-desktop|Exec=\"$VENV/bin/page-agent-desktop\"|" \
+    "$REPO_ROOT/packaging/page-agent-desktop.desktop" >"$apps/page-agent-desktop.desktop"
+  chmod 0644 "$apps/page-agent-desktop.desktop"
+  if command -v update-desktop-database >/dev/null 2>&1; then
+    update-desktop-database -q "$apps" || true
+  fi
+  note "Done: look for \"Page Agent Desktop\" in your applications menu."
+}
+
+# --- main ------------------------------------------------------------------------------------------------------------
+
+cd "$REPO_ROOT"
+install_system_packages
+ensure_venv
+ensure_python_packages
+if ((INSTALL_DESKTOP_ENTRY)); then
+  install_desktop_entry
+fi
+
+case "$MODE" in
+  setup)
+    say "Setup complete. Start the app with: bash packaging/setup.sh --run"
+    ;;
+  test)
+    say "Running the tests"
+    exec env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q
+    ;;
+  run)
+    if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
+      command -v xvfb-run >/dev/null 2>&1 || die "no display, and xvfb-run is not installed (apt-get install xvfb xauth)"
+      say "No display found (DISPLAY and WAYLAND_DISPLAY are unset): running on a virtual X server (xvfb-run)"
+      exec xvfb-run -a -s "-screen 0 1600x900x24" "$VENV/bin/page-agent-desktop" ${RUN_ARGS[@]+"${RUN_ARGS[@]}"}
+    fi
+    say "Starting Page Agent Desktop"
+    exec "$VENV/bin/page-agent-desktop" ${RUN_ARGS[@]+"${RUN_ARGS[@]}"}
+    ;;
+esac
