@@ -1,0 +1,220 @@
+""""Test connection": one real chat-completions request with a tiny forced tool, and a plain-words verdict.
+
+The agent's own client retries and classifies for a running task; the probe instead wants the *first* failure
+explained as precisely as possible (refused vs. unknown host, unknown model vs. wrong path, which tool-choice mode
+to try next), so it talks to the openai package directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import socket
+from enum import StrEnum
+from typing import Any
+from urllib.parse import urlparse
+
+from pydantic import BaseModel
+
+from app.llm.errors import _TOOL_HINTS, _detail
+from app.llm.settings import LLMSettings, ToolChoiceMode
+
+PROBE_TOOL = "connection_check"
+# Long enough for a local server that loads the model on the first request, short enough to feel like a test.
+PROBE_TIMEOUT = 45.0
+_NO_KEY = "not-needed"
+_KEYLIKE = re.compile(r"\b(?:sk|pk|key)-[A-Za-z0-9_\-*.]{6,}")
+
+
+class ProbeKind(StrEnum):
+    OK = "ok"
+    INVALID = "invalid"  # the form itself: no http(s) URL, no model
+    UNREACHABLE = "unreachable"
+    TIMEOUT = "timeout"
+    AUTH = "auth"
+    NOT_FOUND = "not_found"
+    NO_TOOLS = "no_tools"
+    RATE_LIMIT = "rate_limit"
+    SERVER = "server"
+    REFUSED = "refused"  # any other 4xx
+
+
+class ProbeResult(BaseModel):
+    ok: bool
+    kind: ProbeKind
+    message: str
+    suggestion: str | None = None
+
+
+def _result(kind: ProbeKind, message: str, suggestion: str | None = None) -> ProbeResult:
+    return ProbeResult(ok=kind == ProbeKind.OK, kind=kind, message=message, suggestion=suggestion)
+
+
+async def test_connection(settings: LLMSettings) -> ProbeResult:
+    """Make one request to ``settings``' endpoint and say in plain words whether the agent can use it."""
+    invalid = _check_form(settings)
+    if invalid is not None:
+        return invalid
+    import openai  # lazily: importing openai costs over a second
+
+    key = settings.api_key.get_secret_value() if settings.api_key else ""
+    timeout = min(settings.request_timeout, PROBE_TIMEOUT)
+    client = openai.AsyncOpenAI(base_url=settings.base_url, api_key=key or _NO_KEY, timeout=timeout, max_retries=0)
+    try:
+        response = await client.chat.completions.create(**_request(settings))
+    except openai.APITimeoutError:
+        result = _result(
+            ProbeKind.TIMEOUT, f"{settings.base_url} did not answer within {timeout:g} s.",
+            "The server may be overloaded or still loading the model; try again in a moment.",
+        )
+    except openai.APIConnectionError as exc:
+        result = _unreachable(settings.base_url, exc)
+    except openai.APIStatusError as exc:
+        result = _refused(settings, exc.status_code, _detail(exc), bool(key))
+    else:
+        result = _verdict(settings, response)
+    finally:
+        await asyncio.shield(client.close())
+    return _redacted(result, key)
+
+
+def _check_form(settings: LLMSettings) -> ProbeResult | None:
+    url = urlparse(settings.base_url.strip())
+    if url.scheme not in ("http", "https") or not url.netloc:
+        return _result(ProbeKind.INVALID, "The base URL must start with http:// or https://.",
+                       "For example https://api.openai.com/v1 or http://localhost:11434/v1.")
+    if not settings.model.strip():
+        return _result(ProbeKind.INVALID, "Enter the name of the model to use.")
+    return None
+
+
+def _request(settings: LLMSettings) -> dict[str, Any]:
+    if settings.tool_choice == ToolChoiceMode.JSON_TEXT:
+        prompt = 'This is a connection test. Answer with exactly this JSON object and nothing else: {"ok": true}'
+        return {"model": settings.model, "messages": [{"role": "user", "content": prompt}]}
+    tool = {
+        "type": "function",
+        "function": {
+            "name": PROBE_TOOL,
+            "description": "Report that the connection works.",
+            "parameters": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
+        },
+    }
+    choice: Any = (
+        "required" if settings.tool_choice == ToolChoiceMode.REQUIRED
+        else {"type": "function", "function": {"name": PROBE_TOOL}}
+    )
+    prompt = f"This is a connection test. Call the {PROBE_TOOL} tool with ok set to true."
+    return {"model": settings.model, "messages": [{"role": "user", "content": prompt}], "tools": [tool],
+            "tool_choice": choice}
+
+
+def _verdict(settings: LLMSettings, response: Any) -> ProbeResult:
+    where = f"{settings.model} at {settings.base_url}"
+    choices = getattr(response, "choices", None)
+    if not choices:
+        return _result(ProbeKind.REFUSED, f"{settings.base_url} answered, but not like an OpenAI-compatible API "
+                                          "(no choices in the answer).",
+                       "Check that the base URL points at the API (it usually ends in /v1).")
+    message = choices[0].message
+    if settings.tool_choice == ToolChoiceMode.JSON_TEXT:
+        if _has_json_object(message.content or ""):
+            return _result(ProbeKind.OK, f"Connected to {where}; JSON answers work.")
+        return _result(ProbeKind.NO_TOOLS, f"{where} answered, but not with the JSON object it was asked for.",
+                       "This model may be too small to follow the agent's format; try a larger model.")
+    if any(getattr(call, "function", None) is not None for call in (message.tool_calls or [])):
+        return _result(ProbeKind.OK, f"Connected to {where}; tool calling works.")
+    return _result(ProbeKind.NO_TOOLS, f"{where} answered in plain text instead of calling the tool.",
+                   _next_mode_hint(settings.tool_choice))
+
+
+def _next_mode_hint(mode: ToolChoiceMode) -> str:
+    if mode == ToolChoiceMode.NAMED:
+        return ("Set the tool-choice mode to 'required'; if that still fails, use 'JSON in text', "
+                "which works without tool support.")
+    return "Set the tool-choice mode to 'JSON in text', which works without tool support."
+
+
+def _has_json_object(text: str) -> bool:
+    match = re.search(r"\{.*\}", text, re.DOTALL)
+    if not match:
+        return False
+    try:
+        return isinstance(json.loads(match.group(0)), dict)
+    except ValueError:
+        return False
+
+
+def _unreachable(base_url: str, exc: BaseException) -> ProbeResult:
+    host = urlparse(base_url).hostname or base_url
+    cause = _root_cause(exc)
+    text = str(cause).lower()
+    if isinstance(cause, socket.gaierror) or "name or service not known" in text or "nodename" in text:
+        return _result(ProbeKind.UNREACHABLE, f"The host name '{host}' could not be found.",
+                       "Check the base URL for typos, and your internet connection.")
+    if isinstance(cause, ConnectionRefusedError) or "refused" in text:
+        local = host in ("localhost", "127.0.0.1", "::1")
+        return _result(
+            ProbeKind.UNREACHABLE, f"Nothing is answering at {base_url} (connection refused).",
+            "Start the local model server (Ollama, LM Studio) and check its port." if local
+            else "Check the base URL and port.",
+        )
+    return _result(ProbeKind.UNREACHABLE, f"Could not reach {base_url}: {cause}",
+                   "Check the base URL, your network and any proxy or firewall.")
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    seen: set[int] = set()
+    current = exc
+    while id(current) not in seen:
+        seen.add(id(current))
+        nxt = current.__cause__ or current.__context__
+        if nxt is None:
+            break
+        current = nxt
+    return current
+
+
+def _refused(settings: LLMSettings, status: int, detail: str, sent_key: bool) -> ProbeResult:
+    lowered = detail.lower()
+    said = f" The server said: {detail}" if detail else ""
+    if status in (401, 403):
+        if not sent_key:
+            return _result(ProbeKind.AUTH, f"{settings.base_url} needs an API key ({status}).{said}",
+                           "Paste your API key into the API key field.")
+        return _result(ProbeKind.AUTH, f"{settings.base_url} rejected the API key ({status}).{said}",
+                       "Check that the key is complete, belongs to this provider and is still active.")
+    if status == 404:
+        if "model" in lowered:
+            return _result(ProbeKind.NOT_FOUND,
+                           f"{settings.base_url} does not know the model '{settings.model}'.{said}",
+                           "Check the model name's spelling; the provider's model list has the exact names.")
+        return _result(ProbeKind.NOT_FOUND, f"Nothing was found at {settings.base_url} (404).{said}",
+                       "Check the base URL: it is usually the address that ends in /v1.")
+    if status == 429:
+        if "quota" in lowered or "insufficient" in lowered or "billing" in lowered:
+            return _result(ProbeKind.RATE_LIMIT, f"The account behind this key has no quota left (429).{said}",
+                           "Add credit or raise the limit on the provider's billing page.")
+        return _result(ProbeKind.RATE_LIMIT, f"{settings.base_url} is limiting requests right now (429).{said}",
+                       "Wait a minute and test again.")
+    if status >= 500:
+        return _result(ProbeKind.SERVER, f"{settings.base_url} had a server error ({status}).{said}",
+                       "This is on the provider's side; try again later.")
+    if any(hint in lowered for hint in _TOOL_HINTS) and settings.tool_choice != ToolChoiceMode.JSON_TEXT:
+        return _result(ProbeKind.NO_TOOLS, f"{settings.model} refused the tool call ({status}).{said}",
+                       _next_mode_hint(settings.tool_choice))
+    return _result(ProbeKind.REFUSED, f"{settings.base_url} refused the request ({status}).{said}")
+
+
+def _redacted(result: ProbeResult, key: str) -> ProbeResult:
+    """Servers sometimes echo the key back (whole or masked); none of it may reach the screen."""
+    def clean(text: str) -> str:
+        if key:
+            text = text.replace(key, "•••")
+        return _KEYLIKE.sub("•••", text)
+
+    return result.model_copy(update={
+        "message": clean(result.message),
+        "suggestion": clean(result.suggestion) if result.suggestion else None,
+    })

@@ -1,0 +1,134 @@
+"""Test connection against a real HTTP fake endpoint: every verdict in plain words, and never the key."""
+
+from __future__ import annotations
+
+import socket
+
+from pydantic import SecretStr
+
+from app.llm import probe
+from app.llm.probe import ProbeKind
+from app.llm.settings import LLMSettings, ToolChoiceMode
+from tests.fakes.llm_server import FakeLLMServer, FakeResponse, completion, error_reply
+
+KEY = "sk-probe-secret-1234567890"
+
+
+def settings_for(server: FakeLLMServer, **changes: object) -> LLMSettings:
+    base = LLMSettings(base_url=server.base_url, api_key=SecretStr(KEY), model="fake-model")
+    return base.model_copy(update=changes)
+
+
+def assert_no_key(result: probe.ProbeResult) -> None:
+    assert KEY not in result.message and KEY not in (result.suggestion or "")
+
+
+async def test_ok_with_a_named_tool_call(llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=probe.PROBE_TOOL, arguments={"ok": True})))
+    result = await probe.test_connection(settings_for(llm_server))
+    assert result.ok and result.kind == ProbeKind.OK
+    assert result.message == f"Connected to fake-model at {llm_server.base_url}; tool calling works."
+    request = llm_server.requests[0]
+    assert request["tool_choice"] == {"type": "function", "function": {"name": probe.PROBE_TOOL}}
+    assert request["_headers"]["authorization"] == f"Bearer {KEY}"
+    assert len(llm_server.requests) == 1  # one request, no retries
+
+
+async def test_required_mode_sends_required(llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=probe.PROBE_TOOL, arguments={"ok": True})))
+    result = await probe.test_connection(settings_for(llm_server, tool_choice=ToolChoiceMode.REQUIRED))
+    assert result.ok
+    assert llm_server.requests[0]["tool_choice"] == "required"
+
+
+async def test_json_text_mode_needs_no_tools(llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=None, content='Sure: {"ok": true}')))
+    result = await probe.test_connection(settings_for(llm_server, tool_choice=ToolChoiceMode.JSON_TEXT))
+    assert result.ok and "JSON answers work" in result.message
+    assert "tools" not in llm_server.requests[0]
+
+
+async def test_bad_key_is_named_and_never_echoed(llm_server: FakeLLMServer) -> None:
+    llm_server.add(error_reply(401, f"Incorrect API key provided: {KEY}. You can find your key at ..."))
+    result = await probe.test_connection(settings_for(llm_server))
+    assert not result.ok and result.kind == ProbeKind.AUTH
+    assert "rejected the API key (401)" in result.message
+    assert_no_key(result)
+    assert "sk-" not in result.message  # masked variants are dropped too
+
+
+async def test_missing_key(llm_server: FakeLLMServer) -> None:
+    llm_server.add(error_reply(401, "You didn't provide an API key."))
+    result = await probe.test_connection(settings_for(llm_server, api_key=None))
+    assert result.kind == ProbeKind.AUTH and "needs an API key" in result.message
+
+
+async def test_unknown_model(llm_server: FakeLLMServer) -> None:
+    llm_server.add(error_reply(404, "The model `gpt-9` does not exist or you do not have access to it."))
+    result = await probe.test_connection(settings_for(llm_server, model="gpt-9"))
+    assert result.kind == ProbeKind.NOT_FOUND
+    assert "does not know the model 'gpt-9'" in result.message
+    assert result.suggestion and "model name" in result.suggestion
+
+
+async def test_wrong_path(llm_server: FakeLLMServer) -> None:
+    llm_server.add(error_reply(404, "Not Found"))
+    result = await probe.test_connection(settings_for(llm_server))
+    assert result.kind == ProbeKind.NOT_FOUND and result.suggestion and "/v1" in result.suggestion
+
+
+async def test_plain_text_answer_suggests_another_mode(llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=None, content="Hello! How can I help?")))
+    result = await probe.test_connection(settings_for(llm_server))
+    assert result.kind == ProbeKind.NO_TOOLS and not result.ok
+    assert "plain text instead of calling the tool" in result.message
+    assert result.suggestion and "'required'" in result.suggestion and "JSON in text" in result.suggestion
+
+
+async def test_refused_named_choice_suggests_required(llm_server: FakeLLMServer) -> None:
+    llm_server.add(error_reply(400, "tool_choice object is not supported by this model"))
+    result = await probe.test_connection(settings_for(llm_server))
+    assert result.kind == ProbeKind.NO_TOOLS
+    assert result.suggestion and result.suggestion.startswith("Set the tool-choice mode to 'required'")
+
+
+async def test_refused_tools_in_required_mode_suggests_json(llm_server: FakeLLMServer) -> None:
+    llm_server.add(error_reply(400, "This model does not support tools"))
+    result = await probe.test_connection(settings_for(llm_server, tool_choice=ToolChoiceMode.REQUIRED))
+    assert result.kind == ProbeKind.NO_TOOLS
+    assert result.suggestion == "Set the tool-choice mode to 'JSON in text', which works without tool support."
+
+
+async def test_rate_limit_and_quota_and_server_error(llm_server: FakeLLMServer) -> None:
+    llm_server.add(error_reply(429, "Rate limit reached"), error_reply(429, "You exceeded your current quota"),
+                   error_reply(503, "overloaded"))
+    limited = await probe.test_connection(settings_for(llm_server))
+    quota = await probe.test_connection(settings_for(llm_server))
+    server = await probe.test_connection(settings_for(llm_server))
+    assert limited.kind == ProbeKind.RATE_LIMIT and "limiting requests" in limited.message
+    assert quota.kind == ProbeKind.RATE_LIMIT and "no quota left" in quota.message
+    assert server.kind == ProbeKind.SERVER and "(503)" in server.message
+
+
+async def test_unreachable_port() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    settings = LLMSettings(base_url=f"http://127.0.0.1:{port}/v1", api_key=SecretStr(KEY), model="m")
+    result = await probe.test_connection(settings)
+    assert result.kind == ProbeKind.UNREACHABLE
+    assert "connection refused" in result.message
+    assert_no_key(result)
+
+
+async def test_timeout(llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(), delay=5))
+    result = await probe.test_connection(settings_for(llm_server, request_timeout=0.3))
+    assert result.kind == ProbeKind.TIMEOUT and "did not answer within 0.3 s" in result.message
+
+
+async def test_form_is_checked_before_any_request() -> None:
+    bad_url = await probe.test_connection(LLMSettings(base_url="localhost:11434", model="m"))
+    no_model = await probe.test_connection(LLMSettings(base_url="http://localhost:1/v1", model=" "))
+    assert bad_url.kind == ProbeKind.INVALID and "http://" in bad_url.message
+    assert no_model.kind == ProbeKind.INVALID and "model" in no_model.message
