@@ -1,0 +1,220 @@
+"""A saved run as JSON, or as one self-contained HTML page (inline CSS, no scripts, no external assets) that
+reads like the panel's timeline and follows the reader's light or dark preference."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from html import escape
+from typing import Any
+
+from app.core.types import (
+    AgentStatus,
+    ErrorEvent,
+    HistoricalEvent,
+    ObservationEvent,
+    RetryEvent,
+    StepEvent,
+    UserTakeoverEvent,
+)
+from app.history.records import RunRecord, TaskRun
+from app.ui.i18n import language, tr
+from app.ui.wording import Reading, describe_action, evaluation_reading, format_duration, format_tokens
+
+_READING_MARK = {Reading.SUCCESS: "✅", Reading.FAILURE: "❌", Reading.UNKNOWN: "❔"}
+
+
+def export_json(record: RunRecord) -> str:
+    # Validating again drops any secret-looking setting, even from a record built by hand.
+    return RunRecord.model_validate(record.model_dump()).model_dump_json(indent=2)
+
+
+def outcome_label(status: AgentStatus, success: bool) -> tuple[str, str]:
+    """The badge's words and its colour class."""
+    if status == AgentStatus.COMPLETED:
+        return (tr("Success"), "ok") if success else (tr("Not completed"), "fail")
+    if status == AgentStatus.STOPPED:
+        return tr("Stopped"), "stopped"
+    if status == AgentStatus.ERROR:
+        return tr("Error"), "fail"
+    return tr("Unfinished"), "stopped"
+
+
+def export_html(record: RunRecord) -> str:
+    label, tone = outcome_label(record.status, record.success)
+    title = record.tasks[0].task if record.tasks else tr("Run")
+    facts = [
+        _local(record.started_at),
+        tr("{n} steps", n=record.steps),
+        tr("{tokens} tokens", tokens=format_tokens(record.usage.total_tokens)),
+    ]
+    model = record.settings.get("model")
+    if model:
+        facts.append(tr("model {model}", model=model))
+    demo = f'<span class="badge demo">{_e(tr("Replayed demo"))}</span>' if record.demo else ""
+    tasks = "\n".join(_task_html(task, number) for number, task in enumerate(record.tasks, start=1))
+    return f"""<!DOCTYPE html>
+<html lang="{'zh-CN' if language() == 'zh' else 'en'}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="Page Agent Desktop">
+<title>{_e(tr("Page Agent run"))}: {_e(_short(title, 80))}</title>
+<style>{_CSS}</style>
+</head>
+<body>
+<header>
+  <p class="kicker">{_e(tr("Page Agent run"))}</p>
+  <h1>{_e(title)}</h1>
+  <p class="facts"><span class="badge {tone}">{_e(label)}</span>{demo} {" · ".join(_e(f) for f in facts)}</p>
+</header>
+<main>
+{tasks}
+</main>
+</body>
+</html>
+"""
+
+
+def _task_html(task: TaskRun, number: int) -> str:
+    heading = tr("Follow-up") if task.follow_up else tr("Task")
+    label, tone = outcome_label(task.status, task.success)
+    events = "\n".join(_event_html(event) for event in task.events)
+    return f"""<section class="task">
+  <h2><span class="muted">{_e(heading)} {number}</span> {_e(task.task)}</h2>
+  <ol class="timeline">
+{events}
+  </ol>
+  <div class="result {tone}">
+    <p class="result-head"><span class="badge {tone}">{_e(label)}</span>
+      <span class="muted">{_e(tr("{n} steps", n=task.steps))} · {_e(_local(task.finished_at))}</span></p>
+    <div class="text">{_e(task.result)}</div>
+  </div>
+</section>"""
+
+
+def _event_html(event: HistoricalEvent) -> str:
+    match event:
+        case StepEvent():
+            return _step_html(event)
+        case ObservationEvent():
+            return _note("observation", tr("Observation"), event.content)
+        case RetryEvent():
+            return _note("retry", tr("Retry {attempt} of {max}", attempt=event.attempt, max=event.max_attempts),
+                         event.message)
+        case ErrorEvent():
+            return _note("error", tr("Error"), event.message)
+        case UserTakeoverEvent():
+            lines = [
+                tr("Before: {title} {url}", title=event.before_title, url=event.before_url),
+                tr("After: {title} {url}", title=event.after_title, url=event.after_url),
+            ]
+            if event.note:
+                lines.append(event.note)
+            return _note("takeover", tr("You took over the browser"), "\n".join(lines))
+
+
+def _step_html(step: StepEvent) -> str:
+    reflection = step.reflection
+    rows: list[str] = []
+    if reflection.evaluation_previous_goal:
+        reading, text = evaluation_reading(reflection.evaluation_previous_goal)
+        rows.append(_row(tr("Previous goal"), f"{_READING_MARK[reading]} {text}"))
+    if reflection.memory:
+        rows.append(_row(tr("Memory"), reflection.memory))
+    if reflection.next_goal:
+        rows.append(_row(tr("Next goal"), reflection.next_goal))
+    rows.append(_row(tr("Action"), f"{step.action.name} {_json(step.action.input)}", code=True))
+    if step.action.output:
+        rows.append(_row(tr("Result"), step.action.output))
+    meta = [format_duration(step.duration)]
+    if step.usage.total_tokens:
+        meta.append(tr("{tokens} tokens", tokens=format_tokens(step.usage.total_tokens)))
+    return f"""    <li class="step">
+      <p class="step-head"><span class="num">{step.step_index}</span>
+        <strong>{_e(describe_action(step.action.name, step.action.input))}</strong>
+        <span class="muted">{_e(" · ".join(meta))}</span></p>
+      <dl>{"".join(rows)}</dl>
+    </li>"""
+
+
+def _row(label: str, value: str, *, code: bool = False) -> str:
+    body = f"<code>{_e(value)}</code>" if code else _e(value)
+    return f"<dt>{_e(label)}</dt><dd>{body}</dd>"
+
+
+def _note(kind: str, label: str, text: str) -> str:
+    return f'    <li class="note {kind}"><strong>{_e(label)}</strong><div class="text">{_e(text)}</div></li>'
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _local(moment: datetime) -> str:
+    return f"{moment.astimezone():%Y-%m-%d %H:%M}"
+
+
+_CSS = """
+:root {
+  color-scheme: light dark;
+  --bg: #f4f5f7; --surface: #ffffff; --border: #dfe2e8; --text: #1c2230; --muted: #667085;
+  --accent: #3a66f0; --ok: #18a048; --fail: #d92d2d; --warn: #d07a06; --paused: #7a45e6; --neutral: #8a93a3;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #181a1f; --surface: #23262d; --border: #343842; --text: #e7e9ee; --muted: #9aa2b1;
+    --accent: #6f93ff; --ok: #3cc46e; --fail: #f26a6a; --warn: #f0a23b; --paused: #a789fa; --neutral: #7d8595;
+  }
+}
+* { box-sizing: border-box; }
+body {
+  margin: 0; padding: 32px 20px 64px; background: var(--bg); color: var(--text);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", sans-serif;
+}
+header, main { max-width: 860px; margin: 0 auto; }
+h1 { font-size: 24px; margin: 4px 0 8px; white-space: pre-wrap; overflow-wrap: anywhere; }
+h2 { font-size: 17px; margin: 32px 0 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.kicker { margin: 0; color: var(--muted); text-transform: uppercase; letter-spacing: .06em; font-size: 12px; }
+.facts { color: var(--muted); margin: 0; }
+.muted { color: var(--muted); font-weight: 400; }
+.badge {
+  display: inline-block; padding: 1px 10px; border-radius: 999px; font-size: 12px; font-weight: 600;
+  margin-right: 6px; color: var(--c); background: color-mix(in srgb, var(--c) 15%, transparent);
+  border: 1px solid color-mix(in srgb, var(--c) 45%, transparent);
+}
+.ok { --c: var(--ok); } .fail { --c: var(--fail); } .stopped { --c: var(--neutral); } .demo { --c: var(--paused); }
+.timeline { list-style: none; margin: 0; padding: 0; }
+.timeline > li {
+  background: var(--surface); border: 1px solid var(--border); border-radius: 12px; padding: 12px 16px;
+  margin: 0 0 10px;
+}
+.step-head { margin: 0 0 6px; display: flex; gap: 10px; align-items: baseline; flex-wrap: wrap; }
+.num {
+  display: inline-block; min-width: 26px; text-align: center; border-radius: 8px; font-size: 12px; font-weight: 700;
+  padding: 1px 6px; color: var(--accent); background: color-mix(in srgb, var(--accent) 14%, transparent);
+}
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; margin: 0; }
+dt { color: var(--muted); font-size: 13px; }
+dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+code { font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
+.note { border-left: 4px solid var(--c) !important; }
+.note.observation { --c: var(--neutral); } .note.retry { --c: var(--warn); } .note.error { --c: var(--fail); }
+.note.takeover { --c: var(--paused); }
+.text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.result {
+  border-radius: 12px; padding: 14px 16px; margin-top: 6px;
+  border: 1px solid color-mix(in srgb, var(--c) 45%, transparent); background: color-mix(in srgb, var(--c) 9%, var(--surface));
+}
+.result-head { margin: 0 0 6px; }
+@media print { body { background: #fff; } .timeline > li, .result { break-inside: avoid; } }
+"""

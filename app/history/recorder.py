@@ -1,0 +1,134 @@
+"""Keeps every run: listens to an agent and saves the run each time a task ends (completed, error or stopped).
+
+A new task starts a new record; a follow-up is added to the current one, so a run reads as the conversation it was.
+Files are written on one worker thread, in order, so the event loop never waits for the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime, timezone
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from app.core.events import EventName, Listener
+from app.core.types import TERMINAL_STATUSES, AgentStatus, ExecutionResult, TaskRecord
+from app.history.records import RunRecord, TaskRun, new_run_id, settings_snapshot
+from app.history.store import RunStore
+
+log = logging.getLogger(__name__)
+_MASK = "•••"
+_MIN_SECRET = 6  # shorter strings would mask ordinary words
+
+
+class RecordableAgent(Protocol):
+    def on(self, event: EventName, listener: Listener) -> Callable[[], None]: ...
+
+    @property
+    def previous_tasks(self) -> list[TaskRecord]: ...
+
+    @property
+    def last_result(self) -> ExecutionResult | None: ...
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class RunRecorder:
+    """``secrets`` (the API key, say) are masked wherever they appear: a model or a server may echo them."""
+
+    def __init__(
+        self,
+        agent: RecordableAgent,
+        store: RunStore,
+        settings: BaseModel | Mapping[str, Any],
+        *,
+        demo: bool = False,
+        secrets: Iterable[str | None] = (),
+        clock: Callable[[], datetime] = _utcnow,
+    ) -> None:
+        self._agent = agent
+        self._store = store
+        self._settings = settings_snapshot(settings)
+        self._demo = demo
+        self._secrets = [s for s in secrets if s and len(s) >= _MIN_SECRET]
+        self._clock = clock
+        self._record: RunRecord | None = None
+        self._task_started: datetime | None = None
+        self._follow_up = False
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-recorder")
+        self._last_write: Future[None] | None = None
+        self._unsubscribe = agent.on("status_changed", self._on_status)
+
+    @property
+    def current(self) -> RunRecord | None:
+        """The run being recorded (its finished tasks), or None before the first task."""
+        return self._record
+
+    def _on_status(self, status: AgentStatus) -> None:
+        if status == AgentStatus.RUNNING:
+            self._task_started = self._clock()
+            # The agent forgets earlier tasks when a task is not a follow-up: that is where a new run begins.
+            self._follow_up = bool(self._agent.previous_tasks) and self._record is not None
+            if not self._follow_up:
+                self._record = RunRecord(id=new_run_id(self._task_started), started_at=self._task_started,
+                                         demo=self._demo, settings=self._settings)
+        elif status in TERMINAL_STATUSES and self._record is not None:
+            self._record.tasks.append(self._task_run(status))
+            self._save(self._record)
+
+    def _task_run(self, status: AgentStatus) -> TaskRun:
+        result = self._agent.last_result or ExecutionResult(success=False, data="", status=status)
+        tasks = self._agent.previous_tasks
+        now = self._clock()
+        return TaskRun(
+            task=tasks[-1].task if tasks else "",
+            follow_up=self._follow_up,
+            started_at=self._task_started or now,
+            finished_at=now,
+            status=status,
+            success=result.success,
+            result=result.data,
+            steps=result.steps,
+            usage=result.usage,
+            events=list(result.history),
+        )
+
+    def _save(self, record: RunRecord) -> None:
+        snapshot = self._masked(record)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self._write(snapshot)
+            return
+        self._last_write = self._writer.submit(self._write, snapshot)
+
+    def _masked(self, record: RunRecord) -> RunRecord:
+        if not self._secrets:
+            return record.model_copy(deep=True)
+        text = record.model_dump_json()
+        for secret in self._secrets:
+            text = text.replace(secret, _MASK)
+        return RunRecord.model_validate_json(text)
+
+    def _write(self, record: RunRecord) -> None:
+        try:
+            self._store.save(record)
+        except OSError:
+            log.exception("could not save the run %s", record.id)
+
+    async def flush(self) -> None:
+        """Wait until every run handed to the writer is on disk."""
+        if self._last_write is not None:
+            await asyncio.wrap_future(self._last_write)
+
+    async def close(self) -> None:
+        """Stop listening, finish pending writes and release the writer thread."""
+        self._unsubscribe()
+        await self.flush()
+        self._writer.shutdown(wait=False)

@@ -1,0 +1,56 @@
+"""Exports: JSON that loads back, and a self-contained HTML report with the whole timeline, safely escaped."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from app.core.types import AgentStatus, ObservationEvent
+from app.history.export import export_html, export_json
+from app.history.records import RunRecord
+from tests.history.conftest import make_record
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "history"
+
+
+def test_json_export_round_trips() -> None:
+    record = make_record()
+    assert RunRecord.model_validate_json(export_json(record)) == record
+    assert json.loads(export_json(record))["tasks"][0]["events"][0]["type"] == "step"
+
+
+def test_html_has_the_timeline_and_the_outcome() -> None:
+    html = export_html(make_record())
+    for expected in ("Add Ada", "Type “ada@example.com” into [3]", "Form is open", "Type the email",
+                     "Typed into [3] &lt;input&gt; Email", "The page navigated to /customers/new",
+                     "Retry 2 of 3", "You took over the browser", "Solved the captcha", "https://crm.test/home",
+                     "Element [9] is not on the page", "Saved Ada.", 'class="badge ok">Success<',
+                     "prefers-color-scheme: dark", "2.6k tokens", "model gpt-test"):
+        assert expected in html, expected
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "run.html").write_text(html, encoding="utf-8")
+
+
+def test_html_failure_badge() -> None:
+    html = export_html(make_record(success=False))
+    assert 'class="badge fail">Not completed<' in html
+    assert 'class="badge stopped">Stopped<' in export_html(make_record(status=AgentStatus.STOPPED, success=False))
+
+
+def test_html_is_self_contained_and_escapes_everything() -> None:
+    record = make_record(task='<script>alert("task")</script>')
+    record.tasks[0].events.append(ObservationEvent(content="<img src=x onerror=alert(1)> & <script>x()</script>"))
+    html = export_html(record)
+    assert "<script" not in html.lower()
+    assert "&lt;script&gt;alert(&quot;task&quot;)&lt;/script&gt;" in html
+    assert "&lt;img src=x onerror=alert(1)&gt; &amp;" in html
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)  # no external assets
+    assert "<link" not in html and "@import" not in html
+
+
+def test_no_secret_in_exports() -> None:
+    record = make_record()
+    record.settings["api_key"] = "sk-never-export-me"  # mutated after validation, as a careless caller might
+    for text in (export_json(record), export_html(record)):
+        assert "sk-never-export-me" not in text and "api_key" not in text
