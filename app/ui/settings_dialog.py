@@ -1,0 +1,483 @@
+"""The settings dialog: which model endpoint to use (with a real "Test connection"), the agent's limits and
+language, and the browser. The API key goes to the OS keyring, never into the settings file.
+
+The dialog needs a running asyncio loop (qasync): keyring reads and writes and the connection test run off the
+loop's thread or as tasks on it, so the window never freezes. On Save it stores the key itself (so that a missing
+keyring keeps the dialog open with the reason); the caller persists ``result_settings()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Coroutine
+from typing import Any
+from urllib.parse import urlparse
+
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.llm import probe
+from app.llm.probe import ProbeKind, ProbeResult
+from app.llm.settings import LLMSettings, ToolChoiceMode
+from app.settings import secrets
+from app.settings.model import PRESETS, Settings, preset
+from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, repolish, section, small_label
+from app.ui.i18n import LANGUAGES, tr
+from app.ui.icons import icon
+
+CUSTOM = "custom"
+_LABEL_WIDTH = 92
+
+
+def _mode_labels() -> dict[ToolChoiceMode, str]:
+    return {
+        ToolChoiceMode.NAMED: tr("Named tool (recommended)"),
+        ToolChoiceMode.REQUIRED: tr("Any tool call ('required')"),
+        ToolChoiceMode.JSON_TEXT: tr("JSON in text (no tool support needed)"),
+    }
+
+
+def _headline(kind: ProbeKind) -> str:
+    return {
+        ProbeKind.OK: tr("Connection works"),
+        ProbeKind.INVALID: tr("Check the form"),
+        ProbeKind.UNREACHABLE: tr("Can't reach the server"),
+        ProbeKind.TIMEOUT: tr("No answer in time"),
+        ProbeKind.AUTH: tr("API key problem"),
+        ProbeKind.NOT_FOUND: tr("Model or address not found"),
+        ProbeKind.NO_TOOLS: tr("The model doesn't call tools"),
+        ProbeKind.RATE_LIMIT: tr("Rate limited"),
+        ProbeKind.SERVER: tr("Server error"),
+        ProbeKind.REFUSED: tr("Request refused"),
+    }[kind]
+
+
+_WARNING_KINDS = frozenset({ProbeKind.TIMEOUT, ProbeKind.RATE_LIMIT, ProbeKind.SERVER, ProbeKind.NO_TOOLS})
+
+
+def env_key_name() -> str | None:
+    """The environment variable whose key overrides the keyring, if one is set."""
+    return next((name for name in secrets.ENV_KEYS if os.environ.get(name)), None)
+
+
+class SettingsDialog(QDialog):
+    """``exec()``/``open()`` it; ``Accepted`` means saved (key already in the keyring), ``DEMO`` that the user
+    chose the offline demo on the first-run screen (``wants_demo``)."""
+
+    DEMO = 2
+
+    def __init__(self, settings: Settings, *, detected_browser: str = "", first_run: bool = False,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("SettingsDialog")
+        self.setWindowTitle(tr("Page Agent settings"))
+        self.setModal(True)
+        self._original = settings
+        self._detected_browser = detected_browser
+        self._first_run = first_run
+        self._wants_demo = False
+        self._result: Settings | None = None
+        self._env_key = env_key_name()
+        self._loaded_key = ""  # the keyring's key for the chosen provider, as last read
+        self._key_edited = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._test_task: asyncio.Task[None] | None = None
+
+        self._build()
+        self._fill(settings)
+        self._connect()
+        self._restyle()
+        self._load_key()
+        self.resize(580, self.sizeHint().height())
+        # Once laid out at its real width, wrapped text knows its height: drop the slack the first guess left.
+        QTimer.singleShot(0, self, lambda: self.resize(self.width(), self.layout().sizeHint().height()))
+
+    # --- what the caller reads ---------------------------------------------------------------------------------
+
+    @property
+    def wants_demo(self) -> bool:
+        return self._wants_demo
+
+    def result_settings(self) -> Settings:
+        """The settings as saved; before Save, the original ones."""
+        return self._result or self._original
+
+    def result_api_key(self) -> str | None:
+        """The key the app should use now: the environment's when it overrides, else the one in the form."""
+        if self._env_key:
+            return os.environ.get(self._env_key) or None
+        return self.key_edit.text().strip() or None
+
+    # --- construction ------------------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        root = QVBoxLayout(self)
+        root.setContentsMargins(20, 18, 20, 16)
+        root.setSpacing(14)
+
+        self.welcome: QFrame | None = None
+        self.demo_button: QPushButton | None = None
+        if self._first_run:
+            root.addWidget(self._build_welcome())
+        else:
+            title = QLabel(tr("Settings"), self)
+            title.setObjectName("DialogTitle")
+            root.addWidget(title)
+
+        model_block, form, column = section(self, tr("Model"))
+        self.provider_combo = QComboBox(self)
+        for item in PRESETS:
+            self.provider_combo.addItem(tr(item.label), item.key)
+        self.base_url_edit = QLineEdit(self)
+        self.base_url_edit.setPlaceholderText("https://api.example.com/v1")
+        self.model_edit = QLineEdit(self)
+        self.key_edit = QLineEdit(self)
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setClearButtonEnabled(True)
+        self.show_key_action = QAction(tr("Show the API key"), self.key_edit)
+        self.show_key_action.setCheckable(True)
+        self.key_edit.addAction(self.show_key_action, QLineEdit.ActionPosition.TrailingPosition)
+        self.key_hint = small_label(self, "")
+        self.mode_combo = QComboBox(self)
+        for mode, label in _mode_labels().items():
+            self.mode_combo.addItem(label, mode.value)
+        self.test_button = QPushButton(tr("Test connection"), self)
+        self.test_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.fix_button = QPushButton(self)
+        self.fix_button.setProperty("role", "ghost")
+        self.fix_button.hide()
+        test_row = QHBoxLayout()
+        test_row.setContentsMargins(0, 0, 0, 0)
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.fix_button)
+        test_row.addStretch(1)
+        self.message = MessageArea(self)
+        key_column = QVBoxLayout()
+        key_column.setSpacing(4)
+        key_column.addWidget(self.key_edit)
+        key_column.addWidget(self.key_hint)
+        self._add_row(form, tr("Provider"), self.provider_combo)
+        self._add_row(form, tr("Base URL"), self.base_url_edit)
+        self._add_row(form, tr("Model"), self.model_edit)
+        self._add_row(form, tr("API key"), self.key_edit, key_column)
+        self._add_row(form, tr("Tool calling"), self.mode_combo)
+        column.addLayout(test_row)
+        column.addWidget(self.message)
+        root.addWidget(model_block)
+
+        agent_block, form, _column = section(self, tr("Agent"))
+        self.max_steps_spin = QSpinBox(self)
+        self.max_steps_spin.setRange(1, 500)
+        self.max_steps_spin.setMaximumWidth(120)
+        self.language_combo = QComboBox(self)
+        for code, name in LANGUAGES.items():
+            self.language_combo.addItem(name, code)
+        self.start_url_edit = QLineEdit(self)
+        self.start_url_edit.setPlaceholderText(tr("https://… (optional)"))
+        self._add_row(form, tr("Max steps"), self.max_steps_spin)
+        self._add_row(form, tr("Language"), self.language_combo)
+        self._add_row(form, tr("Start page"), self.start_url_edit)
+        root.addWidget(agent_block)
+
+        browser_block, form, column = section(self, tr("Browser"))
+        self.browser_edit = QLineEdit(self)
+        self.browser_edit.setPlaceholderText(
+            self._detected_browser or tr("Found automatically when Page Agent starts"))
+        self.browser_edit.setToolTip(tr("Leave empty to use the browser found automatically."))
+        self.browse_button = QPushButton(tr("Browse…"), self)
+        browser_row = QHBoxLayout()
+        browser_row.setSpacing(8)
+        browser_row.addWidget(self.browser_edit, 1)
+        browser_row.addWidget(self.browse_button)
+        self.javascript_check = QCheckBox(tr("Allow JavaScript tool"), self)
+        self.javascript_warning = small_label(
+            self, tr("Lets the agent run any script in the page, with access to everything the page can see. "
+                     "Turn it on only for sites you trust."), "Warning")
+        js_column = QVBoxLayout()
+        js_column.setSpacing(4)
+        js_column.addWidget(self.javascript_check)
+        js_column.addWidget(self.javascript_warning)
+        self._add_row(form, tr("Program"), self.browser_edit, browser_row)
+        column.addLayout(js_column)
+        root.addWidget(browser_block)
+
+        self.error_area = MessageArea(self)
+        root.addWidget(self.error_area)
+        root.addStretch(1)
+
+        self.cancel_button = QPushButton(tr("Cancel"), self)
+        self.save_button = QPushButton(tr("Save"), self)
+        self.save_button.setProperty("role", "primary")
+        self.save_button.setDefault(True)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.save_button)
+        root.addLayout(buttons)
+
+    def _build_welcome(self) -> QFrame:
+        self.welcome = QFrame(self)
+        self.welcome.setObjectName("Welcome")
+        self._welcome_icon = QLabel(self.welcome)
+        title = QLabel(tr("Welcome to Page Agent"), self.welcome)
+        title.setObjectName("DialogTitle")
+        text = small_label(self.welcome, tr(
+            "Page Agent needs an AI model endpoint to work: any OpenAI-compatible service (OpenAI, OpenRouter, "
+            "DeepSeek, Qwen) or a model on this computer (Ollama, LM Studio). Pick a provider, paste your API key "
+            "and test the connection — or try the offline demo first, no key needed."), "Body")
+        self.demo_button = QPushButton(tr("Try the demo"), self.welcome)
+        self.demo_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        head = QHBoxLayout()
+        head.setSpacing(8)
+        head.addWidget(self._welcome_icon)
+        head.addWidget(title, 1)
+        demo_row = QHBoxLayout()
+        demo_row.addWidget(self.demo_button)
+        demo_row.addStretch(1)
+        layout = QVBoxLayout(self.welcome)
+        layout.setContentsMargins(16, 14, 16, 14)
+        layout.setSpacing(8)
+        layout.addLayout(head)
+        layout.addWidget(text)
+        layout.addLayout(demo_row)
+        return self.welcome
+
+    @staticmethod
+    def _add_row(form: Any, label: str, field: QWidget, layout: Any = None) -> None:
+        """A labelled row whose label names the field for screen readers and focuses it on its mnemonic."""
+        caption = QLabel(label)
+        caption.setMinimumWidth(_LABEL_WIDTH)  # one label column width in every section: the fields line up
+        caption.setBuddy(field)
+        field.setAccessibleName(label)
+        form.addRow(caption, layout if layout is not None else field)
+
+    def _fill(self, settings: Settings) -> None:
+        self._select(self.provider_combo, preset(settings.provider).key)
+        self.base_url_edit.setText(settings.base_url)
+        self.model_edit.setText(settings.model)
+        self.model_edit.setPlaceholderText(preset(settings.provider).model)
+        self._select(self.mode_combo, settings.tool_choice.value)
+        self.max_steps_spin.setValue(settings.max_steps)
+        self._select(self.language_combo, settings.language)
+        self.start_url_edit.setText(settings.start_url)
+        self.browser_edit.setText(settings.browser_path)
+        self.javascript_check.setChecked(settings.allow_javascript)
+        self._update_key_hint()
+
+    @staticmethod
+    def _select(combo: QComboBox, data: str) -> None:
+        index = combo.findData(data)
+        combo.setCurrentIndex(max(index, 0))
+
+    def _connect(self) -> None:
+        self.provider_combo.activated.connect(self._on_provider_chosen)
+        self.base_url_edit.textEdited.connect(self._on_url_edited)
+        self.key_edit.textEdited.connect(self._on_key_edited)
+        self.show_key_action.toggled.connect(self._on_show_key)
+        self.test_button.clicked.connect(self.test_connection)
+        self.fix_button.clicked.connect(self._apply_fix)
+        self.browse_button.clicked.connect(self._browse)
+        self.cancel_button.clicked.connect(self.reject)
+        self.save_button.clicked.connect(lambda: self._spawn(self.save()))
+        if self.demo_button is not None:
+            self.demo_button.clicked.connect(self._choose_demo)
+
+    def _restyle(self) -> None:
+        t = apply_dialog_style(self)
+        self.show_key_action.setIcon(icon("eye", t.muted))
+        if self.welcome is not None:
+            self._welcome_icon.setPixmap(icon("sparkle", t.accent).pixmap(QSize(22, 22), self.devicePixelRatioF()))
+
+    # --- behaviour ---------------------------------------------------------------------------------------------
+
+    @property
+    def provider(self) -> str:
+        return str(self.provider_combo.currentData())
+
+    def _on_provider_chosen(self) -> None:
+        chosen = preset(self.provider)
+        if chosen.key != CUSTOM:
+            self.base_url_edit.setText(chosen.base_url)
+            self.model_edit.setText(chosen.model)
+        self.model_edit.setPlaceholderText(chosen.model)
+        self._update_key_hint()
+        if not self._key_edited:
+            self.key_edit.clear()
+            self._load_key()
+
+    def _on_url_edited(self, text: str) -> None:
+        if self.provider != CUSTOM and text.strip() != preset(self.provider).base_url:
+            self._select(self.provider_combo, CUSTOM)
+            self._update_key_hint()
+
+    def _on_key_edited(self) -> None:
+        self._key_edited = True
+
+    def _on_show_key(self, shown: bool) -> None:
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
+        self.show_key_action.setText(tr("Hide the API key") if shown else tr("Show the API key"))
+
+    def _update_key_hint(self) -> None:
+        if self._env_key:
+            self.key_edit.setPlaceholderText(tr("Set by {name}", name=self._env_key))
+            self.key_hint.setText(tr("The key in the environment variable {name} is used; it overrides any key "
+                                     "saved here.", name=self._env_key))
+            self.key_hint.setObjectName("Warning")
+        elif not preset(self.provider).needs_key:
+            self.key_edit.setPlaceholderText(tr("Not needed"))
+            self.key_hint.setText(tr("Local servers usually need no key."))
+            self.key_hint.setObjectName("Hint")
+        else:
+            self.key_edit.setPlaceholderText("sk-…")
+            self.key_hint.setText(tr("Kept in your system keyring, never in the settings file."))
+            self.key_hint.setObjectName("Hint")
+        repolish(self.key_hint)
+
+    def _load_key(self) -> None:
+        if not self._env_key:
+            self._spawn(self._read_key(self.provider))
+
+    async def _read_key(self, provider: str) -> None:
+        key = await asyncio.to_thread(secrets.get_api_key, provider) or ""
+        if provider == self.provider and not self._key_edited:
+            self._loaded_key = key
+            self.key_edit.setText(key)
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _form_settings(self) -> Settings:
+        mode = ToolChoiceMode(self.mode_combo.currentData())
+        return Settings.model_validate({
+            **self._original.model_dump(),
+            "provider": self.provider,
+            "base_url": self.base_url_edit.text().strip(),
+            "model": self.model_edit.text().strip(),
+            "tool_choice": mode,
+            "max_steps": self.max_steps_spin.value(),
+            "language": self.language_combo.currentData(),
+            "start_url": self.start_url_edit.text().strip(),
+            "allow_javascript": self.javascript_check.isChecked(),
+            "browser_path": self.browser_edit.text().strip(),
+        })
+
+    def _llm_settings(self) -> LLMSettings:
+        return self._form_settings().llm_settings(self.result_api_key())
+
+    # --- test connection ---------------------------------------------------------------------------------------
+
+    @property
+    def testing(self) -> bool:
+        return self._test_task is not None and not self._test_task.done()
+
+    def test_connection(self) -> asyncio.Task[None]:
+        """Start the probe (a second click while one runs is ignored); the result shows in the message area."""
+        if self._test_task is None or self._test_task.done():
+            self._test_task = self._spawn(self._run_test())
+        return self._test_task
+
+    async def _run_test(self) -> None:
+        self.fix_button.hide()
+        self.test_button.setEnabled(False)
+        self.test_button.setText(tr("Testing…"))
+        self.message.show_message(Tone.BUSY, tr("Testing the connection…"),
+                                  tr("Sending one small request to {url}.", url=self.base_url_edit.text().strip()))
+        try:
+            result = await probe.test_connection(self._llm_settings())
+        finally:
+            self.test_button.setEnabled(True)
+            self.test_button.setText(tr("Test connection"))
+        self._show_probe(result)
+
+    def _show_probe(self, result: ProbeResult) -> None:
+        tone = Tone.OK if result.ok else Tone.WARNING if result.kind in _WARNING_KINDS else Tone.ERROR
+        self.message.show_message(tone, _headline(result.kind), result.message, result.suggestion or "")
+        fix = self._fix_for(result)
+        if fix is not None:
+            self.fix_button.setText(tr("Use {mode}", mode=_mode_labels()[fix]))
+            self.fix_button.setProperty("mode", fix.value)
+            self.fix_button.show()
+
+    def _fix_for(self, result: ProbeResult) -> ToolChoiceMode | None:
+        if result.kind != ProbeKind.NO_TOOLS:
+            return None
+        current = ToolChoiceMode(self.mode_combo.currentData())
+        return {ToolChoiceMode.NAMED: ToolChoiceMode.REQUIRED,
+                ToolChoiceMode.REQUIRED: ToolChoiceMode.JSON_TEXT}.get(current)
+
+    def _apply_fix(self) -> None:
+        self._select(self.mode_combo, str(self.fix_button.property("mode")))
+        self.fix_button.hide()
+        self.test_connection()
+
+    # --- browser -----------------------------------------------------------------------------------------------
+
+    def _browse(self) -> None:
+        # open(), not getOpenFileName(): a nested event loop would stall the agent running on the qasync loop.
+        chooser = QFileDialog(self, tr("Choose the Chromium or Chrome program"))
+        chooser.setFileMode(QFileDialog.FileMode.ExistingFile)
+        start = self.browser_edit.text().strip() or self._detected_browser
+        if start:
+            chooser.selectFile(start)
+        chooser.fileSelected.connect(self.browser_edit.setText)
+        chooser.open()
+
+    # --- closing -----------------------------------------------------------------------------------------------
+
+    def _problem(self, settings: Settings) -> str | None:
+        url = urlparse(settings.base_url)
+        if url.scheme not in ("http", "https") or not url.netloc:
+            return tr("The base URL must start with http:// or https://.")
+        if not settings.model:
+            return tr("Enter the name of the model to use.")
+        if settings.start_url and urlparse(settings.start_url).scheme not in ("http", "https", "file", "about"):
+            return tr("The start page must be a web address (https://…).")
+        return None
+
+    async def save(self) -> None:
+        """Check the form, store the key in the keyring if it changed, then close as Accepted."""
+        settings = self._form_settings()
+        problem = self._problem(settings)
+        if problem:
+            self.error_area.show_message(Tone.ERROR, tr("Not saved"), problem)
+            return
+        key = self.key_edit.text().strip()
+        if self._key_edited and key != self._loaded_key:
+            self.save_button.setEnabled(False)
+            try:
+                await asyncio.to_thread(secrets.set_api_key, settings.provider, key)
+            except secrets.KeyringUnavailable as exc:
+                self.error_area.show_message(Tone.ERROR, tr("The API key was not saved"), str(exc))
+                return
+            finally:
+                self.save_button.setEnabled(True)
+        self._result = settings.model_copy(update={"first_run_done": True})
+        self.accept()
+
+    def _choose_demo(self) -> None:
+        self._wants_demo = True
+        self.done(self.DEMO)
+
+    def done(self, result: int) -> None:
+        for task in list(self._tasks):
+            if task is not asyncio.current_task():
+                task.cancel()
+        super().done(result)

@@ -1,0 +1,181 @@
+"""The settings dialog: presets fill the form, Save returns settings and stores the key in the keyring (never in
+settings.json), the environment override is explained, a missing keyring keeps the dialog open, Test connection
+runs without blocking the loop, and the first-run screen offers the demo."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import keyring
+import pytest
+from PySide6.QtWidgets import QApplication, QDialog, QLineEdit
+
+from app.llm.probe import PROBE_TOOL
+from app.llm.settings import ToolChoiceMode
+from app.settings import secrets
+from app.settings.model import Settings, save_settings
+from app.ui.dialog_widgets import Tone
+from app.ui.settings_dialog import SettingsDialog
+from tests.fakes.llm_server import FakeLLMServer, FakeResponse, completion
+from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
+from tests.ui_dialogs.conftest import screenshot, until
+
+KEY = "sk-dialog-secret-123456"
+
+
+def choose_provider(dialog: SettingsDialog, key: str) -> None:
+    dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData(key))
+    dialog.provider_combo.activated.emit(dialog.provider_combo.currentIndex())
+
+
+@pytest.fixture
+async def dialog(qapp: QApplication, memory_keyring: MemoryKeyring) -> SettingsDialog:
+    memory_keyring.set_password(secrets.SERVICE, "api-key:openai", KEY)
+    dlg = SettingsDialog(Settings(), detected_browser="/usr/bin/chromium")
+    dlg.show()
+    await until(lambda: dlg.key_edit.text() == KEY)  # read from the keyring off the loop's thread
+    yield dlg
+    dlg.close()
+    dlg.deleteLater()
+
+
+async def test_presets_fill_the_form_and_editing_the_url_means_custom(dialog: SettingsDialog) -> None:
+    screenshot(dialog, "settings")
+    choose_provider(dialog, "ollama")
+    assert dialog.base_url_edit.text() == "http://localhost:11434/v1"
+    assert dialog.model_edit.text() == "qwen2.5:7b"
+    assert dialog.key_edit.text() == ""  # no key stored for Ollama
+    assert "no key" in dialog.key_hint.text()
+    choose_provider(dialog, "deepseek")
+    assert dialog.base_url_edit.text() == "https://api.deepseek.com/v1"
+    dialog.base_url_edit.setFocus()
+    dialog.base_url_edit.end(False)
+    dialog.base_url_edit.insert("/beta")  # as if typed: textEdited
+    dialog.base_url_edit.textEdited.emit(dialog.base_url_edit.text())
+    assert dialog.provider == "custom"
+    assert dialog.base_url_edit.text() == "https://api.deepseek.com/v1/beta"
+
+
+async def test_key_is_hidden_until_shown(dialog: SettingsDialog) -> None:
+    assert dialog.key_edit.echoMode() == QLineEdit.EchoMode.Password
+    dialog.show_key_action.trigger()
+    assert dialog.key_edit.echoMode() == QLineEdit.EchoMode.Normal
+    dialog.show_key_action.trigger()
+    assert dialog.key_edit.echoMode() == QLineEdit.EchoMode.Password
+
+
+async def test_save_returns_settings_and_key_goes_to_the_keyring(
+        dialog: SettingsDialog, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+    choose_provider(dialog, "openrouter")
+    dialog.key_edit.setText("sk-or-new-key-987654")
+    dialog.key_edit.textEdited.emit(dialog.key_edit.text())
+    dialog.model_edit.setText("anthropic/claude-sonnet-4")
+    dialog.mode_combo.setCurrentIndex(dialog.mode_combo.findData("required"))
+    dialog.max_steps_spin.setValue(25)
+    dialog.language_combo.setCurrentIndex(dialog.language_combo.findData("zh"))
+    dialog.start_url_edit.setText("https://crm.example/")
+    dialog.javascript_check.setChecked(True)
+    dialog.browser_edit.setText("/opt/chrome/chrome")
+    dialog.save_button.click()
+    await until(lambda: dialog.result() == QDialog.DialogCode.Accepted)
+    settings = dialog.result_settings()
+    assert settings.provider == "openrouter" and settings.base_url == "https://openrouter.ai/api/v1"
+    assert settings.model == "anthropic/claude-sonnet-4" and settings.tool_choice == ToolChoiceMode.REQUIRED
+    assert settings.max_steps == 25 and settings.language == "zh" and settings.allow_javascript
+    assert settings.start_url == "https://crm.example/" and settings.browser_path == "/opt/chrome/chrome"
+    assert dialog.result_api_key() == "sk-or-new-key-987654"
+    assert memory_keyring.passwords[(secrets.SERVICE, "api-key:openrouter")] == "sk-or-new-key-987654"
+    path = tmp_path / "settings.json"
+    save_settings(path, settings)  # what the caller does
+    assert "sk-or-new-key" not in path.read_text() and KEY not in path.read_text()
+
+
+async def test_untouched_key_is_not_rewritten(dialog: SettingsDialog, memory_keyring: MemoryKeyring) -> None:
+    keyring.set_keyring(LockedKeyring())  # a write would fail: none must happen
+    dialog.save_button.click()
+    await until(lambda: dialog.result() == QDialog.DialogCode.Accepted)
+    assert dialog.result_api_key() == KEY
+
+
+async def test_missing_keyring_keeps_the_dialog_open(dialog: SettingsDialog) -> None:
+    keyring.set_keyring(LockedKeyring())
+    dialog.key_edit.setText("sk-another-key-000000")
+    dialog.key_edit.textEdited.emit(dialog.key_edit.text())
+    dialog.save_button.click()
+    await until(lambda: dialog.error_area.isVisible())
+    assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
+    assert "No system keyring" in dialog.error_area.text()
+    assert dialog.save_button.isEnabled()
+
+
+async def test_invalid_url_is_not_saved(dialog: SettingsDialog) -> None:
+    dialog.base_url_edit.setText("api.openai.com")
+    await dialog.save()
+    assert dialog.isVisible() and "http://" in dialog.error_area.text()
+
+
+async def test_environment_override_is_explained(qapp: QApplication, memory_keyring: MemoryKeyring,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    dlg = SettingsDialog(Settings())
+    dlg.show()
+    await asyncio.sleep(0.05)
+    assert dlg.key_edit.text() == ""  # the environment's key is not copied into the form
+    assert "OPENAI_API_KEY" in dlg.key_hint.text() and "overrides" in dlg.key_hint.text()
+    assert dlg.result_api_key() == "sk-from-the-environment"
+    dlg.close()
+
+
+async def test_test_connection_runs_without_blocking(dialog: SettingsDialog, llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=PROBE_TOOL, arguments={"ok": True}), delay=0.4))
+    dialog.base_url_edit.setText(llm_server.base_url)
+    dialog.model_edit.setText("fake-model")
+    dialog.test_button.click()
+    await until(lambda: dialog.message.isVisible())
+    assert dialog.message.tone == Tone.BUSY and not dialog.test_button.isEnabled()
+    ticks = 0
+    while dialog.testing:  # the loop keeps turning while the request is out
+        ticks += 1
+        await asyncio.sleep(0.01)
+    assert ticks > 10
+    assert dialog.message.tone == Tone.OK
+    assert f"Connected to fake-model at {llm_server.base_url}; tool calling works." in dialog.message.text()
+    assert llm_server.requests[0]["_headers"]["authorization"] == f"Bearer {KEY}"
+    screenshot(dialog, "settings_test_ok")
+
+
+async def test_no_tool_support_offers_the_next_mode(dialog: SettingsDialog, llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=None, content="Hi!")),
+                   FakeResponse(body=completion(tool_name=PROBE_TOOL, arguments={"ok": True})))
+    dialog.base_url_edit.setText(llm_server.base_url)
+    await dialog.test_connection()
+    assert dialog.message.tone == Tone.WARNING and "plain text" in dialog.message.text()
+    assert dialog.fix_button.isVisible() and "'required'" in dialog.fix_button.text()
+    await asyncio.sleep(0.05)  # the dialog grows to fit the message
+    assert dialog.message.height() >= dialog.message.heightForWidth(dialog.message.width()), (dialog.message.height(), dialog.message.heightForWidth(dialog.message.width()), dialog.height())
+    screenshot(dialog, "settings_test_no_tools")
+    dialog.fix_button.click()
+    assert dialog.mode_combo.currentData() == "required"
+    await dialog.test_connection()
+    assert dialog.message.tone == Tone.OK and llm_server.requests[1]["tool_choice"] == "required"
+
+
+async def test_closing_cancels_a_running_test(dialog: SettingsDialog, llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(), delay=10))
+    dialog.base_url_edit.setText(llm_server.base_url)
+    task = dialog.test_connection()
+    await until(lambda: bool(llm_server.requests))
+    dialog.reject()
+    await asyncio.wait([task], timeout=2)
+    assert task.cancelled()
+
+
+async def test_first_run_offers_the_demo(qapp: QApplication, memory_keyring: MemoryKeyring) -> None:
+    dlg = SettingsDialog(Settings(), first_run=True)
+    dlg.show()
+    await asyncio.sleep(0.05)
+    assert dlg.welcome is not None and dlg.welcome.isVisible() and dlg.demo_button is not None
+    screenshot(dlg, "settings_first_run")
+    dlg.demo_button.click()
+    assert dlg.wants_demo and dlg.result() == SettingsDialog.DEMO and not dlg.isVisible()
