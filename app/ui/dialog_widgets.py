@@ -89,6 +89,19 @@ def dialog_stylesheet(t: Theme) -> str:
         selection-background-color: {_css(t.soft(t.accent, 0.2))}; selection-color: {c['text']};
     }}
     QCheckBox {{ color: {c['text']}; spacing: 8px; }}
+
+    QTreeWidget {{
+        background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']}; border-radius: 10px;
+        outline: none; padding: 4px;
+    }}
+    QTreeWidget::item {{ padding: 6px 4px; border: none; }}
+    QTreeWidget::item:hover {{ background: {_css(t.soft(t.neutral, 0.10))}; }}
+    QTreeWidget::item:selected {{ background: {_css(t.soft(t.accent, 0.18))}; color: {c['text']}; }}
+    QHeaderView {{ background: transparent; }}
+    QHeaderView::section {{
+        background: transparent; color: {c['muted']}; border: none; border-bottom: 1px solid {c['border']};
+        padding: 6px 8px; font-size: 12px; font-weight: 600;
+    }}
     """
 
 

@@ -1,0 +1,297 @@
+"""The History dialog: past runs, newest first, to reopen read-only in the panel, export or delete.
+
+Listing reads the store's small index; opening and exporting read a whole run off the loop's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QStackedWidget,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.types import AgentStatus
+from app.history.export import export_html, export_json, outcome_label
+from app.history.records import RunRecord, RunSummary
+from app.history.store import RunStore, RunStoreError
+from app.settings.atomic import write_atomic
+from app.ui import style
+from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, small_label
+from app.ui.i18n import tr
+from app.ui.wording import format_tokens
+
+_ID = Qt.ItemDataRole.UserRole
+_TONE = Qt.ItemDataRole.UserRole + 1
+
+
+class ExportFormat(StrEnum):
+    JSON = "json"
+    HTML = "html"
+
+
+_RENDER: dict[ExportFormat, Callable[[RunRecord], str]] = {ExportFormat.JSON: export_json,
+                                                             ExportFormat.HTML: export_html}
+
+
+class _Column:
+    WHEN, TASK, RESULT, STEPS = range(4)
+
+
+class _BadgeDelegate(QStyledItemDelegate):
+    """The outcome as a small tinted pill, like the panel's status colours."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+              ) -> None:
+        text_index = index.siblingAtColumn(_Column.RESULT)
+        tone = str(text_index.data(_TONE) or "stopped")
+        text = str(text_index.data(Qt.ItemDataRole.DisplayRole) or "")
+        option.text = ""
+        super().paint(painter, option, index)  # selection and hover backgrounds
+        t = style.theme()
+        color = {"ok": t.success, "fail": t.danger}.get(tone, t.neutral)
+        font = QFont(option.font)
+        font.setPointSizeF(max(font.pointSizeF() - 1, 7))
+        font.setWeight(QFont.Weight.DemiBold)
+        metrics = QFontMetrics(font)
+        width = metrics.horizontalAdvance(text) + 18
+        height = metrics.height() + 6
+        rect = QRectF(option.rect.left() + 6, option.rect.center().y() - height / 2 + 1, width, height)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(t.soft(color, 0.5), 1))
+        painter.setBrush(t.soft(color, 0.16))
+        painter.drawRoundedRect(rect, height / 2, height / 2)
+        painter.setPen(color.darker(115) if not t.dark else color)
+        painter.setFont(font)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        hint = super().sizeHint(option, index)
+        return QSize(hint.width() + 24, max(hint.height(), QFontMetrics(option.font).height() + 14))
+
+
+class HistoryDialog(QDialog):
+    """``openRun(RunRecord)`` asks the panel to show a saved run read-only."""
+
+    openRun = Signal(object)
+
+    def __init__(self, store: RunStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("HistoryDialog")
+        self.setWindowTitle(tr("Run history"))
+        self._store = store
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._build()
+        self._connect()
+        apply_dialog_style(self)
+        self.refresh()
+        self.resize(760, 480)
+
+    # --- construction ------------------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        root = QVBoxLayout(self)
+        root.setContentsMargins(20, 18, 20, 16)
+        root.setSpacing(12)
+        title = QLabel(tr("Run history"), self)
+        title.setObjectName("DialogTitle")
+        root.addWidget(title)
+        root.addWidget(small_label(self, tr("Every run is kept on this computer, without your API key.")))
+
+        self.list = QTreeWidget(self)
+        self.list.setObjectName("RunList")
+        self.list.setAccessibleName(tr("Past runs"))
+        self.list.setHeaderLabels([tr("When"), tr("Task"), tr("Result"), tr("Steps")])
+        self.list.setRootIsDecorated(False)
+        self.list.setUniformRowHeights(True)
+        self.list.setAlternatingRowColors(False)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setItemDelegateForColumn(_Column.RESULT, _BadgeDelegate(self.list))
+        header = self.list.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(_Column.WHEN, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(_Column.TASK, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(_Column.RESULT, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(_Column.STEPS, QHeaderView.ResizeMode.ResizeToContents)
+        self.empty = small_label(self, tr("No runs yet. Every task you run is saved here."))
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._stack = QStackedWidget(self)
+        self._stack.addWidget(self.list)
+        self._stack.addWidget(self.empty)
+        root.addWidget(self._stack, 1)
+
+        self.message = MessageArea(self)
+        root.addWidget(self.message)
+
+        self.open_button = QPushButton(tr("Open"), self)
+        self.open_button.setProperty("role", "primary")
+        self.json_button = QPushButton(tr("Export JSON…"), self)
+        self.html_button = QPushButton(tr("Export HTML…"), self)
+        self.delete_button = QPushButton(tr("Delete"), self)
+        self.close_button = QPushButton(tr("Close"), self)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(8)
+        for button in (self.open_button, self.json_button, self.html_button, self.delete_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.close_button)
+        root.addLayout(buttons)
+
+    def _connect(self) -> None:
+        self.list.itemSelectionChanged.connect(self._update_buttons)
+        self.list.itemActivated.connect(lambda *_: self.open_selected())
+        self.open_button.clicked.connect(self.open_selected)
+        self.json_button.clicked.connect(lambda: self._choose_export_file(ExportFormat.JSON))
+        self.html_button.clicked.connect(lambda: self._choose_export_file(ExportFormat.HTML))
+        self.delete_button.clicked.connect(lambda: self.delete_selected())
+        self.close_button.clicked.connect(self.reject)
+
+    # --- the list ----------------------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        selected = self.selected_id()
+        self.list.clear()
+        for summary in self._store.list():
+            item = self._item(summary)
+            self.list.addTopLevelItem(item)
+            if summary.id == selected:
+                item.setSelected(True)
+        self._stack.setCurrentWidget(self.list if self.list.topLevelItemCount() else self.empty)
+        if self.list.topLevelItemCount() and not self.list.selectedItems():
+            self.list.setCurrentItem(self.list.topLevelItem(0))
+        self._update_buttons()
+
+    @staticmethod
+    def _item(summary: RunSummary) -> QTreeWidgetItem:
+        label, tone = outcome_label(summary.status, summary.success)
+        task = summary.title if summary.task_count == 1 else tr(
+            "{task} (+{n} follow-ups)", task=summary.title, n=summary.task_count - 1)
+        if summary.demo:
+            task = tr("[Demo] {task}", task=task)
+        item = QTreeWidgetItem([f"{summary.started_at.astimezone():%Y-%m-%d %H:%M}", " ".join(task.split()), label,
+                                str(summary.steps)])
+        item.setData(_Column.WHEN, _ID, summary.id)
+        item.setData(_Column.RESULT, _TONE, tone)
+        item.setToolTip(_Column.TASK, summary.title)
+        item.setToolTip(_Column.STEPS, tr("{tokens} tokens", tokens=format_tokens(summary.total_tokens)))
+        item.setTextAlignment(_Column.STEPS, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if summary.status == AgentStatus.ERROR:
+            item.setForeground(_Column.RESULT, QColor(style.theme().danger))
+        return item
+
+    def selected_id(self) -> str | None:
+        items = self.list.selectedItems()
+        return str(items[0].data(_Column.WHEN, _ID)) if items else None
+
+    def select(self, run_id: str) -> None:
+        for row in range(self.list.topLevelItemCount()):
+            item = self.list.topLevelItem(row)
+            if item.data(_Column.WHEN, _ID) == run_id:
+                self.list.setCurrentItem(item)
+                return
+
+    def _update_buttons(self) -> None:
+        chosen = self.selected_id() is not None
+        for button in (self.open_button, self.json_button, self.html_button, self.delete_button):
+            button.setEnabled(chosen)
+
+    # --- actions -----------------------------------------------------------------------------------------------
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _load(self, run_id: str) -> RunRecord | None:
+        try:
+            return await asyncio.to_thread(self._store.load, run_id)
+        except RunStoreError as exc:
+            self.message.show_message(Tone.ERROR, tr("Could not open this run"), str(exc))
+            self.refresh()
+            return None
+
+    def open_selected(self) -> asyncio.Task[None] | None:
+        run_id = self.selected_id()
+        return self._spawn(self._open(run_id)) if run_id else None
+
+    async def _open(self, run_id: str) -> None:
+        record = await self._load(run_id)
+        if record is not None:
+            self.openRun.emit(record)
+            self.accept()
+
+    def _choose_export_file(self, fmt: ExportFormat) -> None:
+        run_id = self.selected_id()
+        if run_id is None:
+            return
+        # open(), not getSaveFileName(): a nested event loop would stall the agent running on the qasync loop.
+        chooser = QFileDialog(self, tr("Export run as HTML") if fmt == ExportFormat.HTML else tr("Export run as JSON"))
+        chooser.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        chooser.setDefaultSuffix(fmt.value)
+        chooser.setNameFilter(tr("HTML report (*.html)") if fmt == ExportFormat.HTML else tr("JSON (*.json)"))
+        chooser.selectFile(str(Path.home() / f"page-agent-run-{run_id}.{fmt.value}"))
+        chooser.fileSelected.connect(lambda path: self._spawn(self.export_to(run_id, Path(path), fmt)))
+        chooser.open()
+
+    async def export_to(self, run_id: str, path: Path, fmt: ExportFormat) -> None:
+        record = await self._load(run_id)
+        if record is None:
+            return
+        text = _RENDER[fmt](record)
+        try:
+            await asyncio.to_thread(write_atomic, path, text)
+        except OSError as exc:
+            self.message.show_message(Tone.ERROR, tr("Could not export the run"), f"{path}: {exc.strerror or exc}")
+            return
+        self.message.show_message(Tone.OK, tr("Exported"), str(path))
+
+    def delete_selected(self, *, confirm: bool = True) -> None:
+        run_id = self.selected_id()
+        if run_id is None:
+            return
+        if not confirm:
+            self._delete(run_id)
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, tr("Delete this run?"),
+                          tr("The run and its steps will be removed from this computer. This cannot be undone."),
+                          QMessageBox.StandardButton.Cancel, self)
+        delete = box.addButton(tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.buttonClicked.connect(lambda button: self._delete(run_id) if button is delete else None)
+        box.open()  # not exec(): no nested event loop
+
+    def _delete(self, run_id: str) -> None:
+        try:
+            self._store.delete(run_id)
+        except OSError as exc:
+            self.message.show_message(Tone.ERROR, tr("Could not delete the run"), str(exc))
+        self.refresh()
+
+    def done(self, result: int) -> None:
+        for task in list(self._tasks):
+            if task is not asyncio.current_task():
+                task.cancel()
+        super().done(result)
