@@ -1,0 +1,351 @@
+"""The agent's hands and eyes in Chromium: app.core's PageController, on Playwright with real trusted input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from playwright.async_api import ElementHandle, Page
+from playwright.async_api import Error as PlaywrightError
+
+from app.browser.actions import (
+    CUSTOM_OPTIONS_JS,
+    FILE_INPUT_JS,
+    SCROLL_JS,
+    SELECT_OPTIONS_JS,
+    failure_text,
+    list_choices,
+    match_option,
+    normalize_url,
+)
+from app.browser.events import PageEvents
+from app.browser.observer import ElementRef, Observation, observe, resolve
+from app.browser.serialize import describe, render
+from app.browser.session import BrowserSession
+from app.core.abort import AbortSignal
+from app.core.page import BrowserClosedError, BrowserState, TabInfo, ToolError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_RESULT_MAX = 4000
+_SETTLE = 0.25  # s after a click for a popup or navigation to show itself
+
+
+class PlaywrightPageController:
+    """Implements app.core.page.PageController for one BrowserSession.
+
+    ``margin``: viewport heights listed above and below the visible part. Timeouts are in seconds.
+    """
+
+    def __init__(self, session: BrowserSession, *, margin: float = 0.5, action_timeout: float = 5.0,
+                 navigation_timeout: float = 20.0) -> None:
+        self.session = session
+        self.margin = margin
+        self._action_ms = action_timeout * 1000
+        self._navigation_ms = navigation_timeout * 1000
+        self._events = PageEvents(session)
+        self._last: Observation | None = None
+        self._last_page: Page | None = None
+
+    # --- observing ---------------------------------------------------------------------------------------------
+
+    async def get_browser_state(self, signal: AbortSignal) -> BrowserState:
+        page = self.session.active_page
+        async with self._failures("The page could not be read"):
+            try:
+                observation = await signal.race(observe(page, self.margin))
+            except PlaywrightError as exc:
+                if "context was destroyed" not in (exc.message or "") and "navigat" not in (exc.message or ""):
+                    raise
+                # The page navigated mid-read: look again once it has a document.
+                await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
+                observation = await signal.race(observe(page, self.margin))
+        self._last, self._last_page = observation, page
+        tabs = await signal.race(self._tabs(page, observation.title))
+        return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
+
+    async def _tabs(self, active: Page, active_title: str) -> list[TabInfo]:
+        async def title(page: Page) -> str:
+            if page is active:
+                return active_title
+            try:
+                return await asyncio.wait_for(page.title(), 1.0)
+            except (PlaywrightError, asyncio.TimeoutError):
+                return ""
+
+        pages = self.session.pages
+        titles = await asyncio.gather(*(title(page) for page in pages))
+        return [TabInfo(tab_id=self.session.tab_id(p), url=p.url, title=t, active=p is active)
+                for p, t in zip(pages, titles)]
+
+    def drain_events(self) -> list[str]:
+        return self._events.drain()
+
+    # --- elements ----------------------------------------------------------------------------------------------
+
+    async def _element(self, index: int, signal: AbortSignal) -> tuple[ElementRef, ElementHandle]:
+        stale = ToolError(f"Element [{index}] is no longer on the page; the page changed — look at the new state.")
+        if self._last is None or self._last_page is not self.session.active_page:
+            raise stale
+        ref = self._last.refs.get(index)
+        if ref is None:
+            raise ToolError(f"There is no element [{index}] in the current page state; use an index from it.")
+        try:
+            element = await signal.race(resolve(ref))
+        except PlaywrightError as exc:
+            self._raise_if_closed(exc)
+            raise stale from exc
+        if element is None:
+            raise stale
+        return ref, element
+
+    @asynccontextmanager
+    async def _failures(self, what: str) -> AsyncIterator[None]:
+        """Playwright failures become ToolErrors with a readable reason (or BrowserClosedError)."""
+        try:
+            yield
+        except PlaywrightError as exc:
+            self._raise_if_closed(exc)
+            raise ToolError(f"{what}: {failure_text(exc)}") from exc
+
+    def _raise_if_closed(self, exc: PlaywrightError) -> None:
+        if not self.session.is_connected:
+            raise BrowserClosedError("The browser was closed.") from exc
+
+    async def _race(self, signal: AbortSignal, what: str, work: Awaitable[T]) -> T:
+        async with self._failures(what):
+            return await signal.race(work)
+
+    # --- actions on elements -----------------------------------------------------------------------------------
+
+    async def click(self, index: int, signal: AbortSignal) -> str:
+        ref, element = await self._element(index, signal)
+        label = describe(index, ref.item)
+        page = self.session.active_page
+        url_before = page.url
+        await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
+        await self._race(signal, f"Could not click {label}", element.click(timeout=self._action_ms))
+        return f"Clicked {label}" + await self._aftermath(page, url_before, signal)
+
+    async def _aftermath(self, page: Page, url_before: str, signal: AbortSignal) -> str:
+        """What the action set off: a new tab (now active) or a navigation, told once here and not as an event."""
+        await signal.sleep(_SETTLE)
+        active = self.session.active_page
+        if active is not page:
+            await self._settle_load(active, signal)
+            self._events.forget(active)
+            return f"; it opened a new tab (tab {self.session.tab_id(active)}) — now working in it: {active.url}"
+        if page.url != url_before:
+            await self._settle_load(page, signal)
+            self._events.forget(page)
+            return f"; the page navigated to {page.url}"
+        return ""
+
+    async def _settle_load(self, page: Page, signal: AbortSignal) -> None:
+        try:
+            await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
+        except PlaywrightError as exc:
+            log.debug("page did not finish loading: %s", exc.message.splitlines()[0])
+
+    async def input_text(self, index: int, text: str, signal: AbortSignal) -> str:
+        ref, element = await self._element(index, signal)
+        label = describe(index, ref.item)
+        secret = dict(ref.item.attrs).get("type") == "password"
+        shown = "••••" if secret else json.dumps(text, ensure_ascii=False)
+        editable = await self._race(signal, f"Could not type into {label}", element.evaluate(
+            "el => ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || el.isContentEditable"))
+        async with self._failures(f"Could not type into {label}"):
+            if editable:
+                # fill() sets the value the way a user's typing would and fires input/change, so frameworks that
+                # track the value (React's controlled inputs) keep it.
+                await signal.race(element.fill(text, timeout=self._action_ms))
+            else:
+                # A widget wrapping its real field: focus it by clicking, then type like a person.
+                await signal.race(element.click(timeout=self._action_ms))
+                keyboard = self.session.active_page.keyboard
+                await signal.race(keyboard.press("ControlOrMeta+A"))
+                await signal.race(keyboard.press("Delete"))
+                await signal.race(keyboard.type(text))
+        return f"Typed {shown} into {label}"
+
+    async def select_option(self, index: int, text: str, signal: AbortSignal) -> str:
+        ref, element = await self._element(index, signal)
+        label = describe(index, ref.item)
+        what = f"Could not choose {json.dumps(text, ensure_ascii=False)} in {label}"
+        if ref.item.tag == "select":
+            options = await self._race(signal, what, element.evaluate(SELECT_OPTIONS_JS))
+            labels = [o["label"] for o in options]
+            picked = match_option(labels, text)
+            if picked is None:
+                picked = match_option([o["value"] for o in options], text)
+            if picked is None:
+                raise ToolError(f"{what}: no such option. Options: {list_choices(labels)}")
+            await self._race(signal, what, element.select_option(index=picked, timeout=self._action_ms))
+            return f"Selected {json.dumps(labels[picked], ensure_ascii=False)} in {label}"
+        return await self._select_custom(element, label, text, what, signal)
+
+    async def _select_custom(self, element: ElementHandle, label: str, text: str, what: str,
+                             signal: AbortSignal) -> str:
+        attrs = await self._race(signal, what, element.evaluate(
+            "el => [el.getAttribute('role'), el.getAttribute('aria-expanded')]"))
+        if attrs[0] != "listbox" and attrs[1] != "true":
+            await self._race(signal, what, element.click(timeout=self._action_ms))
+            await signal.sleep(0.15)  # menus often open on the next frame, with a transition
+        choices: list[str] = await self._race(signal, what, element.evaluate(CUSTOM_OPTIONS_JS, None))
+        picked = match_option(choices, text)
+        if picked is None:
+            available = f"Visible options: {list_choices(choices)}" if choices else "no options became visible"
+            raise ToolError(f"{what}: no such option. {available}")
+        option = (await self._race(signal, what, element.evaluate_handle(CUSTOM_OPTIONS_JS, picked))).as_element()
+        if option is None:
+            raise ToolError(f"{what}: the option disappeared before it could be clicked.")
+        await self._race(signal, what, option.click(timeout=self._action_ms))
+        return f"Selected {json.dumps(choices[picked], ensure_ascii=False)} in {label}"
+
+    async def hover(self, index: int, signal: AbortSignal) -> str:
+        ref, element = await self._element(index, signal)
+        label = describe(index, ref.item)
+        await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
+        return f"Hovered {label}"
+
+    async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str:
+        file = Path(path).expanduser()
+        if not await asyncio.to_thread(file.is_file):
+            raise ToolError(f"The file {path} does not exist (or is not a file); give the absolute path of one.")
+        ref, element = await self._element(index, signal)
+        label = describe(index, ref.item)
+        what = f"Could not upload {file.name} through {label}"
+        file_input = (await self._race(signal, what, element.evaluate_handle(FILE_INPUT_JS))).as_element()
+        if file_input is not None:
+            await self._race(signal, what, file_input.set_input_files(file, timeout=self._action_ms))
+        else:
+            page = self.session.active_page
+            async with self._failures(what):
+                try:
+                    async with page.expect_file_chooser(timeout=self._action_ms) as chooser_info:
+                        await signal.race(element.click(timeout=self._action_ms))
+                    chooser = await signal.race(chooser_info.value)
+                except PlaywrightError as exc:
+                    if "file chooser" in (exc.message or "") or "waiting for event" in (exc.message or ""):
+                        raise ToolError(f"{what}: clicking it did not open a file chooser; use the index of the "
+                                        "file input or of the button that opens the file dialog.") from exc
+                    raise
+                await signal.race(chooser.set_files(file, timeout=self._action_ms))
+        return f"Uploaded {file} through {label}"
+
+    # --- page-wide actions -------------------------------------------------------------------------------------
+
+    async def send_keys(self, keys: str, signal: AbortSignal) -> str:
+        combos = keys.split()
+        if not combos:
+            raise ToolError('No keys given; use names like "Enter", "Tab", "Escape" or "Control+A".')
+        keyboard = self.session.active_page.keyboard
+        for combo in combos:
+            await self._race(signal, f"Could not press {combo}", keyboard.press(combo))
+        return f"Pressed {' '.join(combos)}"
+
+    async def scroll(self, down: bool, num_pages: float, index: int | None, signal: AbortSignal) -> str:
+        direction = "down" if down else "up"
+        fraction = num_pages if down else -num_pages
+        if index is None:
+            target, handle = "the page", None
+        else:
+            ref, handle = await self._element(index, signal)
+            target = describe(index, ref.item)
+        # A handle can only be used in its own frame, so an element scrolls itself.
+        work = (handle.evaluate(f"(el, f) => ({SCROLL_JS})(el, f)", fraction) if handle is not None
+                else self.session.active_page.evaluate(f"f => ({SCROLL_JS})(null, f)", fraction))
+        moved, above, below = await self._race(signal, f"Could not scroll {target}", work)
+        if abs(moved) < 1:
+            edge = "bottom" if down else "top"
+            return f"Did not scroll {target} {direction}: it is already at the {edge}"
+        return (f"Scrolled {target} {direction} by {num_pages:g} page(s); now {above:.1f} pages above, "
+                f"{below:.1f} below")
+
+    async def go_to_url(self, url: str, signal: AbortSignal) -> str:
+        page = self.session.active_page
+        return await self._navigate(page, normalize_url(url), signal, "Opened")
+
+    async def _navigate(self, page: Page, url: str, signal: AbortSignal, verb: str) -> str:
+        try:
+            await signal.race(page.goto(url, wait_until="domcontentloaded", timeout=self._navigation_ms))
+            slow = ""
+        except PlaywrightError as exc:
+            self._raise_if_closed(exc)
+            if "Timeout" not in (exc.message or ""):
+                raise ToolError(f"Could not open {url}: {failure_text(exc)}") from exc
+            slow = f" (still loading after {self._navigation_ms / 1000:g} s)"
+        self._events.forget(page)
+        title = await self._title(page)
+        return f"{verb} {page.url}{slow}" + (f" — {json.dumps(title, ensure_ascii=False)}" if title else "")
+
+    async def _title(self, page: Page) -> str:
+        try:
+            return await asyncio.wait_for(page.title(), 2.0)
+        except (PlaywrightError, asyncio.TimeoutError):
+            return ""
+
+    async def go_back(self, signal: AbortSignal) -> str:
+        page = self.session.active_page
+        url_before = page.url
+        response = None
+        try:
+            response = await signal.race(page.go_back(wait_until="domcontentloaded", timeout=self._navigation_ms))
+        except PlaywrightError as exc:
+            self._raise_if_closed(exc)
+            if "Timeout" not in (exc.message or ""):
+                raise ToolError(f"Could not go back: {failure_text(exc)}") from exc
+        # go_back answers None both for "no history" and for an in-page (#hash, pushState) step back.
+        if response is None and page.url == url_before:
+            raise ToolError("There is no previous page in this tab.")
+        self._events.forget(page)
+        return f"Went back to {page.url}"
+
+    async def open_new_tab(self, url: str, signal: AbortSignal) -> str:
+        page = await self._race(signal, "Could not open a new tab", self.session.context.new_page())
+        self.session.activate(page)
+        self._events.forget(page)
+        result = await self._navigate(page, normalize_url(url), signal, "Opened")
+        return f"{result} in a new tab (tab {self.session.tab_id(page)}), now the active tab"
+
+    async def switch_to_tab(self, tab_id: int, signal: AbortSignal) -> str:
+        page = self._page(tab_id)
+        self.session.activate(page)
+        await self._race(signal, f"Could not switch to tab {tab_id}", page.bring_to_front())
+        return f"Switched to tab {tab_id}: {page.url}"
+
+    async def close_tab(self, tab_id: int, signal: AbortSignal) -> str:
+        page = self._page(tab_id)
+        if len(self.session.pages) == 1:
+            # Closing the last tab would end Chromium; keep an empty one to work in.
+            await self._race(signal, "Could not open a new tab", self.session.context.new_page())
+        await self._race(signal, f"Could not close tab {tab_id}", page.close())
+        self._events.forget(page)
+        active = self.session.active_page
+        return f"Closed tab {tab_id}; now on tab {self.session.tab_id(active)}: {active.url}"
+
+    def _page(self, tab_id: int) -> Page:
+        page = self.session.page_for(tab_id)
+        if page is None:
+            open_ids = ", ".join(str(self.session.tab_id(p)) for p in self.session.pages)
+            raise ToolError(f"There is no tab {tab_id}; open tabs: {open_ids}.")
+        return page
+
+    async def execute_javascript(self, script: str, signal: AbortSignal) -> str:
+        page = self.session.active_page
+        try:
+            value = await signal.race(page.evaluate(script))
+        except PlaywrightError as exc:
+            self._raise_if_closed(exc)
+            raise ToolError(f"The script failed: {failure_text(exc)}") from exc
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        if len(text) > _RESULT_MAX:
+            text = text[:_RESULT_MAX] + f"… ({len(text) - _RESULT_MAX} more characters)"
+        return f"The script returned {text}"

@@ -1,0 +1,141 @@
+"""Things that happen in the browser on their own (navigations, new tabs, dialogs, downloads), as sentences.
+
+Dialogs are accepted at once so a page never hangs on one; downloads are saved to the session's downloads folder.
+The agent reads the sentences through ``drain()`` at its next observation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.async_api import Dialog, Download, Frame, Page
+from playwright.async_api import Error as PlaywrightError
+
+from app.browser.session import BrowserSession
+from app.core.page import BrowserClosedError
+
+log = logging.getLogger(__name__)
+
+_QUOTE_MAX = 300
+
+
+@dataclass
+class _Entry:
+    kind: str  # "navigated" | "opened" | "closed" | "note"
+    page: Page | None
+    text: str = ""
+
+
+class PageEvents:
+    def __init__(self, session: BrowserSession) -> None:
+        self._session = session
+        self._entries: list[_Entry] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        for page in session.pages:
+            self._watch(page)
+        session.on_page(self._opened)
+
+    def _opened(self, page: Page) -> None:
+        self._watch(page)
+        self._entries.append(_Entry("opened", page))
+
+    def _watch(self, page: Page) -> None:
+        tab_id = self._session.tab_id(page)
+        page.on("framenavigated", lambda frame: self._navigated(page, frame))
+        page.on("dialog", lambda dialog: self._spawn(self._dialog(tab_id, dialog)))
+        page.on("download", lambda download: self._spawn(self._download(download)))
+        page.on("close", lambda _page: self._entries.append(_Entry("closed", page, f"Tab {tab_id} was closed.")))
+
+    def _navigated(self, page: Page, frame: Frame) -> None:
+        if frame.parent_frame is None:
+            self._entries.append(_Entry("navigated", page))
+
+    def _spawn(self, work: object) -> None:
+        task = asyncio.ensure_future(work)  # type: ignore[arg-type]
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _dialog(self, tab_id: int, dialog: Dialog) -> None:
+        message = _quote(dialog.message)
+        try:
+            # A prompt gets its default answer; the model can change the page afterwards if that was wrong.
+            await dialog.accept(dialog.default_value if dialog.type == "prompt" else None)
+        except PlaywrightError as exc:
+            log.debug("dialog already gone: %s", exc)
+        if dialog.type == "beforeunload":
+            text = f"Tab {tab_id} asked to confirm leaving the page; it was confirmed."
+        else:
+            text = f"A {dialog.type} dialog in tab {tab_id} said {message}; it was accepted automatically."
+        self._entries.append(_Entry("note", None, text))
+
+    async def _download(self, download: Download) -> None:
+        name = Path(download.suggested_filename).name or "download"
+        try:
+            target = await asyncio.to_thread(_free_path, self._session.downloads_dir, name)
+            await download.save_as(target)
+            text = f"Downloaded {_quote(name)} to {target}."
+        except PlaywrightError as exc:
+            failure = None
+            try:
+                failure = await download.failure()
+            except PlaywrightError:
+                pass
+            text = f"The download of {_quote(name)} failed: {failure or exc.message.splitlines()[0]}."
+        self._entries.append(_Entry("note", None, text))
+
+    def forget(self, page: Page) -> None:
+        """Drop pending news about ``page`` that an action's own result already told (navigation, opening, closing)."""
+        self._entries = [e for e in self._entries if e.page is not page or e.kind not in ("navigated", "opened", "closed")]
+
+    def drain(self) -> list[str]:
+        entries, self._entries = self._entries, []
+        sentences: list[str] = []
+        opened = {e.page for e in entries if e.kind == "opened"}
+        reported: set[Page] = set()
+        # Only where a tab ended up matters: a redirect chain is one navigation.
+        for entry in reversed(entries):
+            page = entry.page
+            if entry.kind == "navigated" and page is not None and page not in opened and page not in reported:
+                reported.add(page)
+                if not page.is_closed():
+                    sentences.append(f"Tab {self._tab(page)} navigated to {page.url}")
+            elif entry.kind == "opened" and page is not None and not page.is_closed():
+                active = " — now working in it" if self._is_active(page) else ""
+                sentences.append(f"A new tab opened (tab {self._tab(page)}): {page.url}{active}.")
+            elif entry.kind in ("closed", "note"):
+                sentences.append(entry.text)
+        sentences.reverse()
+        return sentences
+
+    def _tab(self, page: Page) -> str:
+        try:
+            return str(self._session.tab_id(page))
+        except KeyError:
+            return "?"
+
+    def _is_active(self, page: Page) -> bool:
+        try:
+            return self._session.active_page is page
+        except BrowserClosedError:
+            return False
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) > _QUOTE_MAX:
+        text = text[: _QUOTE_MAX - 1] + "…"
+    return f'"{text}"'
+
+
+def _free_path(directory: Path, name: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    candidate = directory / name
+    stem, suffix = candidate.stem, candidate.suffix
+    counter = 1
+    while candidate.exists():
+        candidate = directory / f"{stem} ({counter}){suffix}"
+        counter += 1
+    return candidate

@@ -1,0 +1,194 @@
+"""Runs resources/js/observe.js in a page's frames and merges them into one list with global indices.
+
+Each frame lists its own document; an <iframe> in view comes back as a slot that is filled by observing that child
+frame (same- or cross-origin alike: Playwright acts on an element only through a handle of the frame that owns it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from playwright.async_api import ElementHandle, Frame, Page
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel, Field
+
+from app.assets import read_resource
+
+log = logging.getLogger(__name__)
+
+SCRIPT = "js/observe.js"
+# Returns the element a previous observation listed, or null once it is gone or another observation replaced it.
+_RESOLVE = """([nonce, ref]) => {
+  const state = window.__pageAgent;
+  const el = state && state.nonce === nonce ? state.elements[ref] : null;
+  return el && el.isConnected ? el : null;
+}"""
+_SLOT_OF = "el => el.__pageAgentSlot ?? null"
+_FRAME_DEPTH_MAX = 5
+
+
+class Region(BaseModel):
+    top: float
+    bottom: float
+    left: float
+    right: float
+
+
+class ElementItem(BaseModel):
+    kind: Literal["el"]
+    depth: int
+    ref: int
+    tag: str
+    attrs: list[tuple[str, str]]
+    text: str
+    is_new: bool = Field(alias="isNew")
+
+
+class TextItem(BaseModel):
+    kind: Literal["text"]
+    depth: int
+    text: str
+
+
+class FrameItem(BaseModel):
+    kind: Literal["frame"]
+    depth: int
+    slot: str
+    region: Region
+
+
+Item = Annotated[ElementItem | TextItem | FrameItem, Field(discriminator="kind")]
+
+
+class Viewport(BaseModel):
+    width: int
+    height: int
+
+
+class Scroll(BaseModel):
+    y: float
+    height: float
+
+
+class FrameSnapshot(BaseModel):
+    title: str
+    url: str
+    viewport: Viewport
+    scroll: Scroll
+    items: list[Item]
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class ElementRef:
+    """Where a listed element lives, enough to find exactly it again (and nothing else) for an action."""
+
+    frame: Frame
+    nonce: str
+    ref: int
+    item: ElementItem
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the merged listing: an element (with its global index) or context text."""
+
+    depth: int
+    index: int | None
+    element: ElementItem | None
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Observation:
+    title: str
+    url: str
+    viewport: Viewport
+    scroll: Scroll
+    lines: list[Line]
+    refs: dict[int, ElementRef]
+    truncated: bool
+
+
+_nonces = itertools.count(1)
+
+
+async def observe(page: Page, margin: float) -> Observation:
+    """Everything interactive within the viewport plus ``margin`` viewport heights above and below."""
+    nonce = f"o{next(_nonces)}"
+    source = read_resource(SCRIPT)
+    main, pieces = await _observe_frame(page.main_frame, source, {"nonce": nonce, "margin": margin}, 0)
+    lines: list[Line] = []
+    refs: dict[int, ElementRef] = {}
+    for frame, depth_offset, item in pieces:
+        depth = item.depth + depth_offset
+        if isinstance(item, ElementItem):
+            index = len(refs) + 1
+            refs[index] = ElementRef(frame, nonce, item.ref, item)
+            lines.append(Line(depth, index, item))
+        elif isinstance(item, TextItem):
+            lines.append(Line(depth, None, None, item.text))
+    return Observation(main.title, page.url, main.viewport, main.scroll, lines, refs, main.truncated)
+
+
+Piece = tuple[Frame, int, ElementItem | TextItem]
+
+
+async def _observe_frame(frame: Frame, source: str, options: dict[str, object],
+                         depth_offset: int) -> tuple[FrameSnapshot, list[Piece]]:
+    snapshot = FrameSnapshot.model_validate(await frame.evaluate(source, options))
+    slots = [item for item in snapshot.items if isinstance(item, FrameItem)]
+    children: dict[str, list[Piece]] = {}
+    if slots and depth_offset < _FRAME_DEPTH_MAX:
+        by_slot = await _child_frames_by_slot(frame)
+        wanted = [(slot, by_slot[slot.slot]) for slot in slots if slot.slot in by_slot]
+        results = await asyncio.gather(
+            *(_observe_child(child, source, slot, options, depth_offset) for slot, child in wanted)
+        )
+        children = {slot.slot: pieces for (slot, _child), pieces in zip(wanted, results)}
+    pieces: list[Piece] = []
+    for item in snapshot.items:
+        if isinstance(item, FrameItem):
+            pieces.extend(children.get(item.slot, ()))
+        else:
+            pieces.append((frame, depth_offset, item))
+    return snapshot, pieces
+
+
+async def _observe_child(child: Frame, source: str, slot: FrameItem, options: dict[str, object],
+                         depth_offset: int) -> list[Piece]:
+    try:
+        _snapshot, pieces = await _observe_frame(
+            child, source, {**options, "region": slot.region.model_dump()}, depth_offset + slot.depth
+        )
+    except PlaywrightError as exc:
+        # A frame that navigates or goes away while we look is simply left out of this observation.
+        log.debug("frame %s skipped: %s", child.url, exc.message.splitlines()[0])
+        return []
+    return pieces
+
+
+async def _child_frames_by_slot(frame: Frame) -> dict[str, Frame]:
+    async def slot_of(child: Frame) -> str | None:
+        try:
+            element = await child.frame_element()
+            return await element.evaluate(_SLOT_OF)
+        except PlaywrightError:
+            return None
+
+    children = frame.child_frames
+    slots = await asyncio.gather(*(slot_of(child) for child in children))
+    return {slot: child for slot, child in zip(slots, children) if slot}
+
+
+async def resolve(ref: ElementRef) -> ElementHandle | None:
+    """The live element behind ``ref``, or None when it is gone or a newer observation replaced the listing."""
+    handle = await ref.frame.evaluate_handle(_RESOLVE, [ref.nonce, ref.ref])
+    element = handle.as_element()
+    if element is None:
+        await handle.dispose()
+    return element

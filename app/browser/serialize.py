@@ -1,0 +1,63 @@
+"""The page as the model reads it (DESIGN.md, "What the model sees of the page")."""
+
+from __future__ import annotations
+
+import re
+
+from app.browser.observer import ElementItem, Observation
+
+_PLAIN_VALUE = re.compile(r"^[^\s\"'<>]+$")
+_END_SLACK = 4.0  # px: subpixel layouts rarely scroll to the exact bottom
+
+
+def render(observation: Observation) -> str:
+    vw, vh = observation.viewport.width, observation.viewport.height
+    above, below = scroll_pages(observation)
+    lines = [
+        f"Current page: [{observation.title or observation.url}]({observation.url})",
+        f"Viewport {vw}x{vh}; {above:.1f} pages above, {below:.1f} pages below",
+        "[Start of page]" if above < 0.05 else f"... {above:.1f} pages above — scroll up to see more",
+    ]
+    body = [_line(line.depth, line.index, line.element, line.text) for line in observation.lines]
+    lines.extend(body or ["(nothing interactive in view)"])
+    if observation.truncated:
+        lines.append("... (listing cut short: the page has too many elements; scroll or act on what is listed)")
+    lines.append("[End of page]" if below < 0.05 else f"... {below:.1f} pages below — scroll to see more")
+    return "\n".join(lines)
+
+
+def scroll_pages(observation: Observation) -> tuple[float, float]:
+    vh = observation.viewport.height or 1
+    scroll = observation.scroll
+    above = scroll.y / vh
+    below = max(0.0, scroll.height - scroll.y - vh - _END_SLACK) / vh
+    return above, below
+
+
+def _line(depth: int, index: int | None, element: ElementItem | None, text: str) -> str:
+    indent = "\t" * depth
+    if element is None:
+        return f"{indent}{text}"
+    star = "*" if element.is_new else ""
+    body = f">{element.text}" if element.text else ""
+    return f"{indent}{star}[{index}]{_open_tag(element)}{body} />"
+
+
+def _open_tag(element: ElementItem, keys: tuple[str, ...] | None = None) -> str:
+    attrs = [(k, v) for k, v in element.attrs if keys is None or k in keys]
+    parts = [element.tag] + [name if value == "" else f"{name}={_value(value)}" for name, value in attrs]
+    return "<" + " ".join(parts)
+
+
+def _value(value: str) -> str:
+    return value if _PLAIN_VALUE.match(value) else '"' + value.replace('"', "'") + '"'
+
+
+# Enough to recognise an element in an action's result without repeating its whole line.
+_DESCRIBE_KEYS = ("type", "name", "role", "aria-label", "placeholder")
+
+
+def describe(index: int, element: ElementItem) -> str:
+    """``[12] <button> Save`` / ``[3] <input type=email name=email>``."""
+    text = f" {element.text}" if element.text else ""
+    return f"[{index}] {_open_tag(element, _DESCRIBE_KEYS)}>{text}"

@@ -1,0 +1,248 @@
+"""One Chromium the agent works in: launched with a persistent profile, or attached over CDP; its tabs; its end."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel, Field
+
+from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
+from app.browser.processes import kill_profile_processes
+from app.core.page import BrowserClosedError
+
+log = logging.getLogger(__name__)
+
+_CLOSE_TIMEOUT = 10.0
+_ATTACH_TIMEOUT_MS = 15_000
+
+
+class LaunchOptions(BaseModel):
+    executable: str | None = None  # None: found by app.browser.chromium
+    profile_dir: Path
+    downloads_dir: Path | None = None  # None: <profile_dir>/../downloads
+    headless: bool = False
+    window: tuple[int, int, int, int] | None = None  # x, y, width, height of the headed window
+    viewport: tuple[int, int] = (1280, 800)  # headless only; a headed page follows its window
+    extra_args: list[str] = Field(default_factory=list)
+
+
+class BrowserSession:
+    """Tabs get stable ids (1, 2, ...) for the session's lifetime; the active tab is where the agent works.
+
+    A new tab (popup, target=_blank, or opened by the agent) becomes the active tab. ``close()`` ends a launched
+    Chromium with every helper process, and only disconnects from an attached one.
+    """
+
+    def __init__(self, playwright: Playwright, context: BrowserContext, *, browser: Browser | None,
+                 downloads_dir: Path, profile_dir: Path | None) -> None:
+        self._playwright = playwright
+        self.context = context
+        self._browser = browser  # set when attached: the browser we must not close
+        self.downloads_dir = downloads_dir
+        self._profile_dir = profile_dir
+        self._ids = itertools.count(1)
+        self._tabs: dict[Page, int] = {}
+        self._active: Page | None = None
+        self._connected = True
+        self._closing = False
+        self._closed_callbacks: list[Callable[[], None]] = []
+        self._page_callbacks: list[Callable[[Page], None]] = []
+        for page in context.pages:
+            self._track(page, activate=False)
+        context.on("page", lambda page: self._track(page, activate=True))
+        if browser is not None:
+            browser.on("disconnected", lambda _browser: self._lost())
+        else:
+            context.on("close", lambda _context: self._lost())
+
+    # --- starting ----------------------------------------------------------------------------------------------
+
+    @classmethod
+    async def launch(cls, options: LaunchOptions) -> BrowserSession:
+        """Start Chromium with the persistent profile (logins survive restarts)."""
+        playwright = await async_playwright().start()
+        try:
+            executable = await find_chromium(options.executable, playwright.chromium.executable_path)
+            profile = options.profile_dir.resolve()
+            downloads = (options.downloads_dir or profile.parent / "downloads").resolve()
+            await asyncio.to_thread(_make_dirs, profile, downloads)
+            args = [*CHROMIUM_FLAGS, *options.extra_args]
+            if options.window is not None and not options.headless:
+                x, y, width, height = options.window
+                args += [f"--window-position={x},{y}", f"--window-size={width},{height}"]
+            viewport = None if not options.headless else {"width": options.viewport[0], "height": options.viewport[1]}
+            try:
+                context = await playwright.chromium.launch_persistent_context(
+                    str(profile),
+                    executable_path=executable,
+                    headless=options.headless,
+                    args=args,
+                    viewport=viewport,
+                    no_viewport=viewport is None,
+                    accept_downloads=True,
+                    downloads_path=str(downloads),
+                )
+            except PlaywrightError as exc:
+                raise RuntimeError(_launch_failure(exc, executable, profile)) from exc
+            session = cls(playwright, context, browser=None, downloads_dir=downloads, profile_dir=profile)
+            await session._ensure_tab()
+            return session
+        except BaseException:
+            await playwright.stop()
+            raise
+
+    @classmethod
+    async def attach(cls, cdp_url: str, downloads_dir: Path | None = None) -> BrowserSession:
+        """Work in a running Chromium/Chrome (started with --remote-debugging-port) and its active tab."""
+        playwright = await async_playwright().start()
+        try:
+            try:
+                browser = await playwright.chromium.connect_over_cdp(cdp_url, timeout=_ATTACH_TIMEOUT_MS)
+            except PlaywrightError as exc:
+                raise RuntimeError(
+                    f"Could not attach to the browser at {cdp_url}: {_first_line(exc)}. Start Chrome/Chromium with "
+                    "--remote-debugging-port=9222 and pass http://127.0.0.1:9222."
+                ) from exc
+            context = browser.contexts[0] if browser.contexts else await browser.new_context()
+            downloads = (downloads_dir or Path.home() / "Downloads").resolve()
+            session = cls(playwright, context, browser=browser, downloads_dir=downloads, profile_dir=None)
+            session._active = await _visible_page(context.pages)
+            await session._ensure_tab()
+            return session
+        except BaseException:
+            await playwright.stop()
+            raise
+
+    async def _ensure_tab(self) -> None:
+        if not self._tabs:
+            await self.context.new_page()
+        if self._active is None:
+            self._active = next(iter(self._tabs))
+
+    # --- tabs --------------------------------------------------------------------------------------------------
+
+    def _track(self, page: Page, *, activate: bool) -> None:
+        if page in self._tabs:
+            return
+        self._tabs[page] = next(self._ids)
+        page.on("close", self._untrack)
+        if activate or self._active is None:
+            self._active = page
+        for callback in list(self._page_callbacks):
+            callback(page)
+
+    def _untrack(self, page: Page) -> None:
+        self._tabs.pop(page, None)
+        if self._active is page:
+            # The most recently opened tab left is the likeliest next place to work.
+            self._active = next(reversed(self._tabs), None)
+
+    @property
+    def pages(self) -> list[Page]:
+        """Open tabs, oldest first."""
+        return list(self._tabs)
+
+    def tab_id(self, page: Page) -> int:
+        return self._tabs[page]
+
+    def page_for(self, tab_id: int) -> Page | None:
+        return next((page for page, pid in self._tabs.items() if pid == tab_id), None)
+
+    @property
+    def active_page(self) -> Page:
+        if not self._connected or self._active is None:
+            raise BrowserClosedError("The browser was closed.")
+        return self._active
+
+    def activate(self, page: Page) -> None:
+        if page not in self._tabs:
+            raise ValueError("not a tab of this session")
+        self._active = page
+
+    def on_page(self, callback: Callable[[Page], None]) -> None:
+        """Call ``callback(page)`` for every tab opened from now on (read ``pages`` for the current ones)."""
+        self._page_callbacks.append(callback)
+
+    # --- the end -----------------------------------------------------------------------------------------------
+
+    @property
+    def is_connected(self) -> bool:
+        return self._connected
+
+    @property
+    def attached(self) -> bool:
+        return self._browser is not None
+
+    def on_closed(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` once when the browser goes away without ``close()`` (the user closed it, a crash)."""
+        self._closed_callbacks.append(callback)
+
+    def _lost(self) -> None:
+        if not self._connected:
+            return
+        self._connected = False
+        if self._closing:
+            return
+        for callback in list(self._closed_callbacks):
+            try:
+                callback()
+            except Exception:
+                log.exception("browser-closed callback failed")
+
+    async def close(self) -> None:
+        """Idempotent. A launched Chromium is ended (killed if it will not go); an attached one keeps running."""
+        if self._closing:
+            return
+        self._closing = True
+        try:
+            if self._browser is None and self._connected:
+                try:
+                    await asyncio.wait_for(self.context.close(), _CLOSE_TIMEOUT)
+                except (PlaywrightError, asyncio.TimeoutError) as exc:
+                    log.warning("Chromium did not close cleanly: %s", _first_line(exc))
+        finally:
+            self._connected = False
+            # Stopping the driver drops a CDP connection without closing the browser at the other end.
+            await self._playwright.stop()
+            if self._profile_dir is not None:
+                killed = await kill_profile_processes(self._profile_dir)
+                if killed:
+                    log.warning("killed %d Chromium processes left behind", len(killed))
+
+
+def _make_dirs(*dirs: Path) -> None:
+    for directory in dirs:
+        directory.mkdir(parents=True, exist_ok=True)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return text.strip().splitlines()[0]
+
+
+def _launch_failure(exc: PlaywrightError, executable: str, profile: Path) -> str:
+    text = exc.message or str(exc)
+    if "ProcessSingleton" in text or "SingletonLock" in text or "profile appears to be in use" in text:
+        return (f"The browser profile {profile} is in use by another Chromium window. Close that window (or the "
+                "other Page Agent) and try again.")
+    if "libatomic" in text:
+        return "Chromium is missing a library: on Debian/Ubuntu run `sudo apt-get install libatomic1`."
+    return f"Chromium ({executable}) did not start: {_first_line(exc)}"
+
+
+async def _visible_page(pages: list[Page]) -> Page | None:
+    """The tab the user is looking at in an attached browser (CDP does not say which one is focused)."""
+    for page in reversed(pages):
+        try:
+            state = await asyncio.wait_for(page.evaluate("document.visibilityState"), 2.0)
+        except (PlaywrightError, asyncio.TimeoutError):
+            continue
+        if state == "visible":
+            return page
+    return pages[-1] if pages else None

@@ -1,0 +1,24 @@
+"""Reading the serialized page the way the model does: find an element's [index] by what its line says."""
+
+from __future__ import annotations
+
+import re
+
+_LINE = re.compile(r"^\t*(\*?)\[(\d+)\](.*)$")
+
+
+def index_of(content: str, *needles: str) -> int:
+    """The index of the only element line containing every needle."""
+    found = [int(m.group(2)) for line in content.splitlines() if (m := _LINE.match(line))
+             and all(n in line for n in needles)]
+    assert len(found) == 1, f"{needles} matched {found} in:\n{content}"
+    return found[0]
+
+
+def element_lines(content: str) -> list[str]:
+    return [line for line in content.splitlines() if _LINE.match(line)]
+
+
+def is_new(content: str, *needles: str) -> bool:
+    line = next(line for line in element_lines(content) if all(n in line for n in needles))
+    return line.lstrip("\t").startswith("*")

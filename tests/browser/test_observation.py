@@ -1,0 +1,122 @@
+"""What the model sees: the listing format, frames, shadow roots, hidden and covered elements, scrolling, markers."""
+
+from __future__ import annotations
+
+from app.browser.controller import PlaywrightPageController
+from app.core.abort import AbortSignal
+from tests.browser.helpers import element_lines, index_of, is_new
+
+
+async def state_of(controller: PlaywrightPageController, signal: AbortSignal, url: str) -> str:
+    await controller.go_to_url(url, signal)
+    return (await controller.get_browser_state(signal)).content
+
+
+async def test_form_listing_matches_the_design_format(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/form.html")
+    lines = content.splitlines()
+    assert lines[0] == f"Current page: [New customer]({site}/form.html)"
+    assert lines[1] == "Viewport 1280x800; 0.0 pages above, 0.0 pages below"
+    assert lines[2] == "[Start of page]"
+    assert lines[-1] == "[End of page]"
+    assert "New customer" in lines  # context text, unindexed
+    assert "Billing address" in lines
+    email = index_of(content, "<input type=email")
+    assert f"[{email}]<input type=email name=email placeholder=you@company.com required />" in lines
+    assert "value=Basic" in lines[lines.index(next(line for line in lines if "<select" in line))]
+    assert "options=Basic|Pro|Enterprise" in content
+    assert index_of(content, "<button>Save />")
+    assert index_of(content, "contenteditable")
+    assert index_of(content, "<textarea name=address")
+
+
+async def test_password_value_is_never_shown(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/form.html")
+    assert "hunter2" not in content
+    assert "value=••••" in content
+
+
+async def test_tabs_are_listed_with_stable_ids(controller, signal, site) -> None:
+    await controller.go_to_url(f"{site}/form.html", signal)
+    await controller.open_new_tab(f"{site}/echo.html", signal)
+    state = await controller.get_browser_state(signal)
+    assert [(t.tab_id, t.active) for t in state.tabs] == [(1, False), (2, True)]
+    assert state.tabs[0].title == "New customer"
+    await controller.close_tab(1, signal)
+    state = await controller.get_browser_state(signal)
+    assert [t.tab_id for t in state.tabs] == [2]
+
+
+async def test_same_and_cross_origin_iframes_are_listed_and_clickable(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/frames.html")
+    same = index_of(content, "Inner button same")
+    cross = index_of(content, "Inner button cross")
+    top = index_of(content, "Top button")
+    assert top < same < cross
+    assert "Clicked" in await controller.click(cross, signal)
+    assert "Clicked" in await controller.click(same, signal)
+    content = (await controller.get_browser_state(signal)).content
+    assert "Clicked in cross" in content and "Clicked in same" in content
+
+
+async def test_open_shadow_root_button(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/shadow.html")
+    assert "Slotted title" in content
+    await controller.click(index_of(content, "Shadow action"), signal)
+    assert "shadow clicked" in (await controller.get_browser_state(signal)).content
+
+
+async def test_covered_element_is_not_listed_until_the_overlay_goes(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/covered.html")
+    assert "Buy now" not in content
+    await controller.click(index_of(content, "Accept"), signal)
+    content = (await controller.get_browser_state(signal)).content
+    assert index_of(content, "Buy now")
+
+
+async def test_hidden_elements_are_left_out(controller, signal) -> None:
+    page = ("data:text/html,<button>Shown</button><div style='display:none'><button>None</button></div>"
+            "<button style='visibility:hidden'>Invisible</button><div style='opacity:0'><button>Clear</button></div>"
+            "<button style='width:0;height:0;padding:0;border:0;overflow:hidden'>Zero</button>")
+    content = await state_of(controller, signal, page)
+    assert [line.split("]")[1] for line in element_lines(content)] == ["<button>Shown />"]
+
+
+async def test_pointer_cursor_lists_the_clickable_not_its_children(controller, signal) -> None:
+    page = ("data:text/html,<div style='cursor:pointer' id=card><span>Card title</span><span>More</span></div>"
+            "<div onclick='1'>Handler</div>")
+    content = await state_of(controller, signal, page)
+    lines = element_lines(content)
+    assert len(lines) == 2, content
+    assert "Card title More" in lines[0]
+
+
+async def test_long_page_lists_the_viewport_and_counts_the_rest(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/long.html")
+    assert "[Start of page]" in content
+    assert "Item 1 />" in content and "Item 6 />" in content  # viewport (4 rows) plus half a page of margin
+    assert "Item 20 />" not in content
+    assert "pages below — scroll to see more" in content
+    result = await controller.scroll(True, 2, None, signal)
+    assert result.startswith("Scrolled the page down by 2 page(s); now 2.0 pages above")
+    content = (await controller.get_browser_state(signal)).content
+    assert "... 2.0 pages above — scroll up to see more" in content
+    assert "Item 1 />" not in content and "Item 10 />" in content
+    await controller.scroll(True, 50, None, signal)
+    content = (await controller.get_browser_state(signal)).content
+    assert content.endswith("[End of page]")
+    box = index_of(content, "scrollable=")
+    assert "Did not scroll" in await controller.scroll(False, 1, box, signal)
+    assert "now 1.0 pages above" in await controller.scroll(True, 1, box, signal)
+    assert "1.0 pages above" in (await controller.get_browser_state(signal)).content
+
+
+async def test_new_elements_are_starred(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/dynamic.html")
+    assert not any(line.startswith("*") for line in element_lines(content))  # nothing is new at first sight
+    await controller.click(index_of(content, "<button>Add"), signal)
+    content = (await controller.get_browser_state(signal)).content
+    assert is_new(content, "Added later")
+    assert not is_new(content, "<button>Add")
+    content = (await controller.get_browser_state(signal)).content
+    assert not is_new(content, "Added later")
