@@ -68,7 +68,8 @@ class PageEvents:
         if dialog.type == "beforeunload":
             text = f"Tab {tab_id} asked to confirm leaving the page; it was confirmed."
         else:
-            text = f"A {dialog.type} dialog in tab {tab_id} said {message}; it was accepted automatically."
+            article = "An" if dialog.type[:1] in "aeiou" else "A"
+            text = f"{article} {dialog.type} dialog in tab {tab_id} said {message}; it was accepted automatically."
         self._entries.append(_Entry("note", None, text))
 
     async def _download(self, download: Download) -> None:

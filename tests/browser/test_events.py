@@ -1,0 +1,65 @@
+"""Page events as sentences: new tabs (and the switch to them), dialogs, downloads, navigations."""
+
+from __future__ import annotations
+
+from app.browser.controller import PlaywrightPageController
+from app.core.abort import AbortSignal
+from tests.browser.helpers import index_of
+
+
+async def open_page(controller: PlaywrightPageController, signal: AbortSignal, url: str) -> str:
+    await controller.go_to_url(url, signal)
+    return (await controller.get_browser_state(signal)).content
+
+
+async def test_target_blank_opens_a_tab_and_the_agent_follows(controller, signal, site) -> None:
+    content = await open_page(controller, signal, f"{site}/tabs.html")
+    result = await controller.click(index_of(content, "Open report"), signal)
+    assert result.endswith(f"it opened a new tab (tab 2) — now working in it: {site}/echo.html?from=blank")
+    state = await controller.get_browser_state(signal)
+    assert state.url == f"{site}/echo.html?from=blank"
+    assert [(t.tab_id, t.active) for t in state.tabs] == [(1, False), (2, True)]
+    assert controller.drain_events() == []  # told by the click already
+    assert await controller.switch_to_tab(1, signal) == f"Switched to tab 1: {site}/tabs.html"
+    assert (await controller.get_browser_state(signal)).url == f"{site}/tabs.html"
+
+
+async def test_a_tab_opened_by_the_page_itself_is_an_event(controller, signal, site) -> None:
+    await open_page(controller, signal, f"{site}/tabs.html")
+    await controller.execute_javascript(f"window.open('{site}/form.html'); 1", signal)
+    await signal.sleep(0.5)
+    assert controller.drain_events() == [f"A new tab opened (tab 2): {site}/form.html — now working in it."]
+    assert (await controller.get_browser_state(signal)).title == "New customer"
+
+
+async def test_dialogs_are_accepted_and_told(controller, signal, site) -> None:
+    content = await open_page(controller, signal, f"{site}/tabs.html")
+    await controller.click(index_of(content, "Show alert"), signal)
+    await controller.click(index_of(content, "Confirm"), signal)
+    await signal.sleep(0.2)
+    assert controller.drain_events() == [
+        'An alert dialog in tab 1 said "Record saved"; it was accepted automatically.',
+        'A confirm dialog in tab 1 said "Delete it?"; it was accepted automatically.',
+    ]
+    assert (await controller.get_browser_state(signal)).title == "confirmed"
+
+
+async def test_download_is_saved_and_told(controller, signal, site, launch_options) -> None:
+    content = await open_page(controller, signal, f"{site}/tabs.html")
+    await controller.click(index_of(content, "Download file"), signal)
+    target = launch_options.downloads_dir.resolve() / "download.txt"
+    for _ in range(50):
+        events = controller.drain_events()
+        if events:
+            break
+        await signal.sleep(0.1)
+    assert events == [f'Downloaded "download.txt" to {target}.']
+    assert target.read_text() == "hello download\n"
+
+
+async def test_navigation_by_the_page_is_an_event(controller, signal, site) -> None:
+    await open_page(controller, signal, f"{site}/form.html")
+    await controller.execute_javascript(f"setTimeout(() => location.href = '{site}/echo.html?late=1', 50); 1", signal)
+    await signal.sleep(0.5)
+    assert controller.drain_events() == [f"Tab 1 navigated to {site}/echo.html?late=1"]
+    assert controller.drain_events() == []
