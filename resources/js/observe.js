@@ -123,7 +123,8 @@
       else if (child.nodeType === Node.ELEMENT_NODE && INLINE_TAGS.has(child.tagName)
                && !isCheapInteractive(child, child.tagName)) parts.push(child.textContent);
     }
-    return clean(parts.join(''));
+    // Joined with spaces: styled pieces ("Phone" + "optional") are usually set apart visually, not glued.
+    return clean(parts.join(' '));
   }
 
   function shortHref(el) {
