@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from playwright.async_api import Dialog, Download, Frame, Page
 from playwright.async_api import Error as PlaywrightError
@@ -53,8 +55,8 @@ class PageEvents:
         if frame.parent_frame is None:
             self._entries.append(_Entry("navigated", page))
 
-    def _spawn(self, work: object) -> None:
-        task = asyncio.ensure_future(work)  # type: ignore[arg-type]
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -89,7 +91,8 @@ class PageEvents:
 
     def forget(self, page: Page) -> None:
         """Drop pending news about ``page`` that an action's own result already told (navigation, opening, closing)."""
-        self._entries = [e for e in self._entries if e.page is not page or e.kind not in ("navigated", "opened", "closed")]
+        told = ("navigated", "opened", "closed")
+        self._entries = [e for e in self._entries if e.page is not page or e.kind not in told]
 
     def drain(self) -> list[str]:
         entries, self._entries = self._entries, []

@@ -159,7 +159,8 @@
   function attributesOf(el, tag, scroll) {
     const attrs = [];
     const add = (name, value) => {
-      if (value !== null && value !== undefined && value !== false) attrs.push([name, value === true ? '' : String(value)]);
+      if (value === null || value === undefined || value === false) return;
+      attrs.push([name, value === true ? '' : String(value)]);
     };
     const get = (name) => {
       const v = el.getAttribute(name);
@@ -176,7 +177,8 @@
         add('checked', el.checked);
       } else if (type === 'file') {
         add('accept', get('accept'));
-        add('value', el.files && el.files.length ? cut(Array.from(el.files, (f) => f.name).join(', '), VALUE_MAX) : null);
+        const names = el.files ? Array.from(el.files, (f) => f.name).join(', ') : '';
+        add('value', names ? cut(names, VALUE_MAX) : null);
       } else if (TEXT_INPUT_TYPES.has(type) || !type) {
         add('value', el.value ? cut(el.value, VALUE_MAX) : null);
       } else if (type === 'submit' || type === 'button' || type === 'reset') {
@@ -189,7 +191,8 @@
     } else if (tag === 'SELECT') {
       add('name', get('name'));
       const chosen = el.selectedOptions;
-      add('value', chosen && chosen.length ? cut(Array.from(chosen, (o) => clean(o.text)).join(', '), VALUE_MAX) : null);
+      const chosenText = chosen ? Array.from(chosen, (o) => clean(o.text)).join(', ') : '';
+      add('value', chosenText ? cut(chosenText, VALUE_MAX) : null);
       const names = Array.from(el.options, (o) => clean(o.text)).filter(Boolean);
       if (names.length) {
         const shown = names.slice(0, OPTIONS_MAX).join('|');
