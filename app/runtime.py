@@ -5,6 +5,7 @@ The agent is kept across follow-ups; it is rebuilt when the settings change or C
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,6 +57,9 @@ class Runtime:
         self._agent: Agent | None = None
         self._demo_site: object | None = None
         self._start_url: str = settings.start_url
+        self._agent_callbacks: list[Callable[[Agent], None]] = []
+        # One agent at a time: the panel opens Chromium at startup while the user may already press Run.
+        self._lock = asyncio.Lock()
 
     @property
     def demo(self) -> bool:
@@ -68,35 +72,65 @@ class Runtime:
     def on_browser_closed(self, callback: Callable[[], None]) -> None:
         self._closed_callbacks.append(callback)
 
+    def on_agent(self, callback: Callable[[Agent], None]) -> None:
+        """Call ``callback(agent)`` for every agent built from now on (run history subscribes here)."""
+        self._agent_callbacks.append(callback)
+
     async def apply_settings(self, settings: Settings, api_key: str | None) -> None:
-        self.settings = settings
-        self._api_key = api_key
-        await self._drop_agent()
+        async with self._lock:
+            self.settings = settings
+            self._api_key = api_key
+            await self._drop_agent()
+
+    async def set_demo(self, demo: bool) -> None:
+        """Switch between the replayed demo and the real model; an open Chromium goes to the new start page."""
+        if demo == self.options.demo:
+            return
+        async with self._lock:
+            self.options.demo = demo
+            await self._drop_agent()
+            if self._browser is not None and self._browser.is_connected:  # type: ignore[attr-defined]
+                await self._go_to_start_page()
+
+    async def detected_browser(self) -> str:
+        """The Chromium the app would launch when no path is configured, or "" when there is none."""
+        from app.browser.chromium import ChromiumNotFoundError, find_chromium
+
+        try:
+            return await find_chromium()
+        except ChromiumNotFoundError:
+            return ""
 
     async def agent(self) -> Agent:
-        if self._browser is None or not self._browser.is_connected:  # type: ignore[attr-defined]
-            await self._drop_agent()
-            await self._launch_browser()
-        if self._agent is None:
-            config = self.settings.agent_config()
-            if self.options.max_duration:
-                config = config.model_copy(update={"max_duration": self.options.max_duration})
-            self._llm = self._build_llm()
-            self._agent = Agent(self._llm, self._controller, config, ask_user=self._ask_user)  # type: ignore[arg-type]
-        return self._agent
+        async with self._lock:
+            if self._browser is None or not self._browser.is_connected:  # type: ignore[attr-defined]
+                await self._drop_agent()
+                await self._launch_browser()
+            if self._agent is None:
+                config = self.settings.agent_config()
+                if self.options.max_duration:
+                    config = config.model_copy(update={"max_duration": self.options.max_duration})
+                self._llm = self._build_llm()
+                self._agent = Agent(self._llm, self._controller, config,  # type: ignore[arg-type]
+                                    ask_user=self._ask_user)
+                for callback in list(self._agent_callbacks):
+                    callback(self._agent)
+            return self._agent
 
     async def open_url(self, url: str) -> str:
         await self.agent()
         return await self._controller.go_to_url(url, AbortSignal())  # type: ignore[attr-defined]
 
     async def shutdown(self) -> None:
-        await self._drop_agent()
-        if self._browser is not None:
-            await self._browser.close()  # type: ignore[attr-defined]
-            self._browser = None
-        if self._demo_site is not None:
-            await self._demo_site.stop()  # type: ignore[attr-defined]
-            self._demo_site = None
+        # Under the lock: a Chromium still starting is closed once it is up, never left behind.
+        async with self._lock:
+            await self._drop_agent()
+            if self._browser is not None:
+                await self._browser.close()  # type: ignore[attr-defined]
+                self._browser = None
+            if self._demo_site is not None:
+                await self._demo_site.stop()  # type: ignore[attr-defined]
+                self._demo_site = None
 
     # --- building ----------------------------------------------------------------------------------------------
 
@@ -133,9 +167,12 @@ class Runtime:
         session.on_closed(self._browser_closed)
         self._browser = session
         self._controller = PlaywrightPageController(session)
+        await self._go_to_start_page()
+
+    async def _go_to_start_page(self) -> None:
         start = await self._start_page()
         if start:
-            await self._controller.go_to_url(start, AbortSignal())
+            await self._controller.go_to_url(start, AbortSignal())  # type: ignore[attr-defined]
 
     async def _start_page(self) -> str:
         if self.options.demo:

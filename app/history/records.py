@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from app.core.types import AgentStatus, HistoricalEvent, Usage
+from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, Usage
 
 # Settings has no secret field today; this keeps one out of every record and export if it ever gets one.
 _SECRET_NAME = re.compile(r"key|token|secret|password|passwd|credential|auth", re.IGNORECASE)
@@ -43,6 +43,12 @@ class TaskRun(BaseModel):
     steps: int = 0
     usage: Usage = Field(default_factory=Usage)
     events: list[HistoricalEvent] = Field(default_factory=list)
+
+
+    def to_result(self) -> ExecutionResult:
+        """The task's outcome as the agent reported it, to show it again."""
+        return ExecutionResult(success=self.success, data=self.result, history=self.events, status=self.status,
+                               steps=self.steps, usage=self.usage)
 
 
 class RunSummary(BaseModel):

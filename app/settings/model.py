@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from urllib.parse import urlparse
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -71,6 +72,14 @@ class Settings(BaseModel):
 
     def agent_config(self) -> AgentConfig:
         return AgentConfig(max_steps=self.max_steps, language=self.language, enable_javascript=self.allow_javascript)
+
+
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def endpoint_ready(settings: Settings, api_key: str | None) -> bool:
+    """Whether a model can be called at all: a key, or a local server (Ollama, LM Studio) that needs none."""
+    return bool(api_key) or urlparse(settings.base_url).hostname in _LOCAL_HOSTS
 
 
 def load_settings(path: Path) -> Settings:

@@ -40,3 +40,22 @@ def side_by_side(available: RectLike | Rect, panel_width: int = PANEL_WIDTH) -> 
     panel = min(panel_width, max(MIN_PANEL_WIDTH, int(width * MAX_PANEL_SHARE)))
     panel = min(panel, width)
     return Placement(panel=(x, y, panel, height), browser=(x + panel, y, max(0, width - panel), height))
+
+
+# Narrower than this, a page is cramped enough that covering the panel's screen is the better choice.
+MIN_BROWSER_WIDTH = 640
+
+
+def browser_beside(available: RectLike | Rect, panel: Rect) -> Rect:
+    """Chromium's rect next to a panel the user has placed: the wider free side of ``available``, or all of it."""
+    x, y, width, height = available if isinstance(available, tuple) else (
+        available.x(), available.y(), available.width(), available.height())
+    panel_x, _, panel_width, _ = panel
+    left = max(0, min(panel_x, x + width) - x)
+    right_start = max(x, panel_x + panel_width)
+    right = max(0, x + width - right_start)
+    if max(left, right) < MIN_BROWSER_WIDTH:
+        return (x, y, width, height)
+    if right >= left:
+        return (right_start, y, right, height)
+    return (x, y, left, height)
