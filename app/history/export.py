@@ -18,8 +18,8 @@ from app.core.types import (
     UserTakeoverEvent,
 )
 from app.history.records import RunRecord, TaskRun
-from app.ui.i18n import language, tr
-from app.ui.wording import Reading, describe_action, evaluation_reading, format_duration, format_tokens
+from app.text.i18n import language, tr
+from app.text.wording import Reading, describe_action, evaluation_reading, format_duration, format_tokens
 
 _READING_MARK = {Reading.SUCCESS: "✅", Reading.FAILURE: "❌", Reading.UNKNOWN: "❔"}
 

@@ -10,13 +10,13 @@ from app.core.llm import LLMError, LLMErrorKind
 
 _CONTEXT_HINTS = ("context_length", "context length", "maximum context", "too many tokens", "max_tokens", "too long")
 _FILTER_HINTS = ("content_filter", "content management", "content policy", "safety")
-_TOOL_HINTS = ("tool_choice", "tools", "function call", "tool call", "function_call")
+TOOL_HINTS = ("tool_choice", "tools", "function call", "tool call", "function_call")
 
 
 def classify(exc: Exception, base_url: str, model: str) -> LLMError:
     import openai  # lazily: importing openai costs over a second
 
-    detail = _detail(exc)
+    detail = error_detail(exc)
     lowered = detail.lower()
     if isinstance(exc, openai.APITimeoutError):
         return LLMError(LLMErrorKind.NETWORK, f"The model endpoint {base_url} did not answer in time.")
@@ -57,7 +57,7 @@ def classify(exc: Exception, base_url: str, model: str) -> LLMError:
         return LLMError(LLMErrorKind.CONTEXT_LENGTH, f"The prompt is too long for model '{model}'. ({detail})")
     if any(hint in lowered for hint in _FILTER_HINTS):
         return LLMError(LLMErrorKind.CONTENT_FILTER, f"The endpoint's content filter refused the request. ({detail})")
-    if any(hint in lowered for hint in _TOOL_HINTS):
+    if any(hint in lowered for hint in TOOL_HINTS):
         return LLMError(
             LLMErrorKind.CONFIG,
             f"Model '{model}' at {base_url} refused the tool call ({status}). Switch the tool-choice mode to "
@@ -86,7 +86,8 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
-def _detail(exc: Exception) -> str:
+def error_detail(exc: Exception) -> str:
+    """The provider's own words about the error (its JSON body's message), else the exception's text."""
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         error = body.get("error")

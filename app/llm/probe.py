@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel
 
-from app.llm.errors import _TOOL_HINTS, _detail
+from app.llm.errors import TOOL_HINTS, error_detail
 from app.llm.settings import LLMSettings, ToolChoiceMode
 
 PROBE_TOOL = "connection_check"
@@ -71,7 +71,7 @@ async def test_connection(settings: LLMSettings) -> ProbeResult:
     except openai.APIConnectionError as exc:
         result = _unreachable(settings.base_url, exc)
     except openai.APIStatusError as exc:
-        result = _refused(settings, exc.status_code, _detail(exc), bool(key))
+        result = _refused(settings, exc.status_code, error_detail(exc), bool(key))
     else:
         result = _verdict(settings, response)
     finally:
@@ -201,7 +201,7 @@ def _refused(settings: LLMSettings, status: int, detail: str, sent_key: bool) ->
     if status >= 500:
         return _result(ProbeKind.SERVER, f"{settings.base_url} had a server error ({status}).{said}",
                        "This is on the provider's side; try again later.")
-    if any(hint in lowered for hint in _TOOL_HINTS) and settings.tool_choice != ToolChoiceMode.JSON_TEXT:
+    if any(hint in lowered for hint in TOOL_HINTS) and settings.tool_choice != ToolChoiceMode.JSON_TEXT:
         return _result(ProbeKind.NO_TOOLS, f"{settings.model} refused the tool call ({status}).{said}",
                        _next_mode_hint(settings.tool_choice))
     return _result(ProbeKind.REFUSED, f"{settings.base_url} refused the request ({status}).{said}")

@@ -3,6 +3,7 @@ sections and messages), a titled section card, a spinner and a coloured message 
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from enum import StrEnum
 from functools import cache
@@ -11,11 +12,24 @@ from pathlib import Path
 
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QPainter, QPaintEvent, QPen, QResizeEvent
-from PySide6.QtWidgets import QFormLayout, QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QFormLayout, QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.ui import style
 from app.ui.icons import icon
-from app.ui.style import Theme, _css
+from app.ui.style import Theme, css_color
+
+
+async def run_dialog(dialog: QDialog) -> int:
+    """Show ``dialog`` and wait for its result code without ``exec()``: a nested Qt loop would stall asyncio."""
+    finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def _finished(code: int) -> None:
+        if not finished.done():
+            finished.set_result(code)
+
+    dialog.finished.connect(_finished)
+    dialog.open()
+    return await finished
 
 
 class Tone(StrEnum):
@@ -43,12 +57,12 @@ def _chevron(direction: str, color: str) -> str:
 
 
 def dialog_stylesheet(t: Theme) -> str:
-    c = {name: _css(getattr(t, name)) for name in Theme.__dataclass_fields__ if name != "dark"}
+    c = {name: css_color(getattr(t, name)) for name in Theme.__dataclass_fields__ if name != "dark"}
     tones = {Tone.INFO: t.accent, Tone.BUSY: t.neutral, Tone.OK: t.success, Tone.WARNING: t.warning,
              Tone.ERROR: t.danger}
     message_rules = "\n".join(
-        f'QFrame#Message[tone="{tone}"] {{ background: {_css(t.soft(color, 0.12))}; '
-        f'border: 1px solid {_css(t.soft(color, 0.5))}; }}'
+        f'QFrame#Message[tone="{tone}"] {{ background: {css_color(t.soft(color, 0.12))}; '
+        f'border: 1px solid {css_color(t.soft(color, 0.5))}; }}'
         for tone, color in tones.items()
     )
     return style.stylesheet(t) + f"""
@@ -60,7 +74,7 @@ def dialog_stylesheet(t: Theme) -> str:
     QLabel#Warning {{ color: {c['warning']}; font-size: 12px; }}
     QFrame#Section {{ background: {c['surface']}; border: 1px solid {c['border']}; border-radius: 12px; }}
     QFrame#Welcome {{
-        background: {_css(t.soft(t.accent, 0.10))}; border: 1px solid {_css(t.soft(t.accent, 0.4))};
+        background: {css_color(t.soft(t.accent, 0.10))}; border: 1px solid {css_color(t.soft(t.accent, 0.4))};
         border-radius: 12px;
     }}
     QFrame#Message {{ border-radius: 10px; }}
@@ -81,12 +95,12 @@ def dialog_stylesheet(t: Theme) -> str:
     }}
     QSpinBox::up-button {{ subcontrol-position: top right; border-top-right-radius: 7px; }}
     QSpinBox::down-button {{ subcontrol-position: bottom right; border-bottom-right-radius: 7px; }}
-    QSpinBox::up-button:hover, QSpinBox::down-button:hover {{ background: {_css(t.soft(t.neutral, 0.16))}; }}
+    QSpinBox::up-button:hover, QSpinBox::down-button:hover {{ background: {css_color(t.soft(t.neutral, 0.16))}; }}
     QSpinBox::up-arrow {{ image: url({_chevron("up", c['muted'])}); width: 10px; height: 10px; }}
     QSpinBox::down-arrow {{ image: url({_chevron("down", c['muted'])}); width: 10px; height: 10px; }}
     QComboBox QAbstractItemView {{
         background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']};
-        selection-background-color: {_css(t.soft(t.accent, 0.2))}; selection-color: {c['text']};
+        selection-background-color: {css_color(t.soft(t.accent, 0.2))}; selection-color: {c['text']};
     }}
     QCheckBox {{ color: {c['text']}; spacing: 8px; }}
 
@@ -95,8 +109,8 @@ def dialog_stylesheet(t: Theme) -> str:
         outline: none; padding: 4px;
     }}
     QTreeWidget::item {{ padding: 6px 4px; border: none; }}
-    QTreeWidget::item:hover {{ background: {_css(t.soft(t.neutral, 0.10))}; }}
-    QTreeWidget::item:selected {{ background: {_css(t.soft(t.accent, 0.18))}; color: {c['text']}; }}
+    QTreeWidget::item:hover {{ background: {css_color(t.soft(t.neutral, 0.10))}; }}
+    QTreeWidget::item:selected {{ background: {css_color(t.soft(t.accent, 0.18))}; color: {c['text']}; }}
     QHeaderView {{ background: transparent; }}
     QHeaderView::section {{
         background: transparent; color: {c['muted']}; border: none; border-bottom: 1px solid {c['border']};
@@ -245,7 +259,7 @@ class MessageArea(QFrame):
         if detail:
             parts.append(escape(detail))
         if hint:
-            parts.append(f"<span style='color:{_css(t.muted)}'>{escape(hint)}</span>")
+            parts.append(f"<span style='color:{css_color(t.muted)}'>{escape(hint)}</span>")
         self.label.setText("<br>".join(parts))
         self.setAccessibleName(" ".join(p for p in (headline, detail, hint) if p))
         self.show()

@@ -38,8 +38,8 @@ from app.history.store import RunStore, RunStoreError
 from app.settings.atomic import write_atomic
 from app.ui import style
 from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, small_label
-from app.ui.i18n import tr
-from app.ui.wording import format_tokens
+from app.text.i18n import tr
+from app.text.wording import format_tokens
 
 _ID = Qt.ItemDataRole.UserRole
 _TONE = Qt.ItemDataRole.UserRole + 1

@@ -37,7 +37,7 @@ from app.llm.settings import LLMSettings, ToolChoiceMode
 from app.settings import secrets
 from app.settings.model import PRESETS, Settings, preset
 from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, repolish, section, small_label
-from app.ui.i18n import LANGUAGES, tr
+from app.text.i18n import LANGUAGES, tr
 from app.ui.icons import icon
 
 CUSTOM = "custom"

@@ -9,7 +9,7 @@ from PySide6.QtCore import QElapsedTimer, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from app.ui.i18n import tr
+from app.text.i18n import tr
 from app.ui.icons import paint_icon
 from app.ui.style import Theme, theme
 

@@ -69,14 +69,14 @@ def theme() -> Theme:
     return Theme(dark=dark, **{key: QColor(value) for key, value in (_DARK if dark else _LIGHT).items()})
 
 
-def _css(color: QColor) -> str:
+def css_color(color: QColor) -> str:
     return color.name(QColor.NameFormat.HexArgb) if color.alpha() < 255 else color.name()
 
 
 def stylesheet(t: Theme) -> str:
     accent_hover = t.accent.lighter(110) if t.dark else t.accent.darker(110)
     danger_hover = t.danger.lighter(110) if t.dark else t.danger.darker(110)
-    c = {name: _css(getattr(t, name)) for name in Theme.__dataclass_fields__ if name != "dark"}
+    c = {name: css_color(getattr(t, name)) for name in Theme.__dataclass_fields__ if name != "dark"}
     return f"""
     #Panel {{ background: {c['window']}; }}
     #Panel QLabel {{ color: {c['text']}; }}
@@ -88,27 +88,27 @@ def stylesheet(t: Theme) -> str:
         background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']};
         border-radius: 8px; padding: 7px 14px; font-weight: 600;
     }}
-    QPushButton:hover {{ border-color: {_css(t.muted)}; }}
+    QPushButton:hover {{ border-color: {css_color(t.muted)}; }}
     QPushButton:focus {{ border: 2px solid {c['accent']}; padding: 6px 13px; }}
-    QPushButton:disabled {{ color: {_css(t.neutral)}; background: {_css(t.soft(t.neutral, 0.08))}; }}
+    QPushButton:disabled {{ color: {css_color(t.neutral)}; background: {css_color(t.soft(t.neutral, 0.08))}; }}
     QPushButton[role="primary"] {{
         background: {c['accent']}; color: {c['on_accent']}; border: 1px solid {c['accent']};
     }}
-    QPushButton[role="primary"]:hover {{ background: {_css(accent_hover)}; }}
-    QPushButton[role="primary"]:focus {{ border: 2px solid {_css(t.text)}; }}
+    QPushButton[role="primary"]:hover {{ background: {css_color(accent_hover)}; }}
+    QPushButton[role="primary"]:focus {{ border: 2px solid {css_color(t.text)}; }}
     QPushButton[role="primary"]:disabled {{
-        background: {_css(t.soft(t.accent, 0.35))}; border-color: transparent; color: {c['on_accent']};
+        background: {css_color(t.soft(t.accent, 0.35))}; border-color: transparent; color: {c['on_accent']};
     }}
     QPushButton[role="danger"] {{ background: {c['danger']}; color: #ffffff; border: 1px solid {c['danger']}; }}
-    QPushButton[role="danger"]:hover {{ background: {_css(danger_hover)}; }}
-    QPushButton[role="danger"]:focus {{ border: 2px solid {_css(t.text)}; }}
-    QPushButton[role="danger"]:disabled {{ background: {_css(t.soft(t.danger, 0.4))}; border-color: transparent; }}
+    QPushButton[role="danger"]:hover {{ background: {css_color(danger_hover)}; }}
+    QPushButton[role="danger"]:focus {{ border: 2px solid {css_color(t.text)}; }}
+    QPushButton[role="danger"]:disabled {{ background: {css_color(t.soft(t.danger, 0.4))}; border-color: transparent; }}
     QPushButton[role="ghost"] {{ background: transparent; border: 1px solid transparent; color: {c['muted']}; }}
-    QPushButton[role="ghost"]:hover {{ color: {c['text']}; background: {_css(t.soft(t.neutral, 0.12))}; }}
+    QPushButton[role="ghost"]:hover {{ color: {c['text']}; background: {css_color(t.soft(t.neutral, 0.12))}; }}
     QPushButton[role="ghost"]:focus {{ border: 2px solid {c['accent']}; }}
 
     QToolButton {{ background: transparent; border: 1px solid transparent; border-radius: 8px; padding: 5px; }}
-    QToolButton:hover {{ background: {_css(t.soft(t.neutral, 0.16))}; }}
+    QToolButton:hover {{ background: {css_color(t.soft(t.neutral, 0.16))}; }}
     QToolButton:focus {{ border: 2px solid {c['accent']}; padding: 4px; }}
 
     QPlainTextEdit#TaskInput {{
@@ -123,12 +123,12 @@ def stylesheet(t: Theme) -> str:
     #Header {{ background: {c['window']}; }}
 
     #DemoBanner {{
-        background: {_css(t.soft(t.paused, 0.16))}; border: 1px solid {_css(t.soft(t.paused, 0.45))};
+        background: {css_color(t.soft(t.paused, 0.16))}; border: 1px solid {css_color(t.soft(t.paused, 0.45))};
         border-radius: 10px;
     }}
     #DemoBanner QLabel {{ color: {c['text']}; font-size: 12px; }}
     #HandoffBar {{
-        background: {_css(t.soft(t.warning, 0.14))}; border: 1px solid {_css(t.soft(t.warning, 0.55))};
+        background: {css_color(t.soft(t.warning, 0.14))}; border: 1px solid {css_color(t.soft(t.warning, 0.55))};
         border-radius: 10px;
     }}
     #HandoffBar QLabel {{ color: {c['text']}; }}
@@ -138,17 +138,17 @@ def stylesheet(t: Theme) -> str:
         background: {c['accent']}; color: {c['on_accent']}; border: none; border-radius: 14px; padding: 0 16px;
         min-height: 28px; max-height: 28px;
     }}
-    QPushButton#JumpToLatest:focus {{ border: 2px solid {_css(t.text)}; }}
+    QPushButton#JumpToLatest:focus {{ border: 2px solid {css_color(t.text)}; }}
 
     QScrollBar:vertical {{ background: transparent; width: 10px; margin: 2px; }}
-    QScrollBar::handle:vertical {{ background: {_css(t.soft(t.neutral, 0.55))}; border-radius: 3px; min-height: 30px; }}
+    QScrollBar::handle:vertical {{ background: {css_color(t.soft(t.neutral, 0.55))}; border-radius: 3px; min-height: 30px; }}
     QScrollBar::handle:vertical:hover {{ background: {c['neutral']}; }}
     QScrollBar::add-line, QScrollBar::sub-line {{ height: 0; }}
     QScrollBar::add-page, QScrollBar::sub-page {{ background: transparent; }}
 
     QMenu {{ background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']}; padding: 4px; }}
     QMenu::item {{ padding: 6px 18px; border-radius: 6px; }}
-    QMenu::item:selected {{ background: {_css(t.soft(t.accent, 0.18))}; }}
+    QMenu::item:selected {{ background: {css_color(t.soft(t.accent, 0.18))}; }}
     QToolTip {{ background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']}; }}
     """
 

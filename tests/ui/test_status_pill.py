@@ -16,7 +16,7 @@ from app.core.types import (
     ThinkingActivity,
 )
 from app.ui.status_pill import MIN_HOLD_MS, PillState, StatusPill
-from app.ui.wording import describe_activity
+from app.text.wording import describe_activity
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QRect
 
 from app.ui.window_placement import browser_beside, side_by_side
-from app.ui.wording import (
+from app.text.wording import (
     Reading,
     describe_action,
     displayable,

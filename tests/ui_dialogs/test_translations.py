@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.assets import resources_root
 from app.settings.model import Settings, preset
-from app.ui import i18n
+from app.text import i18n
 from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.ui_dialogs.conftest import screenshot

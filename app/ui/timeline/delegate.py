@@ -28,11 +28,11 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem,
 
 from app.core.tools.base import FAILURE_MARK
 from app.core.types import RetryEvent, StepEvent, UserTakeoverEvent
-from app.ui.i18n import tr
+from app.text.i18n import tr
 from app.ui.icons import paint_icon
 from app.ui.style import Theme, theme
 from app.ui.timeline.model import Kind, Outcome, TimelineItem, TimelineModel, outcome_label
-from app.ui.wording import Reading, describe_action, displayable, evaluation_reading, format_duration
+from app.text.wording import Reading, describe_action, displayable, evaluation_reading, format_duration
 
 MARGIN_X = 12.0
 MARGIN_Y = 5.0

@@ -26,8 +26,8 @@ from app.core.types import (
     Usage,
     UserTakeoverEvent,
 )
-from app.ui.i18n import tr
-from app.ui.wording import Reading, describe_action, evaluation_reading, format_duration, needs_human
+from app.text.i18n import tr
+from app.text.wording import Reading, describe_action, evaluation_reading, format_duration, needs_human
 
 _ids = itertools.count(1)
 _ABORTED = ErrorEvent(message=TASK_ABORTED)

@@ -6,7 +6,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QRectF, Qt
 from PySide6.QtGui import QColor, QContextMenuEvent, QGuiApplication, QKeyEvent, QKeySequence, QPainter, QPaintEvent
 from PySide6.QtWidgets import QAbstractItemView, QGraphicsDropShadowEffect, QListView, QMenu, QPushButton, QWidget
 
-from app.ui.i18n import tr
+from app.text.i18n import tr
 from app.ui.icons import icon, paint_icon
 from app.ui.style import theme
 from app.ui.timeline.delegate import TimelineDelegate

@@ -17,7 +17,7 @@ from app.core.types import (
     RetryingActivity,
     ThinkingActivity,
 )
-from app.ui.i18n import tr
+from app.text.i18n import tr
 
 _LABEL_MAX = 32
 # Results such as "Clicked [12] <button> Save": the element's words come after its index and optional tag.
