@@ -92,6 +92,12 @@ class Runtime:
             if self._browser is not None and self._browser.is_connected:  # type: ignore[attr-defined]
                 await self._go_to_start_page()
 
+    def page_url(self) -> str:
+        """The address of the tab the agent works in; "" while Chromium is not open."""
+        if self._browser is None or not self._browser.is_connected:  # type: ignore[attr-defined]
+            return ""
+        return self._browser.active_page.url  # type: ignore[attr-defined]
+
     async def detected_browser(self) -> str:
         """The Chromium the app would launch when no path is configured, or "" when there is none."""
         from app.browser.chromium import ChromiumNotFoundError, find_chromium

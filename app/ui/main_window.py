@@ -37,17 +37,18 @@ from app.core.types import (
     ThinkingActivity,
     Usage,
 )
+from app.history.records import RunRecord
 from app.settings.model import Settings
 from app.ui import style
 from app.ui.bridge import AgentBridge
-from app.ui.i18n import tr
+from app.text.i18n import tr
 from app.ui.icons import icon
 from app.ui.status_pill import PillState, StatusPill
 from app.ui.task_input import Composer, ComposerMode
 from app.ui.timeline.model import Outcome, TimelineModel, outcome_of
 from app.ui.timeline.view import TimelineView
 from app.ui.window_placement import side_by_side
-from app.ui.wording import describe_activity, format_tokens
+from app.text.wording import describe_activity, format_tokens
 
 log = logging.getLogger(__name__)
 
@@ -275,6 +276,27 @@ class MainWindow(QMainWindow):
         self.handoff_bar.hide()
         self.pill.set_state(PillState.IDLE)
         self.composer.set_mode(ComposerMode.NEW)
+
+    def show_demo_mode(self, demo: bool, task: str = "") -> None:
+        """Show or hide the demo banner; in demo mode an empty task box gets the demo's task, ready to run."""
+        self.demo_banner.setVisible(demo)
+        if demo and task and not self.composer.input.toPlainText().strip():
+            self.composer.input.setPlainText(task)
+
+    def show_saved_run(self, record: RunRecord) -> bool:
+        """Show a run from history, read-only: its tasks and results. Refused (False) while a task runs."""
+        if self.busy:
+            return False
+        self._model.clear()
+        for task in record.tasks:
+            self._model.start_run(task.task, follow_up=task.follow_up)
+            self._model.finish_run(task.to_result())
+        when = record.started_at.astimezone().strftime("%Y-%m-%d %H:%M")
+        self._model.add_notice(tr("A saved run from {when}. A new task starts clean.", when=when))
+        self.handoff_bar.hide()
+        self.pill.set_state(PillState.IDLE)
+        self.composer.set_mode(ComposerMode.NEW)
+        return True
 
     def continue_after_handoff(self) -> None:
         self.run_task(tr("The user has solved it; continue the previous task."), follow_up=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from PySide6.QtWidgets import QApplication
 
+from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.ui.main_window import MainWindow
@@ -14,9 +14,6 @@ from app.ui.status_pill import PillState
 from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import settle
-
-pytest.importorskip("app.browser.session", reason="the Playwright browser layer has not landed yet")
-from app.runtime import Runtime, RuntimeOptions  # noqa: E402
 
 PAGE = "data:text/html,<title>Shop</title><h1>Blue mug</h1><button>Add to cart</button>"
 

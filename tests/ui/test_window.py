@@ -107,7 +107,8 @@ def test_every_panel_string_has_a_chinese_translation() -> None:
     table = json.loads((resources_root() / "i18n" / "zh" / "panel.json").read_text(encoding="utf-8"))
     common = json.loads((resources_root() / "i18n" / "zh" / "common.json").read_text(encoding="utf-8"))
     root = Path(__file__).resolve().parents[2] / "app" / "ui"
-    sources = [root / name for name in ("main_window.py", "status_pill.py", "task_input.py", "wording.py")]
+    sources = [root / name for name in ("main_window.py", "desktop.py", "status_pill.py", "task_input.py")]
+    sources.append(root.parent / "text" / "wording.py")
     sources += sorted((root / "timeline").glob("*.py"))
     missing = []
     for source in sources:
@@ -119,7 +120,7 @@ def test_every_panel_string_has_a_chinese_translation() -> None:
 
 
 async def test_panel_in_chinese(llm_server: FakeLLMServer, qapp: QApplication) -> None:
-    from app.ui.i18n import set_language
+    from app.text.i18n import set_language
     from tests.ui.conftest import TestRuntime
 
     set_language("zh")
