@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -74,11 +74,15 @@ class AbortSignal:
         await self.race(asyncio.sleep(max(0.0, seconds)))
 
     async def race(self, awaitable: Awaitable[T]) -> T:
-        """Await ``awaitable``; on abort cancel it at once and raise AbortError instead of waiting for it."""
-        self.throw_if_aborted()
+        """Await ``awaitable``; on abort cancel it at once and raise AbortError instead of waiting for it.
+
+        The caller's own cancellation wins over an abort: it propagates as CancelledError and cancels the work.
+        """
+        if self._reason is not None:
+            _discard(awaitable)
+            raise AbortError(self._reason)
         task = asyncio.ensure_future(awaitable)
-        loop = asyncio.get_running_loop()
-        aborted = loop.create_future()
+        aborted = asyncio.get_running_loop().create_future()
 
         def on_abort(_reason: str) -> None:
             if not aborted.done():
@@ -88,20 +92,37 @@ class AbortSignal:
         try:
             await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
-            task.cancel()
+            _abandon(task)
             raise
         finally:
             self.remove_callback(on_abort)
-        if task.done():
             aborted.cancel()
+        # Finished work keeps its result even if the abort came in the same tick: the caller's next check stops it.
+        if task.done() and not task.cancelled() and task.exception() is None:
             return task.result()
-        task.cancel()
-        # The cancelled work may still be unwinding; let it finish in the background, quietly.
-        task.add_done_callback(_swallow)
-        raise AbortError(self.reason)
+        if self._reason is not None:
+            # Whatever the work did in answer to the abort (cancelled, failed), the caller learns of the abort.
+            _abandon(task)
+            raise AbortError(self._reason)
+        # The work's own error, or CancelledError if someone else cancelled it: the same as awaiting it directly.
+        return task.result()
 
 
-def _swallow(task: asyncio.Future[object]) -> None:
+def _discard(awaitable: Awaitable[object]) -> None:
+    """Dispose of work that will never be awaited, so it raises no "never awaited" warning."""
+    if isinstance(awaitable, Coroutine):
+        awaitable.close()
+    elif asyncio.isfuture(awaitable):
+        _abandon(awaitable)
+
+
+def _abandon(task: asyncio.Future[Any]) -> None:
+    """Cancel work nobody will await; it may still be unwinding, so read its outcome quietly once it ends."""
+    task.cancel()
+    task.add_done_callback(_swallow)
+
+
+def _swallow(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()
 
