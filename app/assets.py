@@ -7,18 +7,17 @@ folder beside ``app/``.
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
+from importlib.util import find_spec
 from pathlib import Path
 
 
 @cache
 def resources_root() -> Path:
-    try:
-        root = Path(str(resources.files("app.resources")))
-        if root.is_dir():
-            return root
-    except ModuleNotFoundError:
-        pass
+    # app.resources is a namespace package (data only, no __init__.py): its folder is its search location.
+    spec = find_spec("app.resources")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if Path(location).is_dir():
+            return Path(location)
     return Path(__file__).resolve().parent.parent / "resources"
 
 
