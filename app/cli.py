@@ -13,8 +13,9 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
 from app.settings.model import Settings, load_settings
@@ -23,16 +24,38 @@ from app.settings.secrets import env_api_key, get_api_key
 
 EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2, 3
 
+N = TypeVar("N", int, float)
+
+
+def _positive(convert: Callable[[str], N]) -> Callable[[str], N]:
+    """An argparse type: ``convert`` the text and refuse 0 and below (settings copies are not validated again)."""
+
+    def parse(text: str) -> N:
+        value = convert(text)
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+        return value
+
+    parse.__name__ = convert.__name__  # argparse names it in "invalid int value"
+    return parse
+
+
+def _task_text(text: str) -> str:
+    # Refused here, before Chromium starts, rather than by the agent once the browser is up.
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the task is empty; say what the agent should do")
+    return text
+
 
 def add_run_parser(subparsers: Any) -> None:
     run = subparsers.add_parser("run", help="Run one task headlessly and exit.")
-    run.add_argument("task", help="What the agent should do, in plain language.")
+    run.add_argument("task", type=_task_text, help="What the agent should do, in plain language.")
     run.add_argument("--url", help="Open this page first.")
     run.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or settings).")
     run.add_argument("--model", help="Model name (default: PAGE_AGENT_MODEL or settings).")
     run.add_argument("--api-key-env", metavar="VAR", help="Read the API key from this environment variable.")
-    run.add_argument("--max-steps", type=int, help="Step budget (default: settings, 40).")
-    run.add_argument("--max-duration", type=float, metavar="SECONDS", help="Time budget for the task.")
+    run.add_argument("--max-steps", type=_positive(int), help="Step budget (default: settings, 40).")
+    run.add_argument("--max-duration", type=_positive(float), metavar="SECONDS", help="Time budget for the task.")
     run.add_argument("--headless", dest="headless", action="store_true", default=True,
                      help="Run Chromium without a window (default).")
     run.add_argument("--headed", dest="headless", action="store_false", help="Show the Chromium window.")
@@ -52,7 +75,7 @@ def resolve_settings(args: argparse.Namespace, saved: Settings) -> tuple[Setting
     model = args.model or os.environ.get("PAGE_AGENT_MODEL")
     if model:
         updates["model"] = model
-    if args.max_steps:
+    if args.max_steps is not None:
         updates["max_steps"] = args.max_steps
     settings = saved.model_copy(update=updates)
     api_key = env_api_key(args.api_key_env) if args.api_key_env else get_api_key(settings.provider)
@@ -60,7 +83,10 @@ def resolve_settings(args: argparse.Namespace, saved: Settings) -> tuple[Setting
 
 
 class EventPrinter:
-    """--events: status changes, activities and new history events as JSON lines with a monotonic ``t``."""
+    """--events: status changes, activities, new history events and log records as JSON lines with a monotonic ``t``.
+
+    With --events stderr carries nothing else, so that a script can parse every line of it.
+    """
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
@@ -85,6 +111,38 @@ class EventPrinter:
             self._write("history", {"item": event.model_dump(mode="json")})
         self._seen = len(history)
 
+    def log(self, level: str, logger: str, message: str) -> None:
+        self._write("log", {"level": level, "logger": logger, "message": message})
+
+    def error(self, message: str) -> None:
+        self._write("error", {"message": message})
+
+
+class _EventLogHandler(logging.Handler):
+    """Log records (tracebacks included) as "log" events instead of free text between the JSON lines."""
+
+    def __init__(self, printer: EventPrinter) -> None:
+        super().__init__()
+        self._printer = printer
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._printer.log(record.levelname.lower(), record.name, self.format(record))
+
+
+def _configure_logging(printer: EventPrinter | None) -> None:
+    if printer is None:
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    else:
+        logging.basicConfig(level=logging.WARNING, handlers=[_EventLogHandler(printer)])
+
+
+def _tell(printer: EventPrinter | None, message: str) -> None:
+    """Why the run failed or stopped, on stderr: a plain line, or an "error" event with --events."""
+    if printer is None:
+        print(f"page-agent-desktop: {message}", file=sys.stderr)
+    else:
+        printer.error(message)
+
 
 def exit_code(result: ExecutionResult) -> int:
     if result.status == AgentStatus.COMPLETED:
@@ -98,7 +156,7 @@ def result_json(result: ExecutionResult) -> str:
     return json.dumps(payload, ensure_ascii=False)
 
 
-async def run_task(args: argparse.Namespace) -> int:
+async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> int:
     from app.runtime import Runtime, RuntimeOptions
 
     paths = app_paths()
@@ -117,10 +175,9 @@ async def run_task(args: argparse.Namespace) -> int:
             if args.url:
                 await runtime.open_url(args.url)
         except Exception as exc:  # a browser that will not start, a bad URL: say so plainly
-            print(f"page-agent-desktop: {exc}", file=sys.stderr)
+            _tell(printer, str(exc))
             return EXIT_ERROR
-        if args.events:
-            printer = EventPrinter(sys.stderr)
+        if printer is not None:
             agent.on("status_changed", printer.status)
             agent.on("activity", printer.activity)
             agent.on("history_changed", printer.history)
@@ -136,11 +193,14 @@ async def run_task(args: argparse.Namespace) -> int:
         await runtime.shutdown()
     if args.json:
         print(result_json(result))
+    elif result.status != AgentStatus.COMPLETED:
+        _tell(printer, result.data)
     elif result.data:
         print(result.data)
     return exit_code(result)
 
 
 def run_cli(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    return asyncio.run(run_task(args))
+    printer = EventPrinter(sys.stderr) if args.events else None
+    _configure_logging(printer)
+    return asyncio.run(run_task(args, printer))

@@ -1,0 +1,326 @@
+"""The headless runner as a user's script sees it: `python -m app run ...` in a subprocess, real headless Chromium,
+the real HTTP fake model, exit codes, --events lines on stderr and the --json result on stdout."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
+from app.browser.processes import profile_pids
+from tests.browser.helpers import index_of
+from tests.fakes.llm_server import (
+    FakeLLMServer,
+    FakeResponse,
+    agent_output,
+    completion,
+    done_reply,
+    error_reply,
+    tool_reply,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN_TIMEOUT = 45.0
+
+# The button reports its press to the server, so a test knows the click reached the real page.
+PAGE = b"""<!doctype html><title>Counter</title>
+<button onclick="fetch('/pressed'); document.getElementById('out').textContent = 'Thank you'">Press me</button>
+<p id=out>Waiting</p>"""
+
+# Usage the fake model reports for the two answers of press_then_done, to check the totals against.
+PRESS_USAGE = {"prompt_tokens": 1000, "completion_tokens": 50, "cached_tokens": 200}
+DONE_USAGE = {"prompt_tokens": 1500, "completion_tokens": 70, "cached_tokens": 0}
+PRESS_DELAY = 0.3
+
+
+@dataclass
+class PageServer:
+    url: str
+    hits: list[str]
+
+
+@pytest.fixture
+def page_server() -> Iterator[PageServer]:
+    hits: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            body = PAGE if self.path == "/" else b""
+            self.send_response(200)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield PageServer(f"http://127.0.0.1:{httpd.server_address[1]}/", hits)
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    """PAGE_AGENT_HOME for the run; afterwards no Chromium may be left running with its profile."""
+    home = tmp_path / "home"
+    yield home
+    assert asyncio.run(profile_pids(home / "data" / "browser-profile")) == []
+
+
+def cli_env(home: Path, llm_server: FakeLLMServer, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PAGE_AGENT_"))}
+    env.update(PAGE_AGENT_HOME=str(home), OPENAI_API_KEY="sk-dummy", OPENAI_BASE_URL=llm_server.base_url,
+               PAGE_AGENT_MODEL="fake-model", PYTHONUNBUFFERED="1")
+    env.update(extra)
+    return env
+
+
+def unused_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "app", "run", *args]
+
+
+def run_cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, env=env, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+
+
+def browser_state(body: dict[str, Any]) -> str:
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    return user.split("<browser_state>", 1)[1]
+
+
+def press_then_done() -> Callable[[dict[str, Any]], FakeResponse]:
+    """A model that reads the page: it presses the button, then calls done once the page thanks it."""
+
+    def respond(body: dict[str, Any]) -> FakeResponse:
+        page = browser_state(body)
+        if "Thank you" in page:
+            done = agent_output({"done": {"text": "Pressed it.", "success": True}})
+            return FakeResponse(body=completion(arguments=done, **DONE_USAGE))
+        press = agent_output({"click_element_by_index": {"index": index_of(page, "Press me")}},
+                             next_goal="Press the button")
+        return FakeResponse(body=completion(arguments=press, **PRESS_USAGE), delay=PRESS_DELAY)
+
+    return respond
+
+
+def event_lines(stderr: str) -> list[dict[str, Any]]:
+    """Every stderr line, parsed: with --events nothing but JSON objects may appear there."""
+    events = [json.loads(line) for line in stderr.splitlines() if line.strip()]
+    assert all(isinstance(e, dict) for e in events)
+    return events
+
+
+def statuses(events: list[dict[str, Any]]) -> list[str]:
+    return [e["status"] for e in events if e["event"] == "status_changed"]
+
+
+def test_a_task_that_succeeds_exits_0_with_events_and_a_json_result(
+        home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    llm_server.fallback = press_then_done()
+    # A damaged settings file makes the app log a warning: with --events that must arrive as a JSON line too.
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "settings.json").write_text("{not json")
+
+    done = run_cli(cli("Press the button", "--url", page_server.url, "--events", "--json"),
+                   cli_env(home, llm_server))
+
+    assert done.returncode == 0, done.stderr
+    events = event_lines(done.stderr)
+    assert any(e["event"] == "log" and "settings file was damaged" in e["message"] for e in events)
+    times = [e["t"] for e in events]
+    assert times == sorted(times) and times[0] >= 0
+    assert statuses(events) == ["running", "completed"]
+    steps = [e["item"] for e in events if e["event"] == "history" and e["item"]["type"] == "step"]
+    assert [s["action"]["name"] for s in steps] == ["click_element_by_index", "done"]
+    assert {"thinking", "executing", "executed"} <= {e["activity"]["type"] for e in events if e["event"] == "activity"}
+
+    result = json.loads(done.stdout)
+    assert result["success"] is True and result["data"] == "Pressed it."
+    assert result["status"] == "completed" and result["steps"] == 2
+    assert {"prompt_tokens", "completion_tokens", "total_tokens"} <= result["tokens"].keys()
+
+    assert "/pressed" in page_server.hits
+    assert len(llm_server.requests) == 2
+    second = llm_server.user_message(1)
+    assert "click_element_by_index" in second and "Thank you" in browser_state(llm_server.requests[1])
+
+
+def test_event_times_and_token_totals_match_what_the_model_reported(
+        home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    llm_server.fallback = press_then_done()
+
+    done = run_cli(cli("Press the button", "--url", page_server.url, "--events", "--json"),
+                   cli_env(home, llm_server))
+
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    prompt = PRESS_USAGE["prompt_tokens"] + DONE_USAGE["prompt_tokens"]
+    completion_tokens = PRESS_USAGE["completion_tokens"] + DONE_USAGE["completion_tokens"]
+    assert result["tokens"] == {"prompt_tokens": prompt, "completion_tokens": completion_tokens,
+                                "cached_tokens": PRESS_USAGE["cached_tokens"],
+                                "total_tokens": prompt + completion_tokens}
+    events = event_lines(done.stderr)
+    step_usage = [e["item"]["usage"] for e in events if e["event"] == "history" and e["item"]["type"] == "step"]
+    assert step_usage == [PRESS_USAGE, DONE_USAGE]
+
+    # The model held its first answer PRESS_DELAY seconds: the times must show that wait between thinking and acting.
+    first = {e["activity"]["type"]: e["t"] for e in reversed(events) if e["event"] == "activity"}
+    assert first["executing"] - first["thinking"] >= PRESS_DELAY
+    assert first["executing"] - first["thinking"] < PRESS_DELAY + 10
+
+
+def test_done_with_success_false_exits_1_and_flags_beat_the_environment(
+        home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    llm_server.add(done_reply("There is no such button.", success=False))
+    dead_endpoint = f"http://127.0.0.1:{unused_port()}/v1"
+    env = cli_env(home, llm_server, OPENAI_BASE_URL=dead_endpoint, MY_KEY="sk-from-my-var")
+
+    done = run_cli(cli("Press the red button", "--url", page_server.url, "--base-url", llm_server.base_url,
+                       "--model", "flag-model", "--api-key-env", "MY_KEY"), env)
+
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.strip() == "There is no such button."
+    request = llm_server.requests[0]
+    assert request["model"] == "flag-model"
+    assert request["_headers"]["authorization"] == "Bearer sk-from-my-var"
+
+
+def test_a_model_error_exits_2_with_a_plain_message(
+        home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    llm_server.add(error_reply(401, "Incorrect API key provided", code="invalid_api_key"))
+
+    done = run_cli(cli("Press the button", "--url", page_server.url), cli_env(home, llm_server))
+
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    message = done.stderr.strip().splitlines()[-1]
+    assert message.startswith("page-agent-desktop: ") and "API key" in message
+    assert len(llm_server.requests) == 1  # an auth error is not retried
+
+
+def test_a_browser_that_cannot_be_reached_exits_2_with_an_error_event(
+        home: Path, llm_server: FakeLLMServer) -> None:
+    done = run_cli(cli("Press the button", "--cdp-url", f"http://127.0.0.1:{unused_port()}", "--events"),
+                   cli_env(home, llm_server))
+
+    assert done.returncode == 2
+    events = event_lines(done.stderr)
+    assert events[-1]["event"] == "error" and "Could not attach" in events[-1]["message"]
+    assert llm_server.requests == []
+
+
+@pytest.mark.parametrize(("args", "complaint"), [
+    (["  "], "the task is empty"),
+    (["Press the button", "--max-steps", "0"], "--max-steps: must be more than 0"),
+    (["Press the button", "--max-duration", "-5"], "--max-duration: must be more than 0"),
+    (["Press the button", "--max-steps", "many"], "invalid int value"),
+])
+def test_bad_arguments_exit_2_before_chromium_starts(
+        home: Path, llm_server: FakeLLMServer, args: list[str], complaint: str) -> None:
+    done = run_cli(cli(*args), cli_env(home, llm_server))
+
+    assert done.returncode == 2
+    assert complaint in done.stderr and "Traceback" not in done.stderr
+    assert not (home / "data").exists()
+
+
+def test_sigint_stops_a_held_model_call_and_exits_3(
+        home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    llm_server.add(tool_reply({"click_element_by_index": {"index": 1}}, delay=30))
+    process = subprocess.Popen(cli("Press the button", "--url", page_server.url, "--json"),
+                               env=cli_env(home, llm_server), cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + RUN_TIMEOUT
+        while not llm_server.requests and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        assert llm_server.requests, "the model was never called"
+
+        process.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        stdout, stderr = process.communicate(timeout=15)
+        assert time.monotonic() - sent < 5
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+    assert process.returncode == 3, stderr
+    result = json.loads(stdout)
+    assert result["status"] == "stopped" and result["success"] is False
+    assert "/pressed" not in page_server.hits
+
+
+def test_cdp_url_works_in_the_open_tab_and_leaves_that_browser_running(
+        tmp_path: Path, home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    port = unused_port()
+    profile = tmp_path / "external-profile"
+    chromium = subprocess.Popen(
+        [asyncio.run(find_chromium()), *CHROMIUM_FLAGS, "--headless=new", f"--remote-debugging-port={port}",
+         f"--user-data-dir={profile}", page_server.url],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        cdp_url = f"http://127.0.0.1:{port}"
+        wait_for_devtools(cdp_url, chromium)
+        llm_server.fallback = press_then_done()
+
+        done = run_cli(cli("Press the button", "--cdp-url", cdp_url, "--json"), cli_env(home, llm_server))
+
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["data"] == "Pressed it."
+        assert "Tab 1 (current): Counter" in browser_state(llm_server.requests[0])
+        assert "/pressed" in page_server.hits
+        time.sleep(0.3)
+        assert chromium.poll() is None, "the attached browser was closed"
+        with urllib.request.urlopen(f"{cdp_url}/json/version", timeout=5) as response:
+            assert json.load(response)["Browser"]
+    finally:
+        chromium.terminate()
+        try:
+            chromium.wait(10)
+        except subprocess.TimeoutExpired:
+            chromium.kill()
+            chromium.wait()
+    deadline = time.monotonic() + 10
+    while asyncio.run(profile_pids(profile)) and time.monotonic() < deadline:
+        time.sleep(0.1)  # Chromium's helper processes follow the browser out
+    assert asyncio.run(profile_pids(profile)) == []
+
+
+def wait_for_devtools(cdp_url: str, chromium: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        assert chromium.poll() is None, "Chromium exited before it listened"
+        try:
+            with urllib.request.urlopen(f"{cdp_url}/json/version", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"Chromium never listened on {cdp_url}")
