@@ -62,8 +62,11 @@ def add_run_parser(subparsers: Any) -> None:
     run.add_argument("--cdp-url", help="Attach to a running Chromium/Chrome (its active tab); leave it running.")
     run.add_argument("--events", action="store_true", help="Print every event as one JSON object per line on stderr.")
     run.add_argument("--json", action="store_true", help="Print the final result as one JSON object on stdout.")
-    run.add_argument("--record", type=Path, metavar="FILE", help="Save the model's answers as a cassette.")
-    run.add_argument("--replay", type=Path, metavar="FILE", help="Replay a cassette instead of calling a model.")
+    # SUPPRESS: the same options before "run" (page-agent-desktop --replay F run ...) must not be reset to None.
+    run.add_argument("--record", type=Path, metavar="FILE", default=argparse.SUPPRESS,
+                     help="Save the model's answers as a cassette.")
+    run.add_argument("--replay", type=Path, metavar="FILE", default=argparse.SUPPRESS,
+                     help="Replay a cassette instead of calling a model.")
 
 
 def resolve_settings(args: argparse.Namespace, saved: Settings) -> tuple[Settings, str | None]:
