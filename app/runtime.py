@@ -159,7 +159,7 @@ class Runtime:
         from app.browser.controller import PlaywrightPageController
 
         if self.options.cdp_url:
-            session = await BrowserSession.attach(self.options.cdp_url)
+            session = await BrowserSession.attach(self.options.cdp_url, downloads_dir=self.paths.downloads_dir)
         else:
             session = await BrowserSession.launch(
                 LaunchOptions(

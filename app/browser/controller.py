@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable
@@ -39,13 +38,6 @@ _RESULT_MAX = 4000
 _SETTLE = 0.25  # s after a click for a popup or navigation to show itself
 
 
-async def _raced(signal: AbortSignal, work: Awaitable[T]) -> T:
-    """``signal.race`` that also closes a coroutine it never started (no "never awaited" warnings after a stop)."""
-    if signal.aborted and inspect.iscoroutine(work):
-        work.close()
-    return await signal.race(work)
-
-
 class PlaywrightPageController:
     """Implements app.core.page.PageController for one BrowserSession.
 
@@ -68,15 +60,15 @@ class PlaywrightPageController:
         page = self.session.active_page
         async with self._failures("The page could not be read"):
             try:
-                observation = await _raced(signal, observe(page, self.margin))
+                observation = await signal.race(observe(page, self.margin))
             except PlaywrightError as exc:
                 if "context was destroyed" not in (exc.message or "") and "navigat" not in (exc.message or ""):
                     raise
                 # The page navigated mid-read: look again once it has a document.
-                await _raced(signal, page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
-                observation = await _raced(signal, observe(page, self.margin))
+                await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
+                observation = await signal.race(observe(page, self.margin))
         self._last, self._last_page = observation, page
-        tabs = await _raced(signal, self._tabs(page, observation.title))
+        tabs = await signal.race(self._tabs(page, observation.title))
         return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
 
     async def _tabs(self, active: Page, active_title: str) -> list[TabInfo]:
@@ -106,7 +98,7 @@ class PlaywrightPageController:
         if ref is None:
             raise ToolError(f"There is no element [{index}] in the current page state; use an index from it.")
         try:
-            element = await _raced(signal, resolve(ref))
+            element = await signal.race(resolve(ref))
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
             raise stale from exc
@@ -129,7 +121,7 @@ class PlaywrightPageController:
 
     async def _race(self, signal: AbortSignal, what: str, work: Awaitable[T]) -> T:
         async with self._failures(what):
-            return await _raced(signal, work)
+            return await signal.race(work)
 
     # --- actions on elements -----------------------------------------------------------------------------------
 
@@ -158,7 +150,7 @@ class PlaywrightPageController:
 
     async def _settle_load(self, page: Page, signal: AbortSignal) -> None:
         try:
-            await _raced(signal, page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
+            await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
         except PlaywrightError as exc:
             log.debug("page did not finish loading: %s", exc.message.splitlines()[0])
 
@@ -173,14 +165,14 @@ class PlaywrightPageController:
             if editable:
                 # fill() sets the value the way a user's typing would and fires input/change, so frameworks that
                 # track the value (React's controlled inputs) keep it.
-                await _raced(signal, element.fill(text, timeout=self._action_ms))
+                await signal.race(element.fill(text, timeout=self._action_ms))
             else:
                 # A widget wrapping its real field: focus it by clicking, then type like a person.
-                await _raced(signal, element.click(timeout=self._action_ms))
+                await signal.race(element.click(timeout=self._action_ms))
                 keyboard = self.session.active_page.keyboard
-                await _raced(signal, keyboard.press("ControlOrMeta+A"))
-                await _raced(signal, keyboard.press("Delete"))
-                await _raced(signal, keyboard.type(text))
+                await signal.race(keyboard.press("ControlOrMeta+A"))
+                await signal.race(keyboard.press("Delete"))
+                await signal.race(keyboard.type(text))
         return f"Typed {shown} into {label}"
 
     async def select_option(self, index: int, text: str, signal: AbortSignal) -> str:
@@ -238,14 +230,14 @@ class PlaywrightPageController:
             async with self._failures(what):
                 try:
                     async with page.expect_file_chooser(timeout=self._action_ms) as chooser_info:
-                        await _raced(signal, element.click(timeout=self._action_ms))
-                    chooser = await _raced(signal, chooser_info.value)
+                        await signal.race(element.click(timeout=self._action_ms))
+                    chooser = await signal.race(chooser_info.value)
                 except PlaywrightError as exc:
                     if "file chooser" in (exc.message or "") or "waiting for event" in (exc.message or ""):
                         raise ToolError(f"{what}: clicking it did not open a file chooser; use the index of the "
                                         "file input or of the button that opens the file dialog.") from exc
                     raise
-                await _raced(signal, chooser.set_files(file, timeout=self._action_ms))
+                await signal.race(chooser.set_files(file, timeout=self._action_ms))
         return f"Uploaded {file} through {label}"
 
     # --- page-wide actions -------------------------------------------------------------------------------------
@@ -283,7 +275,7 @@ class PlaywrightPageController:
 
     async def _navigate(self, page: Page, url: str, signal: AbortSignal, verb: str) -> str:
         try:
-            await _raced(signal, page.goto(url, wait_until="domcontentloaded", timeout=self._navigation_ms))
+            await signal.race(page.goto(url, wait_until="domcontentloaded", timeout=self._navigation_ms))
             slow = ""
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
@@ -305,7 +297,7 @@ class PlaywrightPageController:
         url_before = page.url
         response = None
         try:
-            response = await _raced(signal, page.go_back(wait_until="domcontentloaded", timeout=self._navigation_ms))
+            response = await signal.race(page.go_back(wait_until="domcontentloaded", timeout=self._navigation_ms))
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
             if "Timeout" not in (exc.message or ""):
@@ -349,7 +341,7 @@ class PlaywrightPageController:
     async def execute_javascript(self, script: str, signal: AbortSignal) -> str:
         page = self.session.active_page
         try:
-            value = await _raced(signal, page.evaluate(script))
+            value = await signal.race(page.evaluate(script))
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
             raise ToolError(f"The script failed: {failure_text(exc)}") from exc
