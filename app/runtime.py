@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.assets import resource_path
 from app.core.abort import AbortSignal
@@ -21,6 +22,9 @@ from app.llm.client import OpenAICompatibleClient
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
 log = logging.getLogger(__name__)
 
 DEMO_CASSETTE = "demo/cassette.json"
@@ -28,6 +32,8 @@ DEMO_CASSETTE = "demo/cassette.json"
 DEMO_PACE = 1.2
 
 WindowRect = tuple[int, int, int, int]
+# Builds the model client in place of the configured one (the demo cassette's generator scripts its own model).
+LLMFactory = Callable[[], LLMClient]
 
 
 @dataclass
@@ -44,11 +50,12 @@ class RuntimeOptions:
 
 class Runtime:
     def __init__(self, settings: Settings, paths: AppPaths, options: RuntimeOptions | None = None, *,
-                 api_key: str | None = None) -> None:
+                 api_key: str | None = None, llm_factory: LLMFactory | None = None) -> None:
         self.settings = settings
         self.paths = paths
         self.options = options or RuntimeOptions()
         self._api_key = api_key
+        self._llm_factory = llm_factory
         self._ask_user: AskUserHandler | None = None
         self._closed_callbacks: list[Callable[[], None]] = []
         self._browser: object | None = None  # BrowserSession, imported lazily (Playwright)
@@ -94,9 +101,16 @@ class Runtime:
 
     def page_url(self) -> str:
         """The address of the tab the agent works in; "" while Chromium is not open."""
+        page = self.active_page
+        return page.url if page is not None else ""
+
+    @property
+    def active_page(self) -> Page | None:
+        """The tab the agent works in (None while Chromium is not open), for whoever plays the person at the
+        keyboard: the demo cassette's generator and tests solve the captcha there."""
         if self._browser is None or not self._browser.is_connected:  # type: ignore[attr-defined]
-            return ""
-        return self._browser.active_page.url  # type: ignore[attr-defined]
+            return None
+        return self._browser.active_page  # type: ignore[attr-defined]
 
     async def detected_browser(self) -> str:
         """The Chromium the app would launch when no path is configured, or "" when there is none."""
@@ -141,6 +155,8 @@ class Runtime:
     # --- building ----------------------------------------------------------------------------------------------
 
     def _build_llm(self) -> LLMClient:
+        if self._llm_factory is not None:
+            return self._llm_factory()
         replay = self.options.replay
         if self.options.demo and replay is None:
             replay = resource_path(DEMO_CASSETTE)

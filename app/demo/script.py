@@ -1,0 +1,263 @@
+"""The bundled demo: its task, and the generator of the cassette the panel replays in demo mode.
+
+The cassette is not hand-written: a scripted model drives the real engine through the demo site in headless
+Chromium, finding each element it acts on by its text in the browser state the engine shows it, and
+``RecordingClient`` writes down its answers with the element lines they acted on. When the site or the observation
+changes, run this again and the cassette follows:
+
+    python -m app.demo.script --out resources/demo/cassette.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.core.abort import AbortSignal
+from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
+from app.core.types import AgentStatus, ExecutionResult
+from app.llm.cassette import RecordingClient
+from app.runtime import Runtime, RuntimeOptions
+from app.settings.model import Settings
+from app.settings.paths import AppPaths
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
+DEMO_TASK = (
+    "Sign in to Acme CRM with demo@acme.test / demo1234 and add a new customer: Jane Doe, jane@example.com, "
+    "company Example Ltd, plan Pro, start date 2026-12-01, send a welcome email, and add the note "
+    "“Met at the expo”. Then export the customer list as CSV."
+)
+# What the panel sends when the user presses "I've done it — continue" after solving the captcha.
+DEMO_FOLLOW_UP = "The user has solved it; continue the previous task."
+
+_ELEMENT = re.compile(r"^\s*\*?\[(\d+)\]<")
+_BROWSER_STATE = "<browser_state>"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One planned answer. ``target`` picks the acted-on element: the one element line that contains it.
+    ``sees`` is text the reflection talks about; it must be in what the model is shown, or the script is lying.
+    ``volatile_line``: the target's line differs on every run, so the cassette cannot ask replay to check it."""
+
+    evaluation: str
+    memory: str
+    next_goal: str
+    action: str
+    params: dict[str, Any] = field(default_factory=dict)
+    target: str | None = None
+    sees: str | None = None
+    volatile_line: bool = False
+
+
+# How the reflections sum up the customer once it is entered.
+_CUSTOMER = ("Jane Doe (jane@example.com, Example Ltd), plan Pro from 2026-12-01, welcome email on, "
+             "note “Met at the expo”")
+
+TASK_STEPS: tuple[Step, ...] = (
+    Step("❔ Nothing to judge yet: this is the Acme CRM sign-in page, with Email and Password fields.",
+         "To do: sign in; add Jane Doe (jane@example.com, Example Ltd, Pro, starts 2026-12-01, welcome email, note "
+         "“Met at the expo”); export the customer list as CSV. Nothing done yet.",
+         "Type the demo account's email into the Email field.",
+         "input_text", {"text": "demo@acme.test"}, target="placeholder=you@company.com",
+         sees="Sign in to your account"),
+    Step("✅ The Email field now holds demo@acme.test.",
+         "Signing in: email entered, password next.",
+         "Type the password.",
+         "input_text", {"text": "demo1234"}, target="type=password"),
+    Step("✅ The password is in (the field shows it masked).",
+         "Both sign-in fields are filled.",
+         "Click Sign in.",
+         "click_element_by_index", target=">Sign in />"),
+    Step("✅ Signed in as Dana Demo: the dashboard is open and shows 1,280 customers.",
+         "Signed in. Left: add Jane Doe, then export as CSV (there is an Export customers button here too).",
+         "Open the New customer form.",
+         "click_element_by_index", target=">New customer />", sees="Dana Demo"),
+    Step("✅ The New customer form is open: contact details, a Plan picker, start date, a welcome-email checkbox and "
+         "notes.",
+         "The form splits the name, so Jane goes in First name and Doe in Last name. Phone is optional and not in the "
+         "task: leave it empty.",
+         "Enter the first name, Jane.",
+         "input_text", {"text": "Jane"}, target="name=first_name", sees="Contact details"),
+    Step("✅ First name shows Jane.",
+         "Filled: first name.",
+         "Enter the last name, Doe.",
+         "input_text", {"text": "Doe"}, target="name=last_name"),
+    Step("✅ Last name shows Doe.",
+         "Filled: first and last name.",
+         "Enter the email address.",
+         "input_text", {"text": "jane@example.com"}, target="placeholder=name@company.com"),
+    Step("✅ Email shows jane@example.com.",
+         "Filled: name and email; phone stays empty on purpose.",
+         "Enter the company, Example Ltd.",
+         "input_text", {"text": "Example Ltd"}, target="name=company"),
+    Step("✅ Company shows Example Ltd; the contact details are done.",
+         "Left on the form: plan Pro, start date 2026-12-01, welcome email, note. The Plan field is a custom list "
+         "button, not a native select.",
+         "Pick Pro in the Plan dropdown.",
+         "select_dropdown_option", {"text": "Pro"}, target="role=combobox"),
+    Step("✅ The Plan button now reads Pro.",
+         "Filled: contact details and plan Pro.",
+         "Set the start date to 2026-12-01.",
+         "input_text", {"text": "2026-12-01"}, target="name=start_date"),
+    Step("✅ Start date shows 2026-12-01.",
+         "Left on the form: tick Send welcome email, add the note, save.",
+         "Tick Send welcome email.",
+         "click_element_by_index", target="name=welcome_email"),
+    Step("✅ The welcome-email checkbox is checked now.",
+         "Only the note is missing before saving.",
+         "Write “Met at the expo” in Notes.",
+         "input_text", {"text": "Met at the expo"}, target="name=notes"),
+    Step("✅ Notes shows “Met at the expo”.",
+         f"Every field is filled: {_CUSTOMER}. Ready to save.",
+         "Save the customer.",
+         "click_element_by_index", target=">Save customer />"),
+    Step("✅ Saved: the confirmation says “Jane Doe was added to your customers”, and its summary matches what I "
+         "entered (Pro, Dec 1, 2026, welcome email will be sent).",
+         f"Customer saved: {_CUSTOMER}. Left: export the customer list as CSV.",
+         "Open the customer list, where the export is.",
+         "click_element_by_index", target=">View customers />", sees="Jane Doe was added to your customers"),
+    Step("✅ The customer list shows Jane Doe at the top, marked New.",
+         f"Customer saved: {_CUSTOMER}. Left: the CSV export.",
+         "Click Export customers.",
+         "click_element_by_index", target=">Export customers />", sees="Jane Doe New"),
+    Step("❌ The export did not start: a Security check page wants the characters from a captcha image and an "
+         "“I'm not a robot” tick first.",
+         f"Customer saved: {_CUSTOMER}. The CSV export waits behind a captcha, which only the user may solve.",
+         "Hand the captcha to the user and stop here.",
+         "done", {"success": False, "text": (
+             "I signed in and added the new customer: Jane Doe, jane@example.com, Example Ltd, plan Pro starting "
+             "1 Dec 2026, welcome email on, note “Met at the expo”. Acme CRM confirmed it was saved.\n\n"
+             "The CSV export is behind a captcha (“Security check”), and I can't solve captchas. Please solve it in "
+             "the browser window: type the characters you see, tick “I'm not a robot” and click “Verify and "
+             "continue”. Then press “I've done it — continue” and I'll finish the export.")},
+         sees="Security check"),
+)
+
+FOLLOW_UP_STEPS: tuple[Step, ...] = (
+    Step("✅ The security check is passed: the page says Export ready and previews the CSV, with Jane Doe first.",
+         f"Customer saved: {_CUSTOMER}. The user solved the captcha. Left: download the CSV.",
+         "Click Download CSV.",
+         # The link's href is a blob: address, a fresh UUID on the demo server's fresh port every time.
+         "click_element_by_index", target="Download CSV", sees="Export ready", volatile_line=True),
+    Step("✅ The download finished: acme-customers.csv was saved.",
+         f"All done: customer saved ({_CUSTOMER}); customer list exported as acme-customers.csv.",
+         "Tell the user everything is done.",
+         "done", {"success": True, "text": (
+             "All done. I signed in to Acme CRM, added Jane Doe (jane@example.com, Example Ltd, plan Pro starting "
+             "1 Dec 2026, welcome email on, note “Met at the expo”), and — after you solved the security check — "
+             "exported the customer list. It was downloaded as acme-customers.csv, with Jane Doe in it.")},
+         sees='Downloaded "acme-customers.csv"'),
+)
+
+
+class ScriptedModel:
+    """Plays the planned steps in order, reading each acted-on element's index off the page it is shown."""
+
+    def __init__(self, steps: tuple[Step, ...]) -> None:
+        self._steps = steps
+        self._position = 0
+
+    @property
+    def finished(self) -> bool:
+        return self._position == len(self._steps)
+
+    async def invoke(
+        self, messages: list[Message], tool: ToolSpec, signal: AbortSignal, on_retry: RetryCallback | None = None
+    ) -> LLMReply:
+        signal.throw_if_aborted()
+        if self.finished:
+            raise LLMError(LLMErrorKind.CONFIG, f"The demo script has only {len(self._steps)} steps.")
+        step = self._steps[self._position]
+        number = self._position + 1
+        shown = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        if step.sees is not None and step.sees not in shown:
+            raise LLMError(LLMErrorKind.CONFIG, f"Demo step {number} expects {step.sees!r} on the page:\n{shown}")
+        params = step.params if step.target is None else {"index": _index_of(step.target, shown, number),
+                                                           **step.params}
+        arguments = {"evaluation_previous_goal": step.evaluation, "memory": step.memory,
+                     "next_goal": step.next_goal, "action": {step.action: params}}
+        self._position += 1
+        return LLMReply(tool_calls=[ToolCall(name=tool.name, arguments=json.dumps(arguments, ensure_ascii=False))])
+
+
+def _index_of(target: str, shown: str, number: int) -> int:
+    # Only the browser state: the history repeats earlier pages' element lines in the actions' results.
+    state = shown[shown.rfind(_BROWSER_STATE):]
+    indices = [int(match.group(1)) for line in state.splitlines()
+               if target in line and (match := _ELEMENT.match(line))]
+    if len(indices) != 1:
+        found = "no element" if not indices else f"{len(indices)} elements"
+        raise LLMError(LLMErrorKind.CONFIG, f"Demo step {number}: {found} with {target!r} on the page:\n{state}")
+    return indices[0]
+
+
+async def solve_captcha(page: Page) -> None:
+    """Does what the person at the keyboard does on the Security check page. With Math.random pinned to 0, new
+    characters are all the alphabet's first letter, so the answer is known without reading the image."""
+    await page.evaluate("Math.random = () => 0")
+    await page.get_by_role("button", name="New captcha characters").click()
+    await page.get_by_label("Type the characters").fill("AAAAAA")
+    await page.get_by_label("I'm not a robot").check()
+    await page.get_by_role("button", name="Verify and continue").click()
+    await page.get_by_role("heading", name="Export ready").wait_for()
+
+
+def _expect(result: ExecutionResult, success: bool, what: str) -> None:
+    if result.status is not AgentStatus.COMPLETED or result.success is not success:
+        raise RuntimeError(f"The demo's {what} ended {result.status} (success={result.success}): {result.data}")
+
+
+async def generate(out: Path) -> int:
+    """Runs the demo end to end and saves its cassette to ``out``; returns the number of answers recorded."""
+    steps = TASK_STEPS + FOLLOW_UP_STEPS
+    model = ScriptedModel(steps)
+    with tempfile.TemporaryDirectory(prefix="page-agent-demo-") as home:
+        root = Path(home)
+        # Recorded next to the throwaway profile: a failed run must not leave a half cassette at ``out``.
+        recorder = RecordingClient(model, root / "cassette.json")
+        runtime = Runtime(Settings(), AppPaths(root / "config", root / "data", root / "logs"),
+                          RuntimeOptions(demo=True, headless=True), llm_factory=lambda: recorder)
+        try:
+            agent = await runtime.agent()
+            _expect(await agent.execute(DEMO_TASK), False, "task")
+            page = runtime.active_page
+            if page is None:
+                raise RuntimeError("Chromium closed before the captcha could be solved.")
+            await solve_captcha(page)
+            _expect(await agent.execute(DEMO_FOLLOW_UP, follow_up=True), True, "follow-up")
+        finally:
+            await runtime.shutdown()
+    if not model.finished:
+        raise RuntimeError("The demo finished before its script did.")
+    for entry, step in zip(recorder.cassette.entries, steps, strict=True):
+        if step.volatile_line:
+            entry.expect = None
+    recorder.cassette.save(out)
+    return len(recorder.cassette.entries)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Regenerate the demo cassette by running the demo in Chromium.")
+    parser.add_argument("--out", type=Path, required=True, help="Where to write the cassette.")
+    args = parser.parse_args(argv)
+    try:
+        count = asyncio.run(generate(args.out))
+    except (RuntimeError, LLMError) as exc:
+        print(f"Could not generate the demo cassette: {exc}", file=sys.stderr)
+        return 1
+    print(f"Recorded {count} answers to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
