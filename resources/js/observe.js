@@ -121,10 +121,36 @@
     for (let child = el.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === Node.TEXT_NODE) parts.push(child.data);
       else if (child.nodeType === Node.ELEMENT_NODE && INLINE_TAGS.has(child.tagName)
-               && !isCheapInteractive(child, child.tagName)) parts.push(child.textContent);
+               && !isCheapInteractive(child, child.tagName)) parts.push(inlineText(child));
     }
     // Joined with spaces: styled pieces ("Phone" + "optional") are usually set apart visually, not glued.
     return clean(parts.join(' '));
+  }
+
+  // textContent, except that a <br> still separates words ("demo1234<br>Any" is not "demo1234Any").
+  function inlineText(el) {
+    let text = '';
+    for (let child = el.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === Node.TEXT_NODE) text += child.data;
+      else if (child.nodeType === Node.ELEMENT_NODE) text += child.tagName === 'BR' ? ' ' : inlineText(child);
+    }
+    return text;
+  }
+
+  // What a form control is called on screen: aria-labelledby, else its <label>s. Native controls have no text of
+  // their own, and a field's label usually sits on another line, so the model could not tell fields apart.
+  function controlLabel(el) {
+    const ids = el.getAttribute('aria-labelledby');
+    let parts = [];
+    if (ids) {
+      const root = el.getRootNode();
+      parts = ids.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : null)
+        || document.getElementById(id)).filter(Boolean).map(labelOf);
+    } else if (el.labels) {
+      parts = Array.from(el.labels, labelOf);
+    }
+    const text = clean(parts.join(' '));
+    return text ? cut(text, VALUE_MAX) : null;
   }
 
   function shortHref(el) {
@@ -136,7 +162,8 @@
     } catch (e) {
       return cut(raw, VALUE_MAX);
     }
-    if (url.protocol === 'data:') return 'data:…';
+    // Generated addresses say nothing to the model and change on every visit.
+    if (url.protocol === 'data:' || url.protocol === 'blob:') return `${url.protocol}…`;
     const local = url.origin === location.origin;
     const text = (local ? '' : url.host) + url.pathname + url.search + url.hash;
     return cut(text || '/', VALUE_MAX);
@@ -166,6 +193,10 @@
       const v = el.getAttribute(name);
       return v === null || v === '' ? null : cut(clean(v), VALUE_MAX);
     };
+    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || el.hasAttribute('aria-labelledby')) {
+      const label = controlLabel(el);
+      if (label && label !== get('aria-label') && label !== get('placeholder')) add('label', label);
+    }
     if (tag === 'INPUT') {
       const type = el.type;
       add('type', type);

@@ -32,7 +32,7 @@ async def test_fill_and_submit_a_form(controller, signal, site) -> None:
     content = (await controller.get_browser_state(signal)).content
     assert "value=ann@example.com" in content
     assert "value=Pro" in content
-    assert "<input type=checkbox name=news checked />" in content
+    assert "<input label=Newsletter type=checkbox name=news checked />" in content
     assert "<div contenteditable>A note />" in content
     result = await controller.click(index_of(content, "<button>Save"), signal)
     assert result.startswith("Clicked [7] <button> Save; the page navigated to ")

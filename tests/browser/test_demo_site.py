@@ -32,5 +32,6 @@ async def test_sign_in_and_choose_a_plan_in_the_custom_combobox(controller, sign
     plan = index_of(content, "role=combobox")
     assert (await controller.select_option(plan, "pro", signal)).startswith('Selected "Pro')
     content = (await controller.get_browser_state(signal)).content
-    assert f"[{plan}]<button type=button role=combobox aria-expanded=false aria-haspopup=listbox required>Pro />" \
+    assert (f"[{plan}]<button label=\"Plan *\" type=button role=combobox aria-expanded=false aria-haspopup=listbox "
+            "required>Pro />") \
         in content

@@ -21,13 +21,29 @@ async def test_form_listing_matches_the_design_format(controller, signal, site) 
     assert lines[-1] == "[End of page]"
     assert "New customer" in lines  # context text, unindexed
     assert "Billing address" in lines
-    email = index_of(content, "<input type=email")
-    assert f"[{email}]<input type=email name=email placeholder=you@company.com required />" in lines
+    email = index_of(content, "type=email")
+    assert f"[{email}]<input label=Email type=email name=email placeholder=you@company.com required />" in lines
     assert "value=Basic" in lines[lines.index(next(line for line in lines if "<select" in line))]
     assert "options=Basic|Pro|Enterprise" in content
     assert index_of(content, "<button>Save />")
     assert index_of(content, "contenteditable")
     assert index_of(content, "<textarea name=address")
+
+
+async def test_labels_name_their_controls_and_line_breaks_separate_words(controller, signal) -> None:
+    page = ("data:text/html,<title>Labels</title>"
+            "<span id=l1>Delivery</span> <span id=l2>date</span><input aria-labelledby='l1 l2'>"
+            "<label>Country <select><option>France</option><option>Peru</option></select></label>"
+            "<label for=q>Search</label><input id=q placeholder=Search>"
+            "<p><span>User: <code>demo</code><br>Any password works.</span></p>")
+    await controller.go_to_url(page, signal)
+    content = (await controller.get_browser_state(signal)).content
+    assert "<input label=\"Delivery date\" type=text />" in content
+    # The wrapping label's own words only, not the options of the select inside it.
+    assert "<select label=Country value=France options=France|Peru />" in content
+    # A label that only repeats the placeholder is not said twice.
+    assert "<input type=text placeholder=Search />" in content
+    assert "User: demo Any password works." in content
 
 
 async def test_password_value_is_never_shown(controller, signal, site) -> None:
