@@ -1,7 +1,9 @@
 """Record a real run's model answers to a cassette, and replay one through the real engine.
 
-Each answer that acts on an element also records that element's line as the model saw it; on replay the same line
-must be on the page, so a replay that no longer matches the page fails clearly instead of clicking the wrong thing.
+Each answer that acts on an element also records that element's line as the model saw it; on replay a line with the
+same text must be on the page, so a replay that no longer matches the page fails clearly instead of clicking the
+wrong thing. Indices are not compared: they shift with the window's size (a taller window lists more elements), so
+the answer is pointed at the matching element's index of this run.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, Message, R
 from app.settings.atomic import write_atomic
 
 _INDEX = re.compile(r'"index"\s*:\s*(\d+)')
+_LINE_INDEX = re.compile(r"^\[(\d+)\]")
+_BROWSER_STATE = "<browser_state>"
+RERECORD_HINT = "Record it again with --record."
 
 
 class CassetteEntry(BaseModel):
@@ -41,14 +46,32 @@ class Cassette(BaseModel):
 
 
 def _page_lines(messages: list[Message]) -> list[str]:
+    """The element lines of the page the model is shown now (not the history, which quotes earlier pages)."""
     user = next((m.content for m in reversed(messages) if m.role == "user"), "")
-    return [line.strip().lstrip("*") for line in user.splitlines()]
+    state = user[user.rfind(_BROWSER_STATE):] if _BROWSER_STATE in user else user
+    return [line.strip().lstrip("*") for line in state.splitlines()]
 
 
 def _acted_index(reply: LLMReply) -> int | None:
     text = reply.tool_calls[0].arguments if reply.tool_calls else (reply.content or "")
     match = _INDEX.search(text)
     return int(match.group(1)) if match else None
+
+
+def _unindexed(line: str) -> str:
+    return _LINE_INDEX.sub("[]", line, count=1)
+
+
+def _pointed_at(reply: LLMReply, index: int) -> LLMReply:
+    """``reply`` acting on element ``index`` instead of the one it was recorded with."""
+    def repoint(text: str) -> str:
+        return _INDEX.sub(f'"index": {index}', text, count=1)
+
+    if reply.tool_calls:
+        calls = [reply.tool_calls[0].model_copy(update={"arguments": repoint(reply.tool_calls[0].arguments)}),
+                 *reply.tool_calls[1:]]
+        return reply.model_copy(update={"tool_calls": calls})
+    return reply.model_copy(update={"content": repoint(reply.content or "")})
 
 
 class RecordingClient:
@@ -78,11 +101,15 @@ class RecordingClient:
 
 
 class ReplayClient:
-    """Plays a cassette back in order. ``pace`` seconds of "thinking" before each answer keep a demo watchable."""
+    """Plays a cassette back in order. ``pace`` seconds of "thinking" before each answer keep a demo watchable;
+    ``hint`` ends the message of a replay that no longer matches the page (what the user can do about it); ``end``
+    replaces the message when the recording has no more answers."""
 
-    def __init__(self, cassette: Cassette, pace: float = 0.0) -> None:
+    def __init__(self, cassette: Cassette, pace: float = 0.0, hint: str = RERECORD_HINT, end: str = "") -> None:
         self._cassette = cassette
         self._pace = pace
+        self._hint = hint
+        self._end = end
         self._position = 0
 
     @property
@@ -100,17 +127,25 @@ class ReplayClient:
         if self._position >= len(entries):
             raise LLMError(
                 LLMErrorKind.CONFIG,
-                f"The replay has no more recorded answers (it holds {len(entries)}). The run went further than the "
-                "recording did.",
+                self._end or f"The replay has no more recorded answers (it holds {len(entries)}). The run went "
+                "further than the recording did.",
             )
         entry = entries[self._position]
-        number = self._position + 1
-        if entry.expect is not None and entry.expect not in _page_lines(messages):
-            raise LLMError(
-                LLMErrorKind.CONFIG,
-                f"The replay no longer matches the page at answer {number}: the recording acted on "
-                f"{json.dumps(entry.expect, ensure_ascii=False)}, which is not on the page now. "
-                "Record the cassette again with --record.",
-            )
+        reply = entry.reply
+        if entry.expect is not None:
+            reply = self._matched(entry, _page_lines(messages))
         self._position += 1
-        return entry.reply
+        return reply
+
+    def _matched(self, entry: CassetteEntry, lines: list[str]) -> LLMReply:
+        assert entry.expect is not None
+        wanted = _unindexed(entry.expect)
+        found = [match for line in lines if _unindexed(line) == wanted and (match := _LINE_INDEX.match(line))]
+        if len(found) == 1:
+            return _pointed_at(entry.reply, int(found[0].group(1)))
+        where = "is not on the page now" if not found else f"is on the page {len(found)} times now"
+        raise LLMError(
+            LLMErrorKind.CONFIG,
+            f"The replay no longer matches the page at answer {self._position + 1}: the recording acted on "
+            f"{json.dumps(wanted.removeprefix('[]'), ensure_ascii=False)}, which {where}. {self._hint}",
+        )

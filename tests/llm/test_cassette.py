@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import SecretStr
@@ -43,3 +44,30 @@ async def test_replay_past_the_end_fails_clearly() -> None:
     result = await Agent(ReplayClient(Cassette()), FakePage()).execute("Anything")
     assert result.status == AgentStatus.ERROR
     assert "no more recorded answers" in result.data
+
+
+async def test_replay_follows_the_element_when_its_index_shifted(tmp_path: Path) -> None:
+    cassette = Cassette.model_validate({"entries": [
+        {"reply": tool_reply_as_llm({"click_element_by_index": {"index": 2}}), "expect": "[2]<button>Save />"},
+        {"reply": tool_reply_as_llm({"done": {"text": "Saved.", "success": True}})},
+    ]})
+    # A shorter window lists fewer elements above: the same button now has index 7.
+    shifted = FakePage(content="Current page: [Form](http://fake.test/form)\n[5]<a>Home />\n[7]<button>Save />")
+    result = await Agent(ReplayClient(cassette), shifted).execute("Save the form")
+    assert result.success, result.data
+    assert shifted.actions == [("click", (7,))]
+
+
+async def test_an_ambiguous_line_is_a_mismatch_with_the_hint() -> None:
+    cassette = Cassette.model_validate({"entries": [
+        {"reply": tool_reply_as_llm({"click_element_by_index": {"index": 2}}), "expect": "[2]<button>Save />"}]})
+    twice = FakePage(content="Current page: [Form](http://fake.test/form)\n[1]<button>Save />\n[2]<button>Save />")
+    result = await Agent(ReplayClient(cassette, hint="Run the demo again."), twice).execute("Save the form")
+    assert result.status == AgentStatus.ERROR
+    assert '"<button>Save />", which is on the page 2 times now. Run the demo again.' in result.data
+    assert twice.actions == []
+
+
+def tool_reply_as_llm(action: dict[str, object]) -> dict[str, object]:
+    arguments = {"evaluation_previous_goal": "❔", "memory": "", "next_goal": "Act", "action": action}
+    return {"tool_calls": [{"name": "AgentOutput", "arguments": json.dumps(arguments)}]}
