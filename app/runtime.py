@@ -28,8 +28,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEMO_CASSETTE = "demo/cassette.json"
+DEMO_START = "index.html?reset"  # signed out, sample data only: every demo run starts the same way
 # Seconds of "thinking" before each replayed answer, so a demo audience can follow along.
 DEMO_PACE = 1.2
+DEMO_MISMATCH_HINT = ("The demo follows a recorded script, and this page is not the one it expects. If the captcha is "
+                      "still there, solve it in the browser and send any follow-up; otherwise press New task to start "
+                      "the demo over.")
+DEMO_END = ("That is the end of the recorded demo. To give the agent tasks of your own, add a model and its API key "
+            "in Settings.")
 
 WindowRect = tuple[int, int, int, int]
 # Builds the model client in place of the configured one (the demo cassette's generator scripts its own model).
@@ -63,7 +69,6 @@ class Runtime:
         self._llm: LLMClient | None = None
         self._agent: Agent | None = None
         self._demo_site: object | None = None
-        self._start_url: str = settings.start_url
         self._agent_callbacks: list[Callable[[Agent], None]] = []
         # One agent at a time: the panel opens Chromium at startup while the user may already press Run.
         self._lock = asyncio.Lock()
@@ -121,7 +126,9 @@ class Runtime:
         except ChromiumNotFoundError:
             return ""
 
-    async def agent(self) -> Agent:
+    async def agent(self, *, new_task: bool = False) -> Agent:
+        """The agent, with Chromium open. ``new_task``: the next task is not a follow-up, so a replay starts over
+        (and the demo from its sign-in page, so that "New task" runs the demo again)."""
         async with self._lock:
             if self._browser is None or not self._browser.is_connected:  # type: ignore[attr-defined]
                 await self._drop_agent()
@@ -135,6 +142,10 @@ class Runtime:
                                     ask_user=self._ask_user)
                 for callback in list(self._agent_callbacks):
                     callback(self._agent)
+            elif new_task and isinstance(self._llm, ReplayClient) and self._llm.position:
+                self._llm.rewind()
+                if self.options.demo:
+                    await self._go_to_start_page()
             return self._agent
 
     async def open_url(self, url: str) -> str:
@@ -164,6 +175,8 @@ class Runtime:
             pace = self.options.replay_pace
             if pace is None:
                 pace = DEMO_PACE if self.options.demo else 0.0
+            if self.options.demo:
+                return ReplayClient(Cassette.load(replay), pace=pace, hint=DEMO_MISMATCH_HINT, end=DEMO_END)
             return ReplayClient(Cassette.load(replay), pace=pace)
         client: LLMClient = OpenAICompatibleClient(self.settings.llm_settings(self._api_key))
         if self.options.record is not None:
@@ -202,8 +215,8 @@ class Runtime:
                 from app.demo.site import DemoSite
 
                 self._demo_site = DemoSite()
-                self._start_url = await self._demo_site.start()  # type: ignore[attr-defined]
-            return self._start_url
+                await self._demo_site.start()  # type: ignore[attr-defined]
+            return self._demo_site.url(DEMO_START)  # type: ignore[attr-defined]
         return "" if self.options.cdp_url else self.settings.start_url
 
     def _browser_closed(self) -> None:

@@ -46,8 +46,7 @@ _BROWSER_STATE = "<browser_state>"
 @dataclass(frozen=True)
 class Step:
     """One planned answer. ``target`` picks the acted-on element: the one element line that contains it.
-    ``sees`` is text the reflection talks about; it must be in what the model is shown, or the script is lying.
-    ``volatile_line``: the target's line differs on every run, so the cassette cannot ask replay to check it."""
+    ``sees`` is text the reflection talks about; it must be in what the model is shown, or the script is lying."""
 
     evaluation: str
     memory: str
@@ -56,7 +55,6 @@ class Step:
     params: dict[str, Any] = field(default_factory=dict)
     target: str | None = None
     sees: str | None = None
-    volatile_line: bool = False
 
 
 # How the reflections sum up the customer once it is entered.
@@ -147,8 +145,7 @@ FOLLOW_UP_STEPS: tuple[Step, ...] = (
     Step("✅ The security check is passed: the page says Export ready and previews the CSV, with Jane Doe first.",
          f"Customer saved: {_CUSTOMER}. The user solved the captcha. Left: download the CSV.",
          "Click Download CSV.",
-         # The link's href is a blob: address, a fresh UUID on the demo server's fresh port every time.
-         "click_element_by_index", target="Download CSV", sees="Export ready", volatile_line=True),
+         "click_element_by_index", target="Download CSV", sees="Export ready"),
     Step("✅ The download finished: acme-customers.csv was saved.",
          f"All done: customer saved ({_CUSTOMER}); customer list exported as acme-customers.csv.",
          "Tell the user everything is done.",
@@ -239,9 +236,6 @@ async def generate(out: Path) -> int:
             await runtime.shutdown()
     if not model.finished:
         raise RuntimeError("The demo finished before its script did.")
-    for entry, step in zip(recorder.cassette.entries, steps, strict=True):
-        if step.volatile_line:
-            entry.expect = None
     recorder.cassette.save(out)
     return len(recorder.cassette.entries)
 

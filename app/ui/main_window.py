@@ -60,7 +60,7 @@ class RuntimeLike(Protocol):
     @property
     def demo(self) -> bool: ...
 
-    async def agent(self) -> Agent: ...
+    async def agent(self, *, new_task: bool = False) -> Agent: ...
 
     def set_ask_user(self, handler: AskUserHandler | None) -> None: ...
 
@@ -342,7 +342,7 @@ class MainWindow(QMainWindow):
 
     async def _run(self, text: str, follow_up: bool) -> None:
         try:
-            agent = await self._runtime.agent()
+            agent = await self._runtime.agent(new_task=not follow_up)
         except Exception as exc:  # noqa: BLE001 - every failure to start is shown, none is fatal
             log.exception("could not prepare the agent")
             self._show_outcome(self._failure(tr("Could not start: {reason}", reason=str(exc) or type(exc).__name__),

@@ -33,6 +33,13 @@
   function savedCustomers() { return readJSON(CUSTOMERS_KEY, []); }
   function allCustomers() { return savedCustomers().concat(SAMPLE_CUSTOMERS); }
 
+  // "?reset" starts the demo over (signed out, only the sample customers): the panel opens it for each new demo
+  // run, since the browser keeps this origin's storage between runs of one session.
+  if (new URLSearchParams(location.search).has("reset")) {
+    [SESSION_KEY, CUSTOMERS_KEY, LAST_SAVED_KEY].forEach(function (key) { localStorage.removeItem(key); });
+    history.replaceState(null, "", location.pathname);
+  }
+
   // Guard before the page paints: a signed-out visitor goes to the login page and comes back after signing in.
   if (document.documentElement.getAttribute("data-auth") === "required" && !session()) {
     var here = location.pathname.split("/").pop() + location.search;

@@ -51,7 +51,7 @@ class TestRuntime:
         self._client: OpenAICompatibleClient | None = None
         self.agent_calls = 0
 
-    async def agent(self) -> Agent:
+    async def agent(self, *, new_task: bool = False) -> Agent:
         self.agent_calls += 1
         if self._agent is None:
             self._client = OpenAICompatibleClient(

@@ -141,7 +141,7 @@ async def test_failure_to_start_is_shown_and_the_panel_stays_usable(window: Main
                                                                     llm_server: FakeLLMServer) -> None:
     original = runtime.agent
 
-    async def broken() -> None:
+    async def broken(*, new_task: bool = False) -> None:
         raise RuntimeError("No Chromium found. Install it with: apt-get install chromium")
 
     runtime.agent = broken  # type: ignore[method-assign]
@@ -201,7 +201,7 @@ async def test_stop_while_the_browser_starts(window: MainWindow, runtime: TestRu
                                              llm_server: FakeLLMServer) -> None:
     original = runtime.agent
 
-    async def slow_start():  # noqa: ANN202
+    async def slow_start(*, new_task: bool = False):  # noqa: ANN202
         await asyncio.sleep(0.3)
         return await original()
 
