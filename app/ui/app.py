@@ -1,0 +1,56 @@
+"""Starts the panel: one QApplication and one qasync loop, so Qt and asyncio share the main thread."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+
+import qasync
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QApplication
+
+from app.assets import resource_path
+from app.settings.paths import app_paths
+from app.ui.desktop import Desktop, LaunchChoices
+from app.logging_setup import configure_logging
+
+log = logging.getLogger(__name__)
+
+# Python runs signal handlers only between bytecodes; a heartbeat lets Ctrl+C through while Qt idles in C++.
+_SIGNAL_HEARTBEAT_MS = 250
+
+
+def _application() -> QApplication:
+    QGuiApplication.setApplicationName("page-agent-desktop")
+    QGuiApplication.setApplicationDisplayName("Page Agent")
+    QGuiApplication.setDesktopFileName("page-agent-desktop")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setWindowIcon(QIcon(str(resource_path("icons/app.svg"))))
+    # The desktop owns the shutdown: closing the panel must first stop the agent and close Chromium.
+    app.setQuitOnLastWindowClosed(False)
+    return app
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    paths = app_paths()
+    configure_logging(paths.log_dir)
+    app = _application()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    desktop = Desktop(paths, LaunchChoices(demo=args.demo, replay=args.replay, record=args.record))
+
+    heartbeat = QTimer()
+    heartbeat.start(_SIGNAL_HEARTBEAT_MS)
+    heartbeat.timeout.connect(lambda: None)
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: loop.call_soon_threadsafe(desktop.close))
+    try:
+        with loop:
+            return loop.run_until_complete(desktop.run())
+    finally:
+        heartbeat.stop()

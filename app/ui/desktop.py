@@ -1,0 +1,218 @@
+"""The panel's composition root: settings, the runtime, the window, the dialogs, run history and a clean shutdown.
+
+Startup decides between a real model and the offline demo: without a usable endpoint (no key, not a local
+server) the panel opens in demo mode and, unless the demo was asked for, the first-run settings explain why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QDialog
+
+from app.core.agent import Agent
+from app.demo.script import DEMO_TASK
+from app.history.records import RunRecord
+from app.history.recorder import RunRecorder
+from app.history.store import RunStore
+from app.runtime import Runtime, RuntimeOptions
+from app.settings.model import Settings, endpoint_ready, load_settings, save_settings
+from app.settings.paths import AppPaths
+from app.settings.secrets import get_api_key
+from app.ui.dialog_widgets import run_dialog
+from app.ui.history_view import HistoryDialog
+from app.text.i18n import language, set_language, tr
+from app.ui.main_window import MainWindow
+from app.ui.settings_dialog import SettingsDialog
+from app.ui.window_placement import browser_beside
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LaunchChoices:
+    """What the command line asked for."""
+
+    demo: bool = False
+    replay: Path | None = None
+    record: Path | None = None
+    headless: bool = False  # tests and benchmarks; the app always shows Chromium
+
+
+class Desktop:
+    def __init__(self, paths: AppPaths, choices: LaunchChoices) -> None:
+        self._paths = paths
+        self._choices = choices
+        self._store = RunStore(paths.runs_dir)
+        self._api_key: str | None = None
+        self._recorder: RunRecorder | None = None
+        self._closed: asyncio.Event | None = None
+        self._settings_open = False
+        self._history: HistoryDialog | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.runtime: Runtime | None = None
+        self.window: MainWindow | None = None
+
+    # --- lifetime ----------------------------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        """Open the panel, wait until it is closed (or ``close()`` is called), then shut everything down."""
+        self._closed = asyncio.Event()
+        await self.start()
+        await self._closed.wait()
+        await self.shutdown()
+        return 0
+
+    def close(self) -> None:
+        """Close the panel as the user would (Ctrl+C and SIGTERM come here)."""
+        if self.window is not None and self.window.isVisible():
+            self.window.close()
+        elif self._closed is not None:
+            self._closed.set()
+
+    async def start(self) -> MainWindow:
+        settings = await asyncio.to_thread(load_settings, self._paths.settings_file)
+        set_language(settings.language)
+        self._api_key = await asyncio.to_thread(get_api_key, settings.provider)
+        ready = endpoint_ready(settings, self._api_key)
+        choices = self._choices
+        demo = choices.demo or (not ready and choices.replay is None)
+        options = RuntimeOptions(headless=choices.headless, demo=demo, replay=choices.replay, record=choices.record)
+        self.runtime = Runtime(settings, self._paths, options, api_key=self._api_key)
+        self.runtime.on_agent(self._record_runs)
+        self.window = MainWindow(self.runtime)
+        self._place_windows(settings)
+        self.window.settingsRequested.connect(lambda: self._spawn(self.open_settings()))
+        self.window.historyRequested.connect(self.open_history)
+        self.window.closing.connect(self._on_closing)
+        self.window.show_demo_mode(demo, DEMO_TASK)
+        self.window.show()
+        self.window.composer.focus_default()
+        # Chromium opens with the panel, so the first task starts at once.
+        self._spawn(self._open_browser())
+        if not ready and not choices.demo and choices.replay is None:
+            self._spawn(self.open_settings(first_run=True))
+        return self.window
+
+    async def shutdown(self) -> None:
+        """Stop the agent, close Chromium and the demo site, and finish writing history. Safe to call twice."""
+        if self.window is not None:
+            await self._save_geometry(self.window.save_geometry())
+        if self.runtime is not None:
+            await self.runtime.shutdown()
+        if self._recorder is not None:
+            await self._recorder.close()
+            self._recorder = None
+        for task in list(self._tasks):
+            task.cancel()
+
+    def _on_closing(self) -> None:
+        if self._closed is not None:
+            self._closed.set()
+
+    # --- windows -----------------------------------------------------------------------------------------------
+
+    def _place_windows(self, settings: Settings) -> None:
+        """The panel where the user left it (else at the screen's left), Chromium beside it."""
+        assert self.window is not None and self.runtime is not None
+        browser = self.window.place_beside_browser()
+        if self.window.restore_geometry(settings.panel_geometry):
+            screen = self.window.screen()
+            panel = self.window.frameGeometry()
+            browser = browser_beside(screen.availableGeometry(), (panel.x(), panel.y(), panel.width(), panel.height()))
+        self.runtime.options.window = browser
+
+    async def _open_browser(self) -> None:
+        assert self.runtime is not None and self.window is not None
+        try:
+            await self.runtime.agent()
+        except Exception as exc:  # noqa: BLE001 - shown to the user; the next task tries again
+            log.warning("could not open Chromium: %s", exc)
+            self.window.model.add_notice(tr("Chromium did not start: {reason}", reason=str(exc) or type(exc).__name__))
+
+    async def _save_geometry(self, geometry: str) -> None:
+        assert self.runtime is not None
+        settings = self.runtime.settings.model_copy(update={"panel_geometry": geometry})
+        self.runtime.settings = settings
+        try:
+            await asyncio.to_thread(save_settings, self._paths.settings_file, settings)
+        except OSError as exc:
+            log.warning("could not save the panel's position: %s", exc)
+
+    # --- settings ----------------------------------------------------------------------------------------------
+
+    async def open_settings(self, *, first_run: bool = False) -> None:
+        assert self.runtime is not None and self.window is not None
+        if self._settings_open:
+            return
+        self._settings_open = True
+        try:
+            dialog = SettingsDialog(self.runtime.settings, detected_browser=await self.runtime.detected_browser(),
+                                    first_run=first_run, parent=self.window)
+            code = await run_dialog(dialog)
+        finally:
+            self._settings_open = False
+        if code != QDialog.DialogCode.Accepted:
+            return  # Cancel, or "Try the demo" on the first-run screen: the panel is in demo mode already
+        settings = dialog.result_settings().model_copy(update={"panel_geometry": self.window.save_geometry()})
+        try:
+            await asyncio.to_thread(save_settings, self._paths.settings_file, settings)
+        except OSError as exc:
+            self.window.model.add_notice(tr("The settings were not saved: {reason}", reason=str(exc)))
+        if settings.language != language():
+            set_language(settings.language)
+            self.window.model.add_notice(tr("The agent answers in the new language from the next task; the panel "
+                                            "switches the next time you open it."))
+        await self.apply(settings, dialog.result_api_key())
+
+    async def apply(self, settings: Settings, api_key: str | None) -> None:
+        """Use new settings from the next task on; a running task finishes with the ones it started with."""
+        assert self.runtime is not None and self.window is not None
+        run = self.window.current_run
+        if run is not None and not run.done():
+            self.window.model.add_notice(tr("The new settings apply from your next task."))
+            await asyncio.wait({run})
+        self._api_key = api_key
+        await self.runtime.apply_settings(settings, api_key)
+        demo = self._choices.demo or (not endpoint_ready(settings, api_key) and self._choices.replay is None)
+        await self.runtime.set_demo(demo)
+        self.window.show_demo_mode(demo, DEMO_TASK)
+
+    # --- history -----------------------------------------------------------------------------------------------
+
+    def open_history(self) -> None:
+        if self._history is not None:
+            self._history.raise_()
+            self._history.activateWindow()
+            return
+        dialog = HistoryDialog(self._store, parent=self.window)
+        dialog.openRun.connect(self._open_run)
+        dialog.finished.connect(self._history_closed)
+        self._history = dialog
+        dialog.open()
+
+    def _history_closed(self, _code: int) -> None:
+        self._history = None
+
+    def _open_run(self, record: RunRecord) -> None:
+        assert self.window is not None
+        if not self.window.show_saved_run(record):
+            self.window.model.add_notice(tr("Stop the current task to open a saved run."))
+
+    def _record_runs(self, agent: Agent) -> None:
+        """Each new agent gets a recorder; a follow-up on the same agent joins the same saved run."""
+        assert self.runtime is not None
+        previous, self._recorder = self._recorder, RunRecorder(
+            agent, self._store, self.runtime.settings, demo=self.runtime.demo, secrets=[self._api_key])
+        if previous is not None:
+            self._spawn(previous.close())
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

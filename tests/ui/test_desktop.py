@@ -1,0 +1,153 @@
+"""The composition root end to end: startup choices (demo or model, first-run settings), a run saved to history and
+reopened, settings applied, and a shutdown that leaves no Chromium behind. Real headless Chromium throughout."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication, QDialog
+
+from app.browser.processes import profile_pids
+from app.history.store import RunStore
+from app.settings.model import Settings, load_settings, save_settings
+from app.settings.paths import AppPaths
+from app.ui.desktop import Desktop, LaunchChoices
+from app.ui.history_view import HistoryDialog
+from app.ui.settings_dialog import SettingsDialog
+from app.ui.status_pill import PillState
+from app.ui.timeline.model import Kind
+from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
+from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
+from tests.ui.conftest import screenshot, settle, until
+
+PAGE = "data:text/html,<title>Shop</title><h1>Blue mug</h1><button>Add to cart</button>"
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> AppPaths:
+    return AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
+
+
+@pytest.fixture
+async def desktops(qapp: QApplication) -> AsyncIterator[list[Desktop]]:
+    qapp.setQuitOnLastWindowClosed(False)
+    started: list[Desktop] = []
+    yield started
+    for desktop in started:
+        if desktop.window is not None:
+            desktop.window.close()
+        await desktop.shutdown()
+
+
+def _dialog(kind: type[QDialog]) -> QDialog | None:
+    return next((w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()), None)
+
+
+async def test_without_a_key_the_panel_opens_in_demo_mode_and_explains(
+        desktops: list[Desktop], paths: AppPaths, memory_keyring: MemoryKeyring) -> None:
+    desktop = Desktop(paths, LaunchChoices(headless=True))
+    desktops.append(desktop)
+    window = await desktop.start()
+    assert desktop.runtime is not None and desktop.runtime.demo
+    assert window.demo_banner.isVisible()
+    assert "Acme CRM" in window.composer.input.toPlainText()  # the demo's task, ready to run
+    await until(lambda: _dialog(SettingsDialog) is not None, message="first-run settings")
+    dialog = _dialog(SettingsDialog)
+    assert isinstance(dialog, SettingsDialog) and dialog.demo_button is not None  # the welcome offers the demo
+    dialog.demo_button.click()
+    await until(lambda: _dialog(SettingsDialog) is None)
+    assert desktop.runtime.demo
+    # Chromium opened with the panel, on the local demo site.
+    await until(lambda: desktop.runtime is not None and desktop.runtime.page_url().startswith("http://127.0.0.1"),
+                timeout=30, message="the demo site in Chromium")
+
+
+async def test_asked_for_demo_skips_the_first_run_screen(
+        desktops: list[Desktop], paths: AppPaths, memory_keyring: MemoryKeyring) -> None:
+    desktop = Desktop(paths, LaunchChoices(demo=True, headless=True))
+    desktops.append(desktop)
+    window = await desktop.start()
+    await asyncio.sleep(0.2)
+    assert _dialog(SettingsDialog) is None
+    assert window.demo_banner.isVisible()
+
+
+async def test_a_run_is_saved_and_reopens_from_history(
+        desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring) -> None:
+    memory_keyring.set_password("page-agent-desktop", "api-key:custom", "sk-secret-key-123")
+    save_settings(paths.settings_file, Settings(provider="custom", base_url=llm_server.base_url, model="fake-model",
+                                                max_steps=5, first_run_done=True))
+    desktop = Desktop(paths, LaunchChoices(headless=True))
+    desktops.append(desktop)
+    window = await desktop.start()
+    assert desktop.runtime is not None and not desktop.runtime.demo
+    assert not window.demo_banner.isVisible()
+    llm_server.add(tool_reply({"go_to_url": {"url": PAGE}}, next_goal="Open the shop page"),
+                   done_reply("The page shows a blue mug.", success=True))
+    window.composer.input.setPlainText("What product does the page show?")
+    window.composer.run.click()
+    await settle(window, timeout=60)
+    assert window.pill.state is PillState.SUCCESS
+    assert llm_server.requests[0]["_headers"]["authorization"] == "Bearer sk-secret-key-123"
+
+    store = RunStore(paths.runs_dir)
+    await until(lambda: len(store.list()) == 1, message="the run on disk")
+    saved = store.path_of(store.list()[0].id).read_text(encoding="utf-8")
+    assert "blue mug" in saved and "sk-secret-key-123" not in saved
+
+    window.new_task()
+    assert window.model.rowCount() == 0
+    window.history_button.click()
+    history = _dialog(HistoryDialog)
+    assert isinstance(history, HistoryDialog)
+    await until(lambda: history.selected_id() is not None or history.list.topLevelItemCount() > 0)
+    history.select(store.list()[0].id)
+    await history.open_selected()  # type: ignore[misc]
+    kinds = [item.kind for item in window.model.items]
+    assert kinds[0] is Kind.TASK and Kind.RESULT in kinds and kinds[-1] is Kind.NOTICE
+    assert "What product does the page show?" in window.model.items[0].text
+    screenshot(window, "desktop_saved_run")
+
+
+async def test_saving_settings_with_a_key_leaves_the_demo(
+        desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring) -> None:
+    desktop = Desktop(paths, LaunchChoices(headless=True))
+    desktops.append(desktop)
+    window = await desktop.start()
+    await until(lambda: _dialog(SettingsDialog) is not None)
+    dialog = _dialog(SettingsDialog)
+    assert isinstance(dialog, SettingsDialog)
+    dialog.base_url_edit.setText(llm_server.base_url)
+    dialog.model_edit.setText("fake-model")
+    dialog.key_edit.setText("sk-from-the-form")
+    dialog.key_edit.textEdited.emit("sk-from-the-form")
+    await dialog.save()
+    await until(lambda: desktop.runtime is not None and not desktop.runtime.demo, message="demo switched off")
+    assert not window.demo_banner.isVisible()
+    saved = load_settings(paths.settings_file)
+    assert saved.base_url == llm_server.base_url and saved.first_run_done
+    assert "sk-from-the-form" not in paths.settings_file.read_text(encoding="utf-8")
+    assert memory_keyring.passwords  # the key went to the keyring
+
+    llm_server.add(done_reply("Nothing to do.", success=True))
+    window.composer.input.setPlainText("Say hello")
+    window.composer.run.click()
+    await settle(window, timeout=60)
+    assert window.pill.state is PillState.SUCCESS
+    assert llm_server.requests[0]["_headers"]["authorization"] == "Bearer sk-from-the-form"
+
+
+async def test_closing_the_panel_shuts_everything_down(
+        qapp: QApplication, paths: AppPaths, memory_keyring: MemoryKeyring) -> None:
+    qapp.setQuitOnLastWindowClosed(False)
+    desktop = Desktop(paths, LaunchChoices(demo=True, headless=True))
+    run = asyncio.ensure_future(desktop.run())
+    await until(lambda: desktop.runtime is not None and desktop.runtime.page_url().startswith("http"), timeout=30)
+    assert await profile_pids(paths.profile_dir)
+    desktop.close()  # as Ctrl+C does: the window closes, then the runtime shuts down
+    assert await asyncio.wait_for(run, 30) == 0
+    assert await profile_pids(paths.profile_dir) == []
+    assert load_settings(paths.settings_file).panel_geometry  # the panel's place is remembered
