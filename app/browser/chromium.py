@@ -7,10 +7,9 @@ import os
 import shutil
 from pathlib import Path
 
-# --no-sandbox: Chromium refuses to start as root without it (containers, kiosks). The rest keep a driven browser
-# quiet: no update checks, no sync, no first-run UI, no QUIC (some proxies break it), no /dev/shm (tiny in Docker).
+# They keep a driven browser quiet: no update checks, no sync, no first-run UI, no QUIC (some proxies break it),
+# no /dev/shm (tiny in Docker).
 CHROMIUM_FLAGS: tuple[str, ...] = (
-    "--no-sandbox",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
@@ -18,6 +17,11 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
     "--disable-quic",
     "--disable-dev-shm-usage",
 )
+
+# Chromium refuses to start as root without it (containers, kiosks); for anyone else the sandbox stays on, and
+# Chromium does not show its "unsupported command-line flag" bar over the page.
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    CHROMIUM_FLAGS += ("--no-sandbox",)
 
 INSTALL_HINT = (
     "No Chromium or Google Chrome was found. Install one (on Debian/Ubuntu: `sudo apt-get install chromium "

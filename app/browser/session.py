@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.browser.processes import kill_profile_processes
+from app.browser.profile import quiet_profile
 from app.core.page import BrowserClosedError
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ class BrowserSession:
             profile = options.profile_dir.resolve()
             downloads = (options.downloads_dir or profile.parent / "downloads").resolve()
             await asyncio.to_thread(_make_dirs, profile, downloads)
+            await asyncio.to_thread(quiet_profile, profile)
             args = [*CHROMIUM_FLAGS, *options.extra_args]
             if options.window is not None and not options.headless:
                 x, y, width, height = options.window
