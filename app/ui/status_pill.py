@@ -6,7 +6,7 @@ import time
 from enum import Enum
 
 from PySide6.QtCore import QElapsedTimer, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.text.i18n import tr
@@ -66,6 +66,9 @@ def _look(state: PillState, t: Theme) -> tuple[QColor, str | None]:
     }[state]
 
 
+_ICON_SIZE = 18.0
+
+
 class StatusPill(QWidget):
     stateChanged = Signal(object)  # PillState
     textChanged = Signal(str)  # every text actually shown (after coalescing)
@@ -82,8 +85,12 @@ class StatusPill(QWidget):
         self._shown = QElapsedTimer()
         self._shown.start()
         self._hold = QTimer(self, singleShot=True, timeout=self._show_pending)
-        self._spin = QTimer(self, interval=33, timeout=self.update)
+        # Each frame repaints the spinner's square only: a whole-pill repaint 30 times a second (its rounded,
+        # translucent background pulls in the parents' painting) was the panel's largest cost during a run.
+        self._spin = QTimer(self, interval=33, timeout=self._spin_frame)
         self._started = time.monotonic()
+        self._layer: QPixmap | None = None
+        self._layer_key: tuple[object, ...] | None = None
         self._update_accessibility()
 
     # --- API ---------------------------------------------------------------------------------------------------
@@ -160,22 +167,52 @@ class StatusPill(QWidget):
         font.setWeight(QFont.Weight.DemiBold if bold else QFont.Weight.Normal)
         return font
 
+    def _outline(self) -> QRectF:
+        return QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+
+    def _icon_rect(self) -> QRectF:
+        rect = self._outline()
+        return QRectF(rect.left() + 13, rect.center().y() - _ICON_SIZE / 2, _ICON_SIZE, _ICON_SIZE)
+
+    def _spin_frame(self) -> None:
+        self.update(self._icon_rect().toAlignedRect().adjusted(-2, -2, 2, 2))
+
     def paintEvent(self, _event: QPaintEvent) -> None:
         t = theme()
         color, icon_name = _look(self._state, t)
         painter = QPainter(self)
+        painter.drawPixmap(0, 0, self._static_layer(t))
+        if icon_name is None:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            self._paint_spinner(painter, self._icon_rect(), color)
+        painter.end()
+
+    def _static_layer(self, t: Theme) -> QPixmap:
+        """Everything but the spinner, drawn once per look: spinner frames only copy it."""
+        ratio = self.devicePixelRatioF()
+        key = (self.width(), self.height(), ratio, t.dark, self._state, self._text, self._detail, self.font().key())
+        if self._layer is not None and self._layer_key == key:
+            return self._layer
+        layer = QPixmap(self.size() * ratio)
+        layer.setDevicePixelRatio(ratio)
+        layer.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(layer)
+        self._paint_static(painter, t)
+        painter.end()
+        self._layer, self._layer_key = layer, key
+        return layer
+
+    def _paint_static(self, painter: QPainter, t: Theme) -> None:
+        color, icon_name = _look(self._state, t)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        rect = self._outline()
         radius = rect.height() / 2
         painter.setPen(QPen(t.soft(color, 0.45), 1))
         painter.setBrush(t.soft(color, 0.13))
         painter.drawRoundedRect(rect, radius, radius)
 
-        icon_size = 18.0
-        icon_rect = QRectF(rect.left() + 13, rect.center().y() - icon_size / 2, icon_size, icon_size)
-        if icon_name is None:
-            self._paint_spinner(painter, icon_rect, color)
-        else:
+        icon_rect = self._icon_rect()
+        if icon_name is not None:
             paint_icon(painter, icon_rect, icon_name, color)
 
         left = icon_rect.right() + 9
@@ -195,7 +232,6 @@ class StatusPill(QWidget):
         text = QFontMetrics(font).elidedText(self._text, Qt.TextElideMode.ElideRight, int(right - left))
         painter.drawText(QRectF(left, rect.top(), right - left, rect.height()),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
-        painter.end()
 
     def _paint_spinner(self, painter: QPainter, rect: QRectF, color: QColor) -> None:
         track = QColor(color)
