@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
         self._run_task: asyncio.Task[None] | None = None
         self._answer: asyncio.Future[str] | None = None
         self._stop_requested = False
+        self._browser_lost = False
         self._background: set[asyncio.Task[Any]] = set()
 
         self.setWindowTitle(tr("Page Agent"))
@@ -376,6 +377,9 @@ class MainWindow(QMainWindow):
         if result.steps:
             self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))
         self.handoff_bar.setVisible(item.needs_handoff)
+        if self._browser_lost:
+            self._browser_lost = False
+            self._model.add_notice(tr("The browser was closed. Your next task opens it again."))
         self.composer.set_mode(ComposerMode.FOLLOW_UP)
         if item.needs_handoff:
             self.handoff_button.setFocus()
@@ -407,6 +411,8 @@ class MainWindow(QMainWindow):
         self.run_task(text, follow_up=self.composer.mode is ComposerMode.FOLLOW_UP)
 
     def _on_browser_closed(self) -> None:
+        # During a run the agent reports it as the run's error; the notice then follows the outcome.
+        self._browser_lost = self.busy
         if not self.busy:
             self._model.add_notice(tr("The browser was closed. Your next task opens it again."))
 

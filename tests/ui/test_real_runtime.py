@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
+from app.browser.processes import profile_pids
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
@@ -13,7 +16,7 @@ from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.ui.conftest import settle
+from tests.ui.conftest import screenshot, settle, until
 
 PAGE = "data:text/html,<title>Shop</title><h1>Blue mug</h1><button>Add to cart</button>"
 
@@ -37,4 +40,38 @@ async def test_a_run_in_headless_chromium(qapp: QApplication, llm_server: FakeLL
         assert "Blue mug" in llm_server.user_message(1)  # the second step saw the real page
     finally:
         await runtime.shutdown()
+        window.close()
+
+
+async def test_chromium_closed_mid_run_ends_clearly_and_the_next_task_relaunches_it(
+        qapp: QApplication, llm_server: FakeLLMServer, tmp_path: Path) -> None:
+    settings = Settings(base_url=llm_server.base_url, model="fake-model", max_steps=5)
+    paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
+    runtime = Runtime(settings, paths, RuntimeOptions(headless=True), api_key="sk-test")
+    window = MainWindow(runtime)
+    window.show()
+    llm_server.add(tool_reply({"go_to_url": {"url": PAGE}}, delay=3.0), done_reply("The mug is blue."))
+    try:
+        window.composer.input.setPlainText("What product does the page show?")
+        window.composer.run.click()
+        await until(lambda: bool(llm_server.requests), timeout=30, message="the first model call")
+        # The user closes the browser window while the agent is thinking.
+        for pid in await profile_pids(paths.profile_dir):
+            os.kill(pid, signal.SIGTERM)
+        await settle(window, timeout=30)
+        assert window.pill.state is PillState.ERROR
+        result = window.model.last_result()
+        assert result is not None and "browser was closed" in result.text.lower()
+        assert "Your next task opens it again" in window.model.items[-1].text
+        assert window.composer.input.isEnabled()
+        screenshot(window, "browser_closed")
+
+        window.composer.input.setPlainText("What product does the page show?")
+        window.composer.run.click()
+        await settle(window, timeout=60)
+        assert window.pill.state is PillState.SUCCESS, window.model.last_result()
+        assert await profile_pids(paths.profile_dir)  # a new Chromium
+    finally:
+        await runtime.shutdown()
+        assert await profile_pids(paths.profile_dir) == []
         window.close()
