@@ -127,6 +127,8 @@ class _EventLogHandler(logging.Handler):
     def __init__(self, printer: EventPrinter) -> None:
         super().__init__()
         self._printer = printer
+        # Level and logger have their own fields; the message keeps only its text (and any traceback).
+        self.setFormatter(logging.Formatter("%(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
         self._printer.log(record.levelname.lower(), record.name, self.format(record))

@@ -151,7 +151,9 @@ def test_a_task_that_succeeds_exits_0_with_events_and_a_json_result(
 
     assert done.returncode == 0, done.stderr
     events = event_lines(done.stderr)
-    assert any(e["event"] == "log" and "settings file was damaged" in e["message"] for e in events)
+    warning = next(e for e in events if e["event"] == "log" and "settings file was damaged" in e["message"])
+    assert warning["level"] == "warning" and warning["logger"] == "app.settings.model"
+    assert warning["message"].startswith("settings file was damaged")  # no "WARNING:logger:" prefix repeated
     times = [e["t"] for e in events]
     assert times == sorted(times) and times[0] >= 0
     assert statuses(events) == ["running", "completed"]
