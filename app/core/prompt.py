@@ -62,7 +62,7 @@ def _agent_state(
     if previous_tasks:
         lines.append("<previous_tasks>")
         for number, record in enumerate(previous_tasks, 1):
-            outcome = "succeeded" if record.success else f"did not succeed ({record.status})"
+            outcome = "succeeded" if record.success else f"did not succeed, {record.status}"
             lines.append(f"Task {number} ({outcome}): {record.task}")
             lines.append(f"Result: {record.result}")
             if record.last_memory:

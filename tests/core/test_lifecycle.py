@@ -189,10 +189,14 @@ async def test_follow_up_carries_previous_task_result_and_memory(
     result = await agent.execute("Now open that customer", follow_up=True)
     assert result.success
     prompt = llm_server.user_message(-1)
-    assert "Create the customer" in prompt
+    assert "Task 1 (succeeded): Create the customer" in prompt
     assert "Created customer C-1042." in prompt
     assert "Customer id is C-1042" in prompt
     assert "Now open that customer" in prompt
+    llm_server.add(done_reply("A captcha blocks the export.", success=False), done_reply("Exported."))
+    await agent.execute("Export it", follow_up=True)
+    await agent.execute("The user solved it; continue", follow_up=True)
+    assert "Task 3 (did not succeed, completed): Export it" in llm_server.user_message(-1)
     # A fresh task forgets the earlier ones.
     llm_server.add(done_reply("ok"))
     await agent.execute("Unrelated")
