@@ -11,7 +11,8 @@
 (options) => {
   const STATE_KEY = '__pageAgent';
   const LABEL_MAX = 80;
-  const TEXT_MAX = 120;
+  // Long enough for a paragraph's point (a price, an error, an instruction); the viewport bounds the total.
+  const TEXT_MAX = 300;
   const VALUE_MAX = 60;
   const OPTIONS_MAX = 8;
   const ITEMS_MAX = 2000;
