@@ -7,6 +7,8 @@ frame (same- or cross-origin alike: Playwright acts on an element only through a
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
 import itertools
 import logging
 from dataclasses import dataclass
@@ -21,6 +23,12 @@ from app.assets import read_resource
 log = logging.getLogger(__name__)
 
 SCRIPT = "js/observe.js"
+# The observer is compiled once per document and kept on its state; later looks only call it. The result crosses
+# as one JSON string: Playwright's own value serialisation costs more than the observation itself on small pages.
+_CALL = """([version, options]) => {
+  const state = window.__pageAgent;
+  return state && state.version === version ? JSON.stringify(state.observe(options)) : null;
+}"""
 # Returns the element a previous observation listed, or null once it is gone or another observation replaced it.
 _RESOLVE = """([nonce, ref]) => {
   const state = window.__pageAgent;
@@ -117,11 +125,33 @@ class Observation:
 _nonces = itertools.count(1)
 
 
+@functools.cache
+def _installer() -> tuple[str, str]:
+    """The script that compiles, keeps and runs the observer in a document, and the version it keeps it under."""
+    source = read_resource(SCRIPT)
+    # A page that outlives an app update (attached over CDP) must not keep answering with the old observer.
+    version = hashlib.sha1(source.encode()).hexdigest()[:12]
+    install = f"""([version, options]) => {{
+  const observe = {source};
+  const result = observe(options);
+  Object.assign(window.__pageAgent, {{observe, version}});
+  return JSON.stringify(result);
+}}"""
+    return install, version
+
+
+async def _snapshot(frame: Frame, options: dict[str, object]) -> FrameSnapshot:
+    install, version = _installer()
+    text = await frame.evaluate(_CALL, [version, options])
+    if text is None:
+        text = await frame.evaluate(install, [version, options])
+    return FrameSnapshot.model_validate_json(text)
+
+
 async def observe(page: Page, margin: float) -> Observation:
     """Everything interactive within the viewport plus ``margin`` viewport heights above and below."""
     nonce = f"o{next(_nonces)}"
-    source = read_resource(SCRIPT)
-    main, pieces = await _observe_frame(page.main_frame, source, {"nonce": nonce, "margin": margin}, 0)
+    main, pieces = await _observe_frame(page.main_frame, {"nonce": nonce, "margin": margin}, 0)
     lines: list[Line] = []
     refs: dict[int, ElementRef] = {}
     for frame, depth_offset, item in pieces:
@@ -138,16 +168,16 @@ async def observe(page: Page, margin: float) -> Observation:
 Piece = tuple[Frame, int, ElementItem | TextItem]
 
 
-async def _observe_frame(frame: Frame, source: str, options: dict[str, object],
+async def _observe_frame(frame: Frame, options: dict[str, object],
                          depth_offset: int) -> tuple[FrameSnapshot, list[Piece]]:
-    snapshot = FrameSnapshot.model_validate(await frame.evaluate(source, options))
+    snapshot = await _snapshot(frame, options)
     slots = [item for item in snapshot.items if isinstance(item, FrameItem)]
     children: dict[str, list[Piece]] = {}
     if slots and depth_offset < _FRAME_DEPTH_MAX:
         by_slot = await _child_frames_by_slot(frame)
         wanted = [(slot, by_slot[slot.slot]) for slot in slots if slot.slot in by_slot]
         results = await asyncio.gather(
-            *(_observe_child(child, source, slot, options, depth_offset) for slot, child in wanted)
+            *(_observe_child(child, slot, options, depth_offset) for slot, child in wanted)
         )
         children = {slot.slot: pieces for (slot, _child), pieces in zip(wanted, results)}
     pieces: list[Piece] = []
@@ -159,11 +189,11 @@ async def _observe_frame(frame: Frame, source: str, options: dict[str, object],
     return snapshot, pieces
 
 
-async def _observe_child(child: Frame, source: str, slot: FrameItem, options: dict[str, object],
+async def _observe_child(child: Frame, slot: FrameItem, options: dict[str, object],
                          depth_offset: int) -> list[Piece]:
     try:
-        _snapshot, pieces = await _observe_frame(
-            child, source, {**options, "region": slot.region.model_dump()}, depth_offset + slot.depth
+        _main, pieces = await _observe_frame(
+            child, {**options, "region": slot.region.model_dump()}, depth_offset + slot.depth
         )
     except PlaywrightError as exc:
         # A frame that navigates or goes away while we look is simply left out of this observation.

@@ -7,7 +7,9 @@
 // Only elements intersecting the region are listed. Returns {title, url, viewport, scroll, items, truncated}.
 //
 // Cost model: every element gets one getBoundingClientRect (cheap once layout is clean); only elements inside the
-// region pay for getComputedStyle, and only listed candidates pay for elementFromPoint.
+// region pay for getComputedStyle. elementFromPoint is dear on a long page (the hit test walks every sibling), so a
+// candidate pays for it only when some unrelated on-screen element's box holds its centre: only such an element can
+// be what the hit test finds on top of it.
 (options) => {
   const STATE_KEY = '__pageAgent';
   const LABEL_MAX = 80;
@@ -44,6 +46,12 @@
   const items = [];
   let frameSlots = 0;
   let truncated = false;
+  // Boxes of the elements on screen, each with its span in visiting order: descendants of an element are exactly
+  // the elements visited between `first` and `last`, which makes "related" a pair of comparisons.
+  const onScreen = [];
+  let visited = 0;
+  // Listed candidates whose cover check waits until every element that might lie on top has been seen.
+  const pending = [];
 
   const vw = window.innerWidth;
   const vh = window.innerHeight;
@@ -73,15 +81,29 @@
     return false;
   }
 
-  function isCovered(el, rect) {
+  // The point a click would aim at: the centre of the element's on-screen part, or null when none of it is on screen.
+  function visibleCentre(rect) {
     const left = Math.max(rect.left, 0);
     const right = Math.min(rect.right, vw);
     const top = Math.max(rect.top, 0);
     const bottom = Math.min(rect.bottom, vh);
+    return right <= left || bottom <= top ? null : {x: (left + right) / 2, y: (top + bottom) / 2};
+  }
+
+  function mightBeCovered(box, centre) {
+    return onScreen.some((other) => (other.first < box.first || other.first > box.last)  // not inside it
+      && !(other.first < box.first && other.last >= box.last)  // nor around it
+      && other.rect.left <= centre.x && centre.x <= other.rect.right
+      && other.rect.top <= centre.y && centre.y <= other.rect.bottom);
+  }
+
+  function isCovered(box) {
     // Off-screen (in the margin): hit testing is impossible there, so trust the other checks.
-    if (right <= left || bottom <= top) return false;
+    const centre = visibleCentre(box.rect);
+    if (!centre || !mightBeCovered(box, centre)) return false;
+    const el = box.el;
     const root = el.getRootNode();
-    const hit = (root.elementFromPoint ? root : document).elementFromPoint((left + right) / 2, (top + bottom) / 2);
+    const hit = (root.elementFromPoint ? root : document).elementFromPoint(centre.x, centre.y);
     if (!hit || hit === el) return false;
     return !composedContains(el, hit) && !composedContains(hit, el);
   }
@@ -251,12 +273,16 @@
     return attrs;
   }
 
-  function push(item) {
+  // Parallel to items: the element an 'el' item stands for.
+  const owners = [];
+
+  function push(item, owner) {
     if (items.length >= ITEMS_MAX) {
       truncated = true;
       return false;
     }
     items.push(item);
+    owners.push(owner);
     return true;
   }
 
@@ -268,6 +294,12 @@
     const cheap = isCheapInteractive(el, tag);
     const rect = el.getBoundingClientRect();
     const hasBox = rect.width > 0 && rect.height > 0;
+    const first = visited++;
+    let box = null;
+    if (hasBox && rect.bottom > 0 && rect.top < vh && rect.right > 0 && rect.left < vw) {
+      box = {el, rect, first, last: first};
+      onScreen.push(box);
+    }
     if (cheap && hasBox && !state.known.has(el)) {
       // Remembered even out of the region so that scrolling does not make old elements look new.
       if (rect.bottom < region.top || rect.top > region.bottom) state.known.add(el);
@@ -279,6 +311,7 @@
     let pointer;
     let listed = false;
     let wroteText = false;
+    let waiting = null;
     if (inRegion) {
       style = getComputedStyle(el);
       if (style.display === 'none' || style.opacity === '0') return;
@@ -298,15 +331,11 @@
       // A pointer cursor is inherited: only the element where it starts is the clickable one.
       const candidate = cheap || (pointer && !parentPointer && tag !== 'BODY' && tag !== 'HTML') || scroll !== null;
       if (candidate) {
-        if (!isCovered(el, rect)) {
-          const isNew = markNew && !state.known.has(el);
-          state.known.add(el);
-          const text = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY' ? '' : labelOf(el);
-          if (!push({kind: 'el', depth: ctx.depth, ref: elements.length, tag: tag.toLowerCase(),
-            attrs: attributesOf(el, tag, scroll), text, isNew})) return;
-          elements.push(el);
-          listed = true;
-        }
+        const text = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY' ? '' : labelOf(el);
+        if (!push({kind: 'el', depth: ctx.depth, ref: -1, tag: tag.toLowerCase(),
+          attrs: attributesOf(el, tag, scroll), text, isNew: markNew && !state.known.has(el)}, el)) return;
+        listed = true;
+        if (box) waiting = {box, item: items.length - 1, end: 0};
       } else if (!ctx.inInteractive && !(ctx.inText && INLINE_TAGS.has(tag))) {
         const text = ownText(el);
         if (text) {
@@ -322,6 +351,11 @@
       inText: wroteText || (ctx.inText && INLINE_TAGS.has(tag)),
     };
     visitChildren(el, childCtx);
+    if (box) box.last = visited - 1;
+    if (waiting) {
+      waiting.end = items.length;
+      pending.push(waiting);
+    }
   }
 
   function visitChildren(el, ctx) {
@@ -360,6 +394,25 @@
 
   visit(document.documentElement, {depth: 0, parentPointer: false, inInteractive: false, inText: false});
 
+  // A covered element is left out (the click would land on what covers it); what it contained moves up a level.
+  const dropped = new Set();
+  for (const {box, item, end} of pending) {
+    if (!isCovered(box)) continue;
+    dropped.add(item);
+    for (let i = item + 1; i < end; i++) items[i].depth -= 1;
+  }
+  const listing = [];
+  items.forEach((item, i) => {
+    if (dropped.has(i)) return;
+    if (item.kind === 'el') {
+      item.ref = elements.length;
+      elements.push(owners[i]);
+      // Only now is it known: a covered element seen again once the overlay goes is news to the model.
+      state.known.add(owners[i]);
+    }
+    listing.push(item);
+  });
+
   state.observed = true;
   state.nonce = options.nonce;
   state.elements = elements;
@@ -370,7 +423,7 @@
     url: location.href,
     viewport: {width: vw, height: vh},
     scroll: {y: scroller.scrollTop, height: scroller.scrollHeight},
-    items,
+    items: listing,
     truncated,
   };
 }

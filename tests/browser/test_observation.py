@@ -90,6 +90,26 @@ async def test_covered_element_is_not_listed_until_the_overlay_goes(controller, 
     assert index_of(content, "Buy now")
 
 
+async def test_covered_listing_keeps_its_shape_and_reports_what_the_overlay_hid_as_new(controller, signal) -> None:
+    # A clickable card holding a button, both under a dialog; a link that a later, non-positioned block overlaps
+    # (negative margin): every cover is found, whatever makes it.
+    page = ("data:text/html,<div style='cursor:pointer'>Card <button>Inner</button></div>"
+            "<a href='/x' style='display:block;height:40px'>Hidden link</a>"
+            "<div style='margin-top:-40px;height:40px;background:white;position:relative'>Banner text</div>"
+            "<div id=veil style='position:fixed;inset:0;background:rgba(0,0,0,.4)'>"
+            "<div style='background:white;margin:200px auto;width:200px'><p>Sure?</p>"
+            "<button onclick=\"document.getElementById('veil').remove()\">Close</button></div></div>")
+    content = await state_of(controller, signal, page)
+    lines = element_lines(content)
+    assert [line.split("]")[1] for line in lines] == ["<button>Close />"], content
+    assert not lines[0].startswith("\t"), "the dialog's button is not nested under anything left out"
+    await controller.click(index_of(content, "Close"), signal)
+    content = (await controller.get_browser_state(signal)).content
+    assert is_new(content, "Card") and is_new(content, "Inner"), content
+    assert not any("Hidden link" in line for line in element_lines(content)), content
+    assert "\nBanner text\n" in content, content
+
+
 async def test_hidden_elements_are_left_out(controller, signal) -> None:
     page = ("data:text/html,<button>Shown</button><div style='display:none'><button>None</button></div>"
             "<button style='visibility:hidden'>Invisible</button><div style='opacity:0'><button>Clear</button></div>"
@@ -136,3 +156,10 @@ async def test_new_elements_are_starred(controller, signal, site) -> None:
     assert not is_new(content, "<button>Add")
     content = (await controller.get_browser_state(signal)).content
     assert not is_new(content, "Added later")
+
+
+async def test_an_observer_left_by_another_app_version_is_replaced(controller, signal) -> None:
+    content = await state_of(controller, signal, "data:text/html,<button>Save</button>")
+    page = controller.session.active_page
+    await page.evaluate("() => { window.__pageAgent.version = 'older'; window.__pageAgent.observe = () => null; }")
+    assert (await controller.get_browser_state(signal)).content == content
