@@ -110,5 +110,7 @@ def failure_text(exc: PlaywrightError) -> str:
             if reason in message:
                 return f"timed out: {reason}"
         return "timed out waiting for the element to be ready"
+    if "crashed" in message.lower():  # "Target crashed", "Page crashed": the tab's renderer is gone
+        return "the tab crashed; open the page again with go_to_url, or switch to another tab"
     first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
     return re.sub(r"^\w+\.\w+: ", "", first)

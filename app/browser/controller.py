@@ -25,7 +25,7 @@ from app.browser.actions import (
 )
 from app.browser.events import PageEvents
 from app.browser.observer import ElementRef, Observation, observe, resolve
-from app.browser.serialize import describe, render
+from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
 from app.core.abort import AbortSignal
 from app.core.page import BrowserClosedError, BrowserState, TabInfo, ToolError
@@ -58,6 +58,11 @@ class PlaywrightPageController:
 
     async def get_browser_state(self, signal: AbortSignal) -> BrowserState:
         page = self.session.active_page
+        if self.session.is_crashed(page):
+            self._last, self._last_page = None, page
+            tabs = await signal.race(self._tabs(page, ""))
+            return BrowserState(url=page.url, title="", tabs=tabs,
+                                content=render_crashed(self.session.tab_id(page), page.url))
         async with self._failures("The page could not be read"):
             try:
                 observation = await signal.race(observe(page, self.margin))
@@ -271,6 +276,11 @@ class PlaywrightPageController:
 
     async def go_to_url(self, url: str, signal: AbortSignal) -> str:
         page = self.session.active_page
+        if self.session.is_crashed(page):
+            # Not even a reload brings a crashed tab back: the page opens in a fresh tab that takes its place.
+            crashed = page
+            page = await self._race(signal, "Could not reopen the crashed tab", self.session.replace_crashed(crashed))
+            self._events.forget(crashed)
         return await self._navigate(page, normalize_url(url), signal, "Opened")
 
     async def _navigate(self, page: Page, url: str, signal: AbortSignal, verb: str) -> str:

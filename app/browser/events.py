@@ -50,6 +50,8 @@ class PageEvents:
         page.on("dialog", lambda dialog: self._spawn(self._dialog(tab_id, dialog)))
         page.on("download", lambda download: self._spawn(self._download(download)))
         page.on("close", lambda _page: self._entries.append(_Entry("closed", page, f"Tab {tab_id} was closed.")))
+        page.on("crash", lambda _page: self._entries.append(
+            _Entry("note", None, f"Tab {tab_id} crashed (Chromium stopped rendering it).")))
 
     def _navigated(self, page: Page, frame: Frame) -> None:
         if frame.parent_frame is None:

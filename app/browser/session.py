@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 from collections.abc import Callable
@@ -50,6 +51,7 @@ class BrowserSession:
         self._ids = itertools.count(1)
         self._tabs: dict[Page, int] = {}
         self._active: Page | None = None
+        self._crashed: set[Page] = set()
         self._connected = True
         self._closing = False
         self._closed_callbacks: list[Callable[[], None]] = []
@@ -134,13 +136,18 @@ class BrowserSession:
             return
         self._tabs[page] = next(self._ids)
         page.on("close", self._untrack)
+        page.on("crash", self._crash)
         if activate or self._active is None:
             self._active = page
         for callback in list(self._page_callbacks):
             callback(page)
 
+    def _crash(self, page: Page) -> None:
+        self._crashed.add(page)
+
     def _untrack(self, page: Page) -> None:
         self._tabs.pop(page, None)
+        self._crashed.discard(page)
         if self._active is page:
             # The most recently opened tab left is the likeliest next place to work.
             self._active = next(reversed(self._tabs), None)
@@ -166,6 +173,21 @@ class BrowserSession:
         if page not in self._tabs:
             raise ValueError("not a tab of this session")
         self._active = page
+
+    def is_crashed(self, page: Page) -> bool:
+        """Chromium stopped rendering this tab ("Aw, Snap!"): nothing works in it any more, not even a reload."""
+        return page in self._crashed
+
+    async def replace_crashed(self, page: Page) -> Page:
+        """A fresh tab in place of a crashed one: same tab id, active if the crashed one was."""
+        active = self._active
+        fresh = await self.context.new_page()
+        self._track(fresh, activate=False)  # usually done already by the context's "page" event
+        self._tabs = {(fresh if p is page else p): pid for p, pid in self._tabs.items() if p is not fresh}
+        self._active = fresh if active is page or active is fresh else active
+        with contextlib.suppress(PlaywrightError):
+            await page.close()
+        return fresh
 
     def on_page(self, callback: Callable[[Page], None]) -> None:
         """Call ``callback(page)`` for every tab opened from now on (read ``pages`` for the current ones)."""

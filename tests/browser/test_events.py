@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+from playwright.async_api import Error as PlaywrightError
+
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
+from app.core.page import ToolError
 from tests.browser.helpers import index_of
 
 
@@ -63,3 +67,36 @@ async def test_navigation_by_the_page_is_an_event(controller, signal, site) -> N
     await signal.sleep(0.5)
     assert controller.drain_events() == [f"Tab 1 navigated to {site}/echo.html?late=1"]
     assert controller.drain_events() == []
+
+
+async def crash_active_tab(controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    page = controller.session.active_page
+    try:
+        await page.goto("chrome://crash", timeout=5_000)  # Chromium's own way to kill a tab's renderer
+    except PlaywrightError:
+        pass
+    for _ in range(50):
+        if controller.session.is_crashed(page):
+            return
+        await signal.sleep(0.1)
+    raise AssertionError("the tab did not crash")
+
+
+async def test_a_crashed_tab_is_told_and_go_to_url_brings_it_back(controller, signal, site) -> None:
+    await open_page(controller, signal, f"{site}/tabs.html")
+    await controller.open_new_tab(f"{site}/form.html", signal)
+    await crash_active_tab(controller, signal)
+    assert "Tab 2 crashed (Chromium stopped rendering it)." in controller.drain_events()
+    state = await controller.get_browser_state(signal)
+    assert "Tab 2 crashed" in state.content and "go_to_url" in state.content
+    assert [(t.tab_id, t.active) for t in state.tabs] == [(1, False), (2, True)]
+    with pytest.raises(ToolError, match="no longer on the page"):
+        await controller.click(1, signal)
+    with pytest.raises(ToolError, match="Could not go back: the tab crashed; open the page again with go_to_url"):
+        await controller.go_back(signal)
+
+    assert await controller.go_to_url(f"{site}/form.html", signal) == f'Opened {site}/form.html — "New customer"'
+    state = await controller.get_browser_state(signal)
+    assert state.title == "New customer" and "[1]" in state.content
+    assert [(t.tab_id, t.active) for t in state.tabs] == [(1, False), (2, True)]
+    assert controller.drain_events() == []  # the reopening is the go_to_url's own result
