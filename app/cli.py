@@ -47,6 +47,10 @@ def _task_text(text: str) -> str:
     return text
 
 
+def _domain_list(text: str | None) -> list[str] | None:
+    return None if text is None else [part.strip() for part in text.split(",") if part.strip()]
+
+
 def add_run_parser(subparsers: Any) -> None:
     run = subparsers.add_parser("run", help="Run one task headlessly and exit.")
     run.add_argument("task", type=_task_text, help="What the agent should do, in plain language.")
@@ -62,6 +66,16 @@ def add_run_parser(subparsers: Any) -> None:
     run.add_argument("--cdp-url", help="Attach to a running Chromium/Chrome (its active tab); leave it running.")
     run.add_argument("--events", action="store_true", help="Print every event as one JSON object per line on stderr.")
     run.add_argument("--json", action="store_true", help="Print the final result as one JSON object on stdout.")
+    safety = run.add_argument_group("safety (see the README's Safety section)")
+    safety.add_argument("--allowed-domains", metavar="HOSTS",
+                        help="Only open these sites, comma-separated: example.com,*.example.com (default: settings).")
+    safety.add_argument("--secrets-file", type=Path, metavar="FILE",
+                        help="JSON object of secret name -> value; the model sees only <secret>name</secret>.")
+    safety.add_argument("--upload-dir", type=Path, action="append", default=[], metavar="DIR",
+                        help="A folder the agent may upload files from (repeatable).")
+    safety.add_argument("--risky", choices=("ask", "allow", "deny"), default="ask",
+                        help="A page's confirm()/prompt() and irreversible clicks: ask on the terminal (default; "
+                             "deny without one), allow, or deny.")
     # SUPPRESS: the same options before "run" (page-agent-desktop --replay F run ...) must not be reset to None.
     run.add_argument("--record", type=Path, metavar="FILE", default=argparse.SUPPRESS,
                      help="Save the model's answers as a cassette.")
@@ -169,6 +183,10 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
     options = RuntimeOptions(
         headless=args.headless, cdp_url=args.cdp_url, replay=args.replay, record=args.record,
         max_duration=args.max_duration,
+        allowed_domains=_domain_list(args.allowed_domains),
+        secrets_file=args.secrets_file,
+        upload_dirs=args.upload_dir,
+        risky=args.risky,
     )
     runtime = Runtime(settings, paths, options, api_key=api_key)
     loop = asyncio.get_running_loop()

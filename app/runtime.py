@@ -8,15 +8,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from app.assets import resource_path
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.llm import LLMClient
+from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
+from app.guardrails_setup import build_guardrails
 from app.llm.cassette import Cassette, RecordingClient, ReplayClient
 from app.llm.client import OpenAICompatibleClient
 from app.settings.model import Settings
@@ -52,6 +54,11 @@ class RuntimeOptions:
     max_duration: float | None = None
     window: WindowRect | None = None
     replay_pace: float | None = None
+    # CLI safety options; None/empty: the saved settings apply.
+    allowed_domains: list[str] | None = None
+    secrets_file: Path | None = None
+    upload_dirs: list[Path] = field(default_factory=list)
+    risky: Literal["ask", "allow", "deny"] = "ask"
 
 
 class Runtime:
@@ -63,6 +70,7 @@ class Runtime:
         self._api_key = api_key
         self._llm_factory = llm_factory
         self._ask_user: AskUserHandler | None = None
+        self._confirm: ConfirmHandler | None = None
         self._closed_callbacks: list[Callable[[], None]] = []
         self._browser: object | None = None  # BrowserSession, imported lazily (Playwright)
         self._controller: object | None = None
@@ -80,6 +88,10 @@ class Runtime:
     def set_ask_user(self, handler: AskUserHandler | None) -> None:
         """The handler for agents built from now on (set it before the first ``agent()``)."""
         self._ask_user = handler
+
+    def set_confirm(self, handler: ConfirmHandler | None) -> None:
+        """Who answers risky moments (a page's confirm(), an irreversible click) for agents built from now on."""
+        self._confirm = handler
 
     def on_browser_closed(self, callback: Callable[[], None]) -> None:
         self._closed_callbacks.append(callback)
@@ -138,8 +150,10 @@ class Runtime:
                 if self.options.max_duration:
                     config = config.model_copy(update={"max_duration": self.options.max_duration})
                 self._llm = self._build_llm()
+                guardrails = build_guardrails(self.settings, self.paths, self.options, self._confirm)
+                self._controller.guardrails = guardrails  # type: ignore[attr-defined]
                 self._agent = Agent(self._llm, self._controller, config,  # type: ignore[arg-type]
-                                    ask_user=self._ask_user)
+                                    ask_user=self._ask_user, guardrails=guardrails)
                 for callback in list(self._agent_callbacks):
                     callback(self._agent)
             elif new_task and isinstance(self._llm, ReplayClient) and self._llm.position:

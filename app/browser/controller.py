@@ -28,7 +28,8 @@ from app.browser.observer import ElementRef, Observation, observe, resolve
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
 from app.core.abort import AbortSignal
-from app.core.page import BrowserClosedError, BrowserState, TabInfo, ToolError
+from app.core.page import BrowserClosedError, BrowserState, ElementInfo, TabInfo, ToolError
+from app.core.safety.guardrails import Guardrails
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,8 @@ class PlaywrightPageController:
         self._events = PageEvents(session)
         self._last: Observation | None = None
         self._last_page: Page | None = None
+        # The running agent's policies (set by the composition root whenever it builds an agent).
+        self.guardrails = Guardrails()
 
     # --- observing ---------------------------------------------------------------------------------------------
 
@@ -92,6 +95,15 @@ class PlaywrightPageController:
 
     def drain_events(self) -> list[str]:
         return self._events.drain()
+
+    def element_info(self, index: int) -> ElementInfo | None:
+        ref = self._last.refs.get(index) if self._last is not None else None
+        if ref is None:
+            return None
+        attrs = dict(ref.item.attrs)
+        name = ref.item.text or attrs.get("label") or attrs.get("aria-label") or attrs.get("value") or ""
+        return ElementInfo(tag=ref.item.tag, name=name, input_type=attrs.get("type", "") if ref.item.tag == "input"
+                           else "", frame_url=ref.frame.url)
 
     # --- elements ----------------------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+
 from app.core.abort import AbortController, AbortError, AbortSignal
 from app.core.config import AgentConfig
 from app.core.events import EventEmitter, EventName, Listener
@@ -16,6 +17,7 @@ from app.core.output import InvalidOutput, build_tool_spec, parse_agent_output
 from app.core.page import BrowserClosedError, BrowserState, PageController, ToolError
 from app.core.prompt import build_messages, system_prompt
 from app.core.report import build_report, has_report_sections, report_instruction
+from app.core.safety.guardrails import Guardrails
 from app.core.tools.base import AskUserHandler, ToolContext, is_failure, run_tool
 from app.core.tools.control import DONE, DoneInput
 from app.core.tools.registry import ToolSet, build_tools, done_only
@@ -91,12 +93,14 @@ class Agent:
         config: AgentConfig | None = None,
         *,
         ask_user: AskUserHandler | None = None,
+        guardrails: Guardrails | None = None,
         clock: Callable[[], datetime] = datetime.now,
     ) -> None:
         self.config = config or AgentConfig()
         self._llm = llm
         self._page = page
         self._ask_user = ask_user
+        self.guardrails = guardrails or Guardrails()
         self._clock = clock
         self._events = EventEmitter()
         self._status = AgentStatus.IDLE
@@ -327,7 +331,8 @@ class Agent:
         params = parsed.action_input.model_dump()
         self._activity(ExecutingActivity(tool=parsed.action_name, input=params))
         action_started = loop.time()
-        ctx = ToolContext(signal=signal, page=self._page, ask_user=self._ask_user)
+        ctx = ToolContext(signal=signal, page=self._page, ask_user=self._ask_user, task=run.task,
+                          guardrails=self.guardrails)
         output = await run_tool(run.tools[parsed.action_name], ctx, parsed.action_input)
         self._activity(
             ExecutedActivity(tool=parsed.action_name, input=params, output=output,

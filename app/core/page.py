@@ -31,6 +31,17 @@ class BrowserState(BaseModel):
     content: str = ""
 
 
+class ElementInfo(BaseModel):
+    """What the model saw of one listed element: enough for a policy to judge an action before it happens."""
+
+    tag: str
+    # The name a person reads on it (its text, else its label or accessible name), clipped.
+    name: str = ""
+    input_type: str = ""  # <input type=...>, lower case; "" for other tags
+    # The address of the document (frame) that owns the element: a cross-origin iframe has its own.
+    frame_url: str = ""
+
+
 class PageController(Protocol):
     """Every method honours ``signal`` and raises ToolError for expected failures.
 
@@ -39,6 +50,10 @@ class PageController(Protocol):
     """
 
     async def get_browser_state(self, signal: AbortSignal) -> BrowserState: ...
+
+    def element_info(self, index: int) -> ElementInfo | None:
+        """The element behind ``index`` in the most recent state, as the model saw it; None if there is none."""
+        ...
 
     def drain_events(self) -> list[str]:
         """Page events since the last call (navigation, new tab, dialog handled, download) as plain sentences."""

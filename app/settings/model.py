@@ -43,6 +43,13 @@ def preset(key: str) -> ProviderPreset:
     return next((p for p in PRESETS if p.key == key), PRESETS[-1])
 
 
+class SecretEntry(BaseModel):
+    """A named secret the agent may type as ``<secret>name</secret>``; its value lives in the keyring only."""
+
+    name: str
+    domains: list[str] = Field(default_factory=list)  # empty: any site
+
+
 class Settings(BaseModel):
     provider: str = "openai"
     base_url: str = "https://api.openai.com/v1"
@@ -55,6 +62,12 @@ class Settings(BaseModel):
     start_url: str = ""
     allow_javascript: bool = False
     browser_path: str = ""  # empty: found automatically
+    # Safety (see README "Safety"): hosts the agent may open (empty: any http/https site), folders it may upload
+    # from, named secrets, and whether an irreversible click waits for the user.
+    allowed_domains: list[str] = Field(default_factory=list)
+    upload_dirs: list[str] = Field(default_factory=list)
+    secrets: list[SecretEntry] = Field(default_factory=list)
+    ask_before_irreversible: bool = True
     first_run_done: bool = False
     panel_geometry: str = ""  # Qt's saveGeometry(), base64
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from app.core.abort import AbortSignal
-from app.core.page import BrowserState, TabInfo, ToolError
+from app.core.page import BrowserState, ElementInfo, TabInfo, ToolError
 
 DEFAULT_CONTENT = (
     "Current page: [Form](http://fake.test/form)\nViewport 1280x800; 0.0 pages above, 0.0 pages below\n"
@@ -20,6 +20,8 @@ class FakePage:
         self.content = content
         self.actions: list[tuple[str, tuple[object, ...]]] = []
         self.pending_events: list[str] = []
+        # What element_info answers; tests that need an element's name or type put it here.
+        self.elements: dict[int, ElementInfo] = {}
         self.action_delay = 0.0
         self.fail_indices: set[int] = set()
         self.change_on_action = True
@@ -29,6 +31,9 @@ class FakePage:
         signal.throw_if_aborted()
         return BrowserState(url=self.url, title=self.title, content=self.content,
                             tabs=[TabInfo(tab_id=0, url=self.url, title=self.title, active=True)])
+
+    def element_info(self, index: int) -> ElementInfo | None:
+        return self.elements.get(index)
 
     def drain_events(self) -> list[str]:
         events, self.pending_events = self.pending_events, []

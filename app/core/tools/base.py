@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from app.core.abort import AbortError, AbortSignal
 from app.core.page import BrowserClosedError, PageController, ToolError
+from app.core.safety.guardrails import Guardrails
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +27,9 @@ class ToolContext:
     signal: AbortSignal
     page: PageController
     ask_user: AskUserHandler | None = None
+    # The user's own words for this task: policies honour what the user asked for (a file named, a deletion asked).
+    task: str = ""
+    guardrails: Guardrails = field(default_factory=Guardrails)
 
 
 @dataclass(frozen=True)
