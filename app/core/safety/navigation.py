@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+# One host pattern: an optional "*." then host labels (or an IPv4 address), an optional ":port".
+_PATTERN = re.compile(r"^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$")
+
+
+def parse_domains(text: str) -> list[str]:
+    """Host patterns from what a person typed (commas, spaces or lines between them); ValueError names a bad one."""
+    patterns = [part.strip().lower() for part in re.split(r"[,\s]+", text) if part.strip()]
+    for pattern in patterns:
+        if not _PATTERN.match(pattern):
+            raise ValueError(f'"{pattern}" is not a site name. Write names like example.com or *.example.com '
+                             "(optionally with :port), without http:// or a path.")
+    return patterns
 
 
 @dataclass(frozen=True)
