@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
+from app.core.abort import AbortSignal
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.navigation import NavigationPolicy
-from app.core.safety.risky import ConfirmHandler
+from app.core.safety.risky import ConfirmHandler, ConfirmRequest
 from app.core.safety.secrets import Secret, SecretVault, check_secret
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
@@ -25,12 +26,24 @@ def build_guardrails(settings: Settings, paths: AppPaths, options: RuntimeOption
                      confirm: ConfirmHandler | None) -> Guardrails:
     """Command-line options beat the saved settings. Reads files and the keyring: call it off the event loop."""
     domains = options.allowed_domains if options.allowed_domains is not None else settings.allowed_domains
+    vault = SecretVault(load_secrets(settings, options))
     return Guardrails(
         navigation=NavigationPolicy(allowed_domains=tuple(domains)),
-        secrets=SecretVault(load_secrets(settings, options)),
-        confirm=confirm,
+        secrets=vault,
+        confirm=_masking(confirm, vault),
         ask_before_irreversible=settings.ask_before_irreversible,
     )
+
+
+def _masking(confirm: ConfirmHandler | None, vault: SecretVault) -> ConfirmHandler | None:
+    """The person is asked without a secret in the question (a page's dialog may quote a typed value)."""
+    if confirm is None:
+        return None
+
+    async def ask(request: ConfirmRequest, signal: AbortSignal) -> bool:
+        return await confirm(vault.mask_model(request), signal)
+
+    return ask
 
 
 def load_secrets(settings: Settings, options: RuntimeOptions) -> list[Secret]:

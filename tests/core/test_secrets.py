@@ -11,15 +11,18 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from app.core.abort import AbortSignal
 from app.core.page import ElementInfo, ToolError
 from app.core.safety.guardrails import Guardrails
+from app.core.safety.risky import ConfirmRequest
 from app.core.safety.hosts import host_matches, url_matches
 from app.core.safety.secrets import Secret, SecretVault, hide_everywhere, mask_everywhere, placeholder
 from app.core.types import ExecutingActivity
-from app.guardrails_setup import load_secrets
+from app.guardrails_setup import build_guardrails, load_secrets
 from app.logging_setup import SECRETS_FILTER
 from app.runtime import RuntimeOptions
 from app.settings.model import SecretEntry, Settings
+from app.settings.paths import app_paths
 from app.settings.secrets import SecretsSourceError, env_secrets, read_secrets_file, set_secret
 from tests.core.conftest import AgentFactory
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
@@ -280,3 +283,17 @@ def test_precedence_file_then_environment_then_keyring_and_settings_sites_hold(
     assert loaded["crm"].domains == ("crm.example",)  # a value from elsewhere keeps the sites set in Settings
     assert loaded["shop"].domains == ("shop.example",)
     assert loaded["mail"].domains == ()
+
+
+async def test_the_person_is_asked_about_a_risky_moment_without_the_secret(tmp_path: Path) -> None:
+    asked: list[ConfirmRequest] = []
+
+    async def confirm(request: ConfirmRequest, _signal: AbortSignal) -> bool:
+        asked.append(request)
+        return False
+
+    path = private_file(tmp_path, {"pw": VALUE})
+    guardrails = build_guardrails(Settings(), app_paths(), RuntimeOptions(secrets_file=path), confirm)
+    assert guardrails.confirm is not None
+    await guardrails.confirm(ConfirmRequest(kind="dialog", message=f"Send {VALUE} to us?"), AbortSignal())
+    assert asked[0].message == "Send <secret>pw</secret> to us?"

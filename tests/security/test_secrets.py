@@ -28,6 +28,7 @@ from app.core.types import ExecutionResult, StepEvent
 from app.history.export import export_html, export_json
 from app.history.recorder import RunRecorder
 from app.history.store import RunStore
+from app.llm import probe
 from app.llm.cassette import RecordingClient
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
@@ -36,6 +37,7 @@ from app.settings.model import Settings
 from tests.browser.helpers import index_of
 from tests.cli.test_cli import cli, cli_env, home, run_cli  # noqa: F401  (home: fixture)
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion, error_reply
+from tests.fakes.page import FakePage
 from tests.security.conftest import HostileSite
 
 Step = Callable[[str], dict[str, Any]]  # the page as the model sees it -> the action
@@ -330,3 +332,22 @@ def test_an_api_key_quoted_in_a_401_is_masked_in_every_cli_output(
         assert run.returncode == 2, run.stderr
         assert "rejected the API key" in run.stderr + run.stdout
         assert key not in run.stderr and key not in run.stdout
+
+
+async def test_the_connection_test_and_a_running_agent_never_show_a_quoted_key(
+        llm_server: FakeLLMServer, log_dir: Path) -> None:
+    key = "plainkey" + secrets.token_hex(16)
+    settings = LLMSettings(base_url=llm_server.base_url, api_key=SecretStr(key), model="fake-model", max_attempts=1)
+    llm_server.fallback = lambda _body: error_reply(401, f"Incorrect API key provided: {key}; {key[:12]}")
+
+    verdict = await probe.test_connection(settings)
+    client = OpenAICompatibleClient(settings)
+    try:
+        result = await Agent(client, FakePage()).execute("Anything")
+    finally:
+        await client.close()
+    logging.getLogger("app.test").error("the server said: Incorrect API key provided: %s", key)
+
+    assert "rejected the API key" in verdict.message and "rejected the API key" in result.data
+    assert_nowhere(key, {"probe": verdict.model_dump_json(), "result": result.model_dump_json(),
+                         "log": (log_dir / "page-agent.log").read_text(encoding="utf-8")})
