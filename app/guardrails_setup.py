@@ -12,6 +12,7 @@ from app.core.safety.guardrails import Guardrails
 from app.core.safety.navigation import NavigationPolicy
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest
 from app.core.safety.secrets import Secret, SecretVault, check_secret
+from app.demo.site import DEMO_HOST, DEMO_PASSWORD, DEMO_SECRET
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretsSourceError, env_secrets, get_secret, read_secrets_file
@@ -26,7 +27,11 @@ def build_guardrails(settings: Settings, paths: AppPaths, options: RuntimeOption
                      confirm: ConfirmHandler | None) -> Guardrails:
     """Command-line options beat the saved settings. Reads files and the keyring: call it off the event loop."""
     domains = options.allowed_domains if options.allowed_domains is not None else settings.allowed_domains
-    vault = SecretVault(load_secrets(settings, options))
+    secrets = load_secrets(settings, options)
+    if options.demo:
+        secrets = [s for s in secrets if s.name != DEMO_SECRET]
+        secrets.append(Secret(DEMO_SECRET, SecretStr(DEMO_PASSWORD), (DEMO_HOST,)))
+    vault = SecretVault(secrets)
     return Guardrails(
         navigation=NavigationPolicy(allowed_domains=tuple(domains)),
         secrets=vault,

@@ -297,3 +297,20 @@ async def test_the_person_is_asked_about_a_risky_moment_without_the_secret(tmp_p
     assert guardrails.confirm is not None
     await guardrails.confirm(ConfirmRequest(kind="dialog", message=f"Send {VALUE} to us?"), AbortSignal())
     assert asked[0].message == "Send <secret>pw</secret> to us?"
+
+
+async def test_the_question_bar_never_shows_a_secret(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    literal = "Literal-Pass-7781"
+    page = FakePage(PASSWORD_PAGE)
+    page.elements[1] = ElementInfo(tag="input", input_type="password", frame_url="http://site.test/login")
+    questions: list[str] = []
+
+    async def ask_user(question: str, _signal: AbortSignal) -> str:
+        questions.append(question)
+        return "yes"
+
+    agent, _ = make_agent(page=page, guardrails=Guardrails(), ask_user=ask_user)
+    llm_server.add(tool_reply({"input_text": {"index": 1, "text": literal}}),
+                   tool_reply({"ask_user": {"question": f"Is {literal} right?"}}), done_reply())
+    await agent.execute("Sign in")
+    assert questions == ["Is <secret>typed_password</secret> right?"]
