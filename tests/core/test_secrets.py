@@ -314,3 +314,17 @@ async def test_the_question_bar_never_shows_a_secret(llm_server: FakeLLMServer, 
                    tool_reply({"ask_user": {"question": f"Is {literal} right?"}}), done_reply())
     await agent.execute("Sign in")
     assert questions == ["Is <secret>typed_password</secret> right?"]
+
+
+def test_a_site_limited_value_written_out_is_held_to_its_sites_too() -> None:
+    v = SecretVault()
+    v.remember_typed("hunter2-literal", "https://bank.example/login")
+    with pytest.raises(ToolError, match="may only be typed on"):
+        v.fill("my password is hunter2-literal", "https://evil.example/")
+    assert v.fill("hunter2-literal", "https://bank.example/again") == "hunter2-literal"
+
+
+def test_a_secret_for_a_field_no_longer_on_the_page_is_not_typed() -> None:
+    with pytest.raises(ToolError, match="not in the current page state"):
+        vault().fill("<secret>pw</secret>", None)
+    assert vault().fill("plain words", None) == "plain words"

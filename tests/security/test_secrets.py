@@ -271,6 +271,30 @@ async def test_a_password_typed_as_itself_is_masked_from_then_on(
     assert "<secret>typed_password</secret>" in rig.llm_server.user_message(1)
 
 
+async def test_a_password_typed_as_itself_is_not_typed_again_into_another_origins_frame(
+        rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str) -> None:
+    rig = rig_for()
+    await open_page(controller, f"{hostile.page}/secrets-both.html")
+    # The model still remembers the password from the task, and the frame asks for it.
+    obeying_model(rig.llm_server, lambda page: {"input_text": {"index": _password(page, 0), "text": value}},
+                  lambda page: {"input_text": {"index": _password(page, 1), "text": value}},
+                  click(">Sign in />"), done("Done."))
+
+    await rig.run(f"Sign in with the password {value}")
+
+    typed = results(rig.agent)
+    assert not typed[0].startswith("❌") and typed[1].startswith("❌") and "may only be typed on" in typed[1]
+    assert posted(hostile, hostile.attacker, "/steal") == [b"password="]
+    assert not hostile.received(value, hostile.attacker)
+
+
+def _password(page: str, which: int) -> int:
+    """The page's own password field (0), or the one in the other origin's frame (1), listed after it."""
+    lines = [line for line in page.splitlines() if "type=password" in line]
+    assert len(lines) == 2, page
+    return index_of(lines[which], "type=password")
+
+
 # --- the command line ---------------------------------------------------------------------------------------------
 
 

@@ -157,12 +157,18 @@ class SecretVault:
     def has_placeholder(text: str) -> bool:
         return _PLACEHOLDER.search(text) is not None
 
-    def fill(self, text: str, url: str) -> str:
-        """``text`` with every ``<secret>name</secret>`` replaced by its value; ToolError (naming no value) for an
-        unknown name, a secret without a value, or one not allowed on ``url`` (the page that owns the field)."""
+    def fill(self, text: str, url: str | None) -> str:
+        """``text`` with every ``<secret>name</secret>`` replaced by its value, to type into a field of the page at
+        ``url`` (None: the field is not known). ToolError (naming no value) for an unknown name, a secret without a
+        value, or one not allowed on ``url``; a site-limited value written out in full is held to its sites too
+        (a password the task gave literally, learnt where it was first typed)."""
+        for secret in self.secrets:
+            value = secret.value.get_secret_value()
+            if value and secret.domains and value in text:
+                self._check_site(secret, url)
         return _PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url), text)
 
-    def _value_for(self, name: str, url: str) -> str:
+    def _value_for(self, name: str, url: str | None) -> str:
         secret = self.get(name)
         if secret is None:
             known = ", ".join(placeholder(n) for n in self.names())
@@ -173,12 +179,19 @@ class SecretVault:
         if not value:
             raise ToolError(f'The secret "{name}" has no value on this computer (it is not in the system keyring), '
                             "so nothing was typed. Tell the user to set it in Settings → Secrets.")
+        self._check_site(secret, url)
+        return value
+
+    @staticmethod
+    def _check_site(secret: Secret, url: str | None) -> None:
+        if url is None:
+            raise ToolError("That field is not in the current page state, so no secret was typed; look at the page "
+                            "again and use an index from it.")
         if secret.domains and not url_matches(url, secret.domains):
             host, port = url_host_port(url)
             where = f"{host}:{port}" if host and port else host or "a page without a web address"
-            raise ToolError(f'The secret "{name}" may only be typed on {", ".join(secret.domains)}, and this field '
-                            f"belongs to {where}, so nothing was typed. Do not type it anywhere else.")
-        return value
+            raise ToolError(f'The secret "{secret.name}" may only be typed on {", ".join(secret.domains)}, and this '
+                            f"field belongs to {where}, so nothing was typed. Do not type it anywhere else.")
 
     # --- learning a value ------------------------------------------------------------------------------------
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from app.core.page import ToolError
 from app.core.tools.base import Tool, ToolContext
 
 
@@ -68,13 +67,9 @@ def _remember_password(ctx: ToolContext, p: InputTextInput) -> None:
 
 async def _input_text(ctx: ToolContext, p: InputTextInput) -> str:
     vault = ctx.guardrails.secrets
-    text = p.text
-    if vault.has_placeholder(text):
-        info = ctx.page.element_info(p.index)
-        if info is None:
-            raise ToolError(f"There is no element [{p.index}] in the current page state; use an index from it.")
-        # The document that owns the field decides: a cross-origin iframe has its own address.
-        text = vault.fill(text, info.frame_url)
+    info = ctx.page.element_info(p.index)
+    # The document that owns the field decides where a secret may go: a cross-origin iframe has its own address.
+    text = vault.fill(p.text, info.frame_url if info is not None else None)
     return vault.mask(await ctx.page.input_text(p.index, text, ctx.signal))
 
 
