@@ -110,5 +110,10 @@ def error_detail(exc: Exception) -> str:
         error = body.get("error")
         message = error.get("message") if isinstance(error, dict) else body.get("message")
         if message:
-            return str(message)[:300]
-    return str(exc)[:300]
+            return _clipped(str(message))
+    return _clipped(str(exc))
+
+
+def _clipped(text: str) -> str:
+    # Masked before the cut: a cut could leave the start of a key that nothing would recognise any more.
+    return mask_everywhere(text)[:300]

@@ -375,3 +375,14 @@ async def test_the_connection_test_and_a_running_agent_never_show_a_quoted_key(
     assert "rejected the API key" in verdict.message and "rejected the API key" in result.data
     assert_nowhere(key, {"probe": verdict.model_dump_json(), "result": result.model_dump_json(),
                          "log": (log_dir / "page-agent.log").read_text(encoding="utf-8")})
+
+
+async def test_a_key_cut_off_by_a_long_error_message_is_not_shown_in_part(llm_server: FakeLLMServer) -> None:
+    key = "plainkey" + secrets.token_hex(16)
+    settings = LLMSettings(base_url=llm_server.base_url, api_key=SecretStr(key), model="fake-model", max_attempts=1)
+    # The key starts just before the 300 characters an error message is cut to.
+    llm_server.fallback = lambda _body: error_reply(401, "x" * 290 + f" {key}")
+
+    verdict = await probe.test_connection(settings)
+
+    assert key[:8] not in verdict.message
