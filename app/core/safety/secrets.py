@@ -83,8 +83,9 @@ class _Masker:
                 self._replacement.setdefault(form.casefold(), replacement)
                 self._checks.append((re.compile(piece, re.IGNORECASE), replacement))
             if len(value) > MIN_SECRET_LENGTH:
-                clipped.append((len(value), _clipped_start(value)))
-                self._checks.append((re.compile(_clipped_start(value), re.IGNORECASE), replacement))
+                start = _clipped_start(value)
+                clipped.append((len(value), start))
+                self._checks.append((re.compile(start, re.IGNORECASE), replacement))
         # Longest first: a value that starts another value must not win; whole values before clipped starts.
         ordered = [p for _, p in sorted(pieces, key=lambda item: -item[0])]
         ordered += [p for _, p in sorted(clipped, key=lambda item: -item[0])]
@@ -114,10 +115,10 @@ def _forms(value: str) -> set[str]:
 
 def _clipped_start(value: str) -> str:
     """A pattern for the first MIN_SECRET_LENGTH+ characters of ``value`` cut off by an ellipsis ("abcd…")."""
-    head = value[:_CLIP_PREFIX_MAX]
-    tail = "".join(f"(?:{re.escape(char)}" for char in head[MIN_SECRET_LENGTH:len(head) - 1])
-    closing = ")?" * (len(head) - 1 - MIN_SECRET_LENGTH) if len(head) - 1 > MIN_SECRET_LENGTH else ""
-    return re.escape(head[:MIN_SECRET_LENGTH]) + tail + closing + r"\s?(?:…|\.\.\.)"
+    # Each further character is optional, up to all but the last (the whole value is matched as itself).
+    optional = value[MIN_SECRET_LENGTH:min(len(value) - 1, _CLIP_PREFIX_MAX)]
+    nested = "".join(f"(?:{re.escape(char)}" for char in optional) + ")?" * len(optional)
+    return re.escape(value[:MIN_SECRET_LENGTH]) + nested + r"\s?(?:…|\.\.\.)"
 
 
 def masked_model(model: M, mask: Callable[[str], str]) -> M:
