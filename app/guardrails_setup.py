@@ -56,11 +56,11 @@ def load_secrets(settings: Settings, options: RuntimeOptions) -> list[Secret]:
 
     A value comes from the --secrets-file, else PAGE_AGENT_SECRET_<NAME>, else the keyring (Settings → Secrets). Its
     sites come from the file's entry when it names some, else from the Settings entry of that name, else any site:
-    a value given on the command line never lifts a limit set in Settings.
+    a value from the file or the environment that names no sites keeps the limit set in Settings.
     """
     from_file = read_secrets_file(options.secrets_file) if options.secrets_file is not None else {}
     from_env = env_secrets()
-    saved = {}
+    saved: dict[str, tuple[str, ...]] = {}
     for entry in settings.secrets:
         try:
             check_secret(entry.name, "")
