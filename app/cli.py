@@ -17,10 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
+from app.guardrails_setup import load_secrets
+from app.logging_setup import SECRETS_FILTER
 from app.settings.model import Settings, load_settings
 from app.settings.paths import app_paths
-from app.settings.secrets import env_api_key, get_api_key
+from app.settings.secrets import SecretsSourceError, env_api_key, get_api_key
 
 EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2, 3
 
@@ -112,7 +115,7 @@ class EventPrinter:
 
     def _write(self, kind: str, payload: dict[str, Any]) -> None:
         line = {"t": round(time.monotonic() - self._started, 4), "event": kind, **payload}
-        self._stream.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._stream.write(mask_everywhere(json.dumps(line, ensure_ascii=False)) + "\n")
         self._stream.flush()
 
     def status(self, status: AgentStatus) -> None:
@@ -150,15 +153,18 @@ class _EventLogHandler(logging.Handler):
 
 def _configure_logging(printer: EventPrinter | None) -> None:
     if printer is None:
-        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+        handler: logging.Handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     else:
-        logging.basicConfig(level=logging.WARNING, handlers=[_EventLogHandler(printer)])
+        handler = _EventLogHandler(printer)
+    handler.addFilter(SECRETS_FILTER)
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
 
 
 def _tell(printer: EventPrinter | None, message: str) -> None:
     """Why the run failed or stopped, on stderr: a plain line, or an "error" event with --events."""
     if printer is None:
-        print(f"page-agent-desktop: {message}", file=sys.stderr)
+        print(f"page-agent-desktop: {mask_everywhere(message)}", file=sys.stderr)
     else:
         printer.error(message)
 
@@ -188,6 +194,12 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
         upload_dirs=args.upload_dir,
         risky=args.risky,
     )
+    try:
+        # Refused here, before Chromium starts; the agent reads them again when it is built.
+        await asyncio.to_thread(load_secrets, settings, options)
+    except SecretsSourceError as exc:
+        _tell(printer, str(exc))
+        return EXIT_ERROR
     runtime = Runtime(settings, paths, options, api_key=api_key)
     loop = asyncio.get_running_loop()
     stop_requested = asyncio.Event()
@@ -215,11 +227,11 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
         loop.remove_signal_handler(signal.SIGINT)
         await runtime.shutdown()
     if args.json:
-        print(result_json(result))
+        print(mask_everywhere(result_json(result)))
     elif result.status != AgentStatus.COMPLETED:
         _tell(printer, result.data)
     elif result.data:
-        print(result.data)
+        print(mask_everywhere(result.data))
     return exit_code(result)
 
 

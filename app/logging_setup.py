@@ -1,6 +1,7 @@
 """Where the panel's log goes: warnings on stderr, and a small rotating file a user can attach to a bug report.
 
-Nothing here logs secrets by itself; modules log exception types and plain messages, never keys or headers.
+Modules log exception types and plain messages, never keys or headers; and every handler masks, through
+SECRETS_FILTER, what an exception or a page might still carry: the values of every live secret vault and the API keys.
 """
 
 from __future__ import annotations
@@ -9,8 +10,35 @@ import logging
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
+from app.core.safety.secrets import mask_everywhere
+
 LOG_FILE = "page-agent.log"
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+class SecretsFilter(logging.Filter):
+    """Masks a record's message, arguments, traceback and stack before any handler formats it.
+
+    On the handlers, not on a logger: a logger's filters do not see the records its children propagate.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed log call must not raise at the caller
+            message = f"{record.msg} {record.args!r}"
+        record.msg = mask_everywhere(message)
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = mask_everywhere(record.exc_text)
+        if record.stack_info:
+            record.stack_info = mask_everywhere(record.stack_info)
+        return True
+
+
+SECRETS_FILTER = SecretsFilter()
 
 
 def configure_logging(log_dir: Path) -> Path | None:
@@ -20,6 +48,7 @@ def configure_logging(log_dir: Path) -> Path | None:
     console = logging.StreamHandler()
     console.setLevel(logging.WARNING)
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    console.addFilter(SECRETS_FILTER)
     root.addHandler(console)
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -28,6 +57,7 @@ def configure_logging(log_dir: Path) -> Path | None:
         root.warning("no log file in %s: %s", log_dir, exc)
         return None
     file.setFormatter(logging.Formatter(_FORMAT))
+    file.addFilter(SECRETS_FILTER)
     root.addHandler(file)
     # Third-party chatter (HTTP request lines) is not useful to a user and can be long.
     for noisy in ("httpx", "httpcore", "openai", "asyncio"):

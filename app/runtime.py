@@ -150,7 +150,9 @@ class Runtime:
                 if self.options.max_duration:
                     config = config.model_copy(update={"max_duration": self.options.max_duration})
                 self._llm = self._build_llm()
-                guardrails = build_guardrails(self.settings, self.paths, self.options, self._confirm)
+                # Off the loop: it reads the secrets file and the keyring.
+                guardrails = await asyncio.to_thread(build_guardrails, self.settings, self.paths, self.options,
+                                                     self._confirm)
                 self._controller.guardrails = guardrails  # type: ignore[attr-defined]
                 self._agent = Agent(self._llm, self._controller, config,  # type: ignore[arg-type]
                                     ask_user=self._ask_user, guardrails=guardrails)

@@ -7,6 +7,9 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from app.core.abort import AbortController, AbortError, AbortSignal
 from app.core.config import AgentConfig
@@ -43,6 +46,7 @@ from app.core.types import (
 )
 
 log = logging.getLogger(__name__)
+M = TypeVar("M", bound=BaseModel)
 
 TASK_ABORTED = "Task aborted"
 STEP_LIMIT = "Step count exceeded maximum limit"
@@ -117,7 +121,7 @@ class Agent:
 
     @property
     def history(self) -> list[HistoricalEvent]:
-        return list(self._run.history) if self._run else []
+        return [self._masked(event) for event in self._run.history] if self._run else []
 
     @property
     def last_result(self) -> ExecutionResult | None:
@@ -125,7 +129,7 @@ class Agent:
 
     @property
     def previous_tasks(self) -> list[TaskRecord]:
-        return list(self._previous_tasks)
+        return [self._masked(record) for record in self._previous_tasks]
 
     @property
     def disposed(self) -> bool:
@@ -243,14 +247,14 @@ class Agent:
             TaskRecord(task=run.task, status=ending.status, success=ending.success, result=ending.data,
                        last_memory=memory)
         )
-        self._last_result = ExecutionResult(
+        self._last_result = self._masked(ExecutionResult(
             success=ending.success,
             data=ending.data,
             history=list(run.history),
             status=ending.status,
             steps=run.step_count,
             usage=run.usage,
-        )
+        ))
         self._set_status(ending.status)
         return self._last_result
 
@@ -329,11 +333,14 @@ class Agent:
             return None
 
         params = parsed.action_input.model_dump()
+        tool = run.tools[parsed.action_name]
+        ctx = ToolContext(signal=signal, page=self._page, ask_user=self._masked_ask_user(), task=run.task,
+                          guardrails=self.guardrails)
+        if tool.prepare is not None:
+            tool.prepare(ctx, parsed.action_input)
         self._activity(ExecutingActivity(tool=parsed.action_name, input=params))
         action_started = loop.time()
-        ctx = ToolContext(signal=signal, page=self._page, ask_user=self._ask_user, task=run.task,
-                          guardrails=self.guardrails)
-        output = await run_tool(run.tools[parsed.action_name], ctx, parsed.action_input)
+        output = await run_tool(tool, ctx, parsed.action_input)
         self._activity(
             ExecutedActivity(tool=parsed.action_name, input=params, output=output,
                              duration=loop.time() - action_started)
@@ -360,14 +367,19 @@ class Agent:
 
     async def _observe(self, run: _Run, signal: AbortSignal) -> BrowserState | None:
         try:
-            state = await self._page.get_browser_state(signal)
+            state = await self._read_page(signal)
         except ToolError as exc:
             self._count_failure(run, f"The page could not be read: {exc}")
             return None
         run.last_state = state
         for sentence in self._page.drain_events():
-            self._add(run, ObservationEvent(content=sentence))
+            self._add(run, ObservationEvent(content=self.guardrails.secrets.mask(sentence)))
         return state
+
+    async def _read_page(self, signal: AbortSignal) -> BrowserState:
+        """The page as the model may see it: a page that echoes a typed secret (a field's value, its own text, a
+        title or an address) shows the placeholder instead."""
+        return self._masked(await self._page.get_browser_state(signal))
 
     async def _ask_model(
         self, run: _Run, spec: ToolSpec, state: BrowserState | None, signal: AbortSignal, final_note: str = ""
@@ -383,6 +395,9 @@ class Agent:
             now=self._clock(),
             final_note=final_note,
         )
+        # The last word before the wire: the task, the history and any page text, whatever was learnt when.
+        mask = self.guardrails.secrets.mask
+        messages = [message.model_copy(update={"content": mask(message.content)}) for message in messages]
 
         def on_retry(attempt: int, max_attempts: int, message: str) -> None:
             self._add(run, RetryEvent(message=message, attempt=attempt, max_attempts=max_attempts))
@@ -408,7 +423,7 @@ class Agent:
         await run.controller.signal.race(run.resume_event.wait())
         try:
             after = await run.controller.signal.race(
-                asyncio.wait_for(self._page.get_browser_state(run.controller.signal), _OBSERVE_TIMEOUT)
+                asyncio.wait_for(self._read_page(run.controller.signal), _OBSERVE_TIMEOUT)
             )
         except (ToolError, asyncio.TimeoutError):
             after = None
@@ -436,7 +451,7 @@ class Agent:
         """One last done-only call for the model's own report; built from the history if that call fails."""
         signal = run.controller.signal
         try:
-            state = await signal.race(asyncio.wait_for(self._page.get_browser_state(signal), _OBSERVE_TIMEOUT))
+            state = await signal.race(asyncio.wait_for(self._read_page(signal), _OBSERVE_TIMEOUT))
         except AbortError:
             raise
         except Exception:
@@ -465,7 +480,7 @@ class Agent:
             self._events.emit("status_changed", status)
 
     def _activity(self, activity: AgentActivity) -> None:
-        self._events.emit("activity", activity)
+        self._events.emit("activity", self._masked(activity))
 
     def _add(self, run: _Run, event: HistoricalEvent) -> None:
         run.history.append(event)
@@ -473,3 +488,18 @@ class Agent:
 
     def _emit_history(self) -> None:
         self._events.emit("history_changed", self.history)
+
+    # --- secrets -----------------------------------------------------------------------------------------------
+
+    def _masked(self, model: M) -> M:
+        """``model`` with every secret value the vault knows by now replaced by its placeholder: events, results
+        and records are masked as they leave, so a password learnt late is masked in what was recorded before."""
+        return self.guardrails.secrets.mask_model(model)
+
+    def _masked_ask_user(self) -> AskUserHandler | None:
+        """The user's question bar shows no secret either (a model may echo one into its question)."""
+        ask_user = self._ask_user
+        if ask_user is None:
+            return None
+        mask = self.guardrails.secrets.mask
+        return lambda question, signal: ask_user(mask(question), signal)

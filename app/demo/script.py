@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
 DEMO_TASK = (
-    "Sign in to Acme CRM with demo@acme.test / demo1234 and add a new customer: Jane Doe, jane@example.com, "
+    "Sign in to Acme CRM with demo@acme.test / <secret>demo_password</secret> and add a new customer: Jane Doe, jane@example.com, "
     "company Example Ltd, plan Pro, start date 2026-12-01, send a welcome email, and add the note "
     "“Met at the expo”. Then export the customer list as CSV."
 )
@@ -71,7 +71,7 @@ TASK_STEPS: tuple[Step, ...] = (
     Step("✅ The Email field now holds demo@acme.test.",
          "Signing in: email entered, password next.",
          "Type the password.",
-         "input_text", {"text": "demo1234"}, target="type=password"),
+         "input_text", {"text": "<secret>demo_password</secret>"}, target="type=password"),
     Step("✅ The password is in (the field shows it masked).",
          "Both sign-in fields are filled.",
          "Click Sign in.",

@@ -17,6 +17,12 @@ from urllib.parse import unquote, urlsplit
 
 from app.assets import resource_path
 
+# The demo account's password. The demo hands it to the agent as a named secret, the way a user should: the task says
+# <secret>demo_password</secret>, so the recorded answers replay it without holding it.
+DEMO_SECRET = "demo_password"
+DEMO_PASSWORD = "demo1234"
+DEMO_HOST = "127.0.0.1"
+
 # Explicit types for what the site ships: mimetypes alone depends on the host's /etc/mime.types.
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -45,7 +51,7 @@ class Response:
 class DemoSite:
     """``url = await site.start()`` … ``await site.stop()``; the port is chosen by the OS."""
 
-    def __init__(self, root: Path | None = None, host: str = "127.0.0.1") -> None:
+    def __init__(self, root: Path | None = None, host: str = DEMO_HOST) -> None:
         self._root = (root if root is not None else resource_path("demo")).resolve()
         self._host = host
         self._server: asyncio.Server | None = None

@@ -17,6 +17,7 @@ from app.core.types import (
     StepEvent,
     UserTakeoverEvent,
 )
+from app.core.safety.secrets import mask_everywhere, masked_model
 from app.history.records import RunRecord, TaskRun
 from app.text.i18n import language, tr
 from app.text.wording import Reading, describe_action, evaluation_reading, format_duration, format_tokens
@@ -26,7 +27,13 @@ _READING_MARK = {Reading.SUCCESS: "✅", Reading.FAILURE: "❌", Reading.UNKNOWN
 
 def export_json(record: RunRecord) -> str:
     # Validating again drops any secret-looking setting, even from a record built by hand.
-    return RunRecord.model_validate(record.model_dump()).model_dump_json(indent=2)
+    return _masked(record).model_dump_json(indent=2)
+
+
+def _masked(record: RunRecord) -> RunRecord:
+    """A copy without any value a live secret vault or the process's API keys hold (a run saved before the
+    secret was known is exported clean too)."""
+    return masked_model(record, mask_everywhere)
 
 
 def outcome_label(status: AgentStatus, success: bool) -> tuple[str, str]:
@@ -41,6 +48,7 @@ def outcome_label(status: AgentStatus, success: bool) -> tuple[str, str]:
 
 
 def export_html(record: RunRecord) -> str:
+    record = _masked(record)
     label, tone = outcome_label(record.status, record.success)
     title = record.tasks[0].task if record.tasks else tr("Run")
     facts = [

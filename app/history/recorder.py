@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from app.core.events import EventName, Listener
+from app.core.safety.secrets import mask_everywhere, masked_model
 from app.core.types import TERMINAL_STATUSES, AgentStatus, ExecutionResult, TaskRecord
 from app.history.records import RunRecord, TaskRun, new_run_id, settings_snapshot
 from app.history.store import RunStore
@@ -80,6 +81,8 @@ class RunRecorder:
                                          demo=self._demo, settings=self._settings)
         elif status in TERMINAL_STATUSES and self._record is not None:
             self._record.tasks.append(self._task_run(status))
+            # Masked as a whole each time: a password learnt in a follow-up is masked in the earlier tasks too.
+            self._record = self._masked(self._record)
             self._save(self._record)
 
     def _task_run(self, status: AgentStatus) -> TaskRun:
@@ -100,7 +103,7 @@ class RunRecorder:
         )
 
     def _save(self, record: RunRecord) -> None:
-        snapshot = self._masked(record)
+        snapshot = record.model_copy(deep=True)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -109,12 +112,13 @@ class RunRecorder:
         self._last_write = self._writer.submit(self._write, snapshot)
 
     def _masked(self, record: RunRecord) -> RunRecord:
-        if not self._secrets:
-            return record.model_copy(deep=True)
-        text = record.model_dump_json()
-        for secret in self._secrets:
-            text = text.replace(secret, _MASK)
-        return RunRecord.model_validate_json(text)
+        """Without the given secrets, nor any value a live secret vault or the process's API keys hold."""
+        def mask(text: str) -> str:
+            for secret in self._secrets:
+                text = text.replace(secret, _MASK)
+            return mask_everywhere(text)
+
+        return masked_model(record, mask)
 
     def _write(self, record: RunRecord) -> None:
         try:

@@ -8,6 +8,7 @@ the answer is pointed at the matching element's index of this run.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
@@ -16,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from app.core.abort import AbortSignal
 from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolSpec
+from app.core.safety.secrets import mask_everywhere, masked_model
 from app.settings.atomic import write_atomic
 
 _INDEX = re.compile(r'"index"\s*:\s*(\d+)')
@@ -42,7 +44,9 @@ class Cassette(BaseModel):
             raise ValueError(f"Cannot read the cassette {path}: {exc}") from exc
 
     def save(self, path: Path) -> None:
-        write_atomic(path, self.model_dump_json(indent=2))
+        """Written without any secret value: a model may echo one, or type a password the vault learns only
+        after the answer arrived (the whole cassette is masked again at every save, and once more on close)."""
+        write_atomic(path, masked_model(self, mask_everywhere).model_dump_json(indent=2))
 
 
 def _page_lines(messages: list[Message]) -> list[str]:
@@ -83,6 +87,8 @@ class RecordingClient:
         self.cassette = Cassette()
 
     async def close(self) -> None:
+        if self.cassette.entries:
+            await asyncio.to_thread(self.cassette.save, self._path)
         close = getattr(self._inner, "close", None)
         if close is not None:
             await close()
@@ -96,7 +102,7 @@ class RecordingClient:
         if index is not None:
             expect = next((line for line in _page_lines(messages) if line.startswith(f"[{index}]<")), None)
         self.cassette.entries.append(CassetteEntry(reply=reply, expect=expect))
-        self.cassette.save(self._path)
+        await asyncio.to_thread(self.cassette.save, self._path)
         return reply
 
 

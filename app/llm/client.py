@@ -9,6 +9,7 @@ from typing import Any
 
 from app.core.abort import AbortError, AbortSignal
 from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
+from app.core.safety.secrets import hide_everywhere
 from app.core.types import Usage
 from app.llm.errors import classify
 from app.llm.settings import LLMSettings, ToolChoiceMode
@@ -21,16 +22,17 @@ _NO_KEY = "not-needed"  # local servers (Ollama, LM Studio) want no key, but the
 class OpenAICompatibleClient:
     def __init__(self, settings: LLMSettings) -> None:
         self.settings = settings
+        self._key = settings.api_key.get_secret_value() if settings.api_key else ""
+        hide_everywhere(self._key)  # masked in every log line and file from now on
         self._client: Any = None
 
     def _sdk(self) -> Any:
         if self._client is None:
             import openai  # lazily: importing openai costs over a second
 
-            key = self.settings.api_key.get_secret_value() if self.settings.api_key else ""
             self._client = openai.AsyncOpenAI(
                 base_url=self.settings.base_url,
-                api_key=key or _NO_KEY,
+                api_key=self._key or _NO_KEY,
                 timeout=self.settings.request_timeout,
                 max_retries=0,  # retries are ours: they must be visible, abortable and honour Retry-After
             )
@@ -58,7 +60,7 @@ class OpenAICompatibleClient:
             except LLMError as error:
                 failure = error
             except Exception as exc:
-                failure = classify(exc, self.settings.base_url, self.settings.model)
+                failure = classify(exc, self.settings.base_url, self.settings.model, self._key)
             if not failure.retryable or attempt == attempts:
                 raise failure
             delay = self._backoff(attempt, failure.retry_after)

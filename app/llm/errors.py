@@ -3,17 +3,34 @@
 from __future__ import annotations
 
 import email.utils
+import re
 import time
 from typing import Any
 
 from app.core.llm import LLMError, LLMErrorKind
+from app.core.safety.secrets import HIDDEN, mask_everywhere
 
 _CONTEXT_HINTS = ("context_length", "context length", "maximum context", "too many tokens", "max_tokens", "too long")
 _FILTER_HINTS = ("content_filter", "content management", "content policy", "safety")
 TOOL_HINTS = ("tool_choice", "tools", "function call", "tool call", "function_call")
+# What providers echo of a key, whole or starred ("Incorrect API key provided: sk-abc*****wxyz").
+_KEYLIKE = re.compile(r"\b(?:sk|pk|key)-[A-Za-z0-9_\-*.]{6,}")
 
 
-def classify(exc: Exception, base_url: str, model: str) -> LLMError:
+def redact_key(text: str, api_key: str = "") -> str:
+    """``text`` without the key, anything that looks like a key, or any other secret the process holds."""
+    if api_key:
+        text = text.replace(api_key, HIDDEN)
+    return _KEYLIKE.sub(HIDDEN, mask_everywhere(text))
+
+
+def classify(exc: Exception, base_url: str, model: str, api_key: str = "") -> LLMError:
+    """The failure as an LLMError whose message a person can act on, and which never quotes the key."""
+    error = _classify(exc, base_url, model)
+    return LLMError(error.kind, redact_key(error.message, api_key), retry_after=error.retry_after)
+
+
+def _classify(exc: Exception, base_url: str, model: str) -> LLMError:
     import openai  # lazily: importing openai costs over a second
 
     detail = error_detail(exc)
@@ -93,5 +110,10 @@ def error_detail(exc: Exception) -> str:
         error = body.get("error")
         message = error.get("message") if isinstance(error, dict) else body.get("message")
         if message:
-            return str(message)[:300]
-    return str(exc)[:300]
+            return _clipped(str(message))
+    return _clipped(str(exc))
+
+
+def _clipped(text: str) -> str:
+    # Masked before the cut: a cut could leave the start of a key that nothing would recognise any more.
+    return mask_everywhere(text)[:300]

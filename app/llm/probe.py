@@ -17,14 +17,14 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel
 
-from app.llm.errors import TOOL_HINTS, error_detail
+from app.core.safety.secrets import hide_everywhere
+from app.llm.errors import TOOL_HINTS, error_detail, redact_key
 from app.llm.settings import LLMSettings, ToolChoiceMode
 
 PROBE_TOOL = "connection_check"
 # Long enough for a local server that loads the model on the first request, short enough to feel like a test.
 PROBE_TIMEOUT = 45.0
 _NO_KEY = "not-needed"
-_KEYLIKE = re.compile(r"\b(?:sk|pk|key)-[A-Za-z0-9_\-*.]{6,}")
 
 
 class ProbeKind(StrEnum):
@@ -59,6 +59,7 @@ async def test_connection(settings: LLMSettings) -> ProbeResult:
     import openai  # lazily: importing openai costs over a second
 
     key = settings.api_key.get_secret_value() if settings.api_key else ""
+    hide_everywhere(key)  # from the log too, whatever the SDK or a server says
     timeout = min(settings.request_timeout, PROBE_TIMEOUT)
     client = openai.AsyncOpenAI(base_url=settings.base_url, api_key=key or _NO_KEY, timeout=timeout, max_retries=0)
     try:
@@ -209,12 +210,7 @@ def _refused(settings: LLMSettings, status: int, detail: str, sent_key: bool) ->
 
 def _redacted(result: ProbeResult, key: str) -> ProbeResult:
     """Servers sometimes echo the key back (whole or masked); none of it may reach the screen."""
-    def clean(text: str) -> str:
-        if key:
-            text = text.replace(key, "•••")
-        return _KEYLIKE.sub("•••", text)
-
     return result.model_copy(update={
-        "message": clean(result.message),
-        "suggestion": clean(result.suggestion) if result.suggestion else None,
+        "message": redact_key(result.message, key),
+        "suggestion": redact_key(result.suggestion, key) if result.suggestion else None,
     })

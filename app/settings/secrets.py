@@ -1,9 +1,20 @@
-"""The API key: environment variables first, then the OS keyring. Never written to a file or a log."""
+"""The API key and named secrets: environment variables (and, for secrets, a private file) first, then the OS keyring.
+Never written to a file or a log."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, SecretStr
+
+from app.core.safety.navigation import parse_domains
+from app.core.safety.secrets import check_secret
 
 log = logging.getLogger(__name__)
 
@@ -83,3 +94,91 @@ def _store(account: str, value: str, what: str, alternative: str) -> None:
             f"No system keyring is available to store {what} safely. Install and unlock one "
             f"(e.g. GNOME Keyring or KWallet), {alternative}."
         ) from exc
+
+
+# --- named secrets from outside the keyring: the CLI's --secrets-file and PAGE_AGENT_SECRET_<NAME> --------------
+
+SECRET_ENV_PREFIX = "PAGE_AGENT_SECRET_"
+
+
+class SecretsSourceError(ValueError):
+    """A secrets file or variable that cannot be used; the message says what to fix, and never holds a value."""
+
+
+class GivenSecret(BaseModel):
+    """A secret's value from a file or the environment; ``domains`` None: the file named none."""
+
+    value: SecretStr
+    domains: list[str] | None = None
+
+
+def read_secrets_file(path: Path) -> dict[str, GivenSecret]:
+    """The secrets in ``path``: a JSON object of name -> value, or name -> {"value": ..., "domains": [...]}.
+
+    Refused (SecretsSourceError) when other users could read it, or it is missing or malformed.
+    """
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise SecretsSourceError(f"The secrets file {path} does not exist.") from None
+    except OSError as exc:
+        raise SecretsSourceError(f"The secrets file {path} cannot be read: {exc.strerror}.") from None
+    if not stat.S_ISREG(mode):
+        raise SecretsSourceError(f"The secrets file {path} is not a file.")
+    if os.name == "posix" and mode & 0o077:
+        raise SecretsSourceError(
+            f"The secrets file {path} can be read by other users (its mode is {stat.S_IMODE(mode):04o}), so it was "
+            f"not used. Make it private with: chmod 600 {path}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SecretsSourceError(f"The secrets file {path} cannot be read: {exc.strerror}.") from None
+    except ValueError as exc:
+        # The decoder's position only, never its excerpt of the text: that could be a value.
+        where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise SecretsSourceError(f"The secrets file {path} is not valid JSON{where}.") from None
+    if not isinstance(data, dict):
+        raise SecretsSourceError(f'The secrets file {path} must hold one JSON object of name → value, like '
+                                 '{"crm_password": "…"}.')
+    return {name: _given(path, name, entry) for name, entry in data.items()}
+
+
+def _given(path: Path, name: str, entry: Any) -> GivenSecret:
+    shape = (f'In the secrets file {path}, "{name[:40]}" must be a text value, or an object like '
+             '{"value": "…", "domains": ["example.com"]}.')
+    if isinstance(entry, str):
+        value, domains = entry, None
+    elif isinstance(entry, dict) and isinstance(entry.get("value"), str) and set(entry) <= {"value", "domains"}:
+        value, domains = entry["value"], entry.get("domains")
+        if domains is not None and not (isinstance(domains, list) and all(isinstance(d, str) for d in domains)):
+            raise SecretsSourceError(shape)
+    else:
+        raise SecretsSourceError(shape)
+    _check(name, value, f"In the secrets file {path}: ")
+    if not value:
+        raise SecretsSourceError(f'In the secrets file {path}, the secret "{name}" is empty.')
+    if domains is not None:
+        try:
+            domains = parse_domains(",".join(domains))
+        except ValueError as exc:
+            raise SecretsSourceError(f'In the secrets file {path}, the sites of "{name}": {exc}') from None
+    return GivenSecret(value=SecretStr(value), domains=domains or None)
+
+
+def env_secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """PAGE_AGENT_SECRET_<NAME>=value as {name (lower case): value}; empty variables are ignored."""
+    environ = os.environ if environ is None else environ
+    found: dict[str, str] = {}
+    for variable, value in environ.items():
+        if variable.startswith(SECRET_ENV_PREFIX) and value:
+            name = variable[len(SECRET_ENV_PREFIX):].lower()
+            _check(name, value, f"The environment variable {variable}: ")
+            found[name] = value
+    return found
+
+
+def _check(name: str, value: str, where: str) -> None:
+    try:
+        check_secret(name, value)
+    except ValueError as exc:
+        raise SecretsSourceError(where + str(exc)) from None

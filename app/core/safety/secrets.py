@@ -1,25 +1,260 @@
-"""Named secrets: the model sees ``<secret>name</secret>``; the value exists only at the moment of typing."""
+"""Named secrets: the model sees ``<secret>name</secret>``; the value exists only at the moment of typing.
+
+The vault fills placeholders just before ``input_text`` types, and masks every value it knows (a named secret, or a
+password typed without a placeholder) in any text on its way out: prompts, events, results, files, logs. Masking
+also catches the forms a value takes inside JSON and URLs, and a value a page or a prompt clipped with "…".
+
+Every live vault, and every API key handed to ``hide_everywhere``, is also masked by ``mask_everywhere``: the sinks
+that belong to no one agent (the log, the cassette, the CLI's output) use it.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+import threading
+import weakref
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from urllib.parse import quote, quote_plus
 
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
+
+from app.core.page import ToolError
+from app.core.safety.hosts import url_host_port, url_matches
+
+# A secret's name: what the task and the model write between <secret> and </secret>.
+SECRET_NAME = re.compile(r"^[a-z0-9_-]{1,64}$")
+# Shorter values would mask ordinary words everywhere (and the masking would give them away).
+MIN_SECRET_LENGTH = 4
+# What a password typed without a placeholder is called from then on: typed_password, typed_password_2, ...
+TYPED_PASSWORD = "typed_password"
+# What an API key becomes: it is never typed, so it needs no name.
+HIDDEN = "••••"
+# A name for "a page without a host": a secret limited to it can be typed nowhere (.invalid never resolves).
+_NOWHERE = "nowhere.invalid"
+_PLACEHOLDER = re.compile(r"<secret>\s*([^<>]{0,80}?)\s*</secret>", re.IGNORECASE)
+# Longer values are masked whole; a clipped start of them ("…") only up to here, to keep the pattern small.
+_CLIP_PREFIX_MAX = 200
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def placeholder(name: str) -> str:
+    return f"<secret>{name}</secret>"
+
+
+def check_secret(name: str, value: str) -> None:
+    """ValueError, in plain words, for a name outside [a-z0-9_-] or a value too short to be masked reliably."""
+    if not SECRET_NAME.match(name):
+        raise ValueError(f'"{name[:40]}" is not a usable secret name: use 1 to 64 lower-case letters, digits, "_" '
+                         'or "-" (for example "crm_password").')
+    if value and len(value) < MIN_SECRET_LENGTH:
+        raise ValueError(f'The secret "{name}" is shorter than {MIN_SECRET_LENGTH} characters: it could not be told '
+                         "apart from ordinary text, so it could not be kept out of prompts and logs.")
 
 
 @dataclass(frozen=True)
 class Secret:
     name: str
+    # Empty: the secret is known by name but has no value on this computer (not in the keyring).
     value: SecretStr
-    # Hosts (same patterns as NavigationPolicy) on whose pages the secret may be typed; empty: any.
+    # Host patterns (app/core/safety/hosts.py) of the pages it may be typed on; empty: any.
     domains: tuple[str, ...] = ()
 
 
-@dataclass
+class _Masker:
+    """One compiled pattern that replaces each of many values (and their JSON/URL forms) by its replacement."""
+
+    def __init__(self, values: Iterable[tuple[str, str]]) -> None:
+        pieces: list[tuple[int, str]] = []
+        self._replacement: dict[str, str] = {}
+        self._checks: list[tuple[re.Pattern[str], str]] = []
+        clipped: list[tuple[int, str]] = []
+        for value, replacement in values:
+            if not value:
+                continue
+            for form in _forms(value):
+                piece = re.escape(form)
+                if len(form) < MIN_SECRET_LENGTH:
+                    piece = rf"(?<!\w){piece}(?!\w)"  # a short password: only where it stands alone
+                pieces.append((len(form), piece))
+                self._replacement.setdefault(form.casefold(), replacement)
+                self._checks.append((re.compile(piece, re.IGNORECASE), replacement))
+            if len(value) > MIN_SECRET_LENGTH:
+                start = _clipped_start(value)
+                clipped.append((len(value), start))
+                self._checks.append((re.compile(start, re.IGNORECASE), replacement))
+        # Longest first: a value that starts another value must not win; whole values before clipped starts.
+        ordered = [p for _, p in sorted(pieces, key=lambda item: -item[0])]
+        ordered += [p for _, p in sorted(clipped, key=lambda item: -item[0])]
+        self._pattern = re.compile("|".join(ordered), re.IGNORECASE) if ordered else None
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def mask(self, text: str) -> str:
+        if self._pattern is None or not text:
+            return text
+        return self._pattern.sub(self._replace, text)
+
+    def _replace(self, match: re.Match[str]) -> str:
+        found = match.group(0)
+        replacement = self._replacement.get(found.casefold())
+        if replacement is not None:
+            return replacement
+        return next((r for check, r in self._checks if check.fullmatch(found)), HIDDEN)
+
+
+def _forms(value: str) -> set[str]:
+    """The value, and how it reads inside a JSON string (either escaping) or a URL."""
+    return {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1], quote(value, safe=""),
+            quote_plus(value)}
+
+
+def _clipped_start(value: str) -> str:
+    """A pattern for the first MIN_SECRET_LENGTH+ characters of ``value`` cut off by an ellipsis ("abcd…")."""
+    # Each further character is optional, up to all but the last (the whole value is matched as itself).
+    optional = value[MIN_SECRET_LENGTH:min(len(value) - 1, _CLIP_PREFIX_MAX)]
+    nested = "".join(f"(?:{re.escape(char)}" for char in optional) + ")?" * len(optional)
+    return re.escape(value[:MIN_SECRET_LENGTH]) + nested + r"\s?(?:…|\.\.\.)"
+
+
+def masked_model(model: M, mask: Callable[[str], str]) -> M:
+    """A copy of ``model`` with ``mask`` applied to every string in it (keys included)."""
+    return type(model).model_validate(_mask_data(model.model_dump(mode="json"), mask))
+
+
+def _mask_data(data: Any, mask: Callable[[str], str]) -> Any:
+    if isinstance(data, str):
+        return mask(data)
+    if isinstance(data, dict):
+        return {mask(key) if isinstance(key, str) else key: _mask_data(value, mask) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_mask_data(item, mask) for item in data]
+    return data
+
+
+@dataclass(eq=False)
 class SecretVault:
     secrets: list[Secret] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._masker = _Masker(())
+        self._rebuild()
+        _register(self)
+
+    # --- what the model may use ------------------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        return [secret.name for secret in self.secrets]
+
+    def get(self, name: str) -> Secret | None:
+        return next((secret for secret in self.secrets if secret.name == name), None)
+
+    @staticmethod
+    def has_placeholder(text: str) -> bool:
+        return _PLACEHOLDER.search(text) is not None
+
+    def fill(self, text: str, url: str | None) -> str:
+        """``text`` with every ``<secret>name</secret>`` replaced by its value, to type into a field of the page at
+        ``url`` (None: the field is not known). ToolError (naming no value) for an unknown name, a secret without a
+        value, or one not allowed on ``url``; a site-limited value written out in full is held to its sites too
+        (a password the task gave literally, learnt where it was first typed)."""
+        for secret in self.secrets:
+            value = secret.value.get_secret_value()
+            if value and secret.domains and value in text:
+                self._check_site(secret, url)
+        return _PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url), text)
+
+    def _value_for(self, name: str, url: str | None) -> str:
+        secret = self.get(name)
+        if secret is None:
+            known = ", ".join(placeholder(n) for n in self.names())
+            have = f"The secrets you can use are: {known}." if known else "No secrets were given for this task."
+            raise ToolError(f'There is no secret named "{name[:40]}", so nothing was typed. {have} Use one of '
+                            "them exactly, or ask the user for what is missing.")
+        value = secret.value.get_secret_value()
+        if not value:
+            raise ToolError(f'The secret "{name}" has no value on this computer (it is not in the system keyring), '
+                            "so nothing was typed. Tell the user to set it in Settings → Secrets.")
+        self._check_site(secret, url)
+        return value
+
+    @staticmethod
+    def _check_site(secret: Secret, url: str | None) -> None:
+        if url is None:
+            raise ToolError("That field is not in the current page state, so no secret was typed; look at the page "
+                            "again and use an index from it.")
+        if secret.domains and not url_matches(url, secret.domains):
+            host, port = url_host_port(url)
+            where = f"{host}:{port}" if host and port else host or "a page without a web address"
+            raise ToolError(f'The secret "{secret.name}" may only be typed on {", ".join(secret.domains)}, and this '
+                            f"field belongs to {where}, so nothing was typed. Do not type it anywhere else.")
+
+    # --- learning a value ------------------------------------------------------------------------------------
+
+    def remember_typed(self, value: str, url: str) -> str:
+        """A password typed without a placeholder: masked from now on, and typable again as the returned name's
+        placeholder, on the same host and port only. Returns the name (an existing one if the value is known)."""
+        with self._lock:
+            known = next((s.name for s in self.secrets if s.value.get_secret_value() == value), None)
+            if known is not None:
+                return known
+            taken = set(self.names())
+            name = next(n for n in (TYPED_PASSWORD if i == 1 else f"{TYPED_PASSWORD}_{i}" for i in range(1, 10_000))
+                        if n not in taken)
+            host, port = url_host_port(url)
+            site = (f"{host}:{port}" if port else host) if host else _NOWHERE
+            self.secrets.append(Secret(name, SecretStr(value), (site,)))
+            self._rebuild()
+        return name
+
+    # --- masking ---------------------------------------------------------------------------------------------
+
     def mask(self, text: str) -> str:
-        """``text`` with every known secret value replaced by its placeholder (or ••••)."""
-        # SKELETON: filled in by the secrets work (issue 8, item 3).
-        return text
+        """``text`` with every known value replaced by its placeholder."""
+        return self._masker.mask(text)
+
+    def mask_model(self, model: M) -> M:
+        """A copy of ``model`` with every string in it masked (the model itself when there is nothing to mask)."""
+        return masked_model(model, self.mask) if self._masker else model
+
+    def _rebuild(self) -> None:
+        self._masker = _Masker((s.value.get_secret_value(), placeholder(s.name)) for s in self.secrets)
+
+
+# --- every live vault, and the API keys: for sinks that belong to no one agent ----------------------------------
+
+_registry_lock = threading.Lock()
+_live: weakref.WeakSet[SecretVault] = weakref.WeakSet()
+_hidden: set[str] = set()
+_hidden_masker = _Masker(())
+
+
+def _register(vault: SecretVault) -> None:
+    with _registry_lock:
+        _live.add(vault)
+
+
+def hide_everywhere(value: str | None) -> None:
+    """Mask ``value`` (an API key) as •••• in everything ``mask_everywhere`` cleans, for the rest of the process."""
+    global _hidden_masker
+    if not value or len(value) < MIN_SECRET_LENGTH:
+        return
+    with _registry_lock:
+        if value not in _hidden:
+            _hidden.add(value)
+            _hidden_masker = _Masker((v, HIDDEN) for v in _hidden)
+
+
+def mask_everywhere(text: str) -> str:
+    """``text`` with the values of every live vault and every hidden API key masked."""
+    with _registry_lock:
+        vaults = list(_live)
+        hidden = _hidden_masker
+    for vault in vaults:
+        text = vault.mask(text)
+    return hidden.mask(text)

@@ -38,6 +38,9 @@ class Tool(Generic[InputT]):
     description: str
     input_model: type[InputT]
     run: Callable[[ToolContext, InputT], Awaitable[str]]
+    # Runs before anything about the call is shown or recorded: a tool that learns a secret from its input (a
+    # password typed without a placeholder) registers it here, so that every output from then on masks it.
+    prepare: Callable[[ToolContext, InputT], None] | None = None
 
     def input_schema(self) -> dict[str, Any]:
         return _strip_titles(self.input_model.model_json_schema())

@@ -13,7 +13,8 @@ class IndexInput(BaseModel):
 
 class InputTextInput(BaseModel):
     index: int = Field(ge=0)
-    text: str = Field(description="The text to type; the field is cleared first.")
+    text: str = Field(description="The text to type; the field is cleared first. <secret>name</secret> types the "
+                                  "user's secret of that name (you never see its value).")
 
 
 class SelectOptionInput(BaseModel):
@@ -56,8 +57,20 @@ async def _click(ctx: ToolContext, p: IndexInput) -> str:
     return await ctx.page.click(p.index, ctx.signal)
 
 
+def _remember_password(ctx: ToolContext, p: InputTextInput) -> None:
+    """A password typed as itself (no placeholder) is a secret from now on: masked, and typable again by name."""
+    info = ctx.page.element_info(p.index)
+    vault = ctx.guardrails.secrets
+    if info is not None and info.input_type == "password" and p.text and not vault.has_placeholder(p.text):
+        vault.remember_typed(p.text, info.frame_url)
+
+
 async def _input_text(ctx: ToolContext, p: InputTextInput) -> str:
-    return await ctx.page.input_text(p.index, p.text, ctx.signal)
+    vault = ctx.guardrails.secrets
+    info = ctx.page.element_info(p.index)
+    # The document that owns the field decides where a secret may go: a cross-origin iframe has its own address.
+    text = vault.fill(p.text, info.frame_url if info is not None else None)
+    return vault.mask(await ctx.page.input_text(p.index, text, ctx.signal))
 
 
 async def _select(ctx: ToolContext, p: SelectOptionInput) -> str:
@@ -106,7 +119,8 @@ async def _javascript(ctx: ToolContext, p: ScriptInput) -> str:
 
 PAGE_TOOLS: tuple[Tool, ...] = (
     Tool("click_element_by_index", "Click an element (it is hovered first).", IndexInput, _click),
-    Tool("input_text", "Clear a text field and type text into it.", InputTextInput, _input_text),
+    Tool("input_text", "Clear a text field and type text into it.", InputTextInput, _input_text,
+         prepare=_remember_password),
     Tool(
         "select_dropdown_option",
         "Choose an option of a dropdown (native or custom) by its visible text.",

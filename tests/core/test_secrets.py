@@ -1,0 +1,330 @@
+"""The secret vault on its own (filling, masking, learning a typed password, host patterns), the agent's masking with a
+scripted page, the log filter, and where secrets come from (file, environment, keyring)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from app.core.abort import AbortSignal
+from app.core.page import ElementInfo, ToolError
+from app.core.safety.guardrails import Guardrails
+from app.core.safety.risky import ConfirmRequest
+from app.core.safety.hosts import host_matches, url_matches
+from app.core.safety.secrets import Secret, SecretVault, hide_everywhere, mask_everywhere, placeholder
+from app.core.types import ExecutingActivity
+from app.guardrails_setup import build_guardrails, load_secrets
+from app.logging_setup import SECRETS_FILTER
+from app.runtime import RuntimeOptions
+from app.settings.model import SecretEntry, Settings
+from app.settings.paths import app_paths
+from app.settings.secrets import SecretsSourceError, env_secrets, read_secrets_file, set_secret
+from tests.core.conftest import AgentFactory
+from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
+from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
+from tests.fakes.page import FakePage
+
+VALUE = "Xq7-long-Secret-Value-91"
+OTHER = "Xq7-long-Secret-Value-91-and-more"  # starts with VALUE: the longer one must win
+
+
+def vault(*secrets: Secret) -> SecretVault:
+    return SecretVault(list(secrets) or [Secret("pw", SecretStr(VALUE))])
+
+
+# --- filling ---------------------------------------------------------------------------------------------------
+
+
+def test_fill_types_the_value_of_each_placeholder() -> None:
+    assert vault().fill("user:<secret>pw</secret>/<secret> PW </secret>", "https://a.example/") == \
+        f"user:{VALUE}/{VALUE}"
+
+
+def test_unknown_name_is_refused_naming_the_known_ones_and_no_value() -> None:
+    with pytest.raises(ToolError) as caught:
+        vault().fill("<secret>bank</secret>", "https://a.example/")
+    message = str(caught.value)
+    assert '"bank"' in message and "<secret>pw</secret>" in message and VALUE not in message
+
+
+def test_a_secret_without_a_value_says_where_to_set_it() -> None:
+    with pytest.raises(ToolError, match="Settings → Secrets"):
+        vault(Secret("pw", SecretStr(""))).fill("<secret>pw</secret>", "https://a.example/")
+
+
+@pytest.mark.parametrize(("url", "allowed"), [
+    ("https://bank.example/login", True),
+    ("https://www.bank.example/login", True),
+    ("https://bank.example.evil.test/login", False),
+    ("https://evilbank.example/", False),
+    ("http://127.0.0.1:8001/", True),
+    ("http://127.0.0.1:8002/", False),
+    ("about:blank", False),
+    ("", False),
+])
+def test_a_secret_limited_to_sites_is_typed_only_there(url: str, allowed: bool) -> None:
+    limited = vault(Secret("pw", SecretStr(VALUE), ("bank.example", "*.bank.example", "127.0.0.1:8001")))
+    if allowed:
+        assert limited.fill("<secret>pw</secret>", url) == VALUE
+    else:
+        with pytest.raises(ToolError, match="may only be typed on") as caught:
+            limited.fill("<secret>pw</secret>", url)
+        assert VALUE not in str(caught.value)
+
+
+@pytest.mark.parametrize(("host", "port", "pattern", "expected"), [
+    ("example.com", 443, "example.com", True),
+    ("www.example.com", 443, "example.com", False),  # a bare host matches itself only
+    ("www.example.com", 443, "*.example.com", True),
+    ("example.com", 443, "*.example.com", False),
+    ("a.b.example.com", 80, "*.example.com", True),
+    ("example.com", 8080, "example.com:8080", True),
+    ("example.com", 443, "example.com:8080", False),
+    ("EXAMPLE.com.", 443, "example.COM", True),
+    ("notexample.com", 443, "*.example.com", False),
+])
+def test_host_patterns(host: str, port: int, pattern: str, expected: bool) -> None:
+    assert host_matches(host, port, pattern) is expected
+
+
+def test_url_default_ports() -> None:
+    assert url_matches("https://example.com/x", ["example.com:443"])
+    assert not url_matches("http://example.com/x", ["example.com:443"])
+    assert not url_matches("http://example.com:bad/", ["example.com"])
+
+
+# --- masking ---------------------------------------------------------------------------------------------------
+
+
+def test_mask_replaces_every_form_of_the_value_by_its_placeholder() -> None:
+    v = vault(Secret("pw", SecretStr(VALUE)), Secret("longer", SecretStr(OTHER)))
+    text = f"a {VALUE} b {OTHER} c {VALUE.upper()} d {json.dumps(OTHER)} e"
+    masked = v.mask(text)
+    assert VALUE.lower() not in masked.lower()
+    assert masked == ('a <secret>pw</secret> b <secret>longer</secret> c <secret>pw</secret> '
+                      'd "<secret>longer</secret>" e')
+
+
+def test_mask_catches_the_json_and_url_forms_of_an_awkward_value() -> None:
+    awkward = 'pä"ss wörd/&1'
+    v = vault(Secret("pw", SecretStr(awkward)))
+    for form in (json.dumps(awkward), json.dumps(awkward, ensure_ascii=False), "q=p%C3%A4%22ss+w%C3%B6rd%2F%261"):
+        assert "<secret>pw</secret>" in v.mask(form)
+
+
+def test_mask_catches_a_value_cut_off_by_an_ellipsis() -> None:
+    v = vault()
+    assert v.mask(f"value={VALUE[:12]}… more") == "value=<secret>pw</secret> more"
+    assert v.mask(f"{VALUE[:7]} …(truncated)") == "<secret>pw</secret>(truncated)"
+    assert v.mask("Xq7-…") == "<secret>pw</secret>"
+    assert v.mask("Xq7…") == "Xq7…"  # three characters would mask ordinary words
+
+
+def test_mask_is_idempotent_and_leaves_plain_text_alone() -> None:
+    v = vault()
+    once = v.mask(f"x {VALUE} y")
+    assert v.mask(once) == once
+    assert v.mask("nothing secret here") == "nothing secret here"
+
+
+def test_a_short_typed_password_is_masked_only_where_it_stands_alone() -> None:
+    v = SecretVault()
+    name = v.remember_typed("abc", "https://site.example/")
+    assert v.mask("abc, cabcd abc.") == f"{placeholder(name)}, cabcd {placeholder(name)}."
+
+
+def test_a_typed_password_is_learnt_once_and_typable_again_on_its_own_site_only() -> None:
+    v = SecretVault([Secret("typed_password", SecretStr("someone-else's"))])
+    name = v.remember_typed("hunter2-literal", "http://127.0.0.1:8001/login")
+    assert name == "typed_password_2"
+    assert v.remember_typed("hunter2-literal", "http://127.0.0.1:8001/again") == name
+    assert v.mask("pw hunter2-literal") == "pw <secret>typed_password_2</secret>"
+    assert v.fill(placeholder(name), "http://127.0.0.1:8001/other") == "hunter2-literal"
+    with pytest.raises(ToolError):
+        v.fill(placeholder(name), "http://127.0.0.1:8002/")
+
+
+def test_mask_everywhere_covers_every_live_vault_and_hidden_keys() -> None:
+    first, second = vault(), SecretVault([Secret("token", SecretStr("tok-123456789"))])
+    hide_everywhere("plain-key-without-prefix-42")
+    masked = mask_everywhere(f"{VALUE} tok-123456789 plain-key-without-prefix-42")
+    assert masked == "<secret>pw</secret> <secret>token</secret> ••••"
+    del first, second
+
+
+def test_the_log_filter_masks_message_arguments_and_traceback(tmp_path: Path) -> None:
+    v = vault()
+    handler = logging.FileHandler(tmp_path / "log.txt", encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.addFilter(SECRETS_FILTER)
+    logger = logging.getLogger("tests.secrets")
+    logger.addHandler(handler)
+    try:
+        logger.warning("typed %s", VALUE)
+        try:
+            raise RuntimeError(f"fill failed for {VALUE}")
+        except RuntimeError:
+            logger.exception("tool failed")
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    text = (tmp_path / "log.txt").read_text(encoding="utf-8")
+    assert VALUE not in text and text.count("<secret>pw</secret>") == 2 and "RuntimeError" in text
+    del v
+
+
+# --- the agent: what the model, the events and the result see --------------------------------------------------
+
+PASSWORD_PAGE = ("Current page: [Sign in](http://site.test/login)\nViewport 1280x800; 0.0 pages above, 0.0 pages below\n"
+                 "[Start of page]\n[1]<input type=password name=pw />\n[2]<button>Sign in />\n[End of page]")
+
+
+async def test_a_password_typed_as_itself_is_masked_in_every_later_prompt_event_and_result(
+        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    literal = "Literal-Pass-7781"
+    page = FakePage(PASSWORD_PAGE, url="http://site.test/login")
+    page.elements[1] = ElementInfo(tag="input", input_type="password", frame_url="http://site.test/login")
+    agent, _ = make_agent(page=page, guardrails=Guardrails())
+    activities: list[object] = []
+    agent.on("activity", activities.append)
+    llm_server.add(
+        tool_reply({"input_text": {"index": 1, "text": literal}}, memory=f"the password is {literal}"),
+        tool_reply({"click_element_by_index": {"index": 2}}),
+        done_reply(f"Signed in with {literal}"),
+    )
+    page.content = PASSWORD_PAGE  # the page echoes nothing yet; the next look does
+    result = await agent.execute(f"Sign in with the password {literal}")
+    assert page.actions[0] == ("input_text", (1, literal))  # the page got the real password
+    for index in (1, 2):
+        assert literal not in json.dumps(llm_server.requests[index])
+    executing = next(a for a in activities if isinstance(a, ExecutingActivity))
+    assert executing.input["text"] == "<secret>typed_password</secret>"
+    assert literal not in "".join(repr(a) for a in activities)
+    assert literal not in result.model_dump_json()
+    assert literal not in agent.previous_tasks[-1].model_dump_json()
+    assert "<secret>typed_password</secret>" in agent.previous_tasks[-1].task
+
+
+async def test_a_page_that_echoes_a_secret_shows_the_placeholder(llm_server: FakeLLMServer,
+                                                                 make_agent: AgentFactory) -> None:
+    page = FakePage(PASSWORD_PAGE.replace("[End of page]", f"Your password is {VALUE}\n[End of page]"))
+    page.title = f"Hello {VALUE}"
+    page.pending_events.append(f"A download finished: {VALUE}.txt")
+    agent, _ = make_agent(page=page, guardrails=Guardrails(secrets=vault()))
+    llm_server.add(done_reply("ok"))
+    await agent.execute("Look")
+    body = json.dumps(llm_server.requests[0])
+    assert VALUE not in body and body.count("<secret>pw</secret>") >= 3
+
+
+# --- where secrets come from ------------------------------------------------------------------------------------
+
+
+def private_file(tmp_path: Path, data: object, mode: int = 0o600) -> Path:
+    path = tmp_path / "secrets.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    os.chmod(path, mode)
+    return path
+
+
+def test_a_secrets_file_gives_values_and_sites(tmp_path: Path) -> None:
+    path = private_file(tmp_path, {"pw": VALUE, "bank": {"value": OTHER, "domains": ["bank.example", "*.bank.example"]}})
+    given = read_secrets_file(path)
+    assert given["pw"].value.get_secret_value() == VALUE and given["pw"].domains is None
+    assert given["bank"].domains == ["bank.example", "*.bank.example"]
+
+
+@pytest.mark.parametrize(("content", "mode", "words"), [
+    ({"pw": VALUE}, 0o644, "chmod 600"),
+    ({"pw": VALUE}, 0o640, "other users"),
+    ("{not json", 0o600, "not valid JSON"),
+    ('["a"]', 0o600, "one JSON object"),
+    ({"Bad Name": VALUE}, 0o600, "not a usable secret name"),
+    ({"pw": "abc"}, 0o600, "shorter than 4"),
+    ({"pw": 12345}, 0o600, "must be a text value"),
+    ({"pw": {"value": VALUE, "domains": ["http://x.example/"]}}, 0o600, "not a site name"),
+])
+def test_a_bad_secrets_file_is_refused_in_plain_words(tmp_path: Path, content: object, mode: int, words: str) -> None:
+    path = private_file(tmp_path, content, mode)
+    with pytest.raises(SecretsSourceError, match=words) as caught:
+        read_secrets_file(path)
+    assert VALUE not in str(caught.value)
+
+
+def test_a_missing_secrets_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SecretsSourceError, match="does not exist"):
+        read_secrets_file(tmp_path / "nope.json")
+
+
+def test_environment_secrets() -> None:
+    assert env_secrets({"PAGE_AGENT_SECRET_CRM_PASSWORD": VALUE, "PAGE_AGENT_SECRET_EMPTY": "", "HOME": "/"}) == \
+        {"crm_password": VALUE}
+    with pytest.raises(SecretsSourceError, match="PAGE_AGENT_SECRET_PIN"):
+        env_secrets({"PAGE_AGENT_SECRET_PIN": "12"})
+
+
+def test_precedence_file_then_environment_then_keyring_and_settings_sites_hold(
+        tmp_path: Path, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch) -> None:
+    set_secret("crm", "from-the-keyring")
+    set_secret("mail", "mail-from-keyring")
+    monkeypatch.setenv("PAGE_AGENT_SECRET_CRM", "from-the-environment")
+    monkeypatch.setenv("PAGE_AGENT_SECRET_SHOP", "shop-from-environment")
+    settings = Settings(secrets=[SecretEntry(name="crm", domains=["crm.example"]), SecretEntry(name="mail"),
+                                 SecretEntry(name="gone", domains=["x.example"])])
+    path = private_file(tmp_path, {"shop": {"value": "shop-from-the-file", "domains": ["shop.example"]}})
+    loaded = {s.name: s for s in load_secrets(settings, RuntimeOptions(secrets_file=path))}
+    assert {n: s.value.get_secret_value() for n, s in loaded.items()} == {
+        "crm": "from-the-environment", "mail": "mail-from-keyring", "shop": "shop-from-the-file", "gone": ""}
+    assert loaded["crm"].domains == ("crm.example",)  # a value from elsewhere keeps the sites set in Settings
+    assert loaded["shop"].domains == ("shop.example",)
+    assert loaded["mail"].domains == ()
+
+
+async def test_the_person_is_asked_about_a_risky_moment_without_the_secret(tmp_path: Path) -> None:
+    asked: list[ConfirmRequest] = []
+
+    async def confirm(request: ConfirmRequest, _signal: AbortSignal) -> bool:
+        asked.append(request)
+        return False
+
+    path = private_file(tmp_path, {"pw": VALUE})
+    guardrails = build_guardrails(Settings(), app_paths(), RuntimeOptions(secrets_file=path), confirm)
+    assert guardrails.confirm is not None
+    await guardrails.confirm(ConfirmRequest(kind="dialog", message=f"Send {VALUE} to us?"), AbortSignal())
+    assert asked[0].message == "Send <secret>pw</secret> to us?"
+
+
+async def test_the_question_bar_never_shows_a_secret(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    literal = "Literal-Pass-7781"
+    page = FakePage(PASSWORD_PAGE)
+    page.elements[1] = ElementInfo(tag="input", input_type="password", frame_url="http://site.test/login")
+    questions: list[str] = []
+
+    async def ask_user(question: str, _signal: AbortSignal) -> str:
+        questions.append(question)
+        return "yes"
+
+    agent, _ = make_agent(page=page, guardrails=Guardrails(), ask_user=ask_user)
+    llm_server.add(tool_reply({"input_text": {"index": 1, "text": literal}}),
+                   tool_reply({"ask_user": {"question": f"Is {literal} right?"}}), done_reply())
+    await agent.execute("Sign in")
+    assert questions == ["Is <secret>typed_password</secret> right?"]
+
+
+def test_a_site_limited_value_written_out_is_held_to_its_sites_too() -> None:
+    v = SecretVault()
+    v.remember_typed("hunter2-literal", "https://bank.example/login")
+    with pytest.raises(ToolError, match="may only be typed on"):
+        v.fill("my password is hunter2-literal", "https://evil.example/")
+    assert v.fill("hunter2-literal", "https://bank.example/again") == "hunter2-literal"
+
+
+def test_a_secret_for_a_field_no_longer_on_the_page_is_not_typed() -> None:
+    with pytest.raises(ToolError, match="not in the current page state"):
+        vault().fill("<secret>pw</secret>", None)
+    assert vault().fill("plain words", None) == "plain words"
