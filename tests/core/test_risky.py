@@ -127,7 +127,8 @@ async def test_a_refusal_is_a_tool_error_and_an_allowance_clicks() -> None:
     output = await run_tool(CLICK, click_context(page, "update my address", refusing), CLICK.input_model(index=2))
     assert output.startswith("❌ The user did not allow") and page.actions == []
     assert refusing.requests == [ConfirmRequest(kind="irreversible",
-                                                message='The agent wants to click "Delete account permanently".')]
+                                                message='The agent wants to click "Delete account permanently".',
+                                                quote="Delete account permanently")]
 
     allowing = Handler(True)
     output = await run_tool(CLICK, click_context(page, "update my address", allowing), CLICK.input_model(index=2))

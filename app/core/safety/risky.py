@@ -32,6 +32,8 @@ class ConfirmRequest(BaseModel):
     message: str
     dialog_type: str = ""  # confirm | prompt | beforeunload (kind "dialog")
     url: str = ""
+    # The page's own words (the dialog's text, the element's name), unquoted, for a UI that words the question itself.
+    quote: str = ""
 
 
 # Answers True to allow, False to refuse. It must answer within its own deadline (refusing on time-out).
@@ -185,7 +187,7 @@ async def confirm_irreversible_click(handler: ConfirmHandler | None, index: int,
                "with done and say that this needs the user.")
     if handler is None:
         raise ToolError(refused)
-    request = ConfirmRequest(kind="irreversible", message=f"The agent wants to click {shown}.")
+    request = ConfirmRequest(kind="irreversible", message=f"The agent wants to click {shown}.", quote=name[:_NAME_MAX])
     try:
         allowed = await signal.race(asyncio.wait_for(handler(request, signal), CONFIRM_TIMEOUT + _HANDLER_GRACE))
     except asyncio.TimeoutError:
