@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 RiskyMode = Literal["ask", "allow", "deny"]
 
 
-def cli_confirm(mode: RiskyMode, *, stopped: asyncio.Event, events: bool, stdin: TextIO | None = None) -> ConfirmHandler:
+def cli_confirm(mode: RiskyMode, *, stopped: asyncio.Event, events: bool,
+                stdin: TextIO | None = None) -> ConfirmHandler:
     """The handler for ``--risky mode``. ``stopped`` is set when the user asks the run to stop (Ctrl+C): a question
     still open is then answered no. ``events``: stderr carries JSON lines only, so lines go through the log."""
     stdin = stdin if stdin is not None else sys.stdin

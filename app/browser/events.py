@@ -22,7 +22,8 @@ from app.browser.session import BrowserSession
 from app.core.abort import AbortController, AbortError
 from app.core.page import BrowserClosedError
 from app.core.safety.guardrails import Guardrails
-from app.core.safety.risky import CONFIRM_TIMEOUT, ConfirmRequest
+from app.core.safety import risky
+from app.core.safety.risky import ConfirmRequest
 
 log = logging.getLogger(__name__)
 
@@ -139,9 +140,10 @@ class PageEvents:
         if page is not None:
             page.once("close", closed)
         try:
-            allowed = await gone.signal.race(asyncio.wait_for(handler(request, gone.signal), CONFIRM_TIMEOUT))
+            question = asyncio.wait_for(handler(request, gone.signal), risky.CONFIRM_TIMEOUT)
+            allowed = await gone.signal.race(question)
         except asyncio.TimeoutError:
-            return f"the user did not answer within {CONFIRM_TIMEOUT:g} s"
+            return f"the user did not answer within {risky.CONFIRM_TIMEOUT:g} s"
         except AbortError:
             return "the tab was closed"
         except Exception:

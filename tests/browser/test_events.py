@@ -61,7 +61,8 @@ async def test_a_confirm_asks_the_running_agents_person(controller, signal, site
     controller.guardrails = Guardrails(confirm=allow)
     content = await open_page(controller, signal, f"{site}/tabs.html")
     assert (await controller.click(index_of(content, "Confirm"), signal)).startswith("Clicked")
-    assert controller.drain_events() == ['A confirm dialog in tab 1 asked "Delete it?"; the user answered OK (allowed).']
+    assert controller.drain_events() == [
+        'A confirm dialog in tab 1 asked "Delete it?"; the user answered OK (allowed).']
     assert [(r.kind, r.dialog_type, r.quote, r.url) for r in asked] == [
         ("dialog", "confirm", "Delete it?", f"{site}/tabs.html")]
     assert (await controller.get_browser_state(signal)).title == "confirmed"

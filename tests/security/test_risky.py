@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from app.browser import events
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.config import AgentConfig
 from app.core.safety.guardrails import Guardrails
+from app.core.safety import risky
 from app.core.safety.risky import ConfirmRequest
 from app.core.types import AgentStatus, StepEvent
 from tests.browser.helpers import index_of
@@ -120,7 +120,7 @@ async def test_an_unanswered_confirm_is_cancelled_at_the_deadline_and_the_step_g
         hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
         llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
     # Longer than the click's own 5 s timeout: the frozen page must not turn the click into a failure.
-    monkeypatch.setattr(events, "CONFIRM_TIMEOUT", 6.0)
+    monkeypatch.setattr(risky, "CONFIRM_TIMEOUT", 6.0)
     obey(llm_server, click("Tidy up the list"))
     person = Person(None)
     agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-confirm.html",
