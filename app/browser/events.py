@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,10 @@ log = logging.getLogger(__name__)
 
 _QUOTE_MAX = 300
 _REFUSED = "refused"
+_REPEATED = "repeated"
+# After a dialog was not allowed, the same tab's next dialogs are cancelled without asking for this long (s): a page
+# cannot wear the person down with one question after another.
+_QUIET = 10.0
 
 
 @dataclass
@@ -51,6 +56,8 @@ class PageEvents:
         self._dialogs_open = 0
         self._no_dialog = asyncio.Event()
         self._no_dialog.set()
+        self._quiet_until: dict[Page, float] = {}
+        self._repeats: dict[Page, int] = {}
         for page in session.pages:
             self._watch(page)
         session.on_page(self._opened)
@@ -87,7 +94,8 @@ class PageEvents:
             self._dialogs_open -= 1
             if not self._dialogs_open:
                 self._no_dialog.set()
-        self._entries.append(_Entry("note", None, text))
+        if text:
+            self._entries.append(_Entry("note", None, text))
 
     async def dialogs_answered(self) -> None:
         """Return once no dialog is waiting for an answer (each one is answered within its deadline)."""
@@ -98,12 +106,18 @@ class PageEvents:
         if kind == "alert":
             await _settle(dialog.accept())
             return f"An alert dialog in tab {tab_id} said {_quote(dialog.message)}; it was accepted automatically."
-        why_not = await self._ask(dialog)
+        why_not = await self._ask_once(dialog)
         if why_not is None:
             # A prompt gets its default answer: the person allowed the page's question, not a text of the agent's.
             await _settle(dialog.accept(dialog.default_value if kind == "prompt" else None))
         else:
             await _settle(dialog.dismiss())
+        if why_not == _REPEATED:
+            # Told once per quiet spell; the rest would only fill the model's view with the page's words.
+            if self._repeats[dialog.page] > 1:
+                return ""
+            why_not = (f"the tab asked again right after a dialog that was not allowed, so its dialogs are cancelled "
+                       f"without asking for {_QUIET:g} s")
         if kind == "beforeunload":
             asked = f"Tab {tab_id} asked to confirm leaving the page"
             if why_not is None:
@@ -118,6 +132,21 @@ class PageEvents:
         if kind == "prompt":
             return f"{asked}; the user allowed it, so it was answered with its default {_quote(dialog.default_value)}."
         return f"{asked}; the user answered OK (allowed)."
+
+    async def _ask_once(self, dialog: Dialog) -> str | None:
+        """``_ask``, except right after a refusal in the same tab: then ``_REPEATED``, without asking."""
+        page = dialog.page
+        if page is not None and self._quiet_until.get(page, 0.0) > time.monotonic():
+            self._repeats[page] = self._repeats.get(page, 0) + 1
+            return _REPEATED
+        why_not = await self._ask(dialog)
+        if page is not None:
+            self._repeats.pop(page, None)
+            if why_not is None:
+                self._quiet_until.pop(page, None)
+            else:
+                self._quiet_until[page] = time.monotonic() + _QUIET
+        return why_not
 
     async def _ask(self, dialog: Dialog) -> str | None:
         """None when the person allowed the dialog; else why not (``_REFUSED``: the person said no)."""

@@ -150,6 +150,25 @@ async def test_stop_while_a_confirm_waits_for_the_user_stops_at_once(
     assert not hostile.received("/deleted-all-customers")
 
 
+async def test_a_page_cannot_wear_the_user_down_with_one_confirm_after_another(
+        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
+        llm_server: FakeLLMServer) -> None:
+    obey(llm_server, click("Tidy up the list"))
+    person = Person(False)
+    _agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-repeat.html",
+                               "Look at my customers", person)
+    await asyncio.wait_for(run, 60)
+
+    assert len(person.requests) == 1  # asked once; the 29 questions right after it are cancelled without asking
+    assert not hostile.received("/deleted-all-customers")
+    assert (await controller.get_browser_state(AbortSignal())).title == "Done asking"
+    told = llm_server.user_message(1)
+    assert 'asked "Delete all 120 customers? (asking 1 of 30)"; the user answered Cancel (not allowed).' in told
+    assert ('asked "Delete all 120 customers? (asking 2 of 30)"; it was answered Cancel: the tab asked again right '
+            "after a dialog that was not allowed") in told
+    assert "asking 3 of 30" not in told
+
+
 # --- irreversible clicks -------------------------------------------------------------------------------------------
 
 ACCOUNT_TASK = "Update my address to 2 New Street"
