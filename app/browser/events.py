@@ -22,8 +22,8 @@ from playwright.async_api import Error as PlaywrightError
 from app.browser.session import BrowserSession
 from app.core.abort import AbortController, AbortError
 from app.core.page import BrowserClosedError
-from app.core.safety.guardrails import Guardrails
 from app.core.safety import risky
+from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmRequest
 
 log = logging.getLogger(__name__)
