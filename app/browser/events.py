@@ -31,8 +31,8 @@ log = logging.getLogger(__name__)
 _QUOTE_MAX = 300
 _REFUSED = "refused"
 _REPEATED = "repeated"
-# After a dialog was not allowed, the same tab's next dialogs are cancelled without asking for this long (s): a page
-# cannot wear the person down with one question after another.
+# After a dialog was not allowed, the same tab's next dialogs are cancelled without asking for this long (s), or until
+# the agent itself takes the tab elsewhere: a page cannot wear the person down with one question after another.
 _QUIET = 10.0
 
 
@@ -199,9 +199,13 @@ class PageEvents:
         self._entries.append(_Entry("note", None, text))
 
     def forget(self, page: Page) -> None:
-        """Drop pending news about ``page`` that an action's own result already told (navigation, opening, closing)."""
+        """Drop pending news about ``page`` that an action's own result already told (navigation, opening, closing).
+
+        The agent's own action moved the tab on, so the dialogs of the page it left no longer keep it quiet.
+        """
         told = ("navigated", "opened", "closed")
         self._entries = [e for e in self._entries if e.page is not page or e.kind not in told]
+        self._quiet_until.pop(page, None)
 
     def drain(self) -> list[str]:
         entries, self._entries = self._entries, []
