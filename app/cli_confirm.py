@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import sys
+import termios
 from typing import Literal, TextIO
 
 from app.core.abort import AbortSignal
@@ -83,6 +84,14 @@ class _Fixed:
         return self._answer
 
 
+def _discard_typed_ahead(fd: int) -> None:
+    """A "y" typed before the question was shown must not answer it."""
+    try:
+        termios.tcflush(fd, termios.TCIFLUSH)
+    except (termios.error, OSError):
+        pass
+
+
 class _TerminalQuestion:
     """One question at a time on the terminal: "… Allow? [y/N]"; y or yes allows, anything else refuses."""
 
@@ -96,6 +105,7 @@ class _TerminalQuestion:
         async with self._lock:
             if self._stopped.is_set() or signal.aborted:
                 return False
+            _discard_typed_ahead(self._fd)
             self._say.prompt(f"{_question(request)} Allow? [y/N]")
             answer = await self._read_line(signal)
         if answer is None:

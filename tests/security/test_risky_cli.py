@@ -96,12 +96,15 @@ class Terminal:
         return stdout.decode(), (self.stderr + rest).decode()
 
 
-@pytest.mark.parametrize(("typed", "allowed"), [(b"y\n", True), (b"\n", False)], ids=["yes", "default no"])
-def test_ask_asks_on_the_terminal(home, llm_server: FakeLLMServer, hostile: HostileSite, typed: bytes,
+@pytest.mark.parametrize(("ahead", "typed", "allowed"), [(b"", b"y\n", True), (b"", b"\n", False),
+                                                     (b"y\n", b"\n", False)],
+                         ids=["yes", "default no", "a yes typed before the question does not count"])
+def test_ask_asks_on_the_terminal(home, llm_server: FakeLLMServer, hostile: HostileSite, ahead: bytes, typed: bytes,
                                   allowed: bool) -> None:
     tidy_up_then_done(llm_server)
     terminal = Terminal(cli("Tidy up my customers", "--url", f"{hostile.page}/risky-confirm.html", "--json"),
                         cli_env(home, llm_server))
+    terminal.type(ahead)
     terminal.wait_for(b"Allow? [y/N]")
     terminal.type(typed)
     stdout, stderr = terminal.finish()
