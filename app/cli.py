@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+from app.cli_confirm import cli_confirm
 from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
 from app.guardrails_setup import load_secrets
@@ -204,6 +205,7 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
     loop = asyncio.get_running_loop()
     stop_requested = asyncio.Event()
     loop.add_signal_handler(signal.SIGINT, stop_requested.set)
+    runtime.set_confirm(cli_confirm(args.risky, stopped=stop_requested, events=printer is not None))
     try:
         try:
             agent = await runtime.agent()

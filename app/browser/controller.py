@@ -51,7 +51,7 @@ class PlaywrightPageController:
         self.margin = margin
         self._action_ms = action_timeout * 1000
         self._navigation_ms = navigation_timeout * 1000
-        self._events = PageEvents(session)
+        self._events = PageEvents(session, lambda: self.guardrails)
         self._last: Observation | None = None
         self._last_page: Page | None = None
         # The running agent's policies (set by the composition root whenever it builds an agent).
@@ -148,7 +148,15 @@ class PlaywrightPageController:
         page = self.session.active_page
         url_before = page.url
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
-        await self._race(signal, f"Could not click {label}", element.click(timeout=self._action_ms))
+        dialogs_before = self._events.dialogs_opened
+        try:
+            await self._race(signal, f"Could not click {label}", element.click(timeout=self._action_ms))
+        except ToolError:
+            # The click opened a confirm() that waits for the person (the frozen page timed the click out): it
+            # happened; the dialog's answer is told as an event.
+            if self._events.dialogs_opened == dialogs_before:
+                raise
+            await signal.race(self._events.dialogs_answered())
         return f"Clicked {label}" + await self._aftermath(page, url_before, signal)
 
     async def _aftermath(self, page: Page, url_before: str, signal: AbortSignal) -> str:

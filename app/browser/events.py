@@ -1,14 +1,17 @@
 """Things that happen in the browser on their own (navigations, new tabs, dialogs, downloads), as sentences.
 
-Dialogs are accepted at once so a page never hangs on one; downloads are saved to the session's downloads folder.
-The agent reads the sentences through ``drain()`` at its next observation.
+An alert is acknowledged at once (it offers no choice). A confirm(), prompt() or beforeunload is never answered yes
+on the agent's behalf: it is held while the running agent's Guardrails ask the person, and cancelled when nobody
+allows it in time. Downloads are saved to the session's downloads folder. The agent reads the sentences through
+``drain()`` at its next observation.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,11 +20,20 @@ from playwright.async_api import Dialog, Download, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from app.browser.session import BrowserSession
+from app.core.abort import AbortController, AbortError
 from app.core.page import BrowserClosedError
+from app.core.safety import risky
+from app.core.safety.guardrails import Guardrails
+from app.core.safety.risky import ConfirmRequest
 
 log = logging.getLogger(__name__)
 
 _QUOTE_MAX = 300
+_REFUSED = "refused"
+_REPEATED = "repeated"
+# After a dialog was not allowed, the same tab's next dialogs are cancelled without asking for this long (s), or until
+# the agent itself takes the tab elsewhere: a page cannot wear the person down with one question after another.
+_QUIET = 10.0
 
 
 @dataclass
@@ -32,10 +44,20 @@ class _Entry:
 
 
 class PageEvents:
-    def __init__(self, session: BrowserSession) -> None:
+    """``guardrails`` returns the running agent's policies; its ``confirm`` answers a page's dialogs."""
+
+    def __init__(self, session: BrowserSession, guardrails: Callable[[], Guardrails] = Guardrails) -> None:
         self._session = session
+        self._guardrails = guardrails
         self._entries: list[_Entry] = []
         self._tasks: set[asyncio.Task[None]] = set()
+        # While a dialog is open its page is frozen, and so is an action that set it off.
+        self.dialogs_opened = 0
+        self._dialogs_open = 0
+        self._no_dialog = asyncio.Event()
+        self._no_dialog.set()
+        self._quiet_until: dict[Page, float] = {}
+        self._repeats: dict[Page, int] = {}
         for page in session.pages:
             self._watch(page)
         session.on_page(self._opened)
@@ -63,18 +85,103 @@ class PageEvents:
         task.add_done_callback(self._tasks.discard)
 
     async def _dialog(self, tab_id: int, dialog: Dialog) -> None:
-        message = _quote(dialog.message)
+        self.dialogs_opened += 1
+        self._dialogs_open += 1
+        self._no_dialog.clear()
         try:
-            # A prompt gets its default answer; the model can change the page afterwards if that was wrong.
-            await dialog.accept(dialog.default_value if dialog.type == "prompt" else None)
-        except PlaywrightError as exc:
-            log.debug("dialog already gone: %s", exc)
-        if dialog.type == "beforeunload":
-            text = f"Tab {tab_id} asked to confirm leaving the page; it was confirmed."
+            text = await self._answer(tab_id, dialog)
+        finally:
+            self._dialogs_open -= 1
+            if not self._dialogs_open:
+                self._no_dialog.set()
+        if text:
+            self._entries.append(_Entry("note", None, text))
+
+    async def dialogs_answered(self) -> None:
+        """Return once no dialog is waiting for an answer (each one is answered within its deadline)."""
+        await self._no_dialog.wait()
+
+    async def _answer(self, tab_id: int, dialog: Dialog) -> str:
+        kind = dialog.type
+        if kind == "alert":
+            await _settle(dialog.accept())
+            return f"An alert dialog in tab {tab_id} said {_quote(dialog.message)}; it was accepted automatically."
+        why_not = await self._ask_once(dialog)
+        if why_not is None:
+            # A prompt gets its default answer: the person allowed the page's question, not a text of the agent's.
+            await _settle(dialog.accept(dialog.default_value if kind == "prompt" else None))
         else:
-            article = "An" if dialog.type[:1] in "aeiou" else "A"
-            text = f"{article} {dialog.type} dialog in tab {tab_id} said {message}; it was accepted automatically."
-        self._entries.append(_Entry("note", None, text))
+            await _settle(dialog.dismiss())
+        if why_not == _REPEATED:
+            # Told once per quiet spell; the rest would only fill the model's view with the page's words.
+            if self._repeats[dialog.page] > 1:
+                return ""
+            why_not = (f"the tab asked again right after a dialog that was not allowed, so its dialogs are cancelled "
+                       f"without asking for {_QUIET:g} s")
+        if kind == "beforeunload":
+            asked = f"Tab {tab_id} asked to confirm leaving the page"
+            if why_not is None:
+                return f"{asked}; the user allowed leaving."
+            return f"{asked}; " + ("the user chose to stay (not allowed)." if why_not == _REFUSED
+                                   else f"it stayed on the page: {why_not}.")
+        asked = f"A {kind} dialog in tab {tab_id} asked {_quote(dialog.message)}"
+        if why_not == _REFUSED:
+            return f"{asked}; the user answered Cancel (not allowed)."
+        if why_not is not None:
+            return f"{asked}; it was answered Cancel: {why_not}."
+        if kind == "prompt":
+            return f"{asked}; the user allowed it, so it was answered with its default {_quote(dialog.default_value)}."
+        return f"{asked}; the user answered OK (allowed)."
+
+    async def _ask_once(self, dialog: Dialog) -> str | None:
+        """``_ask``, except right after a refusal in the same tab: then ``_REPEATED``, without asking."""
+        page = dialog.page
+        if page is not None and self._quiet_until.get(page, 0.0) > time.monotonic():
+            self._repeats[page] = self._repeats.get(page, 0) + 1
+            return _REPEATED
+        why_not = await self._ask(dialog)
+        if page is not None:
+            self._repeats.pop(page, None)
+            if why_not is None:
+                self._quiet_until.pop(page, None)
+            else:
+                self._quiet_until[page] = time.monotonic() + _QUIET
+        return why_not
+
+    async def _ask(self, dialog: Dialog) -> str | None:
+        """None when the person allowed the dialog; else why not (``_REFUSED``: the person said no)."""
+        handler = self._guardrails().confirm
+        if handler is None:
+            return "nobody was there to allow it"
+        page = dialog.page
+        if dialog.type == "beforeunload":
+            message = "The page asks whether to leave it (changes made on it may be lost)."
+        else:
+            message = f"The page asks: {_quote(dialog.message)}"
+        request = ConfirmRequest(kind="dialog", dialog_type=dialog.type, message=message, quote=dialog.message,
+                                 url=page.url if page is not None else "")
+        # The question ends with its tab: nobody can answer a dialog that is gone.
+        gone = AbortController()
+
+        def closed(_page: Page) -> None:
+            gone.abort("The tab was closed")
+
+        if page is not None:
+            page.once("close", closed)
+        try:
+            question = asyncio.wait_for(handler(request, gone.signal), risky.CONFIRM_TIMEOUT)
+            allowed = await gone.signal.race(question)
+        except asyncio.TimeoutError:
+            return f"the user did not answer within {risky.CONFIRM_TIMEOUT:g} s"
+        except AbortError:
+            return "the tab was closed"
+        except Exception:
+            log.exception("the confirm handler failed")
+            return "the user could not be asked"
+        finally:
+            if page is not None:
+                page.remove_listener("close", closed)
+        return None if allowed else _REFUSED
 
     async def _download(self, download: Download) -> None:
         name = Path(download.suggested_filename).name or "download"
@@ -92,9 +199,13 @@ class PageEvents:
         self._entries.append(_Entry("note", None, text))
 
     def forget(self, page: Page) -> None:
-        """Drop pending news about ``page`` that an action's own result already told (navigation, opening, closing)."""
+        """Drop pending news about ``page`` that an action's own result already told (navigation, opening, closing).
+
+        The agent's own action moved the tab on, so the dialogs of the page it left no longer keep it quiet.
+        """
         told = ("navigated", "opened", "closed")
         self._entries = [e for e in self._entries if e.page is not page or e.kind not in told]
+        self._quiet_until.pop(page, None)
 
     def drain(self) -> list[str]:
         entries, self._entries = self._entries, []
@@ -127,6 +238,13 @@ class PageEvents:
             return self._session.active_page is page
         except BrowserClosedError:
             return False
+
+
+async def _settle(answer: Coroutine[Any, Any, None]) -> None:
+    try:
+        await answer
+    except PlaywrightError as exc:
+        log.debug("dialog already gone: %s", exc)
 
 
 def _quote(text: str) -> str:

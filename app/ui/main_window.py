@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
+from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
 from app.core.types import (
     AgentActivity,
@@ -41,6 +42,7 @@ from app.history.records import RunRecord
 from app.settings.model import Settings
 from app.ui import style
 from app.ui.bridge import AgentBridge
+from app.ui.confirm_bar import ConfirmBar
 from app.text.i18n import tr
 from app.ui.icons import icon
 from app.ui.status_pill import PillState, StatusPill
@@ -63,6 +65,8 @@ class RuntimeLike(Protocol):
     async def agent(self, *, new_task: bool = False) -> Agent: ...
 
     def set_ask_user(self, handler: AskUserHandler | None) -> None: ...
+
+    def set_confirm(self, handler: ConfirmHandler | None) -> None: ...
 
     def on_browser_closed(self, callback: Callable[[], None]) -> None: ...
 
@@ -89,6 +93,8 @@ class MainWindow(QMainWindow):
         self._build()
         self._connect()
         runtime.set_ask_user(self.ask_user)
+        # Risky moments (a page's dialog, an irreversible click) are answered in the confirm bar.
+        runtime.set_confirm(self.confirm_bar.ask)
         runtime.on_browser_closed(self._on_browser_closed)
         self._restyle()
         self.resize(420, 860)
@@ -153,9 +159,11 @@ class MainWindow(QMainWindow):
         handoff_layout.addWidget(handoff_text)
         handoff_layout.addWidget(self.handoff_button, 0, Qt.AlignmentFlag.AlignRight)
         self.handoff_bar.hide()
+        self.confirm_bar = ConfirmBar(root)
         handoff_wrap = QVBoxLayout()
         handoff_wrap.setContentsMargins(14, 8, 14, 0)
         handoff_wrap.addWidget(self.handoff_bar)
+        handoff_wrap.addWidget(self.confirm_bar)
 
         self.footer = QLabel(root)
         self.footer.setObjectName("Footer")
@@ -250,6 +258,7 @@ class MainWindow(QMainWindow):
         if not self.busy or self._stop_requested:
             return
         self._stop_requested = True
+        self.confirm_bar.cancel()
         self.pill.set_state(PillState.STOPPING)
         self.composer.set_mode(ComposerMode.STOPPING)
         agent = self._bridge.agent
@@ -449,5 +458,6 @@ class MainWindow(QMainWindow):
         task.add_done_callback(self._background.discard)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        self.confirm_bar.cancel()
         self.closing.emit()
         super().closeEvent(event)

@@ -132,6 +132,12 @@ def stylesheet(t: Theme) -> str:
         border-radius: 10px;
     }}
     #HandoffBar QLabel {{ color: {c['text']}; }}
+    #ConfirmBar {{
+        background: {css_color(t.soft(t.danger, 0.10))}; border: 1px solid {css_color(t.soft(t.danger, 0.5))};
+        border-radius: 10px;
+    }}
+    #ConfirmBar QLabel {{ color: {c['text']}; }}
+    #ConfirmBar QLabel#ConfirmDetail {{ color: {c['muted']}; font-size: 12px; }}
 
     QListView#Timeline {{ background: {c['sunken']}; border: none; outline: none; }}
     QPushButton#JumpToLatest {{

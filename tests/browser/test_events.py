@@ -8,6 +8,8 @@ from playwright.async_api import Error as PlaywrightError
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
 from app.core.page import ToolError
+from app.core.safety.guardrails import Guardrails
+from app.core.safety.risky import ConfirmRequest
 from tests.browser.helpers import index_of
 
 
@@ -36,15 +38,33 @@ async def test_a_tab_opened_by_the_page_itself_is_an_event(controller, signal, s
     assert (await controller.get_browser_state(signal)).title == "New customer"
 
 
-async def test_dialogs_are_accepted_and_told(controller, signal, site) -> None:
+async def test_an_alert_is_acknowledged_and_a_confirm_is_cancelled_without_anyone_to_allow_it(
+        controller, signal, site) -> None:
     content = await open_page(controller, signal, f"{site}/tabs.html")
     await controller.click(index_of(content, "Show alert"), signal)
     await controller.click(index_of(content, "Confirm"), signal)
     await signal.sleep(0.2)
     assert controller.drain_events() == [
         'An alert dialog in tab 1 said "Record saved"; it was accepted automatically.',
-        'A confirm dialog in tab 1 said "Delete it?"; it was accepted automatically.',
+        'A confirm dialog in tab 1 asked "Delete it?"; it was answered Cancel: nobody was there to allow it.',
     ]
+    assert (await controller.get_browser_state(signal)).title == "cancelled"
+
+
+async def test_a_confirm_asks_the_running_agents_person(controller, signal, site) -> None:
+    asked: list[ConfirmRequest] = []
+
+    async def allow(request: ConfirmRequest, _signal: AbortSignal) -> bool:
+        asked.append(request)
+        return True
+
+    controller.guardrails = Guardrails(confirm=allow)
+    content = await open_page(controller, signal, f"{site}/tabs.html")
+    assert (await controller.click(index_of(content, "Confirm"), signal)).startswith("Clicked")
+    assert controller.drain_events() == [
+        'A confirm dialog in tab 1 asked "Delete it?"; the user answered OK (allowed).']
+    assert [(r.kind, r.dialog_type, r.quote, r.url) for r in asked] == [
+        ("dialog", "confirm", "Delete it?", f"{site}/tabs.html")]
     assert (await controller.get_browser_state(signal)).title == "confirmed"
 
 

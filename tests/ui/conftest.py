@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QApplication
 
 from app.core.agent import Agent
 from app.core.config import AgentConfig
+from app.core.safety.guardrails import Guardrails
+from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
@@ -46,6 +48,7 @@ class TestRuntime:
         self.page = FakePage()
         self._server = server
         self._ask_user: AskUserHandler | None = None
+        self._confirm: ConfirmHandler | None = None
         self._closed: list[Callable[[], None]] = []
         self._agent: Agent | None = None
         self._client: OpenAICompatibleClient | None = None
@@ -58,11 +61,14 @@ class TestRuntime:
                 LLMSettings(base_url=self._server.base_url, api_key=SecretStr("sk-test"), model="fake-model",
                             retry_base_delay=0.01))
             self._agent = Agent(self._client, self.page, AgentConfig(max_steps=self.settings.max_steps),
-                                ask_user=self._ask_user)
+                                ask_user=self._ask_user, guardrails=Guardrails(confirm=self._confirm))
         return self._agent
 
     def set_ask_user(self, handler: AskUserHandler | None) -> None:
         self._ask_user = handler
+
+    def set_confirm(self, handler: ConfirmHandler | None) -> None:
+        self._confirm = handler
 
     def on_browser_closed(self, callback: Callable[[], None]) -> None:
         self._closed.append(callback)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from app.core.safety.risky import confirm_irreversible_click
 from app.core.tools.base import Tool, ToolContext
 
 
@@ -54,6 +55,9 @@ class ScriptInput(BaseModel):
 
 
 async def _click(ctx: ToolContext, p: IndexInput) -> str:
+    info = ctx.page.element_info(p.index)
+    if info is not None and ctx.guardrails.ask_before_irreversible:
+        await confirm_irreversible_click(ctx.guardrails.confirm, p.index, info.name, ctx.task, ctx.signal)
     return await ctx.page.click(p.index, ctx.signal)
 
 
