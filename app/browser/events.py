@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import re
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,12 +18,16 @@ from typing import Any
 from playwright.async_api import Dialog, Download, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
+from app.browser.private_files import FILE_MODE, private_folder
 from app.browser.session import BrowserSession
 from app.core.page import BrowserClosedError
 
 log = logging.getLogger(__name__)
 
 _QUOTE_MAX = 300
+# File names are limited to 255 bytes; room is left for " (12)".
+_NAME_MAX = 200
+_SUFFIX_MAX = 16
 
 
 @dataclass
@@ -77,19 +83,36 @@ class PageEvents:
         self._entries.append(_Entry("note", None, text))
 
     async def _download(self, download: Download) -> None:
-        name = Path(download.suggested_filename).name or "download"
+        suggested = download.suggested_filename
+        target: Path | None = None
         try:
-            target = await asyncio.to_thread(_free_path, self._session.downloads_dir, name)
+            target = await asyncio.to_thread(_free_path, self._session.downloads_dir, suggested)
             await download.save_as(target)
-            text = f"Downloaded {_quote(name)} to {target}."
+            # save_as copies the browser's file with that file's mode; what a page sent is for the user's eyes only.
+            await asyncio.to_thread(target.chmod, FILE_MODE)
+            text = f"Downloaded {_quote(target.name)} to {target}."
+            if target.name != suggested:
+                text += f" The page had named it {_quote(suggested)}."
+            await self._make_browser_copy_private(download)
         except PlaywrightError as exc:
+            if target is not None:
+                await asyncio.to_thread(target.unlink, missing_ok=True)
             failure = None
             try:
                 failure = await download.failure()
             except PlaywrightError:
                 pass
-            text = f"The download of {_quote(name)} failed: {failure or exc.message.splitlines()[0]}."
+            text = f"The download of {_quote(suggested)} failed: {failure or exc.message.splitlines()[0]}."
         self._entries.append(_Entry("note", None, text))
+
+    @staticmethod
+    async def _make_browser_copy_private(download: Download) -> None:
+        """Chromium keeps its own copy (named by a GUID) in the downloads folder until the browser closes."""
+        try:
+            copy = await download.path()
+        except PlaywrightError:  # an attached browser's copy is not on this machine's disk
+            return
+        await asyncio.to_thread(copy.chmod, FILE_MODE)
 
     def forget(self, page: Page) -> None:
         """Drop pending news about ``page`` that an action's own result already told (navigation, opening, closing)."""
@@ -136,12 +159,31 @@ def _quote(text: str) -> str:
     return f'"{text}"'
 
 
-def _free_path(directory: Path, name: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    candidate = directory / name
-    stem, suffix = candidate.stem, candidate.suffix
-    counter = 1
-    while candidate.exists():
-        candidate = directory / f"{stem} ({counter}){suffix}"
-        counter += 1
-    return candidate
+def _free_path(directory: Path, suggested: str) -> Path:
+    """A new, empty, private file in ``directory`` named after ``suggested``, a name the page chose: only its last
+    part is kept, without control characters and leading dots, so that it can neither leave the folder nor hide in
+    it. An existing name gets " (1)", " (2)"... added."""
+    private_folder(directory)
+    stem, suffix = _download_name(suggested)
+    counter = 0
+    while True:
+        candidate = directory / (f"{stem} ({counter}){suffix}" if counter else f"{stem}{suffix}")
+        try:
+            # O_EXCL: never reuse (or follow a link at) a name that exists, even one taken a moment ago.
+            os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+        except FileExistsError:
+            counter += 1
+            continue
+        return candidate
+
+
+def _download_name(suggested: str) -> tuple[str, str]:
+    """The stem and suffix of a safe file name for ``suggested``."""
+    last = re.split(r"[/\\]", suggested)[-1]
+    printable = "".join(ch for ch in last if ch.isprintable() or ch.isspace())
+    name = " ".join(printable.split()).strip(". ") or "download"
+    suffix = Path(name).suffix
+    if len(suffix) > _SUFFIX_MAX:
+        suffix = ""
+    stem = name[: len(name) - len(suffix)]
+    return stem.encode()[: _NAME_MAX - len(suffix.encode())].decode(errors="ignore"), suffix
