@@ -28,6 +28,10 @@ from app.core.safety.guardrails import Guardrails
 from app.core.tools.base import ToolContext
 from app.core.tools.page_tools import PAGE_TOOLS, UploadFileInput
 from app.core.types import ObservationEvent, StepEvent
+from app.guardrails_setup import check_upload_dirs, upload_policy
+from app.runtime import RuntimeOptions
+from app.settings.model import Settings
+from app.settings.paths import app_paths
 from tests.browser.helpers import index_of
 from tests.cli.test_cli import browser_state, cli, cli_env, run_cli
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion
@@ -344,3 +348,43 @@ def test_upload_dir_on_the_command_line_lets_a_file_through(
     assert hostile.received(b"statement for the bank", hostile.attacker)
     assert asyncio.run(profile_pids(cli_home / "data" / "browser-profile")) == []
 
+
+
+# --- what the app builds -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", ["PAGE_AGENT_HOME", "platformdirs"])
+def test_the_app_forbids_its_own_folders_and_allows_settings_and_command_line_folders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / ".local" / "share"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / ".local" / "state"))
+    if layout == "PAGE_AGENT_HOME":
+        monkeypatch.setenv("PAGE_AGENT_HOME", str(tmp_path / "pa"))
+    else:
+        monkeypatch.delenv("PAGE_AGENT_HOME", raising=False)
+    paths = app_paths()
+    own_files = [paths.settings_file, paths.profile_dir / "Default" / "Cookies", paths.runs_dir / "run.json",
+                 paths.downloads_dir / "a.pdf", paths.log_dir / "app.log"]
+    for file in own_files:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text("own")
+    secrets = tmp_path / "secrets.json"
+    secrets.write_text("{}")
+    for folder in ("from-settings", "from-cli"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "doc.pdf").write_text("doc")
+
+    settings = Settings(upload_dirs=[str(tmp_path / "from-settings"), str(tmp_path)])
+    options = RuntimeOptions(upload_dirs=[tmp_path / "from-cli"], secrets_file=secrets)
+    policy = upload_policy(settings, paths, options)
+
+    for file in [*own_files, secrets]:
+        with pytest.raises(ToolError, match="Page Agent's own data"):
+            policy.check(str(file), f"Upload {file}")
+    assert policy.check(str(tmp_path / "from-settings" / "doc.pdf")).is_file()
+    assert policy.check(str(tmp_path / "from-cli" / "doc.pdf")).is_file()
+    with pytest.raises(ValueError, match="holds Page Agent's own folder"):
+        check_upload_dirs([tmp_path], paths)
+    assert check_upload_dirs([tmp_path / "from-cli" / ".." / "from-settings"], paths) == [tmp_path / "from-settings"]
