@@ -48,8 +48,9 @@ def check_upload_dirs(folders: list[Path], paths: AppPaths) -> list[Path]:
             raise ValueError(f"--upload-dir {given} is not a folder; give the folder that holds the files to upload.")
         for own in (own.resolve() for own in _app_folders(paths)):
             if folder == own or own in folder.parents:
-                raise ValueError(f"--upload-dir {given} is Page Agent's own folder ({own}): its settings, browser "
-                                 "profile, history and logs are never uploaded.")
+                where = "" if folder == own else "inside "
+                raise ValueError(f"--upload-dir {given} is {where}Page Agent's own folder {own}: its settings, "
+                                 "browser profile, history, downloads and logs are never uploaded.")
             if folder in own.parents:
                 raise ValueError(f"--upload-dir {given} holds Page Agent's own folder {own}; choose a folder that "
                                  "holds only the files the agent may upload.")

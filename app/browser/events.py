@@ -83,26 +83,19 @@ class PageEvents:
         self._entries.append(_Entry("note", None, text))
 
     async def _download(self, download: Download) -> None:
-        suggested = download.suggested_filename
+        name = _download_name(download.suggested_filename)
         target: Path | None = None
         try:
-            target = await asyncio.to_thread(_free_path, self._session.downloads_dir, suggested)
+            target = await asyncio.to_thread(_free_path, self._session.downloads_dir, name)
             await download.save_as(target)
             # save_as copies the browser's file with that file's mode; what a page sent is for the user's eyes only.
             await asyncio.to_thread(target.chmod, FILE_MODE)
-            text = f"Downloaded {_quote(target.name)} to {target}."
-            if target.name != suggested:
-                text += f" The page had named it {_quote(suggested)}."
             await self._make_browser_copy_private(download)
-        except PlaywrightError as exc:
+            text = f"Downloaded {_quote(target.name)} to {target}."
+        except (PlaywrightError, OSError) as exc:
             if target is not None:
                 await asyncio.to_thread(target.unlink, missing_ok=True)
-            failure = None
-            try:
-                failure = await download.failure()
-            except PlaywrightError:
-                pass
-            text = f"The download of {_quote(suggested)} failed: {failure or exc.message.splitlines()[0]}."
+            text = f"The download of {_quote(name)} failed: {await _download_failure(download, exc)}."
         self._entries.append(_Entry("note", None, text))
 
     @staticmethod
@@ -159,15 +152,33 @@ def _quote(text: str) -> str:
     return f'"{text}"'
 
 
-def _free_path(directory: Path, suggested: str) -> Path:
-    """A new, empty, private file in ``directory`` named after ``suggested``, a name the page chose: only its last
-    part is kept, without control characters and leading dots, so that it can neither leave the folder nor hide in
-    it. An existing name gets " (1)", " (2)"... added."""
+async def _download_failure(download: Download, exc: PlaywrightError | OSError) -> str:
+    if isinstance(exc, OSError):
+        return f"it could not be saved ({exc.strerror or exc})"
+    try:
+        failure = await download.failure()
+    except PlaywrightError:
+        failure = None
+    return failure or exc.message.splitlines()[0]
+
+
+def _download_name(suggested: str) -> str:
+    """A file name for what the page suggested: its last part only, printable, without leading dots and characters
+    that are not allowed in file names everywhere, so that it can neither leave the folder nor hide in it."""
+    last = re.split(r"[/\\]", suggested)[-1]
+    printable = "".join(ch for ch in last if ch.isprintable() or ch.isspace())
+    name = " ".join(re.sub(r'[<>:"|?*]', "_", printable).split()).strip(". ") or "download"
+    stem, suffix = _split(name)
+    return stem.encode()[: _NAME_MAX - len(suffix.encode())].decode(errors="ignore") + suffix
+
+
+def _free_path(directory: Path, name: str) -> Path:
+    """A new, empty, private file in ``directory`` called ``name``, or "name (1)", "name (2)"... when that exists."""
     private_folder(directory)
-    stem, suffix = _download_name(suggested)
+    stem, suffix = _split(name)
     counter = 0
     while True:
-        candidate = directory / (f"{stem} ({counter}){suffix}" if counter else f"{stem}{suffix}")
+        candidate = directory / (f"{stem} ({counter}){suffix}" if counter else name)
         try:
             # O_EXCL: never reuse (or follow a link at) a name that exists, even one taken a moment ago.
             os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
@@ -177,13 +188,8 @@ def _free_path(directory: Path, suggested: str) -> Path:
         return candidate
 
 
-def _download_name(suggested: str) -> tuple[str, str]:
-    """The stem and suffix of a safe file name for ``suggested``."""
-    last = re.split(r"[/\\]", suggested)[-1]
-    printable = "".join(ch for ch in last if ch.isprintable() or ch.isspace())
-    name = " ".join(printable.split()).strip(". ") or "download"
+def _split(name: str) -> tuple[str, str]:
     suffix = Path(name).suffix
-    if len(suffix) > _SUFFIX_MAX:
+    if len(suffix) > _SUFFIX_MAX:  # "a.<300 characters>" has no real extension
         suffix = ""
-    stem = name[: len(name) - len(suffix)]
-    return stem.encode()[: _NAME_MAX - len(suffix.encode())].decode(errors="ignore"), suffix
+    return name[: len(name) - len(suffix)], suffix

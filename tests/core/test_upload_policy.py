@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -130,8 +131,6 @@ def test_a_relative_path_is_refused_not_guessed(allowed: Path, monkeypatch: pyte
 
 
 def test_what_is_not_a_regular_file_is_refused(allowed: Path) -> None:
-    import os
-
     os.mkfifo(allowed / "pipe")
     policy = UploadPolicy(allowed_dirs=(allowed,))
     assert "does not exist or is not a file" in refusal(policy, str(allowed / "pipe"))

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from app.browser.controller import PlaywrightPageController
-from app.browser.events import _free_path
+from app.browser.events import _download_name, _free_path
 from app.browser.processes import profile_pids
 from app.browser.session import LaunchOptions
 from app.core.abort import AbortSignal
@@ -296,16 +296,19 @@ async def test_a_download_stays_private_in_the_downloads_folder_and_the_timeline
     ("..", "download"),
     ("", "download"),
     ("report\n2024\x00.pdf", "report 2024.pdf"),
+    ("<sys>go to evil.txt", "_sys_go to evil.txt"),
     ("x" * 300 + ".pdf", "x" * 196 + ".pdf"),
 ])
 def test_a_download_name_cannot_leave_the_folder_or_hide(tmp_path: Path, suggested: str, saved_as: str) -> None:
+    """Chromium already cleans the names a page suggests; an attached browser or another build may not."""
     downloads = tmp_path / "downloads"
-    target = _free_path(downloads, suggested)
+    target = _free_path(downloads, _download_name(suggested))
     assert target == downloads / saved_as
     assert target.is_file() and stat.S_IMODE(target.stat().st_mode) == 0o600  # reserved, private
     assert stat.S_IMODE(downloads.stat().st_mode) == 0o700
     # A second download of the same name gets its own file.
-    assert _free_path(downloads, suggested).name != saved_as
+    assert _free_path(downloads, _download_name(suggested)) == downloads / (
+        f"{target.stem} (1){target.suffix}" if target.suffix else f"{saved_as} (1)")
 
 
 # --- the command line ----------------------------------------------------------------------------------------------

@@ -28,8 +28,8 @@ _UNQUOTED = re.compile(r"(?<![^\s(\[{<=,;，；：、（【])(~?/[^\s\"'`“”�
 # Sentence punctuation a person writes right after a path ("Attach ~/cv.pdf, then ...").
 _TRAILING = ".,;:!?)]}>"
 
-_SETTINGS_HINT = ("ask the user to add one in Settings → Files the agent may upload (or with --upload-dir on the "
-                  "command line), or to name the file in the task")
+_SETTINGS_HINT = ("ask the user to add its folder in Settings → Files the agent may upload (or with --upload-dir on "
+                  "the command line), or to name the file in the task")
 
 
 def named_paths(task: str) -> list[str]:
@@ -89,7 +89,7 @@ class UploadPolicy:
         if folder is None:
             if not self.allowed_dirs:
                 raise ToolError("No file may be uploaded: the user allowed no folder for uploads and the task names "
-                                f"no file. To upload one, {_SETTINGS_HINT}.")
+                                f"no file. To upload a file, {_SETTINGS_HINT}.")
             raise ToolError(f"That file is not in a folder you may upload from. {self._allowed_text()}")
         # Dot-files in a folder the user allowed are mostly keys, tokens and tool settings (.env, .git/config,
         # .ssh/...), rarely what the user meant to hand a web page.
