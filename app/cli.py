@@ -20,7 +20,7 @@ from typing import Any, TextIO, TypeVar
 from app.cli_confirm import cli_confirm
 from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
-from app.guardrails_setup import load_secrets
+from app.guardrails_setup import check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
 from app.settings.model import Settings, load_settings
 from app.settings.paths import app_paths
@@ -187,12 +187,17 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
 
     paths = app_paths()
     settings, api_key = resolve_settings(args, load_settings(paths.settings_file))
+    try:
+        upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
+    except ValueError as exc:  # before Chromium starts
+        _tell(printer, str(exc))
+        return EXIT_ERROR
     options = RuntimeOptions(
         headless=args.headless, cdp_url=args.cdp_url, replay=args.replay, record=args.record,
         max_duration=args.max_duration,
         allowed_domains=_domain_list(args.allowed_domains),
         secrets_file=args.secrets_file,
-        upload_dirs=args.upload_dir,
+        upload_dirs=upload_dirs,
         risky=args.risky,
     )
     try:

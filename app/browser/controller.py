@@ -241,8 +241,10 @@ class PlaywrightPageController:
         return f"Hovered {label}"
 
     async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str:
-        file = Path(path).expanduser()
-        if not await asyncio.to_thread(file.is_file):
+        # Exactly the file given: the upload tool hands over the path its policy resolved and judged; expanding or
+        # resolving it again here could name another file.
+        file = Path(path)
+        if not file.is_absolute() or not await asyncio.to_thread(file.is_file):
             raise ToolError(f"The file {path} does not exist (or is not a file); give the absolute path of one.")
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)

@@ -14,6 +14,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
+from app.browser.private_files import private_folder
 from app.browser.processes import kill_profile_processes
 from app.browser.profile import quiet_profile
 from app.core.page import BrowserClosedError
@@ -241,8 +242,9 @@ class BrowserSession:
 
 
 def _make_dirs(*dirs: Path) -> None:
+    # The profile holds the user's signed-in sessions, the downloads what pages sent: the user's eyes only.
     for directory in dirs:
-        directory.mkdir(parents=True, exist_ok=True)
+        private_folder(directory)
 
 
 def _first_line(exc: BaseException) -> str:

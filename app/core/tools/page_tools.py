@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import BaseModel, Field
 
 from app.core.safety.risky import confirm_irreversible_click
@@ -47,7 +49,8 @@ class TabInput(BaseModel):
 
 class UploadFileInput(BaseModel):
     index: int = Field(ge=0, description="The file input (or the button that opens the file chooser).")
-    path: str = Field(description="Absolute path of a local file.")
+    path: str = Field(description="Full path of a local file (/... or ~/...), in a folder the user allowed for "
+                                  "uploads or named in the task.")
 
 
 class ScriptInput(BaseModel):
@@ -114,7 +117,9 @@ async def _close_tab(ctx: ToolContext, p: TabInput) -> str:
 
 
 async def _upload(ctx: ToolContext, p: UploadFileInput) -> str:
-    return await ctx.page.upload_file(p.index, p.path, ctx.signal)
+    # The page gets the file the policy judged (links and .. resolved), never the path as the model wrote it.
+    file = await ctx.signal.race(asyncio.to_thread(ctx.guardrails.uploads.check, p.path, ctx.task))
+    return await ctx.page.upload_file(p.index, str(file), ctx.signal)
 
 
 async def _javascript(ctx: ToolContext, p: ScriptInput) -> str:
