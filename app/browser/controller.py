@@ -24,6 +24,7 @@ from app.browser.actions import (
     normalize_url,
 )
 from app.browser.events import PageEvents
+from app.browser.navigation_guard import NavigationGuard, unread_page
 from app.browser.observer import ElementRef, Observation, observe, resolve
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
@@ -54,8 +55,10 @@ class PlaywrightPageController:
         self._events = PageEvents(session)
         self._last: Observation | None = None
         self._last_page: Page | None = None
-        # The running agent's policies (set by the composition root whenever it builds an agent).
+        # The running agent's policies (set by the composition root whenever it builds an agent). The navigation
+        # guard reads them at every check; its route follows them before each look and each navigation.
         self.guardrails = Guardrails()
+        self._guard = NavigationGuard(session, lambda: self.guardrails.navigation)
 
     # --- observing ---------------------------------------------------------------------------------------------
 
@@ -66,23 +69,47 @@ class PlaywrightPageController:
             tabs = await signal.race(self._tabs(page, ""))
             return BrowserState(url=page.url, title="", tabs=tabs,
                                 content=render_crashed(self.session.tab_id(page), page.url))
+        await signal.race(self._guard.sync())
+        observation = await self._observe_allowed(page, signal)
+        if observation is None:
+            self._last, self._last_page = None, page
+            reason = self._guard.refusal(page) or "a frame inside it is on an address that is not allowed."
+            tabs = await signal.race(self._tabs(page, ""))
+            return BrowserState(url=page.url, title="", tabs=tabs,
+                                content=unread_page(self.session.tab_id(page), page.url, reason))
+        self._last, self._last_page = observation, page
+        tabs = await signal.race(self._tabs(page, observation.title))
+        return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
+
+    async def _observe_allowed(self, page: Page, signal: AbortSignal) -> Observation | None:
+        """Observe the tab unless it, or a frame in it, is on a refused address (None). Frames on one are being taken
+        away by the guard: wait for that before looking, and look again if one got there during the look."""
+        for _attempt in range(2):
+            await signal.race(self._guard.settle())
+            if self._guard.any_refused(page):
+                continue
+            observation = await self._observe(page, signal)
+            if not self._guard.any_refused(page):
+                return observation
+        return None
+
+    async def _observe(self, page: Page, signal: AbortSignal) -> Observation:
         async with self._failures("The page could not be read"):
             try:
-                observation = await signal.race(observe(page, self.margin))
+                return await signal.race(observe(page, self.margin))
             except PlaywrightError as exc:
                 if "context was destroyed" not in (exc.message or "") and "navigat" not in (exc.message or ""):
                     raise
                 # The page navigated mid-read: look again once it has a document.
                 await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
-                observation = await signal.race(observe(page, self.margin))
-        self._last, self._last_page = observation, page
-        tabs = await signal.race(self._tabs(page, observation.title))
-        return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
+                return await signal.race(observe(page, self.margin))
 
     async def _tabs(self, active: Page, active_title: str) -> list[TabInfo]:
         async def title(page: Page) -> str:
             if page is active:
                 return active_title
+            if self._guard.refusal(page) is not None:
+                return ""  # a title is page content too
             try:
                 return await asyncio.wait_for(page.title(), 1.0)
             except (PlaywrightError, asyncio.TimeoutError):
@@ -94,7 +121,7 @@ class PlaywrightPageController:
                 for p, t in zip(pages, titles)]
 
     def drain_events(self) -> list[str]:
-        return self._events.drain()
+        return self._events.drain() + self._guard.drain()
 
     def element_info(self, index: int) -> ElementInfo | None:
         ref = self._last.refs.get(index) if self._last is not None else None
@@ -287,15 +314,25 @@ class PlaywrightPageController:
                 f"{below:.1f} below")
 
     async def go_to_url(self, url: str, signal: AbortSignal) -> str:
+        target = self._allowed_url(url)
         page = self.session.active_page
         if self.session.is_crashed(page):
             # Not even a reload brings a crashed tab back: the page opens in a fresh tab that takes its place.
             crashed = page
             page = await self._race(signal, "Could not reopen the crashed tab", self.session.replace_crashed(crashed))
             self._events.forget(crashed)
-        return await self._navigate(page, normalize_url(url), signal, "Opened")
+        return await self._navigate(page, target, signal, "Opened")
+
+    def _allowed_url(self, url: str) -> str:
+        """The URL the model asked for, made whole, or a ToolError saying why it may not be opened."""
+        target = normalize_url(url)
+        reason = self.guardrails.navigation.check(target)
+        if reason is not None:
+            raise ToolError(f"Refused to open {target}: {reason}")
+        return target
 
     async def _navigate(self, page: Page, url: str, signal: AbortSignal, verb: str) -> str:
+        await signal.race(self._guard.sync())
         try:
             await signal.race(page.goto(url, wait_until="domcontentloaded", timeout=self._navigation_ms))
             slow = ""
@@ -305,6 +342,13 @@ class PlaywrightPageController:
                 raise ToolError(f"Could not open {url}: {failure_text(exc)}") from exc
             slow = f" (still loading after {self._navigation_ms / 1000:g} s)"
         self._events.forget(page)
+        landed = page.url
+        reason = self._guard.refusal(page)
+        if reason is not None:
+            # A redirect took the tab off the allowed sites: the guard takes it back; say so once, here.
+            await signal.race(self._guard.settle())
+            self._guard.forget(page)
+            raise ToolError(f"{url} led to {landed}; {reason} The page was not read; the tab is on {page.url}.")
         title = await self._title(page)
         return f"{verb} {page.url}{slow}" + (f" — {json.dumps(title, ensure_ascii=False)}" if title else "")
 
@@ -331,10 +375,11 @@ class PlaywrightPageController:
         return f"Went back to {page.url}"
 
     async def open_new_tab(self, url: str, signal: AbortSignal) -> str:
+        target = self._allowed_url(url)
         page = await self._race(signal, "Could not open a new tab", self.session.context.new_page())
         self.session.activate(page)
         self._events.forget(page)
-        result = await self._navigate(page, normalize_url(url), signal, "Opened")
+        result = await self._navigate(page, target, signal, "Opened")
         return f"{result} in a new tab (tab {self.session.tab_id(page)}), now the active tab"
 
     async def switch_to_tab(self, tab_id: int, signal: AbortSignal) -> str:
