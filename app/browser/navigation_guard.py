@@ -80,15 +80,15 @@ class NavigationGuard:
         except PlaywrightError as exc:  # the page closed meanwhile
             log.debug("navigation route: %s", exc.message.splitlines()[0])
             return
+        # Each sentence leads with what happened: the panel's timeline shows the first two lines.
         url = _clip(request.url)
         if frame is None:
-            self._note(None, f"The page tried to open {url} in a new tab; it was blocked: {reason}")
+            self._note(None, f"Blocked: the page tried to open {url} in a new tab: {reason}")
         elif is_subframe:
-            self._note(frame.page, f"Tab {self._tab(frame.page)}: a frame inside the page tried to load {url}; "
-                                   f"it was blocked: {reason}")
+            self._note(frame.page, f"Blocked: a frame in tab {self._tab(frame.page)} tried to load {url}: {reason}")
         else:
-            self._note(frame.page, f"Tab {self._tab(frame.page)}: the page tried to go to {url}; it was blocked "
-                                   f"and the tab stayed where it was: {reason}")
+            self._note(frame.page, f"Blocked: the page in tab {self._tab(frame.page)} tried to go to {url}, and the "
+                                   f"tab stayed where it was: {reason}")
 
     # --- taking refused frames away ----------------------------------------------------------------------------
 
@@ -107,8 +107,7 @@ class NavigationGuard:
         if frame.parent_frame is not None:
             with contextlib.suppress(PlaywrightError):
                 await frame.goto("about:blank", timeout=_LEAVE_MS)
-            self._note(page, f"Tab {self._tab(page)}: a frame inside the page ended up on {url}; {reason} It was "
-                             "not read and was emptied.")
+            self._note(page, f"Emptied: a frame in tab {self._tab(page)} ended up on {url} and was not read: {reason}")
             return
         with contextlib.suppress(PlaywrightError):
             await page.go_back(wait_until="commit", timeout=_LEAVE_MS)
@@ -117,8 +116,8 @@ class NavigationGuard:
                 await page.goto("about:blank", timeout=_LEAVE_MS)
         if page.is_closed():
             return
-        self._note(page, f"Tab {self._tab(page)} ended up on {url} (a redirect or a script took it there); {reason} "
-                         f"It was not read, and the tab went back to {_clip(page.url)}.")
+        self._note(page, f"Taken back: tab {self._tab(page)} ended up on {url} (a redirect or a script took it there) "
+                         f"and was not read; it is now on {_clip(page.url)}. Why: {reason}")
 
     async def settle(self) -> None:
         """Wait (with a deadline) until every refused frame seen so far has been taken away."""

@@ -15,13 +15,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
 from app.core.page import ToolError
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.navigation import NavigationPolicy
-from app.core.types import AgentStatus
+from app.core.types import AgentStatus, ExecutionResult
+from app.ui.timeline.model import Kind, TimelineModel, plain_text
 from tests.browser.helpers import index_of
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.security.conftest import AgentOnPage, HostileSite
@@ -56,10 +58,11 @@ async def open_links(controller: PlaywrightPageController, hostile: HostileSite,
     return (await controller.get_browser_state(signal)).content
 
 
-async def run(agent_on_page: AgentOnPage, llm_server: FakeLLMServer, *actions: dict[str, object]) -> None:
+async def run(agent_on_page: AgentOnPage, llm_server: FakeLLMServer, *actions: dict[str, object]) -> ExecutionResult:
     llm_server.add(*(tool_reply(action) for action in actions), done_reply("Finished."))
     result = await agent_on_page().execute("Read the team notes.")
     assert result.status == AgentStatus.COMPLETED, result.data
+    return result
 
 
 # --- the http(s)-only policy: always on ---------------------------------------------------------------------------
@@ -121,11 +124,11 @@ async def test_a_page_that_ends_up_on_a_refused_address_is_not_read_and_is_taken
 
 async def test_links_scripts_and_forms_to_another_site_are_blocked_in_the_browser(
         agent_on_page: AgentOnPage, llm_server: FakeLLMServer, hostile: HostileSite,
-        controller: PlaywrightPageController, signal: AbortSignal) -> None:
+        controller: PlaywrightPageController, signal: AbortSignal, qapp: QApplication) -> None:
     allow(controller, host_port(hostile.page))
     content = await open_links(controller, hostile, signal)
 
-    await run(agent_on_page, llm_server,
+    result = await run(agent_on_page, llm_server,
               {"click_element_by_index": {"index": index_of(content, "Partner notes")}},
               {"click_element_by_index": {"index": index_of(content, "Go to partner by script")}},
               {"click_element_by_index": {"index": index_of(content, "Send notes to partner")}},
@@ -135,10 +138,15 @@ async def test_links_scripts_and_forms_to_another_site_are_blocked_in_the_browse
     assert not any(seen_by_model(llm_server, marker) for marker in ATTACKER_MARKERS)
     assert [page.url for page in controller.session.pages] == [f"{hostile.page}/nav-links.html"]
     told = [llm_server.user_message(i) for i in range(1, 5)]
-    assert all(BLOCKED in message and "it was blocked" in message for message in told)
-    assert "in a new tab; it was blocked" in told[3]
+    assert all(BLOCKED in message and "Blocked: " in message for message in told)
+    assert "in a new tab" in told[3]
     # Sub-resources are not navigation: the partner's logo still loaded.
     assert any(hit.path == "/nav-logo.txt" for hit in hostile.hits if hit.origin == hostile.attacker)
+    # The panel's timeline shows each block as a line of its own.
+    timeline = TimelineModel()
+    timeline.sync_history(result.history)
+    lines = [plain_text(item) for item in timeline.items if item.kind is Kind.OBSERVATION]
+    assert sum(line.startswith("Blocked: ") for line in lines) == 4
 
 
 async def test_a_redirect_to_another_site_is_not_read_and_the_tab_goes_back(
@@ -159,7 +167,7 @@ async def test_a_redirect_to_another_site_is_not_read_and_the_tab_goes_back(
     assert controller.session.pages[0].url == f"{hostile.page}/nav-links.html"
     assert all(page.url in (f"{hostile.page}/nav-links.html", "about:blank") for page in controller.session.pages)
     after_link, after_popup, after_goto = (llm_server.user_message(i) for i in range(1, 4))
-    assert "ended up on" in after_link and BLOCKED in after_link and "not read" in after_link
+    assert "Taken back: tab 1 ended up on" in after_link and BLOCKED in after_link and "not read" in after_link
     assert "ended up on" in after_popup and BLOCKED in after_popup
     assert f"led to {hostile.attacker}/nav-attacker.html?goto" in after_goto and BLOCKED in after_goto
 
