@@ -333,24 +333,33 @@ class PlaywrightPageController:
 
     async def _navigate(self, page: Page, url: str, signal: AbortSignal, verb: str) -> str:
         await signal.race(self._guard.sync())
+        self._guard.last_refused(page)
+        slow = ""
         try:
             await signal.race(page.goto(url, wait_until="domcontentloaded", timeout=self._navigation_ms))
-            slow = ""
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
+            await self._refuse_landing(page, url, signal)
             if "Timeout" not in (exc.message or ""):
                 raise ToolError(f"Could not open {url}: {failure_text(exc)}") from exc
             slow = f" (still loading after {self._navigation_ms / 1000:g} s)"
+        await self._refuse_landing(page, url, signal)
         self._events.forget(page)
-        landed = page.url
-        reason = self._guard.refusal(page)
-        if reason is not None:
-            # A redirect took the tab off the allowed sites: the guard takes it back; say so once, here.
-            await signal.race(self._guard.settle())
-            self._guard.forget(page)
-            raise ToolError(f"{url} led to {landed}; {reason} The page was not read; the tab is on {page.url}.")
         title = await self._title(page)
         return f"{verb} {page.url}{slow}" + (f" — {json.dumps(title, ensure_ascii=False)}" if title else "")
+
+    async def _refuse_landing(self, page: Page, what: str, signal: AbortSignal) -> None:
+        """The navigation led to a refused address (a redirect, or history), which the route blocked or the guard
+        undid: say so here, once, instead of a bare net::ERR_ABORTED or the address the tab is back on."""
+        refused = self._guard.last_refused(page)
+        if refused is None:
+            return
+        target, reason = refused
+        await signal.race(self._guard.settle())
+        self._guard.forget(page)
+        self._events.forget(page)
+        raise ToolError(f"{what} led to {target}, which was refused and not read: {reason} The tab is now on "
+                        f"{page.url}.")
 
     async def _title(self, page: Page) -> str:
         try:
@@ -362,12 +371,15 @@ class PlaywrightPageController:
         page = self.session.active_page
         url_before = page.url
         response = None
+        self._guard.last_refused(page)
         try:
             response = await signal.race(page.go_back(wait_until="domcontentloaded", timeout=self._navigation_ms))
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
+            await self._refuse_landing(page, "Going back", signal)
             if "Timeout" not in (exc.message or ""):
                 raise ToolError(f"Could not go back: {failure_text(exc)}") from exc
+        await self._refuse_landing(page, "Going back", signal)
         # go_back answers None both for "no history" and for an in-page (#hash, pushState) step back.
         if response is None and page.url == url_before:
             raise ToolError("There is no previous page in this tab.")

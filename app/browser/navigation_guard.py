@@ -44,6 +44,8 @@ class NavigationGuard:
         self._sync_lock = asyncio.Lock()
         self._notes: list[tuple[Page | None, str]] = []
         self._leaving: dict[Frame, asyncio.Task[None]] = {}
+        # The last refused address each tab tried to open (blocked) or reached (taken back), and why.
+        self._refused: dict[Page, tuple[str, str]] = {}
         for page in session.pages:
             self._watch(page)
         session.on_page(self._watch)
@@ -87,6 +89,7 @@ class NavigationGuard:
         elif is_subframe:
             self._note(frame.page, f"Blocked: a frame in tab {self._tab(frame.page)} tried to load {url}: {reason}")
         else:
+            self._refused[frame.page] = (request.url, reason)
             self._note(frame.page, f"Blocked: the page in tab {self._tab(frame.page)} tried to go to {url}, and the "
                                    f"tab stayed where it was: {reason}")
 
@@ -94,10 +97,16 @@ class NavigationGuard:
 
     def _watch(self, page: Page) -> None:
         page.on("framenavigated", lambda frame: self._navigated(page, frame))
+        page.on("close", lambda _page: self._refused.pop(page, None))
 
     def _navigated(self, page: Page, frame: Frame) -> None:
-        if frame in self._leaving or self._frame_refusal(frame) is None:
+        if frame in self._leaving:
             return
+        reason = self._frame_refusal(frame)
+        if reason is None:
+            return
+        if frame.parent_frame is None:
+            self._refused[page] = (frame.url, reason)
         task = asyncio.ensure_future(self._leave(page, frame))
         self._leaving[frame] = task
         task.add_done_callback(lambda _task: self._leaving.pop(frame, None))
@@ -126,6 +135,11 @@ class NavigationGuard:
             await asyncio.wait(pending, timeout=_SETTLE_TIMEOUT)
 
     # --- what the controller asks ------------------------------------------------------------------------------
+
+    def last_refused(self, page: Page) -> tuple[str, str] | None:
+        """The refused address the tab last tried to open or reached (and why), forgotten once asked: a navigation
+        clears it before it starts and asks after it ended, so it learns what the route or the guard undid."""
+        return self._refused.pop(page, None)
 
     def refusal(self, page: Page) -> str | None:
         """Why the tab must not be read where it is now, or None."""

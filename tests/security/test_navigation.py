@@ -169,7 +169,8 @@ async def test_a_redirect_to_another_site_is_not_read_and_the_tab_goes_back(
     after_link, after_popup, after_goto = (llm_server.user_message(i) for i in range(1, 4))
     assert "Taken back: tab 1 ended up on" in after_link and BLOCKED in after_link and "not read" in after_link
     assert "ended up on" in after_popup and BLOCKED in after_popup
-    assert f"led to {hostile.attacker}/nav-attacker.html?goto" in after_goto and BLOCKED in after_goto
+    assert f"led to {hostile.attacker}/nav-attacker.html?goto, which was refused" in after_goto
+    assert BLOCKED in after_goto
 
 
 async def test_a_frame_from_another_site_is_not_loaded_or_read(
@@ -202,6 +203,21 @@ async def test_the_model_cannot_open_another_site_in_this_tab_or_a_new_one(
 
     assert attacker_page_hits(hostile) == []
     assert len(controller.session.pages) == 1
+
+
+async def test_going_back_to_a_site_that_is_no_longer_allowed_is_refused(
+        hostile: HostileSite, controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    await controller.go_to_url(f"{hostile.attacker}/nav-attacker.html", signal)
+    await controller.go_to_url(f"{hostile.page}/nav-links.html", signal)
+    allow(controller, host_port(hostile.page))  # a new agent, with the user's list
+    await controller.get_browser_state(signal)
+
+    with pytest.raises(ToolError, match=f"Going back led to {hostile.attacker}/nav-attacker.html, which was refused.*{BLOCKED}"):
+        await controller.go_back(signal)
+
+    state = await controller.get_browser_state(signal)
+    assert not any(marker in state.content or marker in state.title for marker in ATTACKER_MARKERS)
+    assert controller.guardrails.navigation.check(state.url) is None
 
 
 # --- the legitimate uses ------------------------------------------------------------------------------------------
