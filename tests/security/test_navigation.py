@@ -293,3 +293,21 @@ def test_cli_allowed_domains_blocks_other_sites_and_a_bad_pattern_stops_before_c
     assert elsewhere.returncode == 2
     assert f"--url {hostile.page}/nav-links.html cannot be opened" in elsewhere.stderr
     assert len(hostile.hits) == hits_before and len(llm_server.requests) == requests_before
+
+
+def test_cli_a_saved_start_page_outside_the_allowed_sites_is_a_clear_error(
+        tmp_path: Path, llm_server: FakeLLMServer, hostile: HostileSite) -> None:
+    from tests.cli.test_cli import cli_env
+
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "settings.json").write_text(json.dumps({"start_url": f"{hostile.attacker}/nav-attacker.html"}))
+
+    done = subprocess.run([sys.executable, "-m", "app", "run", "Read the partner notes", "--allowed-domains",
+                           host_port(hostile.page)], env=cli_env(home, llm_server), cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+
+    assert done.returncode == 2
+    assert f"The start page {hostile.attacker}/nav-attacker.html cannot be opened: " in done.stderr
+    assert BLOCKED in done.stderr and "Traceback" not in done.stderr
+    assert attacker_page_hits(hostile) == [] and llm_server.requests == []
