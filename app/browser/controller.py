@@ -82,10 +82,10 @@ class PlaywrightPageController:
         return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
 
     async def _observe_allowed(self, page: Page, signal: AbortSignal) -> Observation | None:
-        """Observe the tab unless it, or a frame in it, is on a refused address (None). Frames on one are being taken
-        away by the guard: wait for that before looking, and look again if one got there during the look."""
+        """Observe the tab unless it, or a frame in it, stays on a refused address (None). Such frames are taken away
+        before the look, and the page is looked at again if one got there during the look."""
         for _attempt in range(2):
-            await signal.race(self._guard.settle())
+            await signal.race(self._guard.take_away(page))
             if self._guard.any_refused(page):
                 continue
             observation = await self._observe(page, signal)
@@ -355,7 +355,7 @@ class PlaywrightPageController:
         if refused is None:
             return
         target, reason = refused
-        await signal.race(self._guard.settle())
+        await signal.race(self._guard.take_away(page))
         self._guard.forget(page)
         self._events.forget(page)
         raise ToolError(f"{what} led to {target}, which was refused and not read: {reason} The tab is now on "

@@ -5,9 +5,9 @@ No single mechanism sees every navigation, so there are three:
   post, ``location=``, meta refresh, ``window.open``, iframe) is checked before it leaves, and a refused one is
   answered "204 No Content", which leaves the page where it was. Sub-resources (images, scripts, XHR) pass untouched.
 - Routing does not see redirect hops (Playwright lets them through without asking the route) nor addresses that are
-  no network request at all (chrome:, data:, view-source:, blob:). A frame that still ends up on a refused address is
-  taken away as soon as it commits: a tab goes back (or to about:blank), a frame inside a page to about:blank.
-- The controller never reads a tab while it is on a refused address (``refusal``), whatever got it there.
+  no network request at all (chrome:, data:, view-source:, blob:). So the controller never reads a tab, or a frame,
+  on a refused address, whatever got it there: before it looks, and after each navigation, the guard takes such
+  frames away (``take_away``): a tab goes back (or to about:blank), a frame inside a page to about:blank.
 Each block is told to the model as a sentence (``drain``).
 """
 
@@ -29,7 +29,6 @@ log = logging.getLogger(__name__)
 # Chromium's own "this page did not load" page: harmless, and the model needs to read why a page failed.
 _ERROR_PAGE = "chrome-error://"
 _LEAVE_MS = 10_000
-_SETTLE_TIMEOUT = 15.0
 _URL_MAX = 200
 
 
@@ -43,7 +42,6 @@ class NavigationGuard:
         self._routed = False
         self._sync_lock = asyncio.Lock()
         self._notes: list[tuple[Page | None, str]] = []
-        self._leaving: dict[Frame, asyncio.Task[None]] = {}
         # The last refused address each tab tried to open (blocked) or reached (taken back), and why.
         self._refused: dict[Page, tuple[str, str]] = {}
         for page in session.pages:
@@ -100,39 +98,34 @@ class NavigationGuard:
         page.on("close", lambda _page: self._refused.pop(page, None))
 
     def _navigated(self, page: Page, frame: Frame) -> None:
-        if frame in self._leaving:
-            return
-        reason = self._frame_refusal(frame)
-        if reason is None:
-            return
-        if frame.parent_frame is None:
+        # Only noted here; ``take_away`` acts when the agent next looks or navigates, so that a person using the
+        # browser between tasks or during a hand-off is not fought over every page they open.
+        if frame.parent_frame is None and (reason := self._frame_refusal(frame)) is not None:
             self._refused[page] = (frame.url, reason)
-        task = asyncio.ensure_future(self._leave(page, frame))
-        self._leaving[frame] = task
-        task.add_done_callback(lambda _task: self._leaving.pop(frame, None))
 
-    async def _leave(self, page: Page, frame: Frame) -> None:
-        url, reason = _clip(frame.url), self._frame_refusal(frame)
-        if frame.parent_frame is not None:
+    async def take_away(self, page: Page) -> None:
+        """Move the tab and its frames off refused addresses: the tab goes back (or, without a usable history, to
+        about:blank), a frame inside it to about:blank. Each move is told."""
+        reason = self.refusal(page)
+        if reason is not None:
+            url = _clip(page.url)
+            with contextlib.suppress(PlaywrightError):
+                await page.go_back(wait_until="commit", timeout=_LEAVE_MS)
+            if self.refusal(page) is not None:  # no history to go back to, or that was refused too
+                with contextlib.suppress(PlaywrightError):
+                    await page.goto("about:blank", timeout=_LEAVE_MS)
+            if page.is_closed():
+                return
+            self._note(page, f"Taken back: tab {self._tab(page)} was on {url}, which was not read; it is now on "
+                             f"{_clip(page.url)}. Why: {reason}")
+        for frame in page.frames[1:]:
+            reason = self._frame_refusal(frame)
+            if reason is None or frame.is_detached():
+                continue
+            url = _clip(frame.url)
             with contextlib.suppress(PlaywrightError):
                 await frame.goto("about:blank", timeout=_LEAVE_MS)
-            self._note(page, f"Emptied: a frame in tab {self._tab(page)} ended up on {url} and was not read: {reason}")
-            return
-        with contextlib.suppress(PlaywrightError):
-            await page.go_back(wait_until="commit", timeout=_LEAVE_MS)
-        if self.refusal(page) is not None:  # no history to go back to, or that was refused too
-            with contextlib.suppress(PlaywrightError):
-                await page.goto("about:blank", timeout=_LEAVE_MS)
-        if page.is_closed():
-            return
-        self._note(page, f"Taken back: tab {self._tab(page)} ended up on {url} (a redirect or a script took it there) "
-                         f"and was not read; it is now on {_clip(page.url)}. Why: {reason}")
-
-    async def settle(self) -> None:
-        """Wait (with a deadline) until every refused frame seen so far has been taken away."""
-        pending = list(self._leaving.values())
-        if pending:
-            await asyncio.wait(pending, timeout=_SETTLE_TIMEOUT)
+            self._note(page, f"Emptied: a frame in tab {self._tab(page)} was on {url}, which was not read: {reason}")
 
     # --- what the controller asks ------------------------------------------------------------------------------
 

@@ -167,8 +167,8 @@ async def test_a_redirect_to_another_site_is_not_read_and_the_tab_goes_back(
     assert controller.session.pages[0].url == f"{hostile.page}/nav-links.html"
     assert all(page.url in (f"{hostile.page}/nav-links.html", "about:blank") for page in controller.session.pages)
     after_link, after_popup, after_goto = (llm_server.user_message(i) for i in range(1, 4))
-    assert "Taken back: tab 1 ended up on" in after_link and BLOCKED in after_link and "not read" in after_link
-    assert "ended up on" in after_popup and BLOCKED in after_popup
+    assert "Taken back: tab 1 was on" in after_link and BLOCKED in after_link and "not read" in after_link
+    assert "Taken back: tab 2 was on" in after_popup and BLOCKED in after_popup
     assert f"led to {hostile.attacker}/nav-attacker.html?goto, which was refused" in after_goto
     assert BLOCKED in after_goto
 
