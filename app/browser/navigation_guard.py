@@ -160,7 +160,8 @@ class NavigationGuard:
 
     def drain(self) -> list[str]:
         notes, self._notes = self._notes, []
-        return [text for _page, text in notes]
+        # Once each: a page that embeds the same blocked frame on every load says so once per look.
+        return list(dict.fromkeys(text for _page, text in notes))
 
     def _tab(self, page: Page) -> str:
         try:

@@ -52,7 +52,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")  # routing turns the cache off: compare like with like
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the browser moved on to the next load
 
 
 async def _load(controller: PlaywrightPageController, url: str) -> float:
@@ -64,6 +67,7 @@ async def _load(controller: PlaywrightPageController, url: str) -> float:
 
 async def main() -> None:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     origin = f"http://127.0.0.1:{server.server_address[1]}"
     signal = AbortSignal()
