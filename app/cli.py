@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from app.cli_confirm import cli_confirm
+from app.core.safety.navigation import parse_domains
 from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
-from app.guardrails_setup import check_upload_dirs, load_secrets
+from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
 from app.settings.model import Settings, load_settings
 from app.settings.paths import app_paths
@@ -51,8 +52,12 @@ def _task_text(text: str) -> str:
     return text
 
 
-def _domain_list(text: str | None) -> list[str] | None:
-    return None if text is None else [part.strip() for part in text.split(",") if part.strip()]
+def _domain_list(text: str) -> list[str]:
+    # A bad pattern stops the run here, before Chromium starts. "" clears the saved list: any http(s) site.
+    try:
+        return parse_domains(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def add_run_parser(subparsers: Any) -> None:
@@ -71,7 +76,7 @@ def add_run_parser(subparsers: Any) -> None:
     run.add_argument("--events", action="store_true", help="Print every event as one JSON object per line on stderr.")
     run.add_argument("--json", action="store_true", help="Print the final result as one JSON object on stdout.")
     safety = run.add_argument_group("safety (see the README's Safety section)")
-    safety.add_argument("--allowed-domains", metavar="HOSTS",
+    safety.add_argument("--allowed-domains", type=_domain_list, metavar="HOSTS",
                         help="Only open these sites, comma-separated: example.com,*.example.com (default: settings).")
     safety.add_argument("--secrets-file", type=Path, metavar="FILE",
                         help="JSON object of secret name -> value; the model sees only <secret>name</secret>.")
@@ -195,15 +200,16 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
     options = RuntimeOptions(
         headless=args.headless, cdp_url=args.cdp_url, replay=args.replay, record=args.record,
         max_duration=args.max_duration,
-        allowed_domains=_domain_list(args.allowed_domains),
+        allowed_domains=args.allowed_domains,
         secrets_file=args.secrets_file,
         upload_dirs=upload_dirs,
         risky=args.risky,
     )
     try:
         # Refused here, before Chromium starts; the agent reads them again when it is built.
+        check_navigation(settings, options, args.url)
         await asyncio.to_thread(load_secrets, settings, options)
-    except SecretsSourceError as exc:
+    except ValueError as exc:  # SecretsSourceError included
         _tell(printer, str(exc))
         return EXIT_ERROR
     runtime = Runtime(settings, paths, options, api_key=api_key)

@@ -28,14 +28,13 @@ log = logging.getLogger(__name__)
 def build_guardrails(settings: Settings, paths: AppPaths, options: RuntimeOptions,
                      confirm: ConfirmHandler | None) -> Guardrails:
     """Command-line options beat the saved settings. Reads files and the keyring: call it off the event loop."""
-    domains = options.allowed_domains if options.allowed_domains is not None else settings.allowed_domains
     secrets = load_secrets(settings, options)
     if options.demo:
         secrets = [s for s in secrets if s.name != DEMO_SECRET]
         secrets.append(Secret(DEMO_SECRET, SecretStr(DEMO_PASSWORD), (DEMO_HOST,)))
     vault = SecretVault(secrets)
     return Guardrails(
-        navigation=NavigationPolicy(allowed_domains=tuple(domains)),
+        navigation=navigation_policy(settings, options),
         secrets=vault,
         uploads=upload_policy(settings, paths, options),
         confirm=_masking(confirm, vault),
@@ -123,3 +122,38 @@ def check_upload_dirs(folders: list[Path], paths: AppPaths) -> list[Path]:
 def _app_folders(paths: AppPaths) -> list[Path]:
     # Profile (cookies, saved logins), runs and downloads live in the data folder; listed too in case they move.
     return [paths.config_dir, paths.data_dir, paths.log_dir, paths.profile_dir, paths.runs_dir, paths.downloads_dir]
+
+
+def navigation_policy(settings: Settings, options: RuntimeOptions) -> NavigationPolicy:
+    """The allowed sites: the command line's, else the saved ones. ValueError names a bad one and where it is.
+
+    The bundled demo replays a recording on its own local site, so the allowed sites do not apply to it.
+    """
+    if options.demo:
+        return NavigationPolicy()
+    from_cli = options.allowed_domains is not None
+    domains = options.allowed_domains if options.allowed_domains is not None else settings.allowed_domains
+    try:
+        return NavigationPolicy(allowed_domains=tuple(domains))
+    except ValueError as exc:
+        where = "--allowed-domains" if from_cli else "Settings, Only these sites"
+        raise ValueError(f"{where}: {exc}") from exc
+
+
+def check_navigation(settings: Settings, options: RuntimeOptions, url: str | None) -> None:
+    """Before Chromium starts: the allowed sites are valid, and the page the user asked to open first is one of
+    them. The user's own start page is held to the user's own list too: opening it anyway would hand the agent a
+    site the user said it may not use, and blocking it silently would leave the user wondering."""
+    policy = navigation_policy(settings, options)
+    if url:
+        check_start_page(policy, url, "--url")
+
+
+def check_start_page(policy: NavigationPolicy, url: str, what: str) -> None:
+    """ValueError, in plain words, when ``url`` (the user's start page, named ``what``) may not be opened."""
+    from app.browser.actions import normalize_url  # Playwright: only once a page is about to open
+
+    target = normalize_url(url)
+    reason = policy.check(target)
+    if reason is not None:
+        raise ValueError(f"{what} {target} cannot be opened: {reason}")

@@ -18,7 +18,7 @@ from app.core.agent import Agent
 from app.core.llm import LLMClient
 from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
-from app.guardrails_setup import build_guardrails
+from app.guardrails_setup import build_guardrails, check_start_page, navigation_policy
 from app.llm.cassette import Cassette, RecordingClient, ReplayClient
 from app.llm.client import OpenAICompatibleClient
 from app.settings.model import Settings
@@ -223,6 +223,7 @@ class Runtime:
     async def _go_to_start_page(self) -> None:
         start = await self._start_page()
         if start:
+            check_start_page(navigation_policy(self.settings, self.options), start, "The start page")
             await self._controller.go_to_url(start, AbortSignal())  # type: ignore[attr-defined]
 
     async def _start_page(self) -> str:

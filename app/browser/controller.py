@@ -24,6 +24,7 @@ from app.browser.actions import (
     normalize_url,
 )
 from app.browser.events import PageEvents
+from app.browser.navigation_guard import NavigationGuard, unread_page
 from app.browser.observer import ElementRef, Observation, observe, resolve
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
@@ -54,8 +55,10 @@ class PlaywrightPageController:
         self._events = PageEvents(session, lambda: self.guardrails)
         self._last: Observation | None = None
         self._last_page: Page | None = None
-        # The running agent's policies (set by the composition root whenever it builds an agent).
+        # The running agent's policies (set by the composition root whenever it builds an agent). The navigation
+        # guard reads them at every check; its route follows them before each look and each navigation.
         self.guardrails = Guardrails()
+        self._guard = NavigationGuard(session, lambda: self.guardrails.navigation)
 
     # --- observing ---------------------------------------------------------------------------------------------
 
@@ -66,23 +69,47 @@ class PlaywrightPageController:
             tabs = await signal.race(self._tabs(page, ""))
             return BrowserState(url=page.url, title="", tabs=tabs,
                                 content=render_crashed(self.session.tab_id(page), page.url))
+        await signal.race(self._guard.sync())
+        observation = await self._observe_allowed(page, signal)
+        if observation is None:
+            self._last, self._last_page = None, page
+            reason = self._guard.refusal(page) or "a frame inside it is on an address that is not allowed."
+            tabs = await signal.race(self._tabs(page, ""))
+            return BrowserState(url=page.url, title="", tabs=tabs,
+                                content=unread_page(self.session.tab_id(page), page.url, reason))
+        self._last, self._last_page = observation, page
+        tabs = await signal.race(self._tabs(page, observation.title))
+        return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
+
+    async def _observe_allowed(self, page: Page, signal: AbortSignal) -> Observation | None:
+        """Observe the tab unless it, or a frame in it, stays on a refused address (None). Such frames are taken away
+        before the look, and the page is looked at again if one got there during the look."""
+        for _attempt in range(2):
+            await signal.race(self._guard.take_away(page))
+            if self._guard.any_refused(page):
+                continue
+            observation = await self._observe(page, signal)
+            if not self._guard.any_refused(page):
+                return observation
+        return None
+
+    async def _observe(self, page: Page, signal: AbortSignal) -> Observation:
         async with self._failures("The page could not be read"):
             try:
-                observation = await signal.race(observe(page, self.margin))
+                return await signal.race(observe(page, self.margin))
             except PlaywrightError as exc:
                 if "context was destroyed" not in (exc.message or "") and "navigat" not in (exc.message or ""):
                     raise
                 # The page navigated mid-read: look again once it has a document.
                 await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
-                observation = await signal.race(observe(page, self.margin))
-        self._last, self._last_page = observation, page
-        tabs = await signal.race(self._tabs(page, observation.title))
-        return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
+                return await signal.race(observe(page, self.margin))
 
     async def _tabs(self, active: Page, active_title: str) -> list[TabInfo]:
         async def title(page: Page) -> str:
             if page is active:
                 return active_title
+            if self._guard.refusal(page) is not None:
+                return ""  # a title is page content too
             try:
                 return await asyncio.wait_for(page.title(), 1.0)
             except (PlaywrightError, asyncio.TimeoutError):
@@ -94,7 +121,7 @@ class PlaywrightPageController:
                 for p, t in zip(pages, titles)]
 
     def drain_events(self) -> list[str]:
-        return self._events.drain()
+        return self._events.drain() + self._guard.drain()
 
     def element_info(self, index: int) -> ElementInfo | None:
         ref = self._last.refs.get(index) if self._last is not None else None
@@ -297,26 +324,52 @@ class PlaywrightPageController:
                 f"{below:.1f} below")
 
     async def go_to_url(self, url: str, signal: AbortSignal) -> str:
+        target = self._allowed_url(url)
         page = self.session.active_page
         if self.session.is_crashed(page):
             # Not even a reload brings a crashed tab back: the page opens in a fresh tab that takes its place.
             crashed = page
             page = await self._race(signal, "Could not reopen the crashed tab", self.session.replace_crashed(crashed))
             self._events.forget(crashed)
-        return await self._navigate(page, normalize_url(url), signal, "Opened")
+        return await self._navigate(page, target, signal, "Opened")
+
+    def _allowed_url(self, url: str) -> str:
+        """The URL the model asked for, made whole, or a ToolError saying why it may not be opened."""
+        target = normalize_url(url)
+        reason = self.guardrails.navigation.check(target)
+        if reason is not None:
+            raise ToolError(f"Refused to open {target}: {reason}")
+        return target
 
     async def _navigate(self, page: Page, url: str, signal: AbortSignal, verb: str) -> str:
+        await signal.race(self._guard.sync())
+        self._guard.last_refused(page)
+        slow = ""
         try:
             await signal.race(page.goto(url, wait_until="domcontentloaded", timeout=self._navigation_ms))
-            slow = ""
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
+            await self._refuse_landing(page, url, signal)
             if "Timeout" not in (exc.message or ""):
                 raise ToolError(f"Could not open {url}: {failure_text(exc)}") from exc
             slow = f" (still loading after {self._navigation_ms / 1000:g} s)"
+        await self._refuse_landing(page, url, signal)
         self._events.forget(page)
         title = await self._title(page)
         return f"{verb} {page.url}{slow}" + (f" — {json.dumps(title, ensure_ascii=False)}" if title else "")
+
+    async def _refuse_landing(self, page: Page, what: str, signal: AbortSignal) -> None:
+        """The navigation led to a refused address (a redirect, or history), which the route blocked or the guard
+        undid: say so here, once, instead of a bare net::ERR_ABORTED or the address the tab is back on."""
+        refused = self._guard.last_refused(page)
+        if refused is None:
+            return
+        target, reason = refused
+        await signal.race(self._guard.take_away(page))
+        self._guard.forget(page)
+        self._events.forget(page)
+        raise ToolError(f"{what} led to {target}, which was refused and not read: {reason} The tab is now on "
+                        f"{page.url}.")
 
     async def _title(self, page: Page) -> str:
         try:
@@ -328,12 +381,15 @@ class PlaywrightPageController:
         page = self.session.active_page
         url_before = page.url
         response = None
+        self._guard.last_refused(page)
         try:
             response = await signal.race(page.go_back(wait_until="domcontentloaded", timeout=self._navigation_ms))
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
+            await self._refuse_landing(page, "Going back", signal)
             if "Timeout" not in (exc.message or ""):
                 raise ToolError(f"Could not go back: {failure_text(exc)}") from exc
+        await self._refuse_landing(page, "Going back", signal)
         # go_back answers None both for "no history" and for an in-page (#hash, pushState) step back.
         if response is None and page.url == url_before:
             raise ToolError("There is no previous page in this tab.")
@@ -341,10 +397,11 @@ class PlaywrightPageController:
         return f"Went back to {page.url}"
 
     async def open_new_tab(self, url: str, signal: AbortSignal) -> str:
+        target = self._allowed_url(url)
         page = await self._race(signal, "Could not open a new tab", self.session.context.new_page())
         self.session.activate(page)
         self._events.forget(page)
-        result = await self._navigate(page, normalize_url(url), signal, "Opened")
+        result = await self._navigate(page, target, signal, "Opened")
         return f"{result} in a new tab (tab {self.session.tab_id(page)}), now the active tab"
 
     async def switch_to_tab(self, tab_id: int, signal: AbortSignal) -> str:

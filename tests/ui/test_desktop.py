@@ -19,11 +19,13 @@ from app.ui.history_view import HistoryDialog
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.status_pill import PillState
 from app.ui.timeline.model import Kind
+from tests.browser.conftest import origins, site  # noqa: F401  (fixtures)
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
 from tests.ui.conftest import screenshot, settle, until
 
-PAGE = "data:text/html,<title>Shop</title><h1>Blue mug</h1><button>Add to cart</button>"
+# go_to_url opens web pages only: the shop is served by the test server (tests/pages/shop.html).
+PAGE = "/shop.html"
 
 
 @pytest.fixture
@@ -76,7 +78,8 @@ async def test_asked_for_demo_skips_the_first_run_screen(
 
 
 async def test_a_run_is_saved_and_reopens_from_history(
-        desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring) -> None:
+        desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring,
+        site: str) -> None:  # noqa: F811
     memory_keyring.set_password("page-agent-desktop", "api-key:custom", "sk-secret-key-123")
     save_settings(paths.settings_file, Settings(provider="custom", base_url=llm_server.base_url, model="fake-model",
                                                 max_steps=5, first_run_done=True))
@@ -85,7 +88,7 @@ async def test_a_run_is_saved_and_reopens_from_history(
     window = await desktop.start()
     assert desktop.runtime is not None and not desktop.runtime.demo
     assert not window.demo_banner.isVisible()
-    llm_server.add(tool_reply({"go_to_url": {"url": PAGE}}, next_goal="Open the shop page"),
+    llm_server.add(tool_reply({"go_to_url": {"url": site + PAGE}}, next_goal="Open the shop page"),
                    done_reply("The page shows a blue mug.", success=True))
     window.composer.input.setPlainText("What product does the page show?")
     window.composer.run.click()

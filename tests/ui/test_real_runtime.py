@@ -15,20 +15,23 @@ from app.settings.paths import AppPaths
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.timeline.model import Kind
+from tests.browser.conftest import origins, site  # noqa: F401  (fixtures)
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import screenshot, settle, until
 
-PAGE = "data:text/html,<title>Shop</title><h1>Blue mug</h1><button>Add to cart</button>"
+# go_to_url opens web pages only: the shop is served by the test server (tests/pages/shop.html).
+PAGE = "/shop.html"
 
 
-async def test_a_run_in_headless_chromium(qapp: QApplication, llm_server: FakeLLMServer, tmp_path: Path) -> None:
+async def test_a_run_in_headless_chromium(qapp: QApplication, llm_server: FakeLLMServer, tmp_path: Path,
+                                          site: str) -> None:  # noqa: F811
     settings = Settings(base_url=llm_server.base_url, model="fake-model", max_steps=5)
     paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
     runtime = Runtime(settings, paths, RuntimeOptions(headless=True), api_key="sk-test")
     window = MainWindow(runtime)
     window.show()
     llm_server.add(
-        tool_reply({"go_to_url": {"url": PAGE}}, next_goal="Open the shop page"),
+        tool_reply({"go_to_url": {"url": site + PAGE}}, next_goal="Open the shop page"),
         done_reply("The page shows a blue mug.", success=True),
     )
     try:
@@ -44,13 +47,13 @@ async def test_a_run_in_headless_chromium(qapp: QApplication, llm_server: FakeLL
 
 
 async def test_chromium_closed_mid_run_ends_clearly_and_the_next_task_relaunches_it(
-        qapp: QApplication, llm_server: FakeLLMServer, tmp_path: Path) -> None:
+        qapp: QApplication, llm_server: FakeLLMServer, tmp_path: Path, site: str) -> None:  # noqa: F811
     settings = Settings(base_url=llm_server.base_url, model="fake-model", max_steps=5)
     paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
     runtime = Runtime(settings, paths, RuntimeOptions(headless=True), api_key="sk-test")
     window = MainWindow(runtime)
     window.show()
-    llm_server.add(tool_reply({"go_to_url": {"url": PAGE}}, delay=3.0), done_reply("The mug is blue."))
+    llm_server.add(tool_reply({"go_to_url": {"url": site + PAGE}}, delay=3.0), done_reply("The mug is blue."))
     try:
         window.composer.input.setPlainText("What product does the page show?")
         window.composer.run.click()
