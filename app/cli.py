@@ -25,7 +25,7 @@ from app.guardrails_setup import check_navigation, check_upload_dirs, load_secre
 from app.logging_setup import SECRETS_FILTER
 from app.settings.model import Settings, load_settings
 from app.settings.paths import app_paths
-from app.settings.secrets import SecretsSourceError, env_api_key, get_api_key
+from app.settings.secrets import env_api_key, get_api_key
 
 EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2, 3
 
