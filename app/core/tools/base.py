@@ -57,9 +57,9 @@ class Tool(Generic[InputT]):
 
     def describe_fields(self) -> str:
         parts = []
-        for name, field in self.input_model.model_fields.items():
-            kind = getattr(field.annotation, "__name__", str(field.annotation))
-            parts.append(f"{name} ({kind}{', required' if field.is_required() else ''})")
+        for name, info in self.input_model.model_fields.items():
+            kind = getattr(info.annotation, "__name__", str(info.annotation))
+            parts.append(f"{name} ({kind}{', required' if info.is_required() else ''})")
         return ", ".join(parts) or "no fields"
 
 
