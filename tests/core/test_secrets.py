@@ -15,7 +15,7 @@ from app.core.abort import AbortSignal
 from app.core.page import ElementInfo, ToolError
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmRequest
-from app.core.safety.hosts import host_matches, url_matches
+from app.core.safety.navigation import site_of
 from app.core.safety.secrets import Secret, SecretVault, hide_everywhere, mask_everywhere, placeholder
 from app.core.types import ExecutingActivity
 from app.guardrails_setup import build_guardrails, load_secrets
@@ -77,25 +77,12 @@ def test_a_secret_limited_to_sites_is_typed_only_there(url: str, allowed: bool) 
         assert VALUE not in str(caught.value)
 
 
-@pytest.mark.parametrize(("host", "port", "pattern", "expected"), [
-    ("example.com", 443, "example.com", True),
-    ("www.example.com", 443, "example.com", False),  # a bare host matches itself only
-    ("www.example.com", 443, "*.example.com", True),
-    ("example.com", 443, "*.example.com", False),
-    ("a.b.example.com", 80, "*.example.com", True),
-    ("example.com", 8080, "example.com:8080", True),
-    ("example.com", 443, "example.com:8080", False),
-    ("EXAMPLE.com.", 443, "example.COM", True),
-    ("notexample.com", 443, "*.example.com", False),
-])
-def test_host_patterns(host: str, port: int, pattern: str, expected: bool) -> None:
-    assert host_matches(host, port, pattern) is expected
-
-
-def test_url_default_ports() -> None:
-    assert url_matches("https://example.com/x", ["example.com:443"])
-    assert not url_matches("http://example.com/x", ["example.com:443"])
-    assert not url_matches("http://example.com:bad/", ["example.com"])
+def test_a_learnt_site_is_exactly_the_host_and_port_it_was_typed_on() -> None:
+    assert site_of("https://Example.COM./login") == "example.com:443"
+    assert site_of("http://127.0.0.1:8080/x") == "127.0.0.1:8080"
+    assert site_of("http://[::1]:9/") == "[::1]:9"
+    assert site_of("data:text/html,x") is None
+    assert site_of("http://example.com:bad/") is None
 
 
 # --- masking ---------------------------------------------------------------------------------------------------

@@ -110,20 +110,46 @@ class NavigationPolicy:
         return self.check(url)
 
     def _check_host(self, text: str, scheme: str) -> str | None:
-        # A backslash is a slash in an http(s) URL: "http://evil.com\\@example.com" goes to evil.com.
         try:
-            parts = urlsplit(text.replace("\\", "/"))
-            port = parts.port or _WEB_SCHEMES[scheme]
+            found = _web_host(text, scheme)
         except ValueError:
             return "the address is not a valid URL (its host or port cannot be read)."
-        host = _canonical_host(unquote(parts.hostname or ""))
-        if host is None or ("[" in parts.netloc and ":" not in host):
+        if found is None:
             return "the address has no valid host name."
+        host, port, given_port = found
         if not self._patterns or any(p.matches(host, port) for p in self._patterns):
             return None
-        shown = (f"[{host}]" if ":" in host else host) + (f":{parts.port}" if parts.port else "")
+        shown = (f"[{host}]" if ":" in host else host) + (f":{given_port}" if given_port else "")
         allowed = ", ".join(str(p) for p in self._patterns)
         return f"{shown} is not among the allowed sites ({allowed}); only those sites can be opened."
+
+
+def site_of(url: str) -> str | None:
+    """The pattern naming exactly the site of a web address ("host:port"), or None when it is not one."""
+    scheme_match = _SCHEME.match(url.strip())
+    scheme = scheme_match.group(1).lower() if scheme_match else ""
+    if scheme not in _WEB_SCHEMES:
+        return None
+    try:
+        found = _web_host(url.strip(), scheme)
+    except ValueError:
+        return None
+    if found is None:
+        return None
+    host, port, _given = found
+    return str(HostPattern(host, False, port))
+
+
+def _web_host(text: str, scheme: str) -> tuple[str, int, int | None] | None:
+    """Canonical host, effective port and the port as written of an http(s) address; None without a valid host;
+    ValueError when the URL cannot be read."""
+    # A backslash is a slash in an http(s) URL: "http://evil.com\\@example.com" goes to evil.com.
+    parts = urlsplit(text.replace("\\", "/"))
+    port = parts.port or _WEB_SCHEMES[scheme]
+    host = _canonical_host(unquote(parts.hostname or ""))
+    if host is None or ("[" in parts.netloc and ":" not in host):
+        return None
+    return host, port, parts.port
 
 
 def _canonical_host(host: str) -> str | None:

@@ -22,7 +22,7 @@ from urllib.parse import quote, quote_plus
 from pydantic import BaseModel, SecretStr
 
 from app.core.page import ToolError
-from app.core.safety.hosts import url_host_port, url_matches
+from app.core.safety.navigation import NavigationPolicy, site_of
 
 # A secret's name: what the task and the model write between <secret> and </secret>.
 SECRET_NAME = re.compile(r"^[a-z0-9_-]{1,64}$")
@@ -188,9 +188,10 @@ class SecretVault:
         if url is None:
             raise ToolError("That field is not in the current page state, so no secret was typed; look at the page "
                             "again and use an index from it.")
-        if secret.domains and not url_matches(url, secret.domains):
-            host, port = url_host_port(url)
-            where = f"{host}:{port}" if host and port else host or "a page without a web address"
+        site = site_of(url)
+        # about:blank passes the navigation policy, but it is no site of the user's: the secret stays untyped.
+        if secret.domains and (site is None or NavigationPolicy(secret.domains).check(url) is not None):
+            where = site or "a page without a web address"
             raise ToolError(f'The secret "{secret.name}" may only be typed on {", ".join(secret.domains)}, and this '
                             f"field belongs to {where}, so nothing was typed. Do not type it anywhere else.")
 
@@ -206,8 +207,7 @@ class SecretVault:
             taken = set(self.names())
             name = next(n for n in (TYPED_PASSWORD if i == 1 else f"{TYPED_PASSWORD}_{i}" for i in range(1, 10_000))
                         if n not in taken)
-            host, port = url_host_port(url)
-            site = (f"{host}:{port}" if port else host) if host else _NOWHERE
+            site = site_of(url) or _NOWHERE
             self.secrets.append(Secret(name, SecretStr(value), (site,)))
             self._rebuild()
         return name
