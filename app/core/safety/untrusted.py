@@ -13,8 +13,10 @@ import unicodedata
 
 # Invisible format characters: they let "<s\u200bys>" read as <sys> to a model, smuggle text in Unicode tag
 # characters, or reorder what a person would read. None of them carries meaning the model needs.
-_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\U000e0000-\U000e007f]")
-_LINE_BREAKS = re.compile("[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]+")
+_INVISIBLES = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\U000e0000-\U000e007f"
+_BREAKS = "\r\n\v\f\x1c-\x1e\x85\u2028\u2029"
+_INVISIBLE = re.compile(f"[{_INVISIBLES}]")
+_LINE_BREAKS = re.compile(f"[{_BREAKS}]+")
 # '<' and the characters a model may read as one (full-width, small, angle quotes and brackets).
 _OPEN = "<\uff1c\ufe64\u2039\u3008\u27e8\u2329\u276c\u276e\u29fc\u02c2"
 _SLASH = "/\uff0f\u2044\u2215\u29f8"
@@ -23,6 +25,8 @@ _TAG = re.compile(rf"[{_OPEN}](?P<rest>[\s{_SLASH}]*(?P<name>[\w\-.:\uff3f]+))")
 _ELEMENT_LINE = re.compile(rf"(\[\s*\d+\s*\]\s*)[{_OPEN}]")
 _BLOCKS = frozenset({"agentstate", "agenthistory", "browserstate", "userrequest", "previoustasks", "sys", "system"})
 _STEP = re.compile(r"step\d*")
+# Most text has none of the characters any rule above looks for.
+_SUSPECT = re.compile(f"[{_INVISIBLES}{_BREAKS}{_OPEN}]")
 ESCAPED_OPEN = "&lt;"
 
 
@@ -40,11 +44,15 @@ def escape_blocks(text: str) -> str:
 
     For text whose lines are laid out by the app (the serialized page); its fields are already ``inert``.
     """
+    if not _SUSPECT.search(text):
+        return text
     return _TAG.sub(_escape_tag, _INVISIBLE.sub("", text))
 
 
 def inert(text: str) -> str:
     """One line of untrusted text: no line breaks (a new line could pose as the app's own), no block tags, no forged
     element lines."""
+    if not _SUSPECT.search(text):
+        return text
     flat = _LINE_BREAKS.sub(" ", _INVISIBLE.sub("", text))
     return _ELEMENT_LINE.sub(lambda m: m[1] + ESCAPED_OPEN, escape_blocks(flat))
