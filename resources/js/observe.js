@@ -119,7 +119,8 @@
         return {left: rect.left, right: rect.left, top: rect.top, bottom: rect.top};
       }
     }
-    if (style.clip === 'auto' || !style.clip || (style.position !== 'absolute' && style.position !== 'fixed')) return null;
+    const positioned = style.position === 'absolute' || style.position === 'fixed';
+    if (!positioned || !style.clip || style.clip === 'auto') return null;
     const edges = /rect\(([^,\s]+)[,\s]+([^,\s]+)[,\s]+([^,\s]+)[,\s]+([^,)\s]+)\)/.exec(style.clip);
     if (!edges) return null;
     const at = (value, auto) => (value === 'auto' ? auto : parseFloat(value));
@@ -141,9 +142,11 @@
       // only a scroll box too thin to show anything hides its content.
       const tiny = (style.overflowX !== 'visible' || style.overflowY !== 'visible')
         && (rect.width <= BOX_MIN || rect.height <= BOX_MIN);
-      if (clipsX || clipsY || tiny) {
-        clip = intersect(clip, {left: clipsX || tiny ? rect.left : -Infinity, right: clipsX || tiny ? rect.right : Infinity,
-          top: clipsY || tiny ? rect.top : -Infinity, bottom: clipsY || tiny ? rect.bottom : Infinity});
+      const x = clipsX || tiny;
+      const y = clipsY || tiny;
+      if (x || y) {
+        clip = intersect(clip, {left: x ? rect.left : -Infinity, right: x ? rect.right : Infinity,
+          top: y ? rect.top : -Infinity, bottom: y ? rect.bottom : Infinity});
       }
     }
     const contains = style.transform !== 'none' || style.filter !== 'none';
@@ -301,8 +304,8 @@
     const named = [];
     let shownLength = 0;
     let namedLength = 0;
-    const add = (text, visible) => {
-      if (namedLength < LABEL_MAX) {
+    const add = (text, visible, announced) => {
+      if (announced && namedLength < LABEL_MAX) {
         named.push(text);
         namedLength += text.length;
       }
@@ -313,32 +316,34 @@
     };
     const childrenOf = (node) => (node.tagName === 'SLOT' && node.assignedNodes().length
       ? node.assignedNodes() : (node.shadowRoot || node).childNodes);
-    const walk = (node, visible) => {
+    const walk = (node, visible, announced) => {
       for (const child of childrenOf(node)) {
         if (shownLength >= LABEL_MAX) return;
         if (child.nodeType === Node.TEXT_NODE) {
           const text = child.data.trim();
           const parent = child.parentElement || node;
           if (text && styleOf(parent).visibility === 'visible') {
-            add(text, visible && !isClosedDetails(node) && textShows(child, parent));
+            add(text, visible && !isClosedDetails(node) && textShows(child, parent), announced);
           }
         } else if (child.nodeType === Node.ELEMENT_NODE && !SKIP_TAGS.has(child.tagName)
                    && !isCheapInteractive(child, child.tagName)) {
           const style = styleOf(child);
-          // Not rendered and not announced either: no part of any name.
-          if (style.display === 'none' || child.getAttribute('aria-hidden') === 'true') continue;
+          if (style.display === 'none') continue;  // neither seen nor announced
+          const told = announced && child.getAttribute('aria-hidden') !== 'true';
           const rect = child.getBoundingClientRect();
           const paint = paintOf(child, style, rect);
           const seen = visible && paint.alpha >= ALPHA_MIN && !(isClosedDetails(node) && child.tagName !== 'SUMMARY');
           if (child.tagName === 'IMG') {
-            if (child.alt) add(child.alt, seen && style.visibility === 'visible' && shows(rect, intersect(paint.clip, page)));
+            if (child.alt) {
+              add(child.alt, seen && style.visibility === 'visible' && shows(rect, intersect(paint.clip, page)), told);
+            }
           } else {
-            walk(child, seen);
+            walk(child, seen, told);
           }
         }
       }
     };
-    walk(el, true);
+    walk(el, true, true);
     return {shown: cut(clean(shown.join(' ')), LABEL_MAX), named: cut(clean(named.join(' ')), LABEL_MAX)};
   }
 
