@@ -24,7 +24,7 @@ from app.browser.actions import (
     normalize_url,
 )
 from app.browser.events import PageEvents
-from app.browser.observer import ElementRef, Observation, describe_now, observe, resolve
+from app.browser.observer import ElementRef, Observation, item_now, observe, resolve
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
 from app.core.abort import AbortSignal
@@ -128,7 +128,7 @@ class PlaywrightPageController:
         """The check at the moment of use: a page may rename or retag an element between the look and the action
         ("Save draft" becoming "Delete account permanently"); then nothing is done and the model looks again."""
         async with self._failures(f"Element [{index}] could not be checked"):
-            now = await signal.race(describe_now(element))
+            now = await signal.race(item_now(element))
         if now is None or now.identity() == ref.item.identity():
             return
         reads = now.reads() if now.tag == ref.item.tag else f"<{now.tag}> {now.reads()}".strip()

@@ -39,7 +39,7 @@ _RESOLVE = """([nonce, ref]) => {
 }"""
 _SLOT_OF = "el => el.__pageAgentSlot ?? null"
 # The element's line as the observer would write it now (by the rules of the last look), or null without one.
-_DESCRIBE = "el => { const state = window.__pageAgent; return state && state.describe ? state.describe(el) : null; }"
+_ITEM_OF = "el => { const state = window.__pageAgent; return state && state.itemOf ? state.itemOf(el) : null; }"
 _NAMING_ATTRS = ("type", "label", "aria-label", "alt", "placeholder")
 _BUTTON_INPUTS = ("submit", "button", "reset")
 _FRAME_DEPTH_MAX = 5
@@ -233,7 +233,7 @@ async def _observe_child(child: Frame, slot: FrameItem, options: dict[str, objec
         # A frame that navigates or goes away while we look is simply left out of this observation.
         log.debug("frame %s skipped: %s", child.url, exc.message.splitlines()[0])
         return []
-    if snapshot.origin == parent_origin and snapshot.origin != "null" or not pieces:
+    if (snapshot.origin == parent_origin and snapshot.origin != "null") or not pieces:
         return pieces
     return [(child, depth, FrameOrigin(_origin_name(snapshot))),
             *((frame, piece_depth + 1, item) for frame, piece_depth, item in pieces)]
@@ -270,7 +270,7 @@ async def resolve(ref: ElementRef) -> ElementHandle | None:
     return element
 
 
-async def describe_now(element: ElementHandle) -> ElementItem | None:
+async def item_now(element: ElementHandle) -> ElementItem | None:
     """How ``element`` reads at this moment, by the same rules the observer listed it with; None without an observer."""
-    text = await element.evaluate(_DESCRIBE)
+    text = await element.evaluate(_ITEM_OF)
     return None if text is None else ElementItem.model_validate_json(text)

@@ -495,7 +495,7 @@
   }
 
   // An element's line as the model reads it: its tag, visible text (else its accessible name) and attributes.
-  function describe(el, tag, style) {
+  function itemOf(el, tag, style) {
     const {shown, named} = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY'
       ? {shown: '', named: ''} : labelOf(el);
     return {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(),
@@ -566,7 +566,7 @@
       // A pointer cursor is inherited: only the element where it starts is the clickable one.
       const candidate = cheap || (pointer && !parentPointer && tag !== 'BODY' && tag !== 'HTML') || scroll !== null;
       if (candidate) {
-        const item = describe(el, tag, style);
+        const item = itemOf(el, tag, style);
         item.depth = ctx.depth;
         item.isNew = markNew && !state.known.has(el);
         if (!push(item, el)) return;
@@ -662,13 +662,13 @@
   state.nonce = options.nonce;
   state.elements = elements;
   // For the check at the moment of use: the element's line as it would read now, by the same rules.
-  state.describe = (el) => {
+  state.itemOf = (el) => {
     page = pageBounds();
     styles = new Map();
     paints = new Map();
     backgrounds = new Map();
     textStyles = new Map();
-    return JSON.stringify(describe(el, el.tagName, styleOf(el)));
+    return JSON.stringify(itemOf(el, el.tagName, styleOf(el)));
   };
 
   return {
