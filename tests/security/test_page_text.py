@@ -71,6 +71,9 @@ async def test_visible_text_and_accessible_names_still_work(controller, signal, 
     assert index_of(content, '<input label="Search mail" type=text />')
     close = index_of(content, '<button aria-label="Close dialog" />')
     menu = index_of(content, '<button aria-label="Open menu" />')  # named by its sr-only span
+    # A hidden name names the element, clipped: it is no channel for a page's paragraphs.
+    long_name = re.search(r'<button aria-label="(Settings\.[^"]*)" />', content)
+    assert long_name and len(long_name[1]) <= 100 and long_name[1].endswith("…"), content
     await controller.click(menu, signal)
     await controller.click(close, signal)
     await _wait_for_hit(hostile, "/clicked?what=menu")
