@@ -149,7 +149,9 @@
           top: y ? rect.top : -Infinity, bottom: y ? rect.bottom : Infinity});
       }
     }
-    const contains = style.transform !== 'none' || style.filter !== 'none';
+    // A transform or filter makes the element the containing block of positioned content (only matters once
+    // something clips; computed style reads are the observer's main cost).
+    const contains = (clip || outer.abs || outer.fixed) && (style.transform !== 'none' || style.filter !== 'none');
     return {
       alpha: outer.alpha * parseFloat(style.opacity),
       clip,
@@ -207,19 +209,20 @@
     if (textStyles.has(el)) return textStyles.get(el);
     const style = styleOf(el);
     let ok = style.visibility === 'visible' && parseFloat(style.fontSize) >= FONT_MIN;
-    const colour = ok ? rgba(style.webkitTextFillColor || style.color) : null;
-    // Gradient text paints its background through transparent glyphs.
-    if (colour && style.webkitBackgroundClip !== 'text' && style.backgroundClip !== 'text') {
+    const colour = ok ? rgba(style.webkitTextFillColor) : null;  // the colour glyphs are painted in
+    if (colour && colour[3] < ALPHA_MIN) {
+      ok = false;
+    } else if (colour) {
       const behind = backgroundOf(el);
-      if (colour[3] < ALPHA_MIN) {
-        ok = false;
-      } else if (behind) {
+      if (behind) {
         const a = colour[3];
         const seen = [0, 1, 2].map((i) => a * colour[i] + (1 - a) * behind[i]);
         const [l1, l2] = [luminance(seen), luminance(behind)].sort((x, y) => y - x);
         ok = (l1 + 0.05) / (l2 + 0.05) >= CONTRAST_MIN;
       }
     }
+    // Gradient text paints its background through transparent glyphs.
+    if (!ok && colour && style.webkitBackgroundClip === 'text') ok = true;
     textStyles.set(el, ok);
     return ok;
   }
