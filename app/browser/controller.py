@@ -25,7 +25,7 @@ from app.browser.actions import (
 )
 from app.browser.events import PageEvents
 from app.browser.navigation_guard import NavigationGuard, unread_page
-from app.browser.observer import ElementRef, Observation, observe, resolve
+from app.browser.observer import ElementRef, Observation, item_now, observe, resolve
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
 from app.core.abort import AbortSignal
@@ -148,7 +148,19 @@ class PlaywrightPageController:
             raise stale from exc
         if element is None:
             raise stale
+        await self._still_as_seen(index, ref, element, signal)
         return ref, element
+
+    async def _still_as_seen(self, index: int, ref: ElementRef, element: ElementHandle, signal: AbortSignal) -> None:
+        """The check at the moment of use: a page may rename or retag an element between the look and the action
+        ("Save draft" becoming "Delete account permanently"); then nothing is done and the model looks again."""
+        async with self._failures(f"Element [{index}] could not be checked"):
+            now = await signal.race(item_now(element))
+        if now is None or now.identity() == ref.item.identity():
+            return
+        reads = now.reads() if now.tag == ref.item.tag else f"<{now.tag}> {now.reads()}".strip()
+        raise ToolError(f'Refused to act on [{index}]: the element changed since you saw it (it now reads '
+                        f'"{reads}"); look at the new state.')
 
     @asynccontextmanager
     async def _failures(self, what: str) -> AsyncIterator[None]:
@@ -175,6 +187,7 @@ class PlaywrightPageController:
         page = self.session.active_page
         url_before = page.url
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
+        await self._still_as_seen(index, ref, element, signal)  # a page may rename it on mouseover
         dialogs_before = self._events.dialogs_opened
         try:
             await self._race(signal, f"Could not click {label}", element.click(timeout=self._action_ms))

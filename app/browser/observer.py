@@ -2,6 +2,7 @@
 
 Each frame lists its own document; an <iframe> in view comes back as a slot that is filled by observing that child
 frame (same- or cross-origin alike: Playwright acts on an element only through a handle of the frame that owns it).
+A frame of another origin than the document around it is another website: its lines go under a marker naming it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import itertools
 import logging
 from dataclasses import dataclass
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
@@ -36,6 +38,10 @@ _RESOLVE = """([nonce, ref]) => {
   return el && el.isConnected ? el : null;
 }"""
 _SLOT_OF = "el => el.__pageAgentSlot ?? null"
+# The element's line as the observer would write it now (by the rules of the last look), or null without one.
+_ITEM_OF = "el => { const state = window.__pageAgent; return state && state.itemOf ? state.itemOf(el) : null; }"
+_NAMING_ATTRS = ("type", "label", "aria-label", "alt", "placeholder")
+_BUTTON_INPUTS = ("submit", "button", "reset")
 _FRAME_DEPTH_MAX = 5
 
 
@@ -55,6 +61,20 @@ class ElementItem(BaseModel):
     text: str
     is_new: bool = Field(alias="isNew")
 
+    def identity(self) -> tuple[str, ...]:
+        """What makes it the element the model chose: its tag and what names it (not a field's value or state, which
+        typing and clicking change)."""
+        attrs = dict(self.attrs)
+        named = [f"{key}={attrs[key]}" for key in _NAMING_ATTRS if key in attrs]
+        if self.tag == "input" and attrs.get("type") in _BUTTON_INPUTS:
+            named.append(f"value={attrs.get('value', '')}")
+        return (self.tag, self.text, *named)
+
+    def reads(self) -> str:
+        """The name a person reads on it."""
+        attrs = dict(self.attrs)
+        return self.text or attrs.get("label") or attrs.get("aria-label") or attrs.get("placeholder") or ""
+
 
 class TextItem(BaseModel):
     kind: Literal["text"]
@@ -67,6 +87,7 @@ class FrameItem(BaseModel):
     depth: int
     slot: str
     region: Region
+    alpha: float = 1.0  # the opacity the page gives the frame, passed down to what it shows
 
 
 Item = Annotated[ElementItem | TextItem | FrameItem, Field(discriminator="kind")]
@@ -85,6 +106,7 @@ class Scroll(BaseModel):
 class FrameSnapshot(BaseModel):
     title: str
     url: str
+    origin: str
     viewport: Viewport
     scroll: Scroll
     items: list[Item]
@@ -102,13 +124,22 @@ class ElementRef:
 
 
 @dataclass(frozen=True)
+class FrameOrigin:
+    """Marks where the content of a frame from another origin begins; its lines follow one level deeper."""
+
+    origin: str
+    depth: int = 0  # like an item's: added to the frame's depth in the page
+
+
+@dataclass(frozen=True)
 class Line:
-    """One line of the merged listing: an element (with its global index) or context text."""
+    """One line of the merged listing: an element (with its global index), context text, or a frame's origin."""
 
     depth: int
     index: int | None
     element: ElementItem | None
     text: str = ""
+    frame_origin: str = ""
 
 
 @dataclass(frozen=True)
@@ -162,10 +193,12 @@ async def observe(page: Page, margin: float) -> Observation:
             lines.append(Line(depth, index, item))
         elif isinstance(item, TextItem):
             lines.append(Line(depth, None, None, item.text))
+        else:
+            lines.append(Line(depth, None, None, frame_origin=item.origin))
     return Observation(main.title, page.url, main.viewport, main.scroll, lines, refs, main.truncated)
 
 
-Piece = tuple[Frame, int, ElementItem | TextItem]
+Piece = tuple[Frame, int, ElementItem | TextItem | FrameOrigin]
 
 
 async def _observe_frame(frame: Frame, options: dict[str, object],
@@ -177,7 +210,7 @@ async def _observe_frame(frame: Frame, options: dict[str, object],
         by_slot = await _child_frames_by_slot(frame)
         wanted = [(slot, by_slot[slot.slot]) for slot in slots if slot.slot in by_slot]
         results = await asyncio.gather(
-            *(_observe_child(child, slot, options, depth_offset) for slot, child in wanted)
+            *(_observe_child(child, slot, options, depth_offset, snapshot.origin) for slot, child in wanted)
         )
         children = {slot.slot: pieces for (slot, _child), pieces in zip(wanted, results)}
     pieces: list[Piece] = []
@@ -190,16 +223,29 @@ async def _observe_frame(frame: Frame, options: dict[str, object],
 
 
 async def _observe_child(child: Frame, slot: FrameItem, options: dict[str, object],
-                         depth_offset: int) -> list[Piece]:
+                         depth_offset: int, parent_origin: str) -> list[Piece]:
+    depth = depth_offset + slot.depth
     try:
-        _main, pieces = await _observe_frame(
-            child, {**options, "region": slot.region.model_dump()}, depth_offset + slot.depth
+        snapshot, pieces = await _observe_frame(
+            child, {**options, "region": slot.region.model_dump(), "alpha": slot.alpha}, depth
         )
     except PlaywrightError as exc:
         # A frame that navigates or goes away while we look is simply left out of this observation.
         log.debug("frame %s skipped: %s", child.url, exc.message.splitlines()[0])
         return []
-    return pieces
+    if (snapshot.origin == parent_origin and snapshot.origin != "null") or not pieces:
+        return pieces
+    return [(child, depth, FrameOrigin(_origin_name(snapshot))),
+            *((frame, piece_depth + 1, item) for frame, piece_depth, item in pieces)]
+
+
+def _origin_name(snapshot: FrameSnapshot) -> str:
+    if snapshot.origin != "null":
+        return snapshot.origin
+    # A sandboxed or data: frame has an opaque origin: name where it came from.
+    url = urlsplit(snapshot.url)
+    where = f"{url.scheme}://{url.netloc}" if url.netloc else f"{url.scheme}:"
+    return f"{where} (sandboxed)"
 
 
 async def _child_frames_by_slot(frame: Frame) -> dict[str, Frame]:
@@ -222,3 +268,9 @@ async def resolve(ref: ElementRef) -> ElementHandle | None:
     if element is None:
         await handle.dispose()
     return element
+
+
+async def item_now(element: ElementHandle) -> ElementItem | None:
+    """How ``element`` reads at this moment, by the same rules the observer listed it with; None without an observer."""
+    text = await element.evaluate(_ITEM_OF)
+    return None if text is None else ElementItem.model_validate_json(text)

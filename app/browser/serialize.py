@@ -1,10 +1,14 @@
-"""The page as the model reads it (DESIGN.md, "What the model sees of the page")."""
+"""The page as the model reads it (DESIGN.md, "What the model sees of the page").
+
+The layout (the lines, `[index]<tag`, ` />`, the markers) is the app's; every field from the page is made ``inert``.
+"""
 
 from __future__ import annotations
 
 import re
 
-from app.browser.observer import ElementItem, Observation
+from app.browser.observer import ElementItem, Line, Observation
+from app.core.safety.untrusted import inert
 
 _PLAIN_VALUE = re.compile(r"^[^\s\"'<>]+$")
 _END_SLACK = 4.0  # px: subpixel layouts rarely scroll to the exact bottom
@@ -14,11 +18,11 @@ def render(observation: Observation) -> str:
     vw, vh = observation.viewport.width, observation.viewport.height
     above, below = scroll_pages(observation)
     lines = [
-        f"Current page: [{observation.title or observation.url}]({observation.url})",
+        f"Current page: [{inert(observation.title or observation.url)}]({inert(observation.url)})",
         f"Viewport {vw}x{vh}; {above:.1f} pages above, {below:.1f} pages below",
         "[Start of page]" if above < 0.05 else f"... {above:.1f} pages above — scroll up to see more",
     ]
-    body = [_line(line.depth, line.index, line.element, line.text) for line in observation.lines]
+    body = [_line(line) for line in observation.lines]
     lines.extend(body or ["(nothing interactive in view)"])
     if observation.truncated:
         lines.append("... (listing cut short: the page has too many elements; scroll or act on what is listed)")
@@ -28,6 +32,7 @@ def render(observation: Observation) -> str:
 
 def render_crashed(tab_id: int, url: str) -> str:
     """What the model sees of a tab whose renderer died: there is no page to list, only a way on."""
+    url = inert(url)
     return (f"Current page: [{url}]({url})\n"
             f"Tab {tab_id} crashed: Chromium stopped rendering this page (its \"Aw, Snap!\" screen), so nothing on it "
             "can be read or clicked. Open the page again with go_to_url, or switch to another tab.")
@@ -41,18 +46,21 @@ def scroll_pages(observation: Observation) -> tuple[float, float]:
     return above, below
 
 
-def _line(depth: int, index: int | None, element: ElementItem | None, text: str) -> str:
-    indent = "\t" * depth
+def _line(line: Line) -> str:
+    indent = "\t" * line.depth
+    if line.frame_origin:
+        return f"{indent}[iframe {inert(line.frame_origin)}]"
+    element = line.element
     if element is None:
-        return f"{indent}{text}"
+        return f"{indent}{inert(line.text)}"
     star = "*" if element.is_new else ""
-    body = f">{element.text}" if element.text else ""
-    return f"{indent}{star}[{index}]{_open_tag(element)}{body} />"
+    body = f">{inert(element.text)}" if element.text else ""
+    return f"{indent}{star}[{line.index}]{_open_tag(element)}{body} />"
 
 
 def _open_tag(element: ElementItem, keys: tuple[str, ...] | None = None) -> str:
     attrs = [(k, v) for k, v in element.attrs if keys is None or k in keys]
-    parts = [element.tag] + [name if value == "" else f"{name}={_value(value)}" for name, value in attrs]
+    parts = [element.tag] + [name if value == "" else f"{name}={_value(inert(value))}" for name, value in attrs]
     return "<" + " ".join(parts)
 
 
@@ -66,5 +74,5 @@ _DESCRIBE_KEYS = ("type", "name", "role", "aria-label", "placeholder")
 
 def describe(index: int, element: ElementItem) -> str:
     """``[12] <button> Save`` / ``[3] <input type=email name=email>``."""
-    text = f" {element.text}" if element.text else ""
+    text = f" {inert(element.text)}" if element.text else ""
     return f"[{index}] {_open_tag(element, _DESCRIBE_KEYS)}>{text}"

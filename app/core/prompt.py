@@ -1,4 +1,8 @@
-"""Builds what the model reads: the system prompt and one user message (state, history, browser)."""
+"""Builds what the model reads: the system prompt and one user message (state, history, browser).
+
+Only the user's words (task, follow-ups, what they said on handing the browser back) and the app's own lines go in as
+they are; everything from the page or from the model passes through ``inert`` (app/core/safety/untrusted.py).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from datetime import datetime
 from app.assets import read_resource
 from app.core.llm import Message
 from app.core.page import BrowserState
+from app.core.safety.untrusted import escape_blocks, inert
 from app.core.types import (
     ErrorEvent,
     HistoricalEvent,
@@ -64,9 +69,9 @@ def _agent_state(
         for number, record in enumerate(previous_tasks, 1):
             outcome = "succeeded" if record.success else f"did not succeed, {record.status}"
             lines.append(f"Task {number} ({outcome}): {record.task}")
-            lines.append(f"Result: {record.result}")
+            lines.append(f"Result: {inert(record.result)}")
             if record.last_memory:
-                lines.append(f"Last memory: {record.last_memory}")
+                lines.append(f"Last memory: {inert(record.last_memory)}")
         lines.append("</previous_tasks>")
         lines.append("The current task is a follow-up: continue from where the previous task left the browser.")
     lines.append(f"<user_request>\n{task}\n</user_request>")
@@ -77,29 +82,32 @@ def _agent_state(
 
 def _format_event(event: HistoricalEvent) -> str:
     if isinstance(event, StepEvent):
-        action = f"{event.action.name} {json.dumps(event.action.input, ensure_ascii=False)}"
+        action = inert(f"{event.action.name} {json.dumps(event.action.input, ensure_ascii=False)}")
         return (
             f"<step_{event.step_index}>\n"
-            f"Evaluation of previous step: {event.reflection.evaluation_previous_goal}\n"
-            f"Memory: {event.reflection.memory}\n"
-            f"Next goal: {event.reflection.next_goal}\n"
+            f"Evaluation of previous step: {inert(event.reflection.evaluation_previous_goal)}\n"
+            f"Memory: {inert(event.reflection.memory)}\n"
+            f"Next goal: {inert(event.reflection.next_goal)}\n"
             f"Action: {action}\n"
-            f"Result: {_clip(event.action.output)}\n"
+            f"Result: {inert(_clip(event.action.output))}\n"
             f"</step_{event.step_index}>"
         )
     if isinstance(event, ObservationEvent):
-        return f"<sys>{event.content}</sys>"
+        # The app's sentence, but it quotes the page (a dialog's message, a download's name, a URL).
+        return f"<sys>{inert(event.content)}</sys>"
     if isinstance(event, UserTakeoverEvent):
         note = f" The user said: {event.note}" if event.note else ""
         return (
             "<sys>The user took over the browser and handed it back. Before: "
-            f"{event.before_title} ({event.before_url}). Now: {event.after_title} ({event.after_url}).{note} "
+            f"{inert(event.before_title)} ({inert(event.before_url)}). "
+            f"Now: {inert(event.after_title)} ({inert(event.after_url)}).{note} "
             "Look at the new page state before acting.</sys>"
         )
     if isinstance(event, RetryEvent):
-        return f"<sys>The model call failed and was retried ({event.attempt}/{event.max_attempts}): {event.message}</sys>"
+        return (f"<sys>The model call failed and was retried ({event.attempt}/{event.max_attempts}): "
+                f"{inert(event.message)}</sys>")
     if isinstance(event, ErrorEvent):
-        return f"<sys>Error: {event.message}</sys>"
+        return f"<sys>Error: {inert(event.message)}</sys>"
     raise TypeError(f"unknown history event {event!r}")
 
 
@@ -107,10 +115,14 @@ def _browser_state(state: BrowserState | None) -> str:
     if state is None:
         return "<browser_state>\n(The page could not be read.)\n</browser_state>"
     tabs = "\n".join(
-        f"- Tab {tab.tab_id}{' (current)' if tab.active else ''}: {tab.title or '(untitled)'} — {tab.url}"
+        f"- Tab {tab.tab_id}{' (current)' if tab.active else ''}: {inert(tab.title) or '(untitled)'} — "
+        f"{inert(tab.url)}"
         for tab in state.tabs
     )
-    return f"<browser_state>\nTabs:\n{tabs or '- (none)'}\n\n{state.content}\n</browser_state>"
+    # The controller lays the page out in lines and makes each page-derived field inert; no tag of the page's may
+    # still close the block, whichever controller wrote it.
+    content = escape_blocks(state.content)
+    return f"<browser_state>\nTabs:\n{tabs or '- (none)'}\n\n{content}\n</browser_state>"
 
 
 def _clip(text: str) -> str:

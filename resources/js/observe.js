@@ -2,14 +2,20 @@
 // Called by app/browser/observer.py as `frame.evaluate(source, options)`; iframes become placeholders that Python
 // fills by running this script in the child frame (Playwright can only act on a handle from the owning frame).
 //
-// options: {nonce, margin, region}. region {top, bottom, left, right} is in this document's viewport coordinates
-// (given for child frames); without it, the viewport plus `margin` viewport heights above and below is used.
-// Only elements intersecting the region are listed. Returns {title, url, viewport, scroll, items, truncated}.
+// options: {nonce, margin, region, alpha}. region {top, bottom, left, right} is in this document's viewport
+// coordinates (given for child frames); without it, the viewport plus `margin` viewport heights above and below is
+// used. alpha: the opacity the embedding page gives this frame. Only elements intersecting the region are listed.
+// Returns {title, url, origin, viewport, scroll, items, truncated}.
+//
+// Only what a person can see is page text: text that is hidden, transparent, tiny, clipped away, off the page,
+// the colour of its background, under an opaque box or inside a closed <details> is left out. An element may still
+// be NAMED by its accessible name (an sr-only span in an icon button), clipped, when nothing visible names it.
 //
 // Cost model: every element gets one getBoundingClientRect (cheap once layout is clean); only elements inside the
 // region pay for getComputedStyle. elementFromPoint is dear on a long page (the hit test walks every sibling), so a
 // candidate pays for it only when some unrelated on-screen element's box holds its centre: only such an element can
-// be what the hit test finds on top of it.
+// be what the hit test finds on top of it. Text visibility costs one style read per text-bearing element and one
+// range measurement per text node, only inside the region.
 (options) => {
   const STATE_KEY = '__pageAgent';
   const LABEL_MAX = 80;
@@ -17,6 +23,12 @@
   const TEXT_MAX = 300;
   const VALUE_MAX = 60;
   const OPTIONS_MAX = 8;
+  // Thresholds of "a person cannot see it".
+  const ALPHA_MIN = 0.1;
+  const FONT_MIN = 2;  // px
+  const BOX_MIN = 2;  // px: a box (or what clipping leaves of it) this thin in either direction shows nothing
+  const CONTRAST_MIN = 1.1;  // WCAG contrast ratio of text to its background; 1 = the same colour
+  const OPAQUE = 0.9;  // background alpha of a box that hides what lies under it
   const ITEMS_MAX = 2000;
 
   const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE', 'BR']);
@@ -57,9 +69,175 @@
   const vh = window.innerHeight;
   const margin = options.margin * vh;
   const region = options.region || {top: -margin, bottom: vh + margin, left: 0, right: vw};
+  const scroller = document.scrollingElement || document.documentElement;
+  // Where text can be at all: across the viewport, and down the page (never above its top or below its end).
+  const pageBounds = () => ({left: 0, right: vw, top: -scroller.scrollTop,
+    bottom: scroller.scrollHeight - scroller.scrollTop});
+  let page = pageBounds();
+  const ROOT_PAINT = {alpha: options.alpha ?? 1, clip: null, abs: null, fixed: null};
+
+  // Per look: styles, paint contexts and backgrounds are read at most once per element.
+  let styles = new Map();
+  let paints = new Map();
+  let backgrounds = new Map();
+  let textStyles = new Map();
+  const range = document.createRange();
 
   const clean = (s) => s.replace(/\s+/g, ' ').trim();
   const cut = (s, max) => (s.length > max ? s.slice(0, max - 1) + '…' : s);
+
+  function styleOf(el) {
+    let style = styles.get(el);
+    if (!style) {
+      style = getComputedStyle(el);
+      styles.set(el, style);
+    }
+    return style;
+  }
+
+  const composedParent = (el) => el.assignedSlot || el.parentElement || (el.parentNode && el.parentNode.host) || null;
+
+  function intersect(a, b) {
+    if (!a) return b;
+    if (!b) return a;
+    return {left: Math.max(a.left, b.left), right: Math.min(a.right, b.right),
+      top: Math.max(a.top, b.top), bottom: Math.min(a.bottom, b.bottom)};
+  }
+
+  // Whether enough of `rect` is left inside `clip` (null: unclipped) for a person to see anything.
+  function shows(rect, clip) {
+    const r = intersect(rect, clip);
+    return r.right - r.left > BOX_MIN && r.bottom - r.top > BOX_MIN;
+  }
+
+  // The box that `clip: rect(...)` or a clip-path that hides everything leaves of an element; null when none.
+  function clipBox(el, style, rect) {
+    const path = style.clipPath;
+    if (path && path !== 'none') {
+      const inset = /^inset\(\s*([\d.]+)%/.exec(path);
+      if ((inset && parseFloat(inset[1]) >= 50) || /^(circle|ellipse)\(\s*0(px|%)?[\s)]/.test(path)) {
+        return {left: rect.left, right: rect.left, top: rect.top, bottom: rect.top};
+      }
+    }
+    const positioned = style.position === 'absolute' || style.position === 'fixed';
+    if (!positioned || !style.clip || style.clip === 'auto') return null;
+    const edges = /rect\(([^,\s]+)[,\s]+([^,\s]+)[,\s]+([^,\s]+)[,\s]+([^,)\s]+)\)/.exec(style.clip);
+    if (!edges) return null;
+    const at = (value, auto) => (value === 'auto' ? auto : parseFloat(value));
+    return {top: rect.top + at(edges[1], 0), right: rect.left + at(edges[2], rect.width),
+      bottom: rect.top + at(edges[3], rect.height), left: rect.left + at(edges[4], 0)};
+  }
+
+  // What an element does to the content it paints (its children, its text): opacity multiplied down the tree, and
+  // what overflow clipping leaves visible, for in-flow, absolutely and fixed positioned content (null: unclipped).
+  function paintInside(el, style, rect, outer) {
+    const position = style.position;
+    let clip = position === 'fixed' ? outer.fixed : position === 'absolute' ? outer.abs : outer.clip;
+    clip = intersect(clip, clipBox(el, style, rect));
+    // The root's and body's overflow belongs to the viewport: the region and the page bounds handle it.
+    if (el !== document.documentElement && el !== document.body) {
+      const clipsX = style.overflowX === 'hidden' || style.overflowX === 'clip';
+      const clipsY = style.overflowY === 'hidden' || style.overflowY === 'clip';
+      // A scroll box clips too, but what it scrolls away is "scroll to see" (its line says so), not hidden text;
+      // only a scroll box too thin to show anything hides its content.
+      const tiny = (style.overflowX !== 'visible' || style.overflowY !== 'visible')
+        && (rect.width <= BOX_MIN || rect.height <= BOX_MIN);
+      const x = clipsX || tiny;
+      const y = clipsY || tiny;
+      if (x || y) {
+        clip = intersect(clip, {left: x ? rect.left : -Infinity, right: x ? rect.right : Infinity,
+          top: y ? rect.top : -Infinity, bottom: y ? rect.bottom : Infinity});
+      }
+    }
+    // A transform or filter makes the element the containing block of positioned content (only matters once
+    // something clips; computed style reads are the observer's main cost).
+    const contains = (clip || outer.abs || outer.fixed) && (style.transform !== 'none' || style.filter !== 'none');
+    return {
+      alpha: outer.alpha * parseFloat(style.opacity),
+      clip,
+      abs: position !== 'static' || contains ? clip : outer.abs,
+      fixed: contains ? clip : outer.fixed,
+    };
+  }
+
+  function paintOf(el, style, rect) {
+    let paint = paints.get(el);
+    if (!paint) {
+      const parent = composedParent(el);
+      paint = paintInside(el, style || styleOf(el), rect || el.getBoundingClientRect(),
+        parent ? paintOf(parent) : ROOT_PAINT);
+      paints.set(el, paint);
+    }
+    return paint;
+  }
+
+  // [r, g, b, a] of a computed colour; null for a colour space we do not read (then nothing is judged by it).
+  function rgba(value) {
+    const m = /^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/.exec(value);
+    return m ? [+m[1], +m[2], +m[3], m[4] === undefined ? 1 : +m[4]] : null;
+  }
+
+  // The colour behind an element's text: the first solid enough background up the tree (white at the root);
+  // null behind an image or an unreadable colour.
+  function backgroundOf(el) {
+    if (backgrounds.has(el)) return backgrounds.get(el);
+    const style = styleOf(el);
+    let colour;
+    if (style.backgroundImage !== 'none') {
+      colour = null;
+    } else {
+      const own = rgba(style.backgroundColor);
+      const parent = composedParent(el);
+      if (own === null) colour = null;
+      else if (own[3] >= 0.5) colour = own;
+      else colour = parent ? backgroundOf(parent) : [255, 255, 255, 1];
+    }
+    backgrounds.set(el, colour);
+    return colour;
+  }
+
+  function luminance([r, g, b]) {
+    const lin = (c) => {
+      const v = c / 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  }
+
+  // Whether the text an element holds directly can be seen, as far as its style says (visibility, size, colour).
+  function textStyleShows(el) {
+    if (textStyles.has(el)) return textStyles.get(el);
+    const style = styleOf(el);
+    let ok = style.visibility === 'visible' && parseFloat(style.fontSize) >= FONT_MIN;
+    const colour = ok ? rgba(style.webkitTextFillColor) : null;  // the colour glyphs are painted in
+    if (colour && colour[3] < ALPHA_MIN) {
+      ok = false;
+    } else if (colour) {
+      const behind = backgroundOf(el);
+      if (behind) {
+        const a = colour[3];
+        const seen = [0, 1, 2].map((i) => a * colour[i] + (1 - a) * behind[i]);
+        const [l1, l2] = [luminance(seen), luminance(behind)].sort((x, y) => y - x);
+        ok = (l1 + 0.05) / (l2 + 0.05) >= CONTRAST_MIN;
+      }
+    }
+    // Gradient text paints its background through transparent glyphs.
+    if (!ok && colour && style.webkitBackgroundClip === 'text') ok = true;
+    textStyles.set(el, ok);
+    return ok;
+  }
+
+  // Whether a person can see a text node: its element's style, its opacity, and where its glyphs land.
+  function textShows(node, el) {
+    if (!textStyleShows(el)) return false;
+    const paint = paintOf(el);
+    if (paint.alpha < ALPHA_MIN) return false;
+    range.selectNodeContents(node);
+    return shows(range.getBoundingClientRect(), intersect(paint.clip, page));
+  }
+
+  // A closed <details> shows its <summary> only.
+  const isClosedDetails = (el) => el.tagName === 'DETAILS' && !el.open;
 
   function isCheapInteractive(el, tag) {
     if (NATIVE_TAGS.has(tag)) return !(tag === 'INPUT' && el.type === 'hidden');
@@ -97,64 +275,104 @@
       && other.rect.top <= centre.y && centre.y <= other.rect.bottom);
   }
 
-  function isCovered(box) {
+  // opaqueOnly: for what is read rather than clicked, only a box that hides it counts (a dimming veil does not).
+  function isCovered(box, opaqueOnly) {
     // Off-screen (in the margin): hit testing is impossible there, so trust the other checks.
     const centre = visibleCentre(box.rect);
     if (!centre || !mightBeCovered(box, centre)) return false;
     const el = box.el;
     const root = el.getRootNode();
     const hit = (root.elementFromPoint ? root : document).elementFromPoint(centre.x, centre.y);
-    if (!hit || hit === el) return false;
-    return !composedContains(el, hit) && !composedContains(hit, el);
+    if (!hit || hit === el || composedContains(el, hit) || composedContains(hit, el)) return false;
+    if (!opaqueOnly) return true;
+    for (let n = hit; n && !composedContains(n, el); n = composedParent(n)) {
+      if (hides(n)) return true;
+    }
+    return false;
   }
 
-  // Text of an element's subtree without the text of nested interactive elements (those get their own line).
+  function hides(el) {
+    if (el.tagName === 'IMG' || el.tagName === 'VIDEO' || el.tagName === 'CANVAS' || el.tagName === 'IFRAME') {
+      return true;
+    }
+    const style = styleOf(el);
+    const colour = rgba(style.backgroundColor);
+    return style.backgroundImage !== 'none' || (colour !== null && colour[3] * parseFloat(style.opacity) >= OPAQUE);
+  }
+
+  // Text of an element's subtree without the text of nested interactive elements (those get their own line):
+  // {shown: what a person sees, named: its accessible name (hidden-but-announced text included)}.
   function labelOf(el) {
-    const parts = [];
-    let length = 0;
+    const shown = [];
+    const named = [];
+    let shownLength = 0;
+    let namedLength = 0;
+    const add = (text, visible, announced) => {
+      if (announced && namedLength < LABEL_MAX) {
+        named.push(text);
+        namedLength += text.length;
+      }
+      if (visible) {
+        shown.push(text);
+        shownLength += text.length;
+      }
+    };
     const childrenOf = (node) => (node.tagName === 'SLOT' && node.assignedNodes().length
       ? node.assignedNodes() : (node.shadowRoot || node).childNodes);
-    const walk = (node) => {
+    const walk = (node, visible, announced) => {
       for (const child of childrenOf(node)) {
-        if (length >= LABEL_MAX) return;
+        if (shownLength >= LABEL_MAX) return;
         if (child.nodeType === Node.TEXT_NODE) {
           const text = child.data.trim();
-          if (text) {
-            parts.push(text);
-            length += text.length;
+          const parent = child.parentElement || node;
+          if (text && styleOf(parent).visibility === 'visible') {
+            add(text, visible && !isClosedDetails(node) && textShows(child, parent), announced);
           }
         } else if (child.nodeType === Node.ELEMENT_NODE && !SKIP_TAGS.has(child.tagName)
                    && !isCheapInteractive(child, child.tagName)) {
-          if (child.tagName === 'IMG' && child.alt) {
-            parts.push(child.alt);
-            length += child.alt.length;
+          const style = styleOf(child);
+          if (style.display === 'none') continue;  // neither seen nor announced
+          const told = announced && child.getAttribute('aria-hidden') !== 'true';
+          const rect = child.getBoundingClientRect();
+          const paint = paintOf(child, style, rect);
+          const seen = visible && paint.alpha >= ALPHA_MIN && !(isClosedDetails(node) && child.tagName !== 'SUMMARY');
+          if (child.tagName === 'IMG') {
+            if (child.alt) {
+              add(child.alt, seen && style.visibility === 'visible' && shows(rect, intersect(paint.clip, page)), told);
+            }
           } else {
-            walk(child);
+            walk(child, seen, told);
           }
         }
       }
     };
-    walk(el);
-    return cut(clean(parts.join(' ')), LABEL_MAX);
+    walk(el, true, true);
+    return {shown: cut(clean(shown.join(' ')), LABEL_MAX), named: cut(clean(named.join(' ')), LABEL_MAX)};
   }
 
-  // Direct text of a non-interactive element plus its inline formatting children: one readable sentence.
+  // Direct text of a non-interactive element plus its inline formatting children: one readable sentence, of the
+  // pieces a person can see.
   function ownText(el) {
+    if (isClosedDetails(el)) return '';
     const parts = [];
     for (let child = el.firstChild; child; child = child.nextSibling) {
-      if (child.nodeType === Node.TEXT_NODE) parts.push(child.data);
-      else if (child.nodeType === Node.ELEMENT_NODE && INLINE_TAGS.has(child.tagName)
-               && !isCheapInteractive(child, child.tagName)) parts.push(inlineText(child));
+      if (child.nodeType === Node.TEXT_NODE) {
+        if (child.data.trim() && textShows(child, el)) parts.push(child.data);
+      } else if (child.nodeType === Node.ELEMENT_NODE && INLINE_TAGS.has(child.tagName)
+               && !isCheapInteractive(child, child.tagName)) {
+        parts.push(inlineText(child));
+      }
     }
     // Joined with spaces: styled pieces ("Phone" + "optional") are usually set apart visually, not glued.
     return clean(parts.join(' '));
   }
 
-  // textContent, except that a <br> still separates words ("demo1234<br>Any" is not "demo1234Any").
+  // The visible text of an inline element; a <br> still separates words ("demo1234<br>Any" is not "demo1234Any").
   function inlineText(el) {
+    if (styleOf(el).display === 'none' || paintOf(el).alpha < ALPHA_MIN) return '';
     let text = '';
     for (let child = el.firstChild; child; child = child.nextSibling) {
-      if (child.nodeType === Node.TEXT_NODE) text += child.data;
+      if (child.nodeType === Node.TEXT_NODE) text += child.data.trim() && textShows(child, el) ? child.data : ' ';
       else if (child.nodeType === Node.ELEMENT_NODE) text += child.tagName === 'BR' ? ' ' : inlineText(child);
     }
     return text;
@@ -168,10 +386,14 @@
     if (ids) {
       const root = el.getRootNode();
       parts = ids.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : null)
-        || document.getElementById(id)).filter(Boolean).map(labelOf);
+        || document.getElementById(id)).filter(Boolean);
     } else if (el.labels) {
-      parts = Array.from(el.labels, labelOf);
+      parts = Array.from(el.labels);
     }
+    parts = parts.map((label) => {
+      const {shown, named} = labelOf(label);
+      return shown || named;  // a visually hidden <label> still names its field
+    });
     const text = clean(parts.join(' '));
     return text ? cut(text, VALUE_MAX) : null;
   }
@@ -206,7 +428,8 @@
     return `${above.toFixed(1)} pages above, ${below.toFixed(1)} below`;
   }
 
-  function attributesOf(el, tag, scroll) {
+  // name: the accessible name that names the element when nothing visible does (an icon button's sr-only text).
+  function attributesOf(el, tag, scroll, name) {
     const attrs = [];
     const add = (name, value) => {
       if (value === null || value === undefined || value === false) return;
@@ -247,7 +470,7 @@
       const chosen = el.selectedOptions;
       const chosenText = chosen ? Array.from(chosen, (o) => clean(o.text)).join(', ') : '';
       add('value', chosenText ? cut(chosenText, VALUE_MAX) : null);
-      const names = Array.from(el.options, (o) => clean(o.text)).filter(Boolean);
+      const names = Array.from(el.options, (o) => (o.hidden ? '' : clean(o.text))).filter(Boolean);
       if (names.length) {
         const shown = names.slice(0, OPTIONS_MAX).join('|');
         add('options', names.length > OPTIONS_MAX ? `${shown}|…${names.length - OPTIONS_MAX} more` : shown);
@@ -261,9 +484,10 @@
     }
     const role = el.getAttribute('role');
     if (role) add('role', role);
-    for (const name of ['aria-label', 'title', 'alt', 'aria-expanded', 'aria-haspopup', 'aria-checked',
-      'aria-selected', 'aria-pressed', 'aria-valuenow']) {
-      add(name, get(name));
+    add('aria-label', get('aria-label') || (name && !get('title') ? name : null));
+    for (const attr of ['title', 'alt', 'aria-expanded', 'aria-haspopup', 'aria-checked', 'aria-selected',
+      'aria-pressed', 'aria-valuenow']) {
+      add(attr, get(attr));
     }
     if (el.isContentEditable && !NATIVE_TAGS.has(tag)) add('contenteditable', true);
     add('required', el.required === true || el.getAttribute('aria-required') === 'true');
@@ -271,6 +495,14 @@
     add('readonly', el.readOnly === true);
     add('scrollable', scroll);
     return attrs;
+  }
+
+  // An element's line as the model reads it: its tag, visible text (else its accessible name) and attributes.
+  function itemOf(el, tag, style) {
+    const {shown, named} = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY'
+      ? {shown: '', named: ''} : labelOf(el);
+    return {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(),
+      attrs: attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named), text: shown, isNew: false};
   }
 
   // Parallel to items: the element an 'el' item stands for.
@@ -288,6 +520,8 @@
 
   // ctx: {depth, parentPointer (true/false/undefined when the parent's style was not read), inInteractive,
   //       inText (the parent's line already carries this inline element's text)}
+  // What this element paints in is read from its parent's paint context (paintOf), which the walk has already
+  // computed for any parent inside the region.
   function visit(el, ctx) {
     const tag = el.tagName;
     if (SKIP_TAGS.has(tag)) return;
@@ -312,35 +546,42 @@
     let listed = false;
     let wroteText = false;
     let waiting = null;
+    let seen = false;
     if (inRegion) {
-      style = getComputedStyle(el);
-      if (style.display === 'none' || style.opacity === '0') return;
+      style = styleOf(el);
+      if (style.display === 'none') return;
+      const paint = paintOf(el, style, rect);
+      if (paint.alpha < ALPHA_MIN) return;  // nothing inside can show through
       pointer = style.cursor === 'pointer';
+      seen = style.visibility === 'visible' && shows(rect, paint.clip);
     }
-    if (inRegion && style.visibility === 'visible') {
+    if (seen) {
       if (FRAME_TAGS.has(tag)) {
-        frameSlot(el, rect, ctx.depth);
+        frameSlot(el, rect, ctx.depth, box);
         return;
       }
       let parentPointer = ctx.parentPointer;
       if (parentPointer === undefined) {
         const parent = el.parentElement;
-        parentPointer = !!parent && getComputedStyle(parent).cursor === 'pointer';
+        parentPointer = !!parent && styleOf(parent).cursor === 'pointer';
       }
       const scroll = scrollInfo(el, style);
       // A pointer cursor is inherited: only the element where it starts is the clickable one.
       const candidate = cheap || (pointer && !parentPointer && tag !== 'BODY' && tag !== 'HTML') || scroll !== null;
       if (candidate) {
-        const text = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY' ? '' : labelOf(el);
-        if (!push({kind: 'el', depth: ctx.depth, ref: -1, tag: tag.toLowerCase(),
-          attrs: attributesOf(el, tag, scroll), text, isNew: markNew && !state.known.has(el)}, el)) return;
+        const item = itemOf(el, tag, style);
+        item.depth = ctx.depth;
+        item.isNew = markNew && !state.known.has(el);
+        if (!push(item, el)) return;
         listed = true;
-        if (box) waiting = {box, item: items.length - 1, end: 0};
+        if (box) waiting = {box, item: items.length - 1, end: 0, opaqueOnly: false};
       } else if (!ctx.inInteractive && !(ctx.inText && INLINE_TAGS.has(tag))) {
         const text = ownText(el);
         if (text) {
           if (!push({kind: 'text', depth: ctx.depth, text: cut(text, TEXT_MAX)})) return;
           wroteText = true;
+          // Text under an opaque box is not seen either.
+          if (box) pending.push({box, item: items.length - 1, end: items.length, opaqueOnly: true});
         }
       }
     }
@@ -359,6 +600,10 @@
   }
 
   function visitChildren(el, ctx) {
+    if (isClosedDetails(el)) {
+      for (let c = el.firstElementChild; c; c = c.nextElementSibling) if (c.tagName === 'SUMMARY') visit(c, ctx);
+      return;
+    }
     if (el.shadowRoot) {
       for (let c = el.shadowRoot.firstElementChild; c; c = c.nextElementSibling) visit(c, ctx);
       return;  // light children only render where a <slot> puts them
@@ -377,7 +622,7 @@
   }
 
   // The child frame's own document is observed from Python; tell it which part of the frame is worth listing.
-  function frameSlot(el, rect, depth) {
+  function frameSlot(el, rect, depth, box) {
     const originX = rect.left + el.clientLeft;
     const originY = rect.top + el.clientTop;
     const childRegion = {
@@ -389,17 +634,20 @@
     if (childRegion.bottom <= childRegion.top || childRegion.right <= childRegion.left) return;
     const slot = `${options.nonce}:${frameSlots++}`;
     el.__pageAgentSlot = slot;  // read back by Python through frame.frame_element()
-    push({kind: 'frame', depth, slot, region: childRegion});
+    if (push({kind: 'frame', depth, slot, region: childRegion, alpha: paintOf(el).alpha}) && box) {
+      // A frame under an opaque box shows nothing; its document cannot see what covers it.
+      pending.push({box, item: items.length - 1, end: items.length, opaqueOnly: true});
+    }
   }
 
   visit(document.documentElement, {depth: 0, parentPointer: false, inInteractive: false, inText: false});
 
   // A covered element is left out (the click would land on what covers it); what it contained moves up a level.
   const dropped = new Set();
-  for (const {box, item, end} of pending) {
-    if (!isCovered(box)) continue;
+  for (const {box, item, end, opaqueOnly} of pending) {
+    if (!isCovered(box, opaqueOnly)) continue;
     dropped.add(item);
-    for (let i = item + 1; i < end; i++) items[i].depth -= 1;
+    if (!opaqueOnly) for (let i = item + 1; i < end; i++) items[i].depth -= 1;
   }
   const listing = [];
   items.forEach((item, i) => {
@@ -416,11 +664,20 @@
   state.observed = true;
   state.nonce = options.nonce;
   state.elements = elements;
+  // For the check at the moment of use: the element's line as it would read now, by the same rules.
+  state.itemOf = (el) => {
+    page = pageBounds();
+    styles = new Map();
+    paints = new Map();
+    backgrounds = new Map();
+    textStyles = new Map();
+    return JSON.stringify(itemOf(el, el.tagName, styleOf(el)));
+  };
 
-  const scroller = document.scrollingElement || document.documentElement;
   return {
     title: document.title,
     url: location.href,
+    origin: location.origin,
     viewport: {width: vw, height: vh},
     scroll: {y: scroller.scrollTop, height: scroller.scrollHeight},
     items: listing,

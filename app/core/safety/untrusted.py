@@ -1,0 +1,58 @@
+"""Text the app did not write, made inert before it enters the prompt.
+
+Everything a page produces (element text, attributes, titles, URLs, dialog messages, file names) and everything the
+model wrote (a page can steer it into echoing page text) is data. It must never open or close a block of the prompt
+(``<browser_state>``, ``<step_3>``...) nor pose as one of the app's ``<sys>`` lines. Only the user's own words and
+the app's scaffolding are left as they are.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Invisible format characters: they let "<s\u200bys>" read as <sys> to a model, smuggle text in Unicode tag
+# characters, or reorder what a person would read. None of them carries meaning the model needs.
+_INVISIBLES = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\U000e0000-\U000e007f"
+_BREAKS = "\r\n\v\f\x1c-\x1e\x85\u2028\u2029"
+_INVISIBLE = re.compile(f"[{_INVISIBLES}]")
+_LINE_BREAKS = re.compile(f"[{_BREAKS}]+")
+# '<' and the characters a model may read as one (full-width, small, angle quotes and brackets).
+_OPEN = "<\uff1c\ufe64\u2039\u3008\u27e8\u2329\u276c\u276e\u29fc\u02c2"
+_SLASH = "/\uff0f\u2044\u2215\u29f8"
+_TAG = re.compile(rf"[{_OPEN}](?P<rest>[\s{_SLASH}]*(?P<name>[\w\-.:\uff3f]+))")
+# "[12]<button>Pay />" written by a page would read as one of the listing's element lines.
+_ELEMENT_LINE = re.compile(rf"(\[\s*\d+\s*\]\s*)[{_OPEN}]")
+_BLOCKS = frozenset({"agentstate", "agenthistory", "browserstate", "userrequest", "previoustasks", "sys", "system"})
+_STEP = re.compile(r"step\d*")
+# Most text has none of the characters any rule above looks for.
+_SUSPECT = re.compile(f"[{_INVISIBLES}{_BREAKS}{_OPEN}]")
+ESCAPED_OPEN = "&lt;"
+
+
+def _is_block(name: str) -> bool:
+    folded = re.sub(r"[_\-.:]", "", unicodedata.normalize("NFKC", name).casefold())
+    return folded in _BLOCKS or _STEP.fullmatch(folded) is not None
+
+
+def _escape_tag(match: re.Match[str]) -> str:
+    return ESCAPED_OPEN + match["rest"] if _is_block(match["name"]) else match[0]
+
+
+def escape_blocks(text: str) -> str:
+    """``text`` with every tag that opens or closes a prompt block (any case, spacing or look-alike '<') escaped.
+
+    For text whose lines are laid out by the app (the serialized page); its fields are already ``inert``.
+    """
+    if not _SUSPECT.search(text):
+        return text
+    return _TAG.sub(_escape_tag, _INVISIBLE.sub("", text))
+
+
+def inert(text: str) -> str:
+    """One line of untrusted text: no line breaks (a new line could pose as the app's own), no block tags, no forged
+    element lines."""
+    if not _SUSPECT.search(text):
+        return text
+    flat = _LINE_BREAKS.sub(" ", _INVISIBLE.sub("", text))
+    return _ELEMENT_LINE.sub(lambda m: m[1] + ESCAPED_OPEN, escape_blocks(flat))
