@@ -21,8 +21,9 @@ _LINE_BREAKS = re.compile(f"[{_BREAKS}]+")
 _OPEN = "<\uff1c\ufe64\u2039\u3008\u27e8\u2329\u276c\u276e\u29fc\u02c2"
 _SLASH = "/\uff0f\u2044\u2215\u29f8"
 _TAG = re.compile(rf"[{_OPEN}](?P<rest>[\s{_SLASH}]*(?P<name>[\w\-.:\uff3f]+))")
-# "[12]<button>Pay />" written by a page would read as one of the listing's element lines.
-_ELEMENT_LINE = re.compile(rf"(\[\s*\d+\s*\]\s*)[{_OPEN}]")
+# "[12]<button>Pay />" written by a page would read as one of the listing's element lines, where it starts a line
+# (a text line of the listing). Inside a line ("Result: Clicked [3] <button> Save", the app's own wording) it cannot.
+_ELEMENT_LINE = re.compile(rf"^(\s*\*?\[\s*\d+\s*\]\s*)[{_OPEN}]")
 _BLOCKS = frozenset({"agentstate", "agenthistory", "browserstate", "userrequest", "previoustasks", "sys", "system"})
 _STEP = re.compile(r"step\d*")
 # Most text has none of the characters any rule above looks for.
