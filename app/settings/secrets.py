@@ -37,17 +37,7 @@ def env_api_key(env_var: str | None = None) -> str | None:
 
 def get_api_key(provider: str) -> str | None:
     """The key for ``provider``: an environment variable overrides the keyring."""
-    from_env = env_api_key()
-    if from_env:
-        return from_env
-    import keyring
-    from keyring.errors import KeyringError
-
-    try:
-        return keyring.get_password(SERVICE, _account(provider))
-    except (KeyringError, RuntimeError) as exc:
-        log.warning("could not read the keyring: %s", type(exc).__name__)
-        return None
+    return env_api_key() or _read(_account(provider))
 
 
 def set_api_key(provider: str, key: str) -> None:
@@ -61,11 +51,15 @@ def _secret_account(name: str) -> str:
 
 def get_secret(name: str) -> str | None:
     """A named secret's value from the keyring (None when it is not there or the keyring cannot be read)."""
+    return _read(_secret_account(name))
+
+
+def _read(account: str) -> str | None:
     import keyring
     from keyring.errors import KeyringError
 
     try:
-        return keyring.get_password(SERVICE, _secret_account(name))
+        return keyring.get_password(SERVICE, account)
     except (KeyringError, RuntimeError) as exc:
         log.warning("could not read the keyring: %s", type(exc).__name__)
         return None
