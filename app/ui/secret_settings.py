@@ -171,7 +171,8 @@ class SecretsPage(QWidget):
     async def check_keyring(self) -> None:
         """Mark the listed secrets whose value the keyring holds, and those it does not (read off the loop)."""
         for entry in self.entries():
-            found = await asyncio.to_thread(secrets.get_secret, entry.name)
+            # Only whether it is there: qasync logs a worker's result at DEBUG level.
+            found = await asyncio.to_thread(lambda name=entry.name: secrets.get_secret(name) is not None)
             if entry.name not in self._unsaved:
                 self._set_state(entry.name, tr("Saved") if found else tr("Missing"))
 
@@ -186,8 +187,9 @@ class SecretsPage(QWidget):
                 await asyncio.to_thread(secrets.set_secret, name, "")
                 self._in_keyring.discard(name)
             for name in sorted(self._unsaved):
-                await asyncio.to_thread(secrets.set_secret, name, self._unsaved[name])
-                del self._unsaved[name]
+                # A closure, not (function, *args): qasync logs a worker's arguments at DEBUG level.
+                await asyncio.to_thread(lambda value=self._unsaved[name]: secrets.set_secret(name, value))
+                self._unsaved.pop(name, None)  # gone already if the user removed it meanwhile
                 self._in_keyring.add(name)
                 self._set_state(name, tr("Saved"))
         except secrets.KeyringUnavailable:

@@ -18,6 +18,7 @@ from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import urlparse
 
+from pydantic import SecretStr
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
@@ -52,7 +53,7 @@ from app.ui.secret_settings import SecretsPage
 
 CUSTOM = "custom"
 _LABEL_WIDTH = 92
-_TITLE_BAR = 40  # room kept for the window manager's frame before the dialog is shown and its frame is known
+_TITLE_BAR = 40  # room kept for the window manager's frame at least (a shown dialog's real frame, when larger)
 
 
 def _mode_labels() -> dict[ToolChoiceMode, str]:
@@ -370,8 +371,8 @@ class SettingsDialog(QDialog):
         if available is None:
             screen = self.screen() or QGuiApplication.primaryScreen()
             available = screen.availableGeometry().height()
-        frame = self.frameGeometry().height() - self.height()
-        self.setMaximumHeight(available - (frame if frame > 0 else _TITLE_BAR))
+        frame = self.frameGeometry().height() - self.height()  # known once shown by the window manager
+        self.setMaximumHeight(available - max(frame, _TITLE_BAR))
         self.resize(self.width(), min(self.layout().sizeHint().height(), self.maximumHeight()))
 
     def _grow(self) -> None:
@@ -443,7 +444,9 @@ class SettingsDialog(QDialog):
             self._spawn(self._read_key(self.provider))
 
     async def _read_key(self, provider: str) -> None:
-        key = await asyncio.to_thread(secrets.get_api_key, provider) or ""
+        # A closure and a SecretStr: qasync logs a worker's call and result at DEBUG level, and this is the key.
+        found = await asyncio.to_thread(lambda: SecretStr(secrets.get_api_key(provider) or ""))
+        key = found.get_secret_value()
         if provider == self.provider and not self._key_edited:
             self._loaded_key = key
             self.key_edit.setText(key)
@@ -577,7 +580,7 @@ class SettingsDialog(QDialog):
         key = self.key_edit.text().strip()
         if self._key_edited and key != self._loaded_key:
             try:
-                await asyncio.to_thread(secrets.set_api_key, settings.provider, key)
+                await asyncio.to_thread(lambda: secrets.set_api_key(settings.provider, key))  # see _read_key
             except secrets.KeyringUnavailable as exc:
                 self.error_area.show_message(Tone.ERROR, tr("The API key was not saved"), str(exc))
                 return False
