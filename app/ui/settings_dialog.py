@@ -1,5 +1,9 @@
 """The settings dialog: which model endpoint to use (with a real "Test connection"), the agent's limits and
-language, and the browser. The API key goes to the OS keyring, never into the settings file.
+language, the browser, and the safety settings (sites, upload folders, confirmations, secrets). The API key and the
+secrets' values go to the OS keyring, never into the settings file.
+
+The pages are tabs, each in a scroll area, and the dialog is never taller than the screen: it must fit a 1366x768
+or 1280x720 laptop with a window manager's title bar.
 
 The dialog needs a running asyncio loop (qasync): keyring reads and writes and the connection test run off the
 loop's thread or as tasks on it, so the window never freezes. On Save it stores the key itself (so that a missing
@@ -14,8 +18,9 @@ from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import urlparse
 
-from PySide6.QtCore import QSize, Qt, QTimer
-from PySide6.QtGui import QAction
+from pydantic import SecretStr
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -26,7 +31,9 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -36,12 +43,17 @@ from app.llm.probe import ProbeKind, ProbeResult
 from app.llm.settings import LLMSettings, ToolChoiceMode
 from app.settings import secrets
 from app.settings.model import PRESETS, Settings, preset
-from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, repolish, section, small_label
+from app.settings.paths import AppPaths, app_paths
 from app.text.i18n import LANGUAGES, tr
+from app.ui import style
+from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, repolish, section, small_label
 from app.ui.icons import icon
+from app.ui.safety_settings import SafetyPage
+from app.ui.secret_settings import SecretsPage
 
 CUSTOM = "custom"
 _LABEL_WIDTH = 92
+_TITLE_BAR = 40  # room kept for the window manager's frame at least (a shown dialog's real frame, when larger)
 
 
 def _mode_labels() -> dict[ToolChoiceMode, str]:
@@ -75,6 +87,23 @@ def env_key_name() -> str | None:
     return next((name for name in secrets.ENV_KEYS if os.environ.get(name)), None)
 
 
+class _Page(QScrollArea):
+    """One tab: its content at full height when the screen has room, scrolled when it has not."""
+
+    def __init__(self, content: QWidget) -> None:
+        super().__init__()
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(content)
+        self.viewport().setAutoFillBackground(False)
+        content.setAutoFillBackground(False)
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        # QScrollArea caps its hint at a few dozen lines; the dialog wants the whole page when it fits.
+        return self.widget().sizeHint().expandedTo(self.widget().minimumSizeHint())
+
+
 class SettingsDialog(QDialog):
     """``exec()``/``open()`` it; ``Accepted`` means saved (key already in the keyring), ``DEMO`` that the user
     chose the offline demo on the first-run screen (``wants_demo``)."""
@@ -82,7 +111,7 @@ class SettingsDialog(QDialog):
     DEMO = 2
 
     def __init__(self, settings: Settings, *, detected_browser: str = "", first_run: bool = False,
-                 parent: QWidget | None = None) -> None:
+                 paths: AppPaths | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
         self.setWindowTitle(tr("Page Agent settings"))
@@ -97,15 +126,22 @@ class SettingsDialog(QDialog):
         self._key_edited = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._test_task: asyncio.Task[None] | None = None
+        self._paths = paths or app_paths()
+        self._grow_timer = QTimer(self)
+        self._grow_timer.setSingleShot(True)
+        self._grow_timer.setInterval(0)
+        self._grow_timer.timeout.connect(self._grow)
 
         self._build()
         self._fill(settings)
         self._connect()
         self._restyle()
         self._load_key()
-        self.resize(580, self.sizeHint().height())
+        self._spawn(self.secrets_page.check_keyring())
+        self.resize(580, 100)
+        self.fit_to_screen()
         # Once laid out at its real width, wrapped text knows its height: drop the slack the first guess left.
-        QTimer.singleShot(0, self, lambda: self.resize(self.width(), self.layout().sizeHint().height()))
+        QTimer.singleShot(0, self, self.fit_to_screen)
 
     # --- what the caller reads ---------------------------------------------------------------------------------
 
@@ -138,6 +174,10 @@ class SettingsDialog(QDialog):
             title = QLabel(tr("Settings"), self)
             title.setObjectName("DialogTitle")
             root.addWidget(title)
+
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("SettingsTabs")
+        model_page = self._new_page(tr("Model"))
 
         model_block, form, column = section(self, tr("Model"))
         self.provider_combo = QComboBox(self)
@@ -178,8 +218,10 @@ class SettingsDialog(QDialog):
         self._add_row(form, tr("Tool calling"), self.mode_combo)
         column.addLayout(test_row)
         column.addWidget(self.message)
-        root.addWidget(model_block)
+        model_page.addWidget(model_block)
+        model_page.addStretch(1)
 
+        agent_page = self._new_page(tr("Agent"))
         agent_block, form, _column = section(self, tr("Agent"))
         self.max_steps_spin = QSpinBox(self)
         self.max_steps_spin.setRange(1, 500)
@@ -192,7 +234,7 @@ class SettingsDialog(QDialog):
         self._add_row(form, tr("Max steps"), self.max_steps_spin)
         self._add_row(form, tr("Language"), self.language_combo)
         self._add_row(form, tr("Start page"), self.start_url_edit)
-        root.addWidget(agent_block)
+        agent_page.addWidget(agent_block)
 
         browser_block, form, column = section(self, tr("Browser"))
         self.browser_edit = QLineEdit(self)
@@ -214,11 +256,19 @@ class SettingsDialog(QDialog):
         js_column.addWidget(self.javascript_warning)
         self._add_row(form, tr("Program"), self.browser_edit, browser_row)
         column.addLayout(js_column)
-        root.addWidget(browser_block)
+        agent_page.addWidget(browser_block)
+        agent_page.addStretch(1)
+
+        self.safety_page = SafetyPage(self._original, self._paths, self._spawn)
+        self.secrets_page = SecretsPage(self._original)
+        self.tabs.addTab(_Page(self.safety_page), tr("Safety"))
+        self.tabs.addTab(_Page(self.secrets_page), tr("Secrets"))
+        for index in range(self.tabs.count()):
+            self.tabs.widget(index).widget().installEventFilter(self)
+        root.addWidget(self.tabs, 1)
 
         self.error_area = MessageArea(self)
         root.addWidget(self.error_area)
-        root.addStretch(1)
 
         self.cancel_button = QPushButton(tr("Cancel"), self)
         self.save_button = QPushButton(tr("Save"), self)
@@ -256,6 +306,15 @@ class SettingsDialog(QDialog):
         layout.addWidget(text)
         layout.addLayout(demo_row)
         return self.welcome
+
+    def _new_page(self, title: str) -> QVBoxLayout:
+        """A tab whose column of sections the caller fills."""
+        content = QWidget()
+        column = QVBoxLayout(content)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(14)
+        self.tabs.addTab(_Page(content), title)
+        return column
 
     @staticmethod
     def _add_row(form: Any, label: str, field: QWidget, layout: Any = None) -> None:
@@ -299,9 +358,41 @@ class SettingsDialog(QDialog):
 
     def _restyle(self) -> None:
         t = apply_dialog_style(self)
+        self.setStyleSheet(self.styleSheet() + style.settings_stylesheet(t))
         self.show_key_action.setIcon(icon("eye", t.muted))
         if self.welcome is not None:
             self._welcome_icon.setPixmap(icon("sparkle", t.accent).pixmap(QSize(22, 22), self.devicePixelRatioF()))
+
+    # --- fitting the screen ------------------------------------------------------------------------------------
+
+    def fit_to_screen(self, available: int | None = None) -> None:
+        """As tall as the content asks, never taller than the screen's free height (``available``, by default the
+        screen's) less the window's title bar; a page that does not fit then scrolls."""
+        if available is None:
+            screen = self.screen() or QGuiApplication.primaryScreen()
+            available = screen.availableGeometry().height()
+        frame = self.frameGeometry().height() - self.height()  # known once shown by the window manager
+        self.setMaximumHeight(available - max(frame, _TITLE_BAR))
+        self.resize(self.width(), min(self.layout().sizeHint().height(), self.maximumHeight()))
+
+    def _grow(self) -> None:
+        """Make room for content that appeared (a message), up to the screen's height; never shrink under the user."""
+        wanted = min(self.layout().sizeHint().height(), self.maximumHeight())
+        if wanted > self.height():
+            self.resize(self.width(), wanted)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        # A page's content changed size: its scroll area's hint follows, and the dialog may grow to show it.
+        if event.type() == QEvent.Type.LayoutRequest:
+            for index in range(self.tabs.count()):
+                self.tabs.widget(index).updateGeometry()
+            self._grow_timer.start()
+        return False
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._grow_timer.start()
+        return super().event(event)
 
     # --- behaviour ---------------------------------------------------------------------------------------------
 
@@ -353,7 +444,9 @@ class SettingsDialog(QDialog):
             self._spawn(self._read_key(self.provider))
 
     async def _read_key(self, provider: str) -> None:
-        key = await asyncio.to_thread(secrets.get_api_key, provider) or ""
+        # A closure and a SecretStr: qasync logs a worker's call and result at DEBUG level, and this is the key.
+        found = await asyncio.to_thread(lambda: SecretStr(secrets.get_api_key(provider) or ""))
+        key = found.get_secret_value()
         if provider == self.provider and not self._key_edited:
             self._loaded_key = key
             self.key_edit.setText(key)
@@ -442,35 +535,62 @@ class SettingsDialog(QDialog):
 
     # --- closing -----------------------------------------------------------------------------------------------
 
-    def _problem(self, settings: Settings) -> str | None:
+    def _problem(self, settings: Settings) -> tuple[str, QWidget] | None:
+        """What is wrong with the form, and the field to fix."""
         url = urlparse(settings.base_url)
         if url.scheme not in ("http", "https") or not url.netloc:
-            return tr("The base URL must start with http:// or https://.")
+            return tr("The base URL must start with http:// or https://."), self.base_url_edit
         if not settings.model:
-            return tr("Enter the name of the model to use.")
+            return tr("Enter the name of the model to use."), self.model_edit
         if settings.start_url and urlparse(settings.start_url).scheme not in ("http", "https", "file", "about"):
-            return tr("The start page must be a web address (https://…).")
+            return tr("The start page must be a web address (https://…)."), self.start_url_edit
         return None
 
+    def _show_field(self, field: QWidget) -> None:
+        """Bring the tab holding ``field`` to the front and put the cursor in it."""
+        page = next(i for i in range(self.tabs.count()) if self.tabs.widget(i).isAncestorOf(field))
+        self.tabs.setCurrentIndex(page)
+        field.setFocus()
+
     async def save(self) -> None:
-        """Check the form, store the key in the keyring if it changed, then close as Accepted."""
-        settings = self._form_settings()
+        """Check the form, store the key and the secrets' values in the keyring if they changed, then close as
+        Accepted. Whatever goes wrong keeps the dialog open with everything the user typed, and says why."""
+        self.error_area.hide()
+        safety = self.safety_page.values()
+        if safety is None:
+            self._show_field(self.safety_page.sites_edit)
+            return
+        settings = self._form_settings().model_copy(update={**safety, "secrets": self.secrets_page.entries()})
         problem = self._problem(settings)
         if problem:
-            self.error_area.show_message(Tone.ERROR, tr("Not saved"), problem)
+            message, field = problem
+            self._show_field(field)
+            self.error_area.show_message(Tone.ERROR, tr("Not saved"), message)
             return
-        key = self.key_edit.text().strip()
-        if self._key_edited and key != self._loaded_key:
-            self.save_button.setEnabled(False)
-            try:
-                await asyncio.to_thread(secrets.set_api_key, settings.provider, key)
-            except secrets.KeyringUnavailable as exc:
-                self.error_area.show_message(Tone.ERROR, tr("The API key was not saved"), str(exc))
+        self.save_button.setEnabled(False)
+        try:
+            if not await self._store_in_keyring(settings):
                 return
-            finally:
-                self.save_button.setEnabled(True)
+        finally:
+            self.save_button.setEnabled(True)
         self._result = settings.model_copy(update={"first_run_done": True})
         self.accept()
+
+    async def _store_in_keyring(self, settings: Settings) -> bool:
+        key = self.key_edit.text().strip()
+        if self._key_edited and key != self._loaded_key:
+            try:
+                await asyncio.to_thread(lambda: secrets.set_api_key(settings.provider, key))  # see _read_key
+            except secrets.KeyringUnavailable as exc:
+                self.error_area.show_message(Tone.ERROR, tr("The API key was not saved"), str(exc))
+                return False
+            self._loaded_key = key  # a second Save (after a secret could not be stored) need not write it again
+        failure = await self.secrets_page.store()
+        if failure:
+            self._show_field(self.secrets_page.secret_list)
+            self.error_area.show_message(Tone.ERROR, tr("The secret was not saved"), failure)
+            return False
+        return True
 
     def _choose_demo(self) -> None:
         self._wants_demo = True

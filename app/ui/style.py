@@ -165,3 +165,31 @@ def apply(widget: QWidget) -> Theme:
     current = theme()
     widget.setStyleSheet(stylesheet(current))
     return current
+
+
+def settings_stylesheet(t: Theme) -> str:
+    """What the settings dialogs add to the dialog style: tabs, lists, the sites box and a field's error."""
+    c = {name: css_color(getattr(t, name)) for name in Theme.__dataclass_fields__ if name != "dark"}
+    return f"""
+    QTabWidget::pane {{ border: none; border-top: 1px solid {c['border']}; top: -1px; padding-top: 14px; }}
+    QTabBar::tab {{
+        background: transparent; color: {c['muted']}; border: none; border-bottom: 2px solid transparent;
+        padding: 6px 14px 7px 14px; margin-right: 2px; font-weight: 600;
+    }}
+    QTabBar::tab:hover {{ color: {c['text']}; }}
+    QTabBar::tab:selected {{ color: {c['text']}; border-bottom: 2px solid {c['accent']}; }}
+    QTabBar::tab:focus {{ color: {c['accent']}; }}
+    QScrollArea, QScrollArea > QWidget > QWidget {{ background: transparent; }}
+    QListWidget {{
+        background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']}; border-radius: 8px;
+        outline: none; padding: 4px;
+    }}
+    QListWidget::item {{ padding: 4px 6px; border-radius: 5px; }}
+    QListWidget::item:selected {{ background: {css_color(t.soft(t.accent, 0.18))}; color: {c['text']}; }}
+    QPlainTextEdit#SitesEdit {{
+        background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']}; border-radius: 7px;
+        padding: 3px 4px; selection-background-color: {c['accent']}; selection-color: {c['on_accent']};
+    }}
+    QPlainTextEdit#SitesEdit:focus {{ border: 1px solid {c['accent']}; }}
+    QLabel#FieldError {{ color: {c['danger']}; font-size: 12px; }}
+    """

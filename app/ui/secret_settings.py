@@ -1,0 +1,241 @@
+"""The Settings dialog's "Secrets" page: named secrets the agent may type as ``<secret>name</secret>``.
+
+The names (and the sites each may be typed on) go to the settings file; the values go to the OS keyring only, on
+Save. A value is asked for once, in a password field, and never shown back or logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Collection
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.safety.navigation import parse_domains
+from app.settings import secrets
+from app.settings.model import SecretEntry, Settings
+from app.text.i18n import tr
+from app.ui import style
+from app.ui.dialog_widgets import dialog_stylesheet, section, small_label
+from app.ui.safety_settings import list_with_buttons, site_problem
+
+_NAME = re.compile(r"^[a-z0-9_-]+$")
+_ENTRY_ROLE = Qt.ItemDataRole.UserRole
+_NAME_COLUMN, _SITES_COLUMN, _STATE_COLUMN = range(3)
+
+
+def name_problem(name: str, taken: Collection[str]) -> str | None:
+    if not name:
+        return tr("Give the secret a name.")
+    if not _NAME.match(name):
+        return tr('A name may use only lowercase letters a-z, digits, "_" and "-", like crm_password.')
+    if name in taken:
+        return tr('There is already a secret called "{name}".', name=name)
+    return None
+
+
+class SecretDialog(QDialog):
+    """Asks for a new secret: its name, its value and, optionally, the sites it may be typed on."""
+
+    def __init__(self, taken: Collection[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("SecretDialog")
+        self.setWindowTitle(tr("Add a secret"))
+        self.setModal(True)
+        self._taken = taken
+        self.name_edit = QLineEdit(self)
+        self.name_edit.setPlaceholderText("crm_password")
+        self.value_edit = QLineEdit(self)
+        self.value_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.sites_edit = QLineEdit(self)
+        self.sites_edit.setPlaceholderText(tr("Any site"))
+        self.problem = small_label(self, "", "FieldError")
+        self.problem.hide()
+        self.cancel_button = QPushButton(tr("Cancel"), self)
+        self.add_button = QPushButton(tr("Add"), self)
+        self.add_button.setProperty("role", "primary")
+        self.add_button.setDefault(True)
+
+        form = QFormLayout()
+        form.setHorizontalSpacing(14)
+        form.setVerticalSpacing(10)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        for label, field in ((tr("Name"), self.name_edit), (tr("Value"), self.value_edit),
+                             (tr("Only on sites"), self.sites_edit)):
+            caption = QLabel(label, self)
+            caption.setBuddy(field)
+            field.setAccessibleName(label)
+            form.addRow(caption, field)
+        form.addRow("", small_label(self, tr("Optional: example.com, *.example.com. The agent types the secret "
+                                             "only on these sites.")))
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.add_button)
+        root = QVBoxLayout(self)
+        root.setContentsMargins(20, 18, 20, 16)
+        root.setSpacing(12)
+        root.addLayout(form)
+        root.addWidget(self.problem)
+        root.addLayout(buttons)
+        self.setStyleSheet(dialog_stylesheet(style.theme()) + style.settings_stylesheet(style.theme()))
+        self.resize(440, self.sizeHint().height())
+
+        self.cancel_button.clicked.connect(self.reject)
+        self.add_button.clicked.connect(self._add)
+
+    def entry(self) -> SecretEntry:
+        return SecretEntry(name=self.name_edit.text().strip(), domains=parse_domains(self.sites_edit.text()))
+
+    def take_value(self) -> str:
+        """The value, once: the field is emptied so it lingers nowhere in the widgets."""
+        value = self.value_edit.text()
+        self.value_edit.clear()
+        return value
+
+    def _add(self) -> None:
+        problem = (name_problem(self.name_edit.text().strip(), self._taken)
+                   or (None if self.value_edit.text() else tr("Enter the secret's value."))
+                   or site_problem(self.sites_edit.text()))
+        if problem:
+            self.problem.setText(problem)
+            self.problem.show()
+            return
+        self.accept()
+
+
+class SecretsPage(QWidget):
+    """The list of secrets with Add / Remove; ``store()`` brings the keyring in line with it on Save."""
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._in_keyring = {entry.name for entry in settings.secrets}  # names whose value may be in the keyring
+        self._unsaved: dict[str, str] = {}  # values added in this dialog, until Save writes them
+        self.add_dialog: SecretDialog | None = None
+
+        root = QVBoxLayout(self)
+        root.setContentsMargins(0, 0, 0, 0)
+        root.setSpacing(14)
+        block, _form, column = section(self, tr("Secrets"))
+        column.setSpacing(6)
+        self.secret_list = QTreeWidget(self)
+        self.secret_list.setAccessibleName(tr("Secrets"))
+        self.secret_list.setHeaderLabels([tr("Name"), tr("Sites"), tr("Value")])
+        self.secret_list.setRootIsDecorated(False)
+        self.secret_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.secret_list.setColumnWidth(_NAME_COLUMN, 130)
+        self.secret_list.setColumnWidth(_SITES_COLUMN, 150)
+        row = self.secret_list.fontMetrics().height() + 12
+        self.secret_list.setFixedHeight(row * 5 + 16)  # the header and four rows
+        self.add_button = QPushButton(tr("Add…"), self)
+        self.add_button.setAccessibleName(tr("Add a secret"))
+        self.remove_button = QPushButton(tr("Remove"), self)
+        self.remove_button.setAccessibleName(tr("Remove the secret"))
+        usage = small_label(self, tr("Write <secret>name</secret> in a task; the model sees only the name. The "
+                                     "agent types the value itself."))
+        usage.setTextFormat(Qt.TextFormat.PlainText)  # "<secret>" is text to show, not markup
+        column.addLayout(list_with_buttons(self.secret_list, self.add_button, self.remove_button))
+        column.addWidget(usage)
+        column.addWidget(small_label(self, tr("Values are kept in your system keyring, never in the settings file, "
+                                              "and are never shown again.")))
+        root.addWidget(block)
+        root.addStretch(1)
+
+        for entry in settings.secrets:
+            self._add_row(entry, "")
+        self._update_buttons()
+        self.add_button.clicked.connect(self.ask_for_secret)
+        self.remove_button.clicked.connect(self._remove)
+        self.secret_list.currentItemChanged.connect(self._update_buttons)
+
+    # --- what the dialog reads ---------------------------------------------------------------------------------
+
+    def entries(self) -> list[SecretEntry]:
+        return [self.secret_list.topLevelItem(i).data(_NAME_COLUMN, _ENTRY_ROLE)
+                for i in range(self.secret_list.topLevelItemCount())]
+
+    async def check_keyring(self) -> None:
+        """Mark the listed secrets whose value the keyring holds, and those it does not (read off the loop)."""
+        for entry in self.entries():
+            # Only whether it is there: qasync logs a worker's result at DEBUG level.
+            found = await asyncio.to_thread(lambda name=entry.name: secrets.get_secret(name) is not None)
+            if entry.name not in self._unsaved:
+                self._set_state(entry.name, tr("Saved") if found else tr("Missing"))
+
+    async def store(self) -> str | None:
+        """Delete the removed secrets from the keyring and write the new values; what went wrong, or None.
+
+        What was done stays done, so pressing Save again after fixing the keyring only does the rest."""
+        listed = {entry.name for entry in self.entries()}
+        name = ""
+        try:
+            for name in sorted(self._in_keyring - listed):
+                await asyncio.to_thread(secrets.set_secret, name, "")
+                self._in_keyring.discard(name)
+            for name in sorted(self._unsaved):
+                # A closure, not (function, *args): qasync logs a worker's arguments at DEBUG level.
+                await asyncio.to_thread(lambda value=self._unsaved[name]: secrets.set_secret(name, value))
+                self._unsaved.pop(name, None)  # gone already if the user removed it meanwhile
+                self._in_keyring.add(name)
+                self._set_state(name, tr("Saved"))
+        except secrets.KeyringUnavailable:
+            return tr('No system keyring is available to keep the secret "{name}" safely. Install and unlock one '
+                      '(for example GNOME Keyring or KWallet) and press Save again, or press Cancel to keep your '
+                      'settings as they were.', name=name)
+        return None
+
+    # --- adding and removing -----------------------------------------------------------------------------------
+
+    def ask_for_secret(self) -> None:
+        # open(), not exec(): a nested event loop would stall the agent running on the qasync loop.
+        dialog = SecretDialog({entry.name for entry in self.entries()}, self)
+        dialog.accepted.connect(lambda: self._added(dialog))
+        dialog.finished.connect(dialog.deleteLater)
+        self.add_dialog = dialog
+        dialog.open()
+
+    def _added(self, dialog: SecretDialog) -> None:
+        entry = dialog.entry()
+        self._unsaved[entry.name] = dialog.take_value()
+        self._add_row(entry, tr("Not saved yet"))
+        self.secret_list.setCurrentItem(self._item(entry.name))
+
+    def _add_row(self, entry: SecretEntry, state: str) -> None:
+        sites = ", ".join(entry.domains) or tr("any site")
+        item = QTreeWidgetItem(self.secret_list, [entry.name, sites, state])
+        item.setData(_NAME_COLUMN, _ENTRY_ROLE, entry)
+        item.setToolTip(_SITES_COLUMN, sites)
+
+    def _remove(self) -> None:
+        item = self.secret_list.currentItem()
+        if item is None:
+            return
+        self._unsaved.pop(item.text(_NAME_COLUMN), None)
+        self.secret_list.takeTopLevelItem(self.secret_list.indexOfTopLevelItem(item))
+        self._update_buttons()
+
+    def _item(self, name: str) -> QTreeWidgetItem | None:
+        found = self.secret_list.findItems(name, Qt.MatchFlag.MatchExactly, _NAME_COLUMN)
+        return found[0] if found else None
+
+    def _set_state(self, name: str, state: str) -> None:
+        item = self._item(name)
+        if item is not None:
+            item.setText(_STATE_COLUMN, state)
+
+    def _update_buttons(self) -> None:
+        self.remove_button.setEnabled(self.secret_list.currentItem() is not None)

@@ -1,0 +1,298 @@
+"""The Settings dialog's Safety and Secrets tabs: allowed sites are checked and kept, secrets' values reach the
+keyring and never the settings file, upload folders come from a folder chooser and never include the app's own
+folders, the confirmation switch round-trips, and the dialog fits a small laptop screen."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+from pathlib import Path
+
+import keyring
+import pytest
+from PySide6.QtWidgets import QApplication, QDialog
+
+from app.settings import secrets
+from app.settings.model import SecretEntry, Settings, load_settings, save_settings
+from app.settings.paths import AppPaths
+from app.ui.settings_dialog import SettingsDialog
+from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
+from tests.ui_dialogs.conftest import screenshot, until
+from tests.ui_dialogs.test_translations import ROOT, literal_tr_strings, zh_table
+
+VALUE = "hunter2-Sécret!"
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> AppPaths:
+    home = tmp_path / "home"
+    found = AppPaths(home / "config", home / "data", home / "logs")
+    for folder in (found.config_dir, found.profile_dir, found.log_dir):
+        folder.mkdir(parents=True)
+    return found
+
+
+@pytest.fixture
+async def open_dialog(qapp: QApplication, memory_keyring: MemoryKeyring, paths: AppPaths):  # type: ignore[no-untyped-def]
+    # Collect garbage here, on the main thread: a cycle collected in a worker thread (asyncio.to_thread) would
+    # destroy an earlier test's Qt objects (an old qasync loop's timer object) there, and Qt then crashes on a timer
+    # it could not stop ("Timers cannot be stopped from another thread").
+    gc.collect()
+    opened: list[SettingsDialog] = []
+
+    def make(settings: Settings | None = None, *, first_run: bool = False) -> SettingsDialog:
+        dialog = SettingsDialog(settings or Settings(), first_run=first_run, paths=paths)
+        dialog.show()
+        opened.append(dialog)
+        return dialog
+
+    yield make
+    for dialog in opened:
+        dialog.close()
+        dialog.deleteLater()
+    await asyncio.sleep(0.02)  # the dialogs' cancelled tasks end on this loop
+    gc.collect()
+
+
+async def save(dialog: SettingsDialog) -> Settings:
+    dialog.save_button.click()
+    await until(lambda: dialog.result() == QDialog.DialogCode.Accepted)
+    return dialog.result_settings()
+
+
+async def add_secret(dialog: SettingsDialog, name: str, value: str, sites: str = "") -> None:
+    page = dialog.secrets_page
+    page.add_button.click()
+    asker = page.add_dialog
+    assert asker is not None and asker.isVisible()
+    asker.name_edit.setText(name)
+    asker.value_edit.setText(value)
+    asker.sites_edit.setText(sites)
+    asker.add_button.click()
+    await until(lambda: not asker.isVisible())
+
+
+def saved_file(tmp_path: Path, settings: Settings) -> bytes:
+    path = tmp_path / "settings.json"
+    save_settings(path, settings)  # what the caller does with result_settings()
+    return path.read_bytes()
+
+
+# --- only these sites -------------------------------------------------------------------------------------------
+
+async def test_sites_are_saved_and_shown_again(open_dialog, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dialog = open_dialog()
+    dialog.safety_page.sites_edit.setPlainText("crm.example.com, *.Acme.io\nlocalhost:8080")
+    settings = await save(dialog)
+    assert settings.allowed_domains == ["crm.example.com", "*.acme.io", "localhost:8080"]
+    saved_file(tmp_path, settings)
+    again = open_dialog(load_settings(tmp_path / "settings.json"))
+    assert again.safety_page.sites_edit.toPlainText().splitlines() == ["crm.example.com", "*.acme.io",
+                                                                        "localhost:8080"]
+    assert (await save(again)).allowed_domains == settings.allowed_domains
+
+
+async def test_a_bad_site_keeps_the_dialog_open_with_its_reason_and_the_text(open_dialog) -> None:  # type: ignore[no-untyped-def]
+    dialog = open_dialog()
+    dialog.model_edit.setText("my-model")  # another tab's field, which must not be lost
+    typed = "crm.example.com\nhttps://crm.example.com/login"
+    dialog.safety_page.sites_edit.setPlainText(typed)
+    assert dialog.tabs.currentIndex() == 0
+    await dialog.save()
+    assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
+    error = dialog.safety_page.sites_error
+    assert error.isVisible()
+    assert error.text().startswith('"https://crm.example.com/login" is not a site name.')
+    assert dialog.tabs.currentWidget().isAncestorOf(dialog.safety_page.sites_edit)  # the user is shown where
+    assert dialog.safety_page.sites_edit.toPlainText() == typed and dialog.model_edit.text() == "my-model"
+    screenshot(dialog, "settings_safety_bad_site")
+    dialog.safety_page.sites_edit.setPlainText("crm.example.com")
+    assert not error.isVisible()  # the reason goes once the text changes
+    settings = await save(dialog)
+    assert settings.allowed_domains == ["crm.example.com"] and settings.model == "my-model"
+
+
+# --- secrets ----------------------------------------------------------------------------------------------------
+
+async def test_a_secret_value_reaches_the_keyring_and_never_the_settings_file(
+        open_dialog, memory_keyring: MemoryKeyring, tmp_path: Path,  # type: ignore[no-untyped-def]
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    dialog = open_dialog()
+    dialog.tabs.setCurrentIndex(3)
+    await add_secret(dialog, "crm_password", VALUE, "crm.example.com")
+    row = dialog.secrets_page.secret_list.topLevelItem(0)
+    shown = [row.text(column) for column in range(3)]
+    assert shown == ["crm_password", "crm.example.com", "Not saved yet"]
+    assert (secrets.SERVICE, "secret:crm_password") not in memory_keyring.passwords  # only on Save
+    screenshot(dialog, "settings_secrets")
+    settings = await save(dialog)
+    assert memory_keyring.passwords[(secrets.SERVICE, "secret:crm_password")] == VALUE
+    assert settings.secrets == [SecretEntry(name="crm_password", domains=["crm.example.com"])]
+    data = saved_file(tmp_path, settings)
+    assert b"crm_password" in data
+    assert VALUE.encode() not in data and b"hunter2" not in data
+    assert "hunter2" not in caplog.text
+
+
+async def test_secret_names_values_and_sites_are_checked(open_dialog) -> None:  # type: ignore[no-untyped-def]
+    dialog = open_dialog(Settings(secrets=[SecretEntry(name="crm_password")]))
+    dialog.secrets_page.add_button.click()
+    asker = dialog.secrets_page.add_dialog
+    assert asker is not None
+    screenshot(asker, "settings_add_secret")
+
+    def attempt(name: str, value: str, sites: str = "") -> str:
+        asker.name_edit.setText(name)
+        asker.value_edit.setText(value)
+        asker.sites_edit.setText(sites)
+        asker.add_button.click()
+        assert asker.isVisible()
+        return asker.problem.text()
+
+    assert "lowercase letters" in attempt("CRM Password", VALUE)
+    assert "lowercase letters" in attempt("crm.password", VALUE)
+    assert attempt("crm_password", VALUE) == 'There is already a secret called "crm_password".'
+    assert attempt("", VALUE) == "Give the secret a name."
+    assert attempt("bank_pin", "") == "Enter the secret's value."
+    assert "is not a site name" in attempt("bank_pin", VALUE, "https://bank.example/")
+    asker.add_button.click()
+    asker.sites_edit.setText("bank.example, *.bank.example")
+    asker.add_button.click()
+    await until(lambda: not asker.isVisible())
+    assert [entry.name for entry in dialog.secrets_page.entries()] == ["crm_password", "bank_pin"]
+    assert dialog.secrets_page.entries()[1].domains == ["bank.example", "*.bank.example"]
+
+
+async def test_removing_a_secret_deletes_it_from_the_keyring(
+        open_dialog, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
+    memory_keyring.set_password(secrets.SERVICE, "secret:old_pin", "1234")
+    memory_keyring.set_password(secrets.SERVICE, "secret:kept", "5678")
+    dialog = open_dialog(Settings(secrets=[SecretEntry(name="old_pin"), SecretEntry(name="kept"),
+                                           SecretEntry(name="lost")]))
+    page = dialog.secrets_page
+    states = lambda: [page.secret_list.topLevelItem(i).text(2) for i in range(3)]  # noqa: E731
+    await until(lambda: states() == ["Saved", "Saved", "Missing"])  # read from the keyring off the loop
+    page.secret_list.setCurrentItem(page.secret_list.topLevelItem(0))
+    page.remove_button.click()
+    settings = await save(dialog)
+    assert [entry.name for entry in settings.secrets] == ["kept", "lost"]
+    assert (secrets.SERVICE, "secret:old_pin") not in memory_keyring.passwords
+    assert memory_keyring.passwords[(secrets.SERVICE, "secret:kept")] == "5678"
+
+
+async def test_without_a_keyring_the_dialog_says_so_and_keeps_everything(
+        open_dialog, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
+    dialog = open_dialog()
+    await asyncio.sleep(0.05)  # laid out
+    dialog.fit_to_screen(768)
+    dialog.max_steps_spin.setValue(12)
+    dialog.safety_page.sites_edit.setPlainText("crm.example.com")
+    await add_secret(dialog, "crm_password", VALUE)
+    keyring.set_keyring(LockedKeyring())
+    dialog.tabs.setCurrentIndex(0)
+    dialog.save_button.click()
+    await until(lambda: dialog.error_area.isVisible())
+    await asyncio.sleep(0.05)  # laid out with the message
+    assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
+    message = dialog.error_area.text()
+    assert message.startswith("The secret was not saved")
+    assert 'No system keyring is available to keep the secret "crm_password" safely.' in message
+    assert VALUE not in message
+    assert dialog.tabs.currentWidget().isAncestorOf(dialog.secrets_page.secret_list)
+    assert dialog.height() <= 768 - 40 and dialog.save_button.isEnabled()
+    assert [entry.name for entry in dialog.secrets_page.entries()] == ["crm_password"]
+    assert dialog.max_steps_spin.value() == 12 and dialog.safety_page.sites_edit.toPlainText() == "crm.example.com"
+    screenshot(dialog, "settings_secrets_no_keyring")
+    keyring.set_keyring(memory_keyring)  # the user unlocks the keyring and presses Save again
+    settings = await save(dialog)
+    assert memory_keyring.passwords[(secrets.SERVICE, "secret:crm_password")] == VALUE
+    assert settings.max_steps == 12 and settings.allowed_domains == ["crm.example.com"]
+
+
+# --- upload folders ---------------------------------------------------------------------------------------------
+
+async def test_an_upload_folder_is_chosen_and_saved(open_dialog, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "invoices"
+    folder.mkdir()
+    dialog = open_dialog()
+    page = dialog.safety_page
+    assert not page.remove_folder_button.isEnabled()
+    page.add_folder_button.click()
+    chooser = page.folder_chooser
+    assert chooser is not None and chooser.isVisible()
+    chooser.setDirectory(str(folder))
+    chooser.accept()
+    await until(lambda: page.folders() == [str(folder)])
+    linked = tmp_path / "link-to-invoices"
+    linked.symlink_to(folder)
+    await page.add_folder(str(linked / ".." / "invoices"))  # resolved: the same folder, listed once
+    assert page.folders() == [str(folder)]
+    settings = await save(dialog)
+    assert settings.upload_dirs == [str(folder)]
+    again = open_dialog(settings)
+    again.safety_page.folder_list.setCurrentRow(0)
+    again.safety_page.remove_folder_button.click()
+    assert (await save(again)).upload_dirs == []
+
+
+async def test_the_apps_own_folders_are_refused(open_dialog, paths: AppPaths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dialog = open_dialog()
+    dialog.tabs.setCurrentIndex(2)
+    page = dialog.safety_page
+    linked = tmp_path / "innocent-looking"
+    linked.symlink_to(paths.profile_dir)
+    for folder in (paths.data_dir, paths.profile_dir, paths.config_dir.parent, tmp_path, linked, paths.log_dir):
+        await page.add_folder(str(folder))
+        assert page.folder_message.isVisible(), folder
+        assert "holds Page Agent's own files" in page.folder_message.text()
+        assert page.folders() == []
+    screenshot(dialog, "settings_safety_own_folder")
+    beside = tmp_path / "home-documents"
+    beside.mkdir()
+    await page.add_folder(str(beside))
+    assert page.folders() == [str(beside)] and not page.folder_message.isVisible()
+
+
+# --- confirmations ----------------------------------------------------------------------------------------------
+
+async def test_ask_before_irreversible_actions_round_trips(open_dialog, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dialog = open_dialog()
+    assert dialog.safety_page.ask_check.isChecked()  # on by default
+    dialog.safety_page.ask_check.setChecked(False)
+    settings = await save(dialog)
+    assert settings.ask_before_irreversible is False
+    saved_file(tmp_path, settings)
+    again = open_dialog(load_settings(tmp_path / "settings.json"))
+    assert not again.safety_page.ask_check.isChecked()
+    again.safety_page.ask_check.setChecked(True)
+    assert (await save(again)).ask_before_irreversible is True
+
+
+# --- fitting the screen -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("available", [768, 720])
+@pytest.mark.parametrize("first_run", [False, True])
+async def test_the_dialog_fits_a_small_screen(open_dialog, available: int, first_run: bool) -> None:  # type: ignore[no-untyped-def]
+    dialog = open_dialog(Settings(secrets=[SecretEntry(name=f"secret_{i}") for i in range(8)],
+                                  upload_dirs=[f"/srv/share/{i}" for i in range(6)]), first_run=first_run)
+    await asyncio.sleep(0.05)
+    dialog.fit_to_screen(available)
+    await asyncio.sleep(0.05)
+    assert dialog.height() <= available - 40  # room for the window's title bar
+    for index in range(dialog.tabs.count()):
+        dialog.tabs.setCurrentIndex(index)
+        await asyncio.sleep(0.02)
+        page = dialog.tabs.currentWidget()
+        bar = page.verticalScrollBar()
+        if not first_run and available == 768:
+            assert bar.maximum() == 0, f"tab {index} scrolls on a 1366x768 screen"
+        # Whatever scrolls, every part of the page can be reached.
+        assert page.widget().height() <= page.viewport().height() + bar.maximum()
+    assert dialog.save_button.isVisible() and dialog.save_button.geometry().bottom() <= dialog.height()
+
+
+def test_every_new_string_has_a_translation() -> None:
+    for module in ("app/ui/safety_settings.py", "app/ui/secret_settings.py"):
+        assert not literal_tr_strings(ROOT / module) - zh_table().keys(), module
