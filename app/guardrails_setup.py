@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from app.core.abort import AbortSignal
-from app.core.safety.files import UploadPolicy
+from app.core.safety.files import UploadPolicy, folder_clash
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.navigation import NavigationPolicy
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest
@@ -107,14 +107,14 @@ def check_upload_dirs(folders: list[Path], paths: AppPaths) -> list[Path]:
             raise ValueError(f"--upload-dir {given}: that folder does not exist.")
         if not folder.is_dir():
             raise ValueError(f"--upload-dir {given} is not a folder; give the folder that holds the files to upload.")
-        for own in (own.resolve() for own in _app_folders(paths)):
-            if folder == own or own in folder.parents:
-                where = "" if folder == own else "inside "
-                raise ValueError(f"--upload-dir {given} is {where}Page Agent's own folder {own}: its settings, "
-                                 "browser profile, history, downloads and logs are never uploaded.")
-            if folder in own.parents:
-                raise ValueError(f"--upload-dir {given} holds Page Agent's own folder {own}; choose a folder that "
-                                 "holds only the files the agent may upload.")
+        own = folder_clash(folder, [mine.resolve() for mine in _app_folders(paths)])
+        if own is not None and folder.is_relative_to(own):
+            where = "" if folder == own else "inside "
+            raise ValueError(f"--upload-dir {given} is {where}Page Agent's own folder {own}: its settings, "
+                             "browser profile, history, downloads and logs are never uploaded.")
+        if own is not None:
+            raise ValueError(f"--upload-dir {given} holds Page Agent's own folder {own}; choose a folder that "
+                             "holds only the files the agent may upload.")
         checked.append(folder)
     return checked
 

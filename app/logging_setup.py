@@ -60,6 +60,7 @@ def configure_logging(log_dir: Path) -> Path | None:
     file.addFilter(SECRETS_FILTER)
     root.addHandler(file)
     # Third-party chatter (HTTP request lines) is not useful to a user and can be long.
-    for noisy in ("httpx", "httpcore", "openai", "asyncio"):
+    # qasync logs the arguments and results of work handed to threads at DEBUG: a keyring read returns a key.
+    for noisy in ("httpx", "httpcore", "openai", "asyncio", "qasync"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return log_dir / LOG_FILE

@@ -158,7 +158,7 @@ class Desktop:
         self._settings_open = True
         try:
             dialog = SettingsDialog(self.runtime.settings, detected_browser=await self.runtime.detected_browser(),
-                                    first_run=first_run, parent=self.window)
+                                    first_run=first_run, parent=self.window, paths=self._paths)
             code = await run_dialog(dialog)
         finally:
             self._settings_open = False

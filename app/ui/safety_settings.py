@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.safety.files import folder_clash
 from app.core.safety.navigation import parse_domains
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
@@ -45,11 +46,6 @@ def site_problem(text: str) -> str | None:
             return tr('"{entry}" is not a site name. Write names like example.com or *.example.com (optionally with '
                       ':port), without http:// or a path.', entry=entry)
     return None
-
-
-def app_folder_clash(folder: Path, own: Iterable[Path]) -> Path | None:
-    """The app's own folder that ``folder`` is, contains or lies inside (all paths resolved), if any."""
-    return next((mine for mine in own if folder.is_relative_to(mine) or mine.is_relative_to(folder)), None)
 
 
 def _resolved(paths: Iterable[Path]) -> list[Path]:
@@ -91,7 +87,7 @@ class SafetyPage(QWidget):
         column.addWidget(self.sites_edit)
         column.addWidget(self.sites_error)
         column.addWidget(small_label(self, tr("Leave empty to allow any website. example.com allows only that site; "
-                                              "*.example.com its subdomains. One per line or separated by commas.")))
+                                              "*.example.com that site and its subdomains. One per line or separated by commas.")))
         root.addWidget(sites_block)
 
         files_block, _form, column = section(self, tr("Files the agent may upload"))
@@ -165,7 +161,7 @@ class SafetyPage(QWidget):
         """Add ``folder`` (resolved: ``~``, ``..``, links), unless it holds the app's own files."""
         self.folder_message.hide()
         resolved, own = await asyncio.to_thread(lambda: (_resolved([Path(folder)])[0], _resolved(self._own_dirs)))
-        if app_folder_clash(resolved, own) is not None:
+        if folder_clash(resolved, own) is not None:
             self.folder_message.setText(tr(
                 "{folder} holds Page Agent's own files (browser profile with your sign-ins, settings, history, logs), "
                 "which are never uploaded. Choose a folder that does not contain them.", folder=str(resolved)))

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.safety.navigation import NavigationPolicy
 from app.llm import probe
 from app.llm.probe import ProbeKind, ProbeResult
 from app.llm.settings import LLMSettings, ToolChoiceMode
@@ -542,8 +543,13 @@ class SettingsDialog(QDialog):
             return tr("The base URL must start with http:// or https://."), self.base_url_edit
         if not settings.model:
             return tr("Enter the name of the model to use."), self.model_edit
-        if settings.start_url and urlparse(settings.start_url).scheme not in ("http", "https", "file", "about"):
-            return tr("The start page must be a web address (https://…)."), self.start_url_edit
+        if settings.start_url:
+            # The runtime refuses what the agent may not open (a local file, a site outside the allowed ones); say so
+            # here, where it can be fixed. The allowed sites were checked before this.
+            if NavigationPolicy().check(settings.start_url) is not None:
+                return tr("The start page must be a web address (https://…)."), self.start_url_edit
+            if NavigationPolicy(tuple(settings.allowed_domains)).check(settings.start_url) is not None:
+                return tr("The start page is not one of the sites under Safety → Only these sites."), self.start_url_edit
         return None
 
     def _show_field(self, field: QWidget) -> None:

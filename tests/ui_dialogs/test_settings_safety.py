@@ -5,7 +5,6 @@ folders, the confirmation switch round-trips, and the dialog fits a small laptop
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from pathlib import Path
 
@@ -35,10 +34,6 @@ def paths(tmp_path: Path) -> AppPaths:
 
 @pytest.fixture
 async def open_dialog(qapp: QApplication, memory_keyring: MemoryKeyring, paths: AppPaths):  # type: ignore[no-untyped-def]
-    # Collect garbage here, on the main thread: a cycle collected in a worker thread (asyncio.to_thread) would
-    # destroy an earlier test's Qt objects (an old qasync loop's timer object) there, and Qt then crashes on a timer
-    # it could not stop ("Timers cannot be stopped from another thread").
-    gc.collect()
     opened: list[SettingsDialog] = []
 
     def make(settings: Settings | None = None, *, first_run: bool = False) -> SettingsDialog:
@@ -52,7 +47,6 @@ async def open_dialog(qapp: QApplication, memory_keyring: MemoryKeyring, paths: 
         dialog.close()
         dialog.deleteLater()
     await asyncio.sleep(0.02)  # the dialogs' cancelled tasks end on this loop
-    gc.collect()
 
 
 async def save(dialog: SettingsDialog) -> Settings:
@@ -111,6 +105,23 @@ async def test_a_bad_site_keeps_the_dialog_open_with_its_reason_and_the_text(ope
     assert not error.isVisible()  # the reason goes once the text changes
     settings = await save(dialog)
     assert settings.allowed_domains == ["crm.example.com"] and settings.model == "my-model"
+
+
+@pytest.mark.parametrize(("start", "sites", "reason"), [
+    ("file:///etc/passwd", "", "The start page must be a web address"),
+    ("chrome://settings", "", "The start page must be a web address"),
+    ("https://elsewhere.example/", "crm.example.com", "The start page is not one of the sites"),
+])
+async def test_a_start_page_the_agent_may_not_open_is_refused_here(  # type: ignore[no-untyped-def]
+        open_dialog, start: str, sites: str, reason: str) -> None:
+    dialog = open_dialog()
+    dialog.start_url_edit.setText(start)
+    dialog.safety_page.sites_edit.setPlainText(sites)
+    await dialog.save()
+    assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
+    assert reason in dialog.error_area.text()
+    dialog.start_url_edit.setText("https://crm.example.com/start")
+    assert (await save(dialog)).start_url == "https://crm.example.com/start"
 
 
 # --- secrets ----------------------------------------------------------------------------------------------------

@@ -138,3 +138,10 @@ def _inside_any(real: Path, folders: Iterable[Path]) -> bool:
             if form is not None and (real == form or form in real.parents):
                 return True
     return False
+
+
+def folder_clash(folder: Path, own: Iterable[Path]) -> Path | None:
+    """The app's own folder that ``folder`` is, lies inside or contains (all resolved), if any: such a folder can
+    never be one the agent uploads from."""
+    return next((mine for mine in own if folder.is_relative_to(mine) or mine.is_relative_to(folder)), None)
+
