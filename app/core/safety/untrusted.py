@@ -8,6 +8,7 @@ the app's scaffolding are left as they are.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -31,6 +32,7 @@ _SUSPECT = re.compile(f"[{_INVISIBLES}{_BREAKS}{_OPEN}]")
 ESCAPED_OPEN = "&lt;"
 
 
+@functools.lru_cache(maxsize=4096)  # a page's listing repeats a few tag names ("button", "a") hundreds of times
 def _is_block(name: str) -> bool:
     folded = re.sub(r"[_\-.:]", "", unicodedata.normalize("NFKC", name).casefold())
     return folded in _BLOCKS or _STEP.fullmatch(folded) is not None
