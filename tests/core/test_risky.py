@@ -14,6 +14,7 @@ from app.core.safety.risky import ConfirmRequest, is_irreversible, irreversible_
 from app.core.tools.base import ToolContext, run_tool
 from app.core.tools.page_tools import PAGE_TOOLS
 from tests.fakes.page import FakePage
+from tests.fakes.person import Person
 
 CLICK = next(tool for tool in PAGE_TOOLS if tool.name == "click_element_by_index")
 
@@ -84,24 +85,7 @@ def test_the_task_did_not_ask_for_it(task: str, name: str) -> None:
     assert not task_asks_for(task, name)
 
 
-class Handler:
-    """A person who answers ``answer`` (or never answers) and remembers what was asked."""
-
-    def __init__(self, answer: bool | None) -> None:
-        self.answer = answer
-        self.requests: list[ConfirmRequest] = []
-        self.asked = asyncio.Event()
-
-    async def __call__(self, request: ConfirmRequest, signal: AbortSignal) -> bool:
-        self.requests.append(request)
-        self.asked.set()
-        if self.answer is None:
-            await signal.wait()
-            signal.throw_if_aborted()
-        return bool(self.answer)
-
-
-def click_context(page: FakePage, task: str, handler: Handler | None, *, ask: bool = True,
+def click_context(page: FakePage, task: str, handler: Person | None, *, ask: bool = True,
                   signal: AbortSignal | None = None) -> ToolContext:
     return ToolContext(signal=signal or AbortSignal(), page=page, task=task,
                        guardrails=Guardrails(confirm=handler, ask_before_irreversible=ask))
@@ -123,20 +107,20 @@ async def test_an_irreversible_click_the_task_did_not_ask_for_is_refused_without
 
 async def test_a_refusal_is_a_tool_error_and_an_allowance_clicks() -> None:
     page = page_with("Delete account permanently")
-    refusing = Handler(False)
+    refusing = Person(False)
     output = await run_tool(CLICK, click_context(page, "update my address", refusing), CLICK.input_model(index=2))
     assert output.startswith("❌ The user did not allow") and page.actions == []
     assert refusing.requests == [ConfirmRequest(kind="irreversible",
                                                 message='The agent wants to click "Delete account permanently".',
                                                 quote="Delete account permanently")]
 
-    allowing = Handler(True)
+    allowing = Person(True)
     output = await run_tool(CLICK, click_context(page, "update my address", allowing), CLICK.input_model(index=2))
     assert output == "click 2" and page.actions == [("click", (2,))]
 
 
 async def test_no_question_when_the_task_asked_or_the_setting_is_off_or_the_name_is_harmless() -> None:
-    never = Handler(False)
+    never = Person(False)
     page = page_with("Delete account permanently")
     assert await run_tool(CLICK, click_context(page, "delete my account", never), CLICK.input_model(index=2)) \
         == "click 2"
@@ -152,7 +136,7 @@ async def test_no_question_when_the_task_asked_or_the_setting_is_off_or_the_name
 
 async def test_stop_during_the_question_stops_at_once() -> None:
     page = page_with("Pay $120")
-    held = Handler(None)
+    held = Person(None)
     controller = AbortController()
     ctx = click_context(page, "update my address", held, signal=controller.signal)
     click = asyncio.ensure_future(run_tool(CLICK, ctx, CLICK.input_model(index=2)))
@@ -170,5 +154,5 @@ async def test_a_handler_that_never_answers_is_a_refusal_after_the_deadline(monk
     monkeypatch.setattr(risky, "_HANDLER_GRACE", 0.1)
     page = page_with("Pay $120")
     output = await asyncio.wait_for(
-        run_tool(CLICK, click_context(page, "update my address", Handler(None)), CLICK.input_model(index=2)), 5)
+        run_tool(CLICK, click_context(page, "update my address", Person(None)), CLICK.input_model(index=2)), 5)
     assert output.startswith("❌ The user did not allow") and page.actions == []

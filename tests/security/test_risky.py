@@ -17,32 +17,13 @@ from app.core.agent import Agent
 from app.core.config import AgentConfig
 from app.core.safety.guardrails import Guardrails
 from app.core.safety import risky
-from app.core.safety.risky import ConfirmRequest
 from app.core.types import AgentStatus, StepEvent
 from tests.browser.helpers import index_of
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion
+from tests.fakes.person import Person
 from tests.security.conftest import AgentOnPage, HostileSite
 
 Step = Callable[[str], dict[str, Any]]
-
-
-class Person:
-    """Answers every question with ``answer`` (None: never answers, until the question is called off)."""
-
-    def __init__(self, answer: bool | None, delay: float = 0.0) -> None:
-        self.answer = answer
-        self.delay = delay
-        self.requests: list[ConfirmRequest] = []
-        self.asked = asyncio.Event()
-
-    async def __call__(self, request: ConfirmRequest, signal: AbortSignal) -> bool:
-        self.requests.append(request)
-        self.asked.set()
-        if self.answer is None:
-            await signal.wait()
-            return False
-        await signal.sleep(self.delay)
-        return self.answer
 
 
 def obey(llm_server: FakeLLMServer, *steps: Step) -> None:
