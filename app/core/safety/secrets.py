@@ -60,7 +60,7 @@ class Secret:
     name: str
     # Empty: the secret is known by name but has no value on this computer (not in the keyring).
     value: SecretStr
-    # Host patterns (app/core/safety/hosts.py) of the pages it may be typed on; empty: any.
+    # Host patterns (as in app/core/safety/navigation.py) of the pages it may be typed on; empty: any.
     domains: tuple[str, ...] = ()
 
 
