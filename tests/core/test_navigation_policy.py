@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.safety.navigation import NavigationPolicy, parse_domains
 
-LABEL = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True).filter(lambda s: not s.isdigit())
+# Host names only: a label the URL parser reads as a number (decimal, or 0x hex) makes the host an IPv4 address.
+LABEL = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True).filter(
+    lambda s: not s.isdigit() and re.fullmatch(r"0x[0-9a-f]*", s) is None)
 HOST = st.lists(LABEL, min_size=1, max_size=4).map(".".join)
 PORT = st.integers(min_value=1, max_value=65535)
 
