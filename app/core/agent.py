@@ -70,7 +70,9 @@ class _Run:
     tools: ToolSet
     tool_spec: ToolSpec
     started: float
+    # Masked as each event is added, and again whenever the vault learns a value (Agent._history_of).
     history: list[HistoricalEvent] = field(default_factory=list)
+    masked_generation: int = 0
     step_count: int = 0
     failures: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -121,7 +123,7 @@ class Agent:
 
     @property
     def history(self) -> list[HistoricalEvent]:
-        return [self._masked(event) for event in self._run.history] if self._run else []
+        return list(self._history_of(self._run)) if self._run else []
 
     @property
     def last_result(self) -> ExecutionResult | None:
@@ -483,7 +485,7 @@ class Agent:
         self._events.emit("activity", self._masked(activity))
 
     def _add(self, run: _Run, event: HistoricalEvent) -> None:
-        run.history.append(event)
+        self._history_of(run).append(self._masked(event))
         self._emit_history()
 
     def _emit_history(self) -> None:
@@ -495,6 +497,15 @@ class Agent:
         """``model`` with every secret value the vault knows by now replaced by its placeholder: events, results
         and records are masked as they leave, so a password learnt late is masked in what was recorded before."""
         return self.guardrails.secrets.mask_model(model)
+
+    def _history_of(self, run: _Run) -> list[HistoricalEvent]:
+        """The run's history with every value the vault knows by now masked: a password learnt late is masked in
+        what was recorded before, once, rather than on every read."""
+        generation = self.guardrails.secrets.generation
+        if run.masked_generation != generation:
+            run.history[:] = [self._masked(event) for event in run.history]
+            run.masked_generation = generation
+        return run.history
 
     def _masked_ask_user(self) -> AskUserHandler | None:
         """The user's question bar shows no secret either (a model may echo one into its question)."""

@@ -143,6 +143,7 @@ class SecretVault:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._masker = _Masker(())
+        self._generation = 0
         self._rebuild()
         _register(self)
 
@@ -222,8 +223,14 @@ class SecretVault:
         """A copy of ``model`` with every string in it masked (the model itself when there is nothing to mask)."""
         return masked_model(model, self.mask) if self._masker else model
 
+    @property
+    def generation(self) -> int:
+        """Goes up whenever the vault learns a value: what was masked before may hold it still."""
+        return self._generation
+
     def _rebuild(self) -> None:
         self._masker = _Masker((s.value.get_secret_value(), placeholder(s.name)) for s in self.secrets)
+        self._generation += 1
 
 
 # --- every live vault, and the API keys: for sinks that belong to no one agent ----------------------------------
