@@ -14,9 +14,13 @@ class AgentStatus(StrEnum):
     COMPLETED = "completed"
     ERROR = "error"
     STOPPED = "stopped"
+    # The agent handed the browser to a person (a captcha, a sign-in) and nobody was there to take it: the CLI
+    # without a terminal. With a person present a hand-off is a pause inside the run, not an ending.
+    NEEDS_PERSON = "needs_person"
 
 
-TERMINAL_STATUSES = frozenset({AgentStatus.COMPLETED, AgentStatus.ERROR, AgentStatus.STOPPED})
+TERMINAL_STATUSES = frozenset(
+    {AgentStatus.COMPLETED, AgentStatus.ERROR, AgentStatus.STOPPED, AgentStatus.NEEDS_PERSON})
 
 
 class AgentReflection(BaseModel):
@@ -51,10 +55,19 @@ class ThinkingActivity(BaseModel):
     max_steps: int
 
 
+class ActionTarget(BaseModel):
+    """The element an action acts on, as a person would name it ("the Email field"), for plain-words display."""
+
+    tag: str
+    name: str = ""
+    input_type: str = ""
+
+
 class ExecutingActivity(BaseModel):
     type: Literal["executing"] = "executing"
     tool: str
     input: dict[str, Any]
+    target: ActionTarget | None = None
 
 
 class ExecutedActivity(BaseModel):
@@ -63,6 +76,7 @@ class ExecutedActivity(BaseModel):
     input: dict[str, Any]
     output: str
     duration: float
+    target: ActionTarget | None = None
 
 
 class RetryingActivity(BaseModel):
@@ -83,8 +97,22 @@ class PausedActivity(BaseModel):
     type: Literal["paused"] = "paused"
 
 
+class HandOffActivity(BaseModel):
+    """The agent asked the person to act in the browser (hand_off_to_user: a captcha, a sign-in, a code); the run
+    is paused, its step budget and time limit stand still, and it waits for resume() or stop()."""
+
+    type: Literal["hand_off"] = "hand_off"
+    reason: str
+
+
 AgentActivity = Annotated[
-    ThinkingActivity | ExecutingActivity | ExecutedActivity | RetryingActivity | ErrorActivity | PausedActivity,
+    ThinkingActivity
+    | ExecutingActivity
+    | ExecutedActivity
+    | RetryingActivity
+    | ErrorActivity
+    | PausedActivity
+    | HandOffActivity,
     Field(discriminator="type"),
 ]
 
@@ -96,6 +124,7 @@ class ActionRecord(BaseModel):
     name: str
     input: dict[str, Any] = Field(default_factory=dict)
     output: str = ""
+    target: ActionTarget | None = None
 
 
 class StepEvent(BaseModel):
