@@ -1,0 +1,74 @@
+"""Time to a visible panel: from starting ``python -m app --demo`` to the panel's window mapped on screen, and to
+Chromium's window beside it, as a user launching the app sees it.
+
+Needs an X display with a window manager and xdotool (the README's "Try it as a user would"):
+
+    Xvfb :5 -screen 0 1366x768x24 & DISPLAY=:5 openbox &
+    DISPLAY=:5 .venv/bin/python -m tests.bench.bench_panel_start      (prints medians over runs)
+
+Each run uses a fresh home folder, so it is a first start of the demo (no saved settings, no profile).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+RUNS = 5
+DEADLINE = 60.0
+
+
+def _visible(name: str) -> bool:
+    found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", name],
+                           capture_output=True, text=True, check=False)
+    return bool(found.stdout.strip())
+
+
+def one_start() -> tuple[float, float]:
+    """Seconds to the panel's window, then to Chromium's window."""
+    home = tempfile.mkdtemp(prefix="bench-start-")
+    env = {**os.environ, "PAGE_AGENT_HOME": home}
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "app", "--demo"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    panel = browser = 0.0
+    try:
+        while time.perf_counter() - started < DEADLINE and not browser:
+            now = time.perf_counter() - started
+            if not panel and _visible("^Page Agent$"):
+                panel = now
+            if panel and _visible("Chromium"):
+                browser = now
+            time.sleep(0.01)
+        if not browser:
+            raise RuntimeError(f"no windows within {DEADLINE:g} s")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        shutil.rmtree(home, ignore_errors=True)
+    return panel, browser
+
+
+def main() -> None:
+    if not os.environ.get("DISPLAY") or shutil.which("xdotool") is None:
+        sys.exit("needs DISPLAY (Xvfb with a window manager) and xdotool; see this module's docstring")
+    one_start()  # warm the disk cache: the first start after boot reads every module from disk
+    panels, browsers = zip(*(one_start() for _ in range(RUNS)), strict=True)
+    print(f"panel visible:    median {statistics.median(panels) * 1000:.0f} ms "
+          f"(min {min(panels) * 1000:.0f}, max {max(panels) * 1000:.0f}) over {RUNS} starts")
+    print(f"Chromium visible: median {statistics.median(browsers) * 1000:.0f} ms "
+          f"(min {min(browsers) * 1000:.0f}, max {max(browsers) * 1000:.0f})")
+
+
+if __name__ == "__main__":
+    main()
