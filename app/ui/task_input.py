@@ -55,6 +55,7 @@ class ComposerMode(Enum):
     RUNNING = "running"
     ASKING = "asking"  # the agent asked the user a question
     PAUSED = "paused"  # the user took over the browser
+    HANDED_OFF = "handed_off"  # the agent handed the browser to the user; the hand-off bar carries the buttons
     STOPPING = "stopping"
 
 
@@ -66,6 +67,7 @@ class Composer(QWidget):
     takeOverRequested = Signal()
     resumeRequested = Signal(str)  # an optional note about what the user did
     newTaskRequested = Signal()
+    ownModelRequested = Signal()  # "Use your own model" under the demo's read-only task
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +80,17 @@ class Composer(QWidget):
         self.run = self._button(tr("Run"), "primary", tr("Run the task (Ctrl+Enter)"))
         self.hint = QLabel(self)
         self.hint.setObjectName("Muted")
+        self.hint.setWordWrap(True)
+        self.own_model = QLabel(self)
+        self.own_model.setObjectName("Muted")
+        self.own_model.setAccessibleName(tr("Use your own model"))
+        self.own_model.setText(f'<a href="settings">{tr("Use your own model")}</a>')
+        self.own_model.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
+                                               | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        self.own_model.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.own_model.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.own_model.hide()
+        self._locked_task = ""
 
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
@@ -90,7 +103,11 @@ class Composer(QWidget):
         layout.setSpacing(8)
         layout.addWidget(self.input)
         layout.addLayout(buttons)
-        layout.addWidget(self.hint)
+        hints = QHBoxLayout()
+        hints.setSpacing(8)
+        hints.addWidget(self.hint, 1)
+        hints.addWidget(self.own_model, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(hints)
         # Keyboard order follows the eye: text, then the primary action, then the others.
         for first, second in ((self.input, self.run), (self.run, self.stop), (self.stop, self.take_over),
                               (self.take_over, self.new_task)):
@@ -102,6 +119,7 @@ class Composer(QWidget):
         self.stop.clicked.connect(self.stopRequested)
         self.take_over.clicked.connect(self._take_over_or_resume)
         self.new_task.clicked.connect(self.newTaskRequested)
+        self.own_model.linkActivated.connect(lambda _link: self.ownModelRequested.emit())
         self._mode = ComposerMode.NEW
         self.refresh_icons()
         self.set_mode(ComposerMode.NEW)
@@ -138,6 +156,8 @@ class Composer(QWidget):
             ComposerMode.ASKING: (tr("Your answer…"), tr("Ctrl+Enter to answer · Esc to stop")),
             ComposerMode.PAUSED: (tr("Optional: tell the agent what you did…"),
                                   tr("The browser is yours. Resume hands it back to the agent.")),
+            ComposerMode.HANDED_OFF: (tr("Optional: tell the agent what you did…"),
+                                      tr("Ctrl+Enter continues · Esc stops")),
             ComposerMode.STOPPING: (tr("Stopping…"), ""),
         }[mode]
         self.input.setPlaceholderText(placeholder)
@@ -145,11 +165,20 @@ class Composer(QWidget):
         self.input.viewport().update()
         self.input.setAccessibleDescription(placeholder)
         self.hint.setText(hint)
-        typing = mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP, ComposerMode.ASKING, ComposerMode.PAUSED)
+        choosing = mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP)
+        typing = choosing or mode in (ComposerMode.ASKING, ComposerMode.PAUSED, ComposerMode.HANDED_OFF)
         busy = mode in (ComposerMode.STARTING, ComposerMode.RUNNING, ComposerMode.ASKING, ComposerMode.PAUSED,
                         ComposerMode.STOPPING)
-        self.input.setReadOnly(not typing)
+        locked = bool(self._locked_task) and choosing
+        if locked:
+            self.input.setPlainText(self._locked_task)
+        elif typing and self._locked_task and self.input.toPlainText() == self._locked_task:
+            self.input.clear()  # an answer or a note is the user's own words, not the demo's task
+        self.input.setReadOnly(not typing or locked)
         self.input.setEnabled(typing)
+        self.own_model.setVisible(locked)
+        if locked:
+            self.hint.setText(tr("The demo replays this recorded task only."))
         self.run.setVisible(mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP, ComposerMode.ASKING))
         self.run.setText(tr("Answer") if mode is ComposerMode.ASKING else tr("Run"))
         self.run.setAccessibleName(self.run.text())
@@ -162,10 +191,24 @@ class Composer(QWidget):
         self._update_run_enabled()
         self.focus_default()
 
+    def lock_task(self, task: str) -> None:
+        """The demo: ``task`` fills the box, read-only, whenever a task can be started; "" unlocks it (emptied)."""
+        was_locked = bool(self._locked_task)
+        self._locked_task = task
+        if was_locked and not task and self._mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP):
+            self.input.clear()
+        self.set_mode(self._mode)
+
+    @property
+    def locked_task(self) -> str:
+        return self._locked_task
+
     def focus_default(self) -> None:
         """After every change of moment, keyboard focus goes where the next action is."""
-        if self.input.isEnabled():
+        if self.input.isEnabled() and not self.input.isReadOnly():
             self.input.setFocus()
+        elif self.run.isVisible() and self.run.isEnabled():
+            self.run.setFocus()
         elif self.take_over.isVisible() and self._mode is ComposerMode.PAUSED:
             self.take_over.setFocus()
         elif self.stop.isVisible() and self.stop.isEnabled():
@@ -189,13 +232,14 @@ class Composer(QWidget):
 
     def _submit(self) -> None:
         text = self.input.toPlainText().strip()
-        if self._mode is ComposerMode.PAUSED:
+        if self._mode in (ComposerMode.PAUSED, ComposerMode.HANDED_OFF):
             self.input.clear()
             self.resumeRequested.emit(text)
             return
         if not text or self._mode not in (ComposerMode.NEW, ComposerMode.FOLLOW_UP, ComposerMode.ASKING):
             return
-        self.input.clear()
+        if not self._locked_task or self._mode is ComposerMode.ASKING:
+            self.input.clear()
         self.submitted.emit(text)
 
     def _take_over_or_resume(self) -> None:
