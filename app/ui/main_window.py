@@ -516,12 +516,12 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.busy and not self._quitting:
-            event.ignore()
-            if self._quit_question is not None:
-                self.quit_now()  # asked twice (a second Ctrl+C): the user means it
-            else:
+            if self._quit_question is None:
+                event.ignore()
                 self._ask_to_quit()
-            return
+                return
+            self._quitting = True  # asked twice (a second Ctrl+C): the user means it
+            self._quit_question.done(0)
         self.confirm_bar.cancel()
         self._attention.dismiss()
         self.closing.emit()
@@ -529,9 +529,9 @@ class MainWindow(QMainWindow):
 
     def _ask_to_quit(self) -> None:
         # open(), not exec(): a nested loop would stall the run (and a test) while the question waits.
-        box = QMessageBox(QMessageBox.Icon.Question, tr("Stop the task and quit?"),
-                          tr("The agent is still working on your task. Quitting stops it where it is."),
+        box = QMessageBox(QMessageBox.Icon.Question, tr("Page Agent"), tr("Stop the task and quit?"),
                           QMessageBox.StandardButton.NoButton, self)
+        box.setInformativeText(tr("The agent is still working on your task. Quitting stops it where it is."))
         stop = box.addButton(tr("Stop and quit"), QMessageBox.ButtonRole.DestructiveRole)
         keep = box.addButton(tr("Keep working"), QMessageBox.ButtonRole.RejectRole)
         box.setDefaultButton(keep)
