@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.history.export import outcome_label
@@ -20,6 +20,7 @@ from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
 
 _GAP = 8  # between the panel and this window
+_MIN_WIDTH = 380  # narrower than this, the window goes over the panel's edge rather than beside it
 
 
 class SavedRunWindow(QDialog):
@@ -74,14 +75,16 @@ class SavedRunWindow(QDialog):
         self.close_button.clicked.connect(self.close)
 
     def place_beside(self, panel: QWidget) -> None:
-        """To the right of the panel, over the browser's side of the screen, and within the screen."""
+        """To the right of the panel (over the browser's side) when there is room, always within the screen."""
         screen = (panel.screen() or self.screen()).availableGeometry()
         frame = panel.frameGeometry()
-        width = min(self.width(), screen.width() - _GAP)
+        room = screen.right() - frame.right() - _GAP
+        width = min(self.width(), room if room >= _MIN_WIDTH else screen.width())
         height = min(max(self.height(), frame.height() * 4 // 5), screen.height())
-        x = min(frame.right() + _GAP, screen.right() - width)
+        x = frame.right() + _GAP if room >= _MIN_WIDTH else screen.right() - width
         y = max(screen.top(), min(frame.top(), screen.bottom() - height))
-        self.setGeometry(QRect(x, y, width, height))
+        self.resize(width, height)
+        self.move(x, y)  # move() places the frame: the title bar stays on the screen
 
     def _choose(self, fmt: ExportFormat) -> None:
         choose_export_file(self, self.record.id, fmt, lambda path: self._spawn(self.export_to(path, fmt)))
