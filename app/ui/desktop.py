@@ -232,9 +232,10 @@ class Desktop:
         assert self.runtime is not None and self.window is not None
         if self.window.busy:
             return
+        # The panel answers the click at once; Chromium goes to the demo site meanwhile.
         self.window.new_task()
-        await self.runtime.set_demo(True)
         self.window.show_demo_mode(True, DEMO_TASK)
+        await self.runtime.set_demo(True)
 
     def _record_runs(self, agent: Agent) -> None:
         """Each new agent gets a recorder; a follow-up on the same agent joins the same saved run."""

@@ -26,6 +26,9 @@ class _Bar(QFrame):
         self.text.setTextFormat(Qt.TextFormat.PlainText)
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detail = QLabel(self)
+        self.detail.setWordWrap(True)
+        self.detail.hide()
         self._buttons = QHBoxLayout()
         self._buttons.setSpacing(8)
         self._buttons.addStretch(1)
@@ -34,6 +37,7 @@ class _Bar(QFrame):
         layout.setSpacing(6)
         layout.addWidget(self.heading)
         layout.addWidget(self.text)
+        layout.addWidget(self.detail)
         layout.addLayout(self._buttons)
         self.hide()
 
@@ -58,14 +62,17 @@ class HandOffBar(_Bar):
         self.setAccessibleName(tr("Your turn"))
         self.stop_button = self._button(tr("Stop"), "ghost")
         self.continue_button = self._button(tr("I've done it — continue"), "primary")
+        self.detail.setText(tr("Do it in the browser, then press “I've done it — continue”. You can type a note for "
+                               "the agent below."))
+        self.detail.show()
         self.stop_button.clicked.connect(self.stopRequested)
         self.continue_button.clicked.connect(self.continueRequested)
 
     def show_reason(self, reason: str) -> None:
-        self.text.setText(tr("The agent needs you in the browser: {reason}\nDo it there, then press "
-                             "“I've done it — continue”. You can type a note for the agent below.",
-                             reason=reason.strip() or tr("something only a person can do.")))
-        self.setAccessibleDescription(self.text.text())
+        """``reason``: the agent's own words for what the person should do."""
+        self.text.setText(reason.strip() or tr("The agent needs you in the browser for something only a person "
+                                               "can do."))
+        self.setAccessibleDescription(f"{self.text.text()} {self.detail.text()}")
         self.show()
         self.continue_button.setFocus()
 

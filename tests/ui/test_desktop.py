@@ -183,3 +183,20 @@ async def test_closing_the_panel_shuts_everything_down(
     assert await asyncio.wait_for(run, 30) == 0
     assert await profile_pids(paths.profile_dir) == []
     assert load_settings(paths.settings_file).panel_geometry  # the panel's place is remembered
+
+
+async def test_try_the_demo_from_the_panel(
+        desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring) -> None:
+    memory_keyring.set_password("page-agent-desktop", "api-key:custom", "sk-secret-key-123")
+    save_settings(paths.settings_file, Settings(provider="custom", base_url=llm_server.base_url, model="fake-model",
+                                                first_run_done=True))
+    desktop = Desktop(paths, LaunchChoices(headless=True))
+    desktops.append(desktop)
+    window = await desktop.start()
+    assert desktop.runtime is not None and not desktop.runtime.demo
+    assert window.demo_button.isVisible()
+    window.demo_button.click()
+    await until(lambda: desktop.runtime is not None and desktop.runtime.demo, timeout=30, message="the demo")
+    assert window.demo_banner.isVisible() and not window.demo_button.isVisible()
+    assert "Acme CRM" in window.composer.input.toPlainText() and window.composer.input.isReadOnly()
+    await until(lambda: "index.html" in desktop.runtime.page_url(), timeout=30, message="the demo site in Chromium")

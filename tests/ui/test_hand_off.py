@@ -33,7 +33,7 @@ def alerts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-async def _hand_off(window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer) -> Agent:
+async def hand_off(window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer) -> Agent:
     """Bring a real run to a hand-off. With the hand_off_to_user tool the model asks for it; before that tool
     exists the agent is paused as the tool pauses it and the activity it announces is sent to the panel."""
     if HAS_TOOL:
@@ -56,7 +56,7 @@ async def _hand_off(window: MainWindow, runtime: TestRuntime, llm_server: FakeLL
 
 async def test_hand_off_shows_your_turn_and_continue_resumes_the_same_run(
         window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer, alerts: list[str]) -> None:
-    await _hand_off(window, runtime, llm_server)
+    await hand_off(window, runtime, llm_server)
     run = window.current_run
     assert window.pill.state is PillState.HANDED_OFF and window.pill.text() == "Your turn"
     assert window.handoff_bar.isVisible()
@@ -86,7 +86,7 @@ async def test_hand_off_shows_your_turn_and_continue_resumes_the_same_run(
 
 async def test_ctrl_enter_in_the_note_continues(window: MainWindow, runtime: TestRuntime,
                                                 llm_server: FakeLLMServer, alerts: list[str], qtbot) -> None:  # noqa: ANN001
-    await _hand_off(window, runtime, llm_server)
+    await hand_off(window, runtime, llm_server)
     window.composer.input.setPlainText("done")
     qtbot.keyClick(window.composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     await settle(window)
@@ -95,7 +95,7 @@ async def test_ctrl_enter_in_the_note_continues(window: MainWindow, runtime: Tes
 
 async def test_stop_while_handed_off_ends_as_stopped(window: MainWindow, runtime: TestRuntime,
                                                      llm_server: FakeLLMServer, alerts: list[str]) -> None:
-    agent = await _hand_off(window, runtime, llm_server)
+    agent = await hand_off(window, runtime, llm_server)
     window.handoff_bar.stop_button.click()
     assert window.pill.state is PillState.STOPPING and not window.handoff_bar.isVisible()
     await settle(window, timeout=5)
@@ -104,9 +104,9 @@ async def test_stop_while_handed_off_ends_as_stopped(window: MainWindow, runtime
     assert window.composer.mode is ComposerMode.FOLLOW_UP
 
 
-async def test_a_take_over_does_not_hide_a_hand_off(window: MainWindow, runtime: TestRuntime,
+async def test_a_take_over_does_not_hide_ahand_off(window: MainWindow, runtime: TestRuntime,
                                                     llm_server: FakeLLMServer, alerts: list[str]) -> None:
-    agent = await _hand_off(window, runtime, llm_server)
+    agent = await hand_off(window, runtime, llm_server)
     window.take_over()  # the composer has no Take over now; a stray call changes nothing
     window.bridge.activity.emit(PausedActivity())  # as a pause during the hand-off would announce
     assert window.pill.state is PillState.HANDED_OFF and window.handoff_bar.isVisible()
@@ -118,7 +118,7 @@ async def test_a_take_over_does_not_hide_a_hand_off(window: MainWindow, runtime:
 async def test_the_optional_sound(window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer,
                                   alerts: list[str]) -> None:
     runtime.settings = runtime.settings.model_copy(update={"hand_off_sound": True})
-    await _hand_off(window, runtime, llm_server)
+    await hand_off(window, runtime, llm_server)
     assert "beep" in alerts
 
 
