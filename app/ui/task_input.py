@@ -26,7 +26,10 @@ class TaskInput(QPlainTextEdit):
         self.setObjectName("TaskInput")
         self.setAccessibleName(tr("Task"))
         self.setTabChangesFocus(True)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the text wraps; never needed
+        # Up to its text's height, but it gives way (and scrolls) when the panel is short: a fixed height made the
+        # buttons below overlap the text at the panel's minimum size.
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.document().contentsChanged.connect(self._fit)
         self._fit()
 
@@ -37,11 +40,18 @@ class TaskInput(QPlainTextEdit):
             return
         super().keyPressEvent(event)
 
+    def _height(self, lines: int) -> int:
+        margins = self.contentsMargins()
+        return lines * QFontMetrics(self.font()).lineSpacing() + margins.top() + margins.bottom() + 20
+
     def _fit(self) -> None:
         lines = max(_MIN_LINES, min(_MAX_LINES, int(self.document().documentLayout().documentSize().height())))
-        margins = self.contentsMargins()
-        height = lines * QFontMetrics(self.font()).lineSpacing() + margins.top() + margins.bottom() + 20
-        self.setFixedHeight(height)
+        self.setMinimumHeight(self._height(_MIN_LINES))
+        self.setMaximumHeight(self._height(lines))
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.maximumHeight())
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001
         super().resizeEvent(event)

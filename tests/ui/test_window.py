@@ -152,3 +152,31 @@ def test_jump_to_latest_in_the_panel(window: MainWindow, qapp: QApplication) -> 
     qapp.processEvents()
     assert window.timeline.jump_button.isVisible()
     screenshot(window, "jump_to_latest")
+
+
+async def test_at_the_minimum_size_the_buttons_never_cover_the_task(window: MainWindow, llm_server: FakeLLMServer,
+                                                                   qapp: QApplication) -> None:
+    from app.ui.task_input import ComposerMode as Mode
+
+    long_task = " ".join(["Sign in, add the customer Jane Doe with every detail from the email, then export."] * 4)
+    window.show_demo_mode(True, long_task)
+    window.resize(window.minimumSize())
+    qapp.processEvents()
+    composer = window.composer
+
+    def clear_of_the_text() -> None:
+        text = composer.input.geometry()
+        for button in (composer.run, composer.stop, composer.take_over, composer.new_task):
+            if button.isVisible():
+                assert not button.geometry().intersects(text), button.text()
+                assert window.rect().contains(button.mapTo(window, button.rect().bottomRight())), button.text()
+
+    assert composer.mode is Mode.NEW
+    clear_of_the_text()
+    llm_server.add(tool_reply({"wait": {"seconds": 1}}, delay=30), done_reply())
+    composer.run.click()
+    await until(lambda: composer.mode is Mode.RUNNING, message="running")
+    qapp.processEvents()
+    assert composer.stop.isVisible() and composer.take_over.isVisible()
+    clear_of_the_text()
+    screenshot(window, "minimum_size_running")
