@@ -488,6 +488,7 @@ class MainWindow(QMainWindow):
         self.history_button.setIcon(icon("history", t.muted))
         self.settings_button.setIcon(icon("settings", t.muted))
         self.composer.refresh_icons()
+        self.handoff_bar.restyle(t)
         self.timeline.refresh_theme()
         self.pill.update()
 

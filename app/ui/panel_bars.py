@@ -9,6 +9,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.text.i18n import tr
+from app.ui.status_pill import your_turn_color
+from app.ui.style import Theme, css_color
 
 
 class _Bar(QFrame):
@@ -58,7 +60,8 @@ class HandOffBar(_Bar):
     stopRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(tr("Your turn"), parent)
+        super().__init__(tr("The agent needs you"), parent)
+        self.setObjectName("YourTurnBar")
         self.setAccessibleName(tr("Your turn"))
         self.stop_button = self._button(tr("Stop"), "ghost")
         self.continue_button = self._button(tr("I've done it — continue"), "primary")
@@ -67,6 +70,14 @@ class HandOffBar(_Bar):
         self.detail.show()
         self.stop_button.clicked.connect(self.stopRequested)
         self.continue_button.clicked.connect(self.continueRequested)
+
+    def restyle(self, t: Theme) -> None:
+        """Tinted like the "Your turn" pill, so the two read as one moment."""
+        color = your_turn_color(t)
+        self.setStyleSheet(
+            f"#YourTurnBar {{ background: {css_color(t.soft(color, 0.14))}; "
+            f"border: 1px solid {css_color(t.soft(color, 0.6))}; border-radius: 10px; }}"
+            f"#YourTurnBar QLabel {{ color: {css_color(t.text)}; }}")
 
     def show_reason(self, reason: str) -> None:
         """``reason``: the agent's own words for what the person should do."""

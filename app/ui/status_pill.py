@@ -37,7 +37,13 @@ _LIVE = _BUSY | {PillState.ASKING, PillState.PAUSED, PillState.HANDED_OFF}
 # States that wait for the person: drawn filled, so they stand out from everything the agent does on its own.
 _FILLED = frozenset({PillState.HANDED_OFF})
 # "Your turn" has a colour of its own: none of the theme's (paused, warning, danger) may be mistaken for it.
-_YOUR_TURN = {False: QColor("#0b8a84"), True: QColor("#2cc7bd")}
+_YOUR_TURN = {False: "#0b8a84", True: "#2cc7bd"}
+
+
+def your_turn_color(t: Theme) -> QColor:
+    """The hand-off's colour (the pill, the hand-off bar)."""
+    return QColor(_YOUR_TURN[t.dark])
+
 
 
 def _default_text(state: PillState) -> str:
@@ -64,7 +70,7 @@ def _look(state: PillState, t: Theme) -> tuple[QColor, str | None]:
         PillState.RUNNING: (t.accent, None),
         PillState.ASKING: (t.paused, "chat"),
         PillState.PAUSED: (t.paused, "pause-circle"),
-        PillState.HANDED_OFF: (_YOUR_TURN[t.dark], "bell"),
+        PillState.HANDED_OFF: (your_turn_color(t), "bell"),
         PillState.STOPPING: (t.danger, None),
         PillState.SUCCESS: (t.success, "check-circle"),
         PillState.FAILED: (t.warning, "warning"),
