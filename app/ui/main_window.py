@@ -37,6 +37,7 @@ from app.core.types import (
     HandOffActivity,
     HistoricalEvent,
     PausedActivity,
+    RetryEvent,
     StepEvent,
     ThinkingActivity,
     Usage,
@@ -59,8 +60,12 @@ from app.text.wording import describe_activity, format_tokens
 log = logging.getLogger(__name__)
 
 
-def _any_step(result: ExecutionResult) -> bool:
-    return any(isinstance(event, StepEvent) for event in result.history)
+def _model_unreachable(result: ExecutionResult) -> bool:
+    """The run failed before its first step after retrying the model call: the endpoint did not answer (a wrong
+    key is not retried, and a failure in the browser does not retry the model)."""
+    return (result.status == AgentStatus.ERROR
+            and not any(isinstance(event, StepEvent) for event in result.history)
+            and any(isinstance(event, RetryEvent) for event in result.history))
 
 
 class RuntimeLike(Protocol):
@@ -422,8 +427,8 @@ class MainWindow(QMainWindow):
             self._model.add_notice(tr("The browser was closed. Your next task opens it again."))
         if self._demo and result.status == AgentStatus.COMPLETED:
             self._demo_finished = True
-        if not self._demo and result.status == AgentStatus.ERROR and not _any_step(result):
-            self.demo_offer.show()  # the model never answered: nothing was done, and the demo needs none
+        if not self._demo and _model_unreachable(result):
+            self.demo_offer.show()  # nothing was done, and the demo needs no model
         self.composer.set_mode(ComposerMode.FOLLOW_UP)
 
     # --- agent events ------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 from app.ui.timeline.model import Kind
-from tests.fakes.llm_server import FakeLLMServer, done_reply
+from tests.fakes.llm_server import FakeLLMServer, done_reply, error_reply
 from tests.ui.conftest import TestRuntime, screenshot, settle
 
 TASK = "Sign in to Acme CRM and add Jane Doe."
@@ -122,3 +122,21 @@ async def test_an_endpoint_that_cannot_be_reached_offers_the_demo(window: MainWi
     screenshot(window, "unreachable_offers_the_demo")
     window.new_task()
     assert not window.demo_offer.isVisible()
+
+
+async def test_no_demo_offer_when_the_model_answered_or_the_browser_failed(window: MainWindow, runtime: TestRuntime,
+                                                                          llm_server: FakeLLMServer) -> None:
+    llm_server.add(error_reply(401, "Incorrect API key provided"))  # it answered: the key is wrong, not the address
+    window.composer.input.setPlainText("Add a customer")
+    window.composer.run.click()
+    await settle(window)
+    assert window.pill.state is PillState.ERROR and not window.demo_offer.isVisible()
+
+    async def no_browser(*, new_task: bool = False) -> None:
+        raise RuntimeError("No Chromium found. Install it with: apt-get install chromium")
+
+    runtime.agent = no_browser  # type: ignore[method-assign]
+    window.composer.input.setPlainText("Add a customer")
+    window.composer.run.click()
+    await settle(window)
+    assert window.pill.state is PillState.ERROR and not window.demo_offer.isVisible()
