@@ -19,6 +19,7 @@ from app.ui.task_input import ComposerMode
 from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply, error_reply
 from tests.ui.conftest import TestRuntime, screenshot, settle
+from tests.ui.test_hand_off import hand_off
 
 TASK = "Sign in to Acme CRM and add Jane Doe."
 DEMO_OVER = ("The demo has shown everything it recorded. To give your own tasks, add a model in Settings.")
@@ -140,3 +141,17 @@ async def test_no_demo_offer_when_the_model_answered_or_the_browser_failed(windo
     window.composer.run.click()
     await settle(window)
     assert window.pill.state is PillState.ERROR and not window.demo_offer.isVisible()
+
+
+async def test_a_hand_off_in_the_demo_takes_a_note_not_the_demo_task(demo_window: tuple[MainWindow, TestRuntime],
+                                                                     llm_server: FakeLLMServer) -> None:
+    window, runtime = demo_window
+    await hand_off(window, runtime, llm_server, task=None)
+    box = window.composer.input
+    assert box.toPlainText() == "" and not box.isReadOnly() and box.isEnabled()
+    box.setPlainText("Solved the captcha")
+    window.handoff_bar.continue_button.click()
+    await settle(window)
+    assert window.pill.state is PillState.SUCCESS
+    assert "Solved the captcha" in llm_server.user_message(-1)
+    assert box.toPlainText() == TASK and box.isReadOnly()  # the demo's task again, ready to run

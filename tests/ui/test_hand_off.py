@@ -33,18 +33,27 @@ def alerts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-async def hand_off(window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer) -> Agent:
+def _run(window: MainWindow, task: str | None) -> None:
+    if task is None:
+        window.composer.run.click()
+    else:
+        type_and_run(window, task)
+
+
+async def hand_off(window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer,
+                   task: str | None = "Sign in and export the customer list") -> Agent:
     """Bring a real run to a hand-off. With the hand_off_to_user tool the model asks for it; before that tool
-    exists the agent is paused as the tool pauses it and the activity it announces is sent to the panel."""
+    exists the agent is paused as the tool pauses it and the activity it announces is sent to the panel.
+    ``task``: typed into the task box; None runs what the box holds (the demo's task)."""
     if HAS_TOOL:
         llm_server.add(tool_reply({"hand_off_to_user": {"reason": REASON}}, next_goal="Let the user solve it"),
                        done_reply("Signed in and exported the list."))
-        type_and_run(window, "Sign in and export the customer list")
+        _run(window, task)
         await until(lambda: window.handed_off, message="the hand-off")
     else:
         llm_server.add(tool_reply({"click_element_by_index": {"index": 2}}, delay=30),
                        done_reply("Signed in and exported the list."))
-        type_and_run(window, "Sign in and export the customer list")
+        _run(window, task)
         await until(lambda: llm_server.requests and window.composer.mode is ComposerMode.RUNNING)
         agent = await runtime.agent()
         agent.pause()
