@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QPushButton,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -132,18 +131,11 @@ class MainWindow(QMainWindow):
         title.setAccessibleName(tr("Page Agent"))
         self.history_button = self._tool_button(root, tr("History"), tr("Past runs"))
         self.settings_button = self._tool_button(root, tr("Settings"), tr("Model, language and browser settings"))
-        # Reachable at any time outside the demo: a saved model that does not answer must never strand the user.
-        self.demo_button = QPushButton(tr("Try the demo"), root)
-        self.demo_button.setProperty("role", "ghost")
-        self.demo_button.setAccessibleName(self.demo_button.text())
-        self.demo_button.setToolTip(tr("Replay a recorded run on a local demo site, without a model"))
-        self.demo_button.setCursor(Qt.CursorShape.PointingHandCursor)
         header = QHBoxLayout()
         header.setSpacing(6)
         header.addWidget(self._logo)
         header.addWidget(title)
         header.addStretch(1)
-        header.addWidget(self.demo_button)
         header.addWidget(self.history_button)
         header.addWidget(self.settings_button)
 
@@ -161,7 +153,6 @@ class MainWindow(QMainWindow):
         banner_layout.addWidget(banner_text, 1)
         self.demo_banner.setAccessibleName(banner_text.text())
         self.demo_banner.setVisible(self._demo)
-        self.demo_button.setVisible(not self._demo)
 
         top = QVBoxLayout()
         top.setContentsMargins(14, 12, 14, 10)
@@ -173,7 +164,6 @@ class MainWindow(QMainWindow):
         self.timeline = TimelineView(self._model, root)
 
         self.handoff_bar = HandOffBar(root)
-        self.handoff_button = self.handoff_bar.continue_button
         self.demo_offer = DemoOfferBar(root)
         self.confirm_bar = ConfirmBar(root)
         handoff_wrap = QVBoxLayout()
@@ -200,8 +190,9 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.composer)
 
         QWidget.setTabOrder(self.composer.new_task, self.timeline)
-        QWidget.setTabOrder(self.timeline, self.handoff_button)
-        QWidget.setTabOrder(self.handoff_button, self.history_button)
+        QWidget.setTabOrder(self.timeline, self.handoff_bar.continue_button)
+        QWidget.setTabOrder(self.handoff_bar.continue_button, self.handoff_bar.stop_button)
+        QWidget.setTabOrder(self.handoff_bar.stop_button, self.history_button)
         QWidget.setTabOrder(self.history_button, self.settings_button)
         self._show_usage(Usage())
 
@@ -230,7 +221,7 @@ class MainWindow(QMainWindow):
         self.demo_offer.demoRequested.connect(self.demoRequested)
         self.demo_offer.settingsRequested.connect(self.settingsRequested)
         self.composer.ownModelRequested.connect(self.settingsRequested)
-        self.demo_button.clicked.connect(self.demoRequested)
+        self.composer.demoRequested.connect(self.demoRequested)
         self.history_button.clicked.connect(self.historyRequested)
         self.settings_button.clicked.connect(self.settingsRequested)
         stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
@@ -332,7 +323,6 @@ class MainWindow(QMainWindow):
         self._demo = demo
         self._demo_finished = False
         self.demo_banner.setVisible(demo)
-        self.demo_button.setVisible(not demo)
         if demo:
             self.demo_offer.hide()
         self.composer.lock_task(task if demo else "")

@@ -78,6 +78,7 @@ class Composer(QWidget):
     resumeRequested = Signal(str)  # an optional note about what the user did
     newTaskRequested = Signal()
     ownModelRequested = Signal()  # "Use your own model" under the demo's read-only task
+    demoRequested = Signal()  # "Try the demo" under the task box, outside the demo
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -91,15 +92,10 @@ class Composer(QWidget):
         self.hint = QLabel(self)
         self.hint.setObjectName("Muted")
         self.hint.setWordWrap(True)
-        self.own_model = QLabel(self)
-        self.own_model.setObjectName("Muted")
-        self.own_model.setAccessibleName(tr("Use your own model"))
-        self.own_model.setText(f'<a href="settings">{tr("Use your own model")}</a>')
-        self.own_model.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
-                                               | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
-        self.own_model.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.own_model.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.own_model.hide()
+        # Whenever a task can be started, one way across: out of the demo, or into it.
+        self.own_model = self._link(tr("Use your own model"))
+        self.try_demo = self._link(tr("Try the demo"))
+        self.try_demo.setToolTip(tr("Replay a recorded run on a local demo site, without a model"))
         self._locked_task = ""
 
         buttons = QHBoxLayout()
@@ -117,6 +113,7 @@ class Composer(QWidget):
         hints.setSpacing(8)
         hints.addWidget(self.hint, 1)
         hints.addWidget(self.own_model, 0, Qt.AlignmentFlag.AlignTop)
+        hints.addWidget(self.try_demo, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(hints)
         # Keyboard order follows the eye: text, then the primary action, then the others.
         for first, second in ((self.input, self.run), (self.run, self.stop), (self.stop, self.take_over),
@@ -130,6 +127,7 @@ class Composer(QWidget):
         self.take_over.clicked.connect(self._take_over_or_resume)
         self.new_task.clicked.connect(self.newTaskRequested)
         self.own_model.linkActivated.connect(lambda _link: self.ownModelRequested.emit())
+        self.try_demo.linkActivated.connect(lambda _link: self.demoRequested.emit())
         self._mode = ComposerMode.NEW
         self.refresh_icons()
         self.set_mode(ComposerMode.NEW)
@@ -143,6 +141,17 @@ class Composer(QWidget):
         if role:
             button.setProperty("role", role)
         return button
+
+    def _link(self, text: str) -> QLabel:
+        link = QLabel(f'<a href="#">{text}</a>', self)
+        link.setObjectName("Muted")
+        link.setAccessibleName(text)
+        link.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
+                                     | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        link.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        link.setCursor(Qt.CursorShape.PointingHandCursor)
+        link.hide()
+        return link
 
     @property
     def mode(self) -> ComposerMode:
@@ -187,6 +196,7 @@ class Composer(QWidget):
         self.input.setReadOnly(not typing or locked)
         self.input.setEnabled(typing)
         self.own_model.setVisible(locked)
+        self.try_demo.setVisible(choosing and not self._locked_task)
         if locked:
             self.hint.setText(tr("The demo replays this recorded task only."))
         self.run.setVisible(mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP, ComposerMode.ASKING))

@@ -45,7 +45,7 @@ async def test_the_demo_task_is_read_only_with_a_way_to_ones_own_model(
     assert box.toPlainText() == TASK and box.isReadOnly()
     assert window.composer.run.isEnabled()
     assert window.composer.own_model.isVisible()
-    assert not window.demo_button.isVisible()  # already in the demo
+    assert not window.composer.try_demo.isVisible()  # already in the demo
     asked: list[bool] = []
     window.settingsRequested.connect(lambda: asked.append(True))
     window.composer.own_model.linkActivated.emit("settings")
@@ -95,15 +95,23 @@ async def test_leaving_the_demo_unlocks_the_box(demo_window: tuple[MainWindow, T
     window.show_demo_mode(False)
     box = window.composer.input
     assert box.toPlainText() == "" and not box.isReadOnly()
-    assert not window.composer.own_model.isVisible() and window.demo_button.isVisible()
+    assert not window.composer.own_model.isVisible() and window.composer.try_demo.isVisible()
 
 
-async def test_try_the_demo_is_always_at_hand(window: MainWindow) -> None:
+async def test_try_the_demo_is_at_hand_whenever_a_task_can_start(window: MainWindow,
+                                                                  llm_server: FakeLLMServer) -> None:
     asked: list[bool] = []
     window.demoRequested.connect(lambda: asked.append(True))
-    assert window.demo_button.isVisible() and window.demo_button.text() == "Try the demo"
-    window.demo_button.click()
+    link = window.composer.try_demo
+    assert link.isVisible() and link.accessibleName() == "Try the demo"
+    link.linkActivated.emit("#")
     assert asked
+    llm_server.add(done_reply("Done."))
+    window.composer.input.setPlainText("Quick task")
+    window.composer.run.click()
+    assert not link.isVisible()  # while a task runs there is nothing to switch
+    await settle(window)
+    assert link.isVisible()  # a follow-up or the demo: both open
 
 
 async def test_an_endpoint_that_cannot_be_reached_offers_the_demo(window: MainWindow, runtime: TestRuntime) -> None:

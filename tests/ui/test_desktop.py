@@ -194,9 +194,9 @@ async def test_try_the_demo_from_the_panel(
     desktops.append(desktop)
     window = await desktop.start()
     assert desktop.runtime is not None and not desktop.runtime.demo
-    assert window.demo_button.isVisible()
-    window.demo_button.click()
+    assert window.composer.try_demo.isVisible()
+    window.composer.try_demo.linkActivated.emit("#")
     await until(lambda: desktop.runtime is not None and desktop.runtime.demo, timeout=30, message="the demo")
-    assert window.demo_banner.isVisible() and not window.demo_button.isVisible()
+    assert window.demo_banner.isVisible() and not window.composer.try_demo.isVisible()
     assert "Acme CRM" in window.composer.input.toPlainText() and window.composer.input.isReadOnly()
     await until(lambda: "index.html" in desktop.runtime.page_url(), timeout=30, message="the demo site in Chromium")
