@@ -3,7 +3,6 @@ optional sound. Each is best effort: none is a hard dependency, and none may fai
 
 from __future__ import annotations
 
-from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
 
@@ -18,7 +17,7 @@ class Attention:
         QApplication.alert(self._window)  # the taskbar entry flashes until the panel is activated
         if QSystemTrayIcon.isSystemTrayAvailable() and QSystemTrayIcon.supportsMessages():
             if self._tray is None:
-                self._tray = QSystemTrayIcon(QApplication.windowIcon() or QIcon(), self._window)
+                self._tray = QSystemTrayIcon(QApplication.windowIcon(), self._window)
                 self._tray.messageClicked.connect(self._bring_back)
             self._tray.show()
             self._tray.showMessage(title, message, QSystemTrayIcon.MessageIcon.Information)

@@ -180,3 +180,5 @@ async def test_at_the_minimum_size_the_buttons_never_cover_the_task(window: Main
     assert composer.stop.isVisible() and composer.take_over.isVisible()
     clear_of_the_text()
     screenshot(window, "minimum_size_running")
+    window.stop()
+    await settle(window)
