@@ -216,6 +216,11 @@ class Desktop:
     def _open_run(self, record: RunRecord) -> None:
         """A saved run opens read-only in its own window: the panel's live run is never touched."""
         assert self.window is not None
+        for open_run in self._saved_runs:
+            if open_run.record.id == record.id:  # already open: bring it forward rather than open it twice
+                open_run.raise_()
+                open_run.activateWindow()
+                return
         saved = SavedRunWindow(record, parent=self.window)
         saved.finished.connect(lambda _code: self._saved_runs.remove(saved) if saved in self._saved_runs else None)
         self._saved_runs.append(saved)

@@ -124,6 +124,11 @@ async def test_a_run_is_saved_and_reopens_from_history(
     assert first.title == "What product does the page show?"
     history.select(first.id)
     await history.open_selected()  # type: ignore[misc]
+    window.history_button.click()  # and once more: the same window comes forward, no second one
+    again = _dialog(HistoryDialog)
+    assert isinstance(again, HistoryDialog)
+    again.select(first.id)
+    await again.open_selected()  # type: ignore[misc]
     [saved] = desktop.saved_runs
     assert isinstance(saved, SavedRunWindow) and saved.isVisible()
     assert saved.windowTitle().startswith("Saved run · ")
