@@ -328,8 +328,10 @@ class MainWindow(QMainWindow):
         self.composer.lock_task(task if demo else "")
 
     def _explain_demo_end(self) -> None:
-        self._model.add_notice(tr("The demo has shown everything it recorded. To give your own tasks, add a model "
-                                  "in Settings."))
+        words = tr("The demo has shown everything it recorded. To give your own tasks, add a model in Settings.")
+        items = self._model.items
+        if not items or items[-1].text != words:  # said once, however often Run is pressed
+            self._model.add_notice(words)
         self.pill.set_state(PillState.IDLE, tr("The demo is over"))
 
     def _hide_bars(self) -> None:

@@ -73,6 +73,9 @@ async def test_a_follow_up_after_the_demo_explains_itself(demo_window: tuple[Mai
     assert window.pill.state is PillState.IDLE and window.pill.text() == "The demo is over"
     results = [item for item in window.model.items if item.kind is Kind.RESULT]
     assert len(results) == 1  # no error card
+    rows = window.model.rowCount()
+    window.composer.run.click()
+    assert window.model.rowCount() == rows  # said once
     screenshot(window, "demo_follow_up")
 
     await recorder.close()
