@@ -219,10 +219,6 @@ class Composer(QWidget):
             self.input.clear()
         self.set_mode(self._mode)
 
-    @property
-    def locked_task(self) -> str:
-        return self._locked_task
-
     def focus_default(self) -> None:
         """After every change of moment, keyboard focus goes where the next action is."""
         if self.input.isEnabled() and not self.input.isReadOnly():
