@@ -51,14 +51,14 @@ def export_html(record: RunRecord) -> str:
     record = _masked(record)
     label, tone = outcome_label(record.status, record.success)
     title = record.tasks[0].task if record.tasks else tr("Run")
-    facts = [
-        _local(record.started_at),
-        tr("{n} steps", n=record.steps),
-        tr("{tokens} tokens", tokens=format_tokens(record.usage.total_tokens)),
-    ]
+    facts = [_local(record.started_at), tr("{n} steps", n=record.steps)]
     model = record.settings.get("model")
-    if model:
-        facts.append(tr("model {model}", model=model))
+    if record.model_called:
+        facts.append(tr("{tokens} tokens", tokens=format_tokens(record.usage.total_tokens)))
+        if model:
+            facts.append(tr("model {model}", model=model))
+    elif record.replay:  # the demo has its badge; neither called a model, so neither has a model or tokens
+        facts.append(tr("Replayed from a recording"))
     demo = f'<span class="badge demo">{_e(tr("Replayed demo"))}</span>' if record.demo else ""
     tasks = "\n".join(_task_html(task, number) for number, task in enumerate(record.tasks, start=1))
     return f"""<!DOCTYPE html>

@@ -50,6 +50,7 @@ class RunRecorder:
         settings: BaseModel | Mapping[str, Any],
         *,
         demo: bool = False,
+        replay: bool = False,
         secrets: Iterable[str | None] = (),
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
@@ -57,6 +58,7 @@ class RunRecorder:
         self._store = store
         self._settings = settings_snapshot(settings)
         self._demo = demo
+        self._replay = replay
         self._secrets = [s for s in secrets if s and len(s) >= _MIN_SECRET]
         self._clock = clock
         self._record: RunRecord | None = None
@@ -78,7 +80,7 @@ class RunRecorder:
             self._follow_up = bool(self._agent.previous_tasks) and self._record is not None
             if not self._follow_up:
                 self._record = RunRecord(id=new_run_id(self._task_started), started_at=self._task_started,
-                                         demo=self._demo, settings=self._settings)
+                                         demo=self._demo, replay=self._replay, settings=self._settings)
         elif status in TERMINAL_STATUSES and self._record is not None:
             self._record.tasks.append(self._task_run(status))
             # Masked as a whole each time: a password learnt in a follow-up is masked in the earlier tasks too.

@@ -64,12 +64,14 @@ class RunSummary(BaseModel):
     steps: int
     total_tokens: int = 0
     demo: bool = False
+    replay: bool = False
 
 
 class RunRecord(BaseModel):
     id: str
     started_at: datetime
     demo: bool = False
+    replay: bool = False  # answers came from a recording (--replay), not a model: no model ran, nothing was spent
     settings: dict[str, Any] = Field(default_factory=dict)
     tasks: list[TaskRun] = Field(default_factory=list)
 
@@ -77,6 +79,11 @@ class RunRecord(BaseModel):
     @classmethod
     def _no_secrets(cls, value: dict[str, Any]) -> dict[str, Any]:
         return settings_snapshot(value)
+
+    @property
+    def model_called(self) -> bool:
+        """False for the demo and for replays: their model name and token count mean nothing."""
+        return not (self.demo or self.replay)
 
     @property
     def finished_at(self) -> datetime:
@@ -103,4 +110,5 @@ class RunRecord(BaseModel):
             id=self.id, started_at=self.started_at, finished_at=self.finished_at,
             title=self.tasks[0].task if self.tasks else "", task_count=len(self.tasks), status=self.status,
             success=self.success, steps=self.steps, total_tokens=self.usage.total_tokens, demo=self.demo,
+            replay=self.replay,
         )

@@ -47,8 +47,9 @@ def run_gui(args: argparse.Namespace) -> int:
     heartbeat = QTimer()
     heartbeat.start(_SIGNAL_HEARTBEAT_MS)
     heartbeat.timeout.connect(lambda: None)
-    for number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(number, lambda *_: loop.call_soon_threadsafe(desktop.close))
+    # Ctrl+C closes as the close button does (asking first during a run; a second Ctrl+C quits); SIGTERM quits.
+    signal.signal(signal.SIGINT, lambda *_: loop.call_soon_threadsafe(desktop.close))
+    signal.signal(signal.SIGTERM, lambda *_: loop.call_soon_threadsafe(lambda: desktop.close(force=True)))
     try:
         with loop:
             return loop.run_until_complete(desktop.run())

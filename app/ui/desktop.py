@@ -29,6 +29,7 @@ from app.ui.dialog_widgets import run_dialog
 from app.ui.history_view import HistoryDialog
 from app.text.i18n import language, set_language, tr
 from app.ui.main_window import MainWindow
+from app.ui.saved_run_window import SavedRunWindow
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.window_placement import browser_beside
 
@@ -55,6 +56,7 @@ class Desktop:
         self._closed: asyncio.Event | None = None
         self._settings_open = False
         self._history: HistoryDialog | None = None
+        self._saved_runs: list[SavedRunWindow] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self.runtime: Runtime | None = None
         self.window: MainWindow | None = None
@@ -69,10 +71,14 @@ class Desktop:
         await self.shutdown()
         return 0
 
-    def close(self) -> None:
-        """Close the panel as the user would (Ctrl+C and SIGTERM come here)."""
+    def close(self, *, force: bool = False) -> None:
+        """Close the panel as the user would (Ctrl+C comes here): during a run the panel asks first, and a second
+        Ctrl+C while it asks quits. ``force`` (SIGTERM) quits without a question."""
         if self.window is not None and self.window.isVisible():
-            self.window.close()
+            if force:
+                self.window.quit_now()
+            else:
+                self.window.close()
         elif self._closed is not None:
             self._closed.set()
 
@@ -90,6 +96,7 @@ class Desktop:
         self._place_windows(settings)
         self.window.settingsRequested.connect(lambda: self._spawn(self.open_settings()))
         self.window.historyRequested.connect(self.open_history)
+        self.window.demoRequested.connect(lambda: self._spawn(self.try_demo()))
         self.window.closing.connect(self._on_closing)
         self.window.show_demo_mode(demo, DEMO_TASK)
         self.window.show()
@@ -109,6 +116,8 @@ class Desktop:
         if self._recorder is not None:
             await self._recorder.close()
             self._recorder = None
+        for saved in list(self._saved_runs):
+            saved.close()
         for task in list(self._tasks):
             task.cancel()
 
@@ -205,15 +214,40 @@ class Desktop:
         self._history = None
 
     def _open_run(self, record: RunRecord) -> None:
+        """A saved run opens read-only in its own window: the panel's live run is never touched."""
         assert self.window is not None
-        if not self.window.show_saved_run(record):
-            self.window.model.add_notice(tr("Stop the current task to open a saved run."))
+        for open_run in self._saved_runs:
+            if open_run.record.id == record.id:  # already open: bring it forward rather than open it twice
+                open_run.raise_()
+                open_run.activateWindow()
+                return
+        saved = SavedRunWindow(record, parent=self.window)
+        saved.finished.connect(lambda _code: self._saved_runs.remove(saved) if saved in self._saved_runs else None)
+        self._saved_runs.append(saved)
+        saved.place_beside(self.window)
+        saved.show()
+
+    @property
+    def saved_runs(self) -> list[SavedRunWindow]:
+        """The saved runs open now, each in its own window."""
+        return list(self._saved_runs)
+
+    async def try_demo(self) -> None:
+        """"Try the demo" from the panel: the demo for this session, whatever the saved settings say."""
+        assert self.runtime is not None and self.window is not None
+        if self.window.busy:
+            return
+        # The panel answers the click at once; Chromium goes to the demo site meanwhile.
+        self.window.new_task()
+        self.window.show_demo_mode(True, DEMO_TASK)
+        await self.runtime.set_demo(True)
 
     def _record_runs(self, agent: Agent) -> None:
         """Each new agent gets a recorder; a follow-up on the same agent joins the same saved run."""
         assert self.runtime is not None
         previous, self._recorder = self._recorder, RunRecorder(
-            agent, self._store, self.runtime.settings, demo=self.runtime.demo, secrets=[self._api_key])
+            agent, self._store, self.runtime.settings, demo=self.runtime.demo,
+            replay=self._choices.replay is not None and not self.runtime.demo, secrets=[self._api_key])
         if previous is not None:
             self._spawn(previous.close())
 

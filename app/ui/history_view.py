@@ -1,4 +1,4 @@
-"""The History dialog: past runs, newest first, to reopen read-only in the panel, export or delete.
+"""The History dialog: past runs, newest first, to open read-only in their own window, export or delete.
 
 Listing reads the store's small index; opening and exporting read a whole run off the loop's thread.
 """
@@ -6,8 +6,7 @@ Listing reads the store's small index; opening and exporting read a whole run of
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
-from enum import StrEnum
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -32,26 +30,26 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.types import AgentStatus
-from app.history.export import export_html, export_json, outcome_label
+from app.history.export import outcome_label
 from app.history.records import RunRecord, RunSummary
 from app.history.store import RunStore, RunStoreError
-from app.settings.atomic import write_atomic
 from app.ui import style
 from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, small_label
 from app.text.i18n import tr
 from app.text.wording import format_tokens
+from app.ui.run_export import ExportFormat, choose_export_file, write_export
 
 _ID = Qt.ItemDataRole.UserRole
 _TONE = Qt.ItemDataRole.UserRole + 1
 
 
-class ExportFormat(StrEnum):
-    JSON = "json"
-    HTML = "html"
-
-
-_RENDER: dict[ExportFormat, Callable[[RunRecord], str]] = {ExportFormat.JSON: export_json,
-                                                             ExportFormat.HTML: export_html}
+def spend_text(demo: bool, replay: bool, tokens: int) -> str:
+    """What a run cost, honestly: a demo or a replay called no model, so it has no token count to show."""
+    if demo:
+        return tr("Demo — no model was called")
+    if replay:
+        return tr("Replay — no model was called")
+    return tr("{tokens} tokens", tokens=format_tokens(tokens))
 
 
 class _Column:
@@ -93,7 +91,8 @@ class _BadgeDelegate(QStyledItemDelegate):
 
 
 class HistoryDialog(QDialog):
-    """``openRun(RunRecord)`` asks the panel to show a saved run read-only."""
+    """``openRun(RunRecord)`` asks for a saved run to be shown read-only in its own window (the panel's live run,
+    whatever its state, is left alone)."""
 
     openRun = Signal(object)
 
@@ -195,7 +194,7 @@ class HistoryDialog(QDialog):
         item.setData(_Column.WHEN, _ID, summary.id)
         item.setData(_Column.RESULT, _TONE, tone)
         item.setToolTip(_Column.TASK, summary.title)
-        item.setToolTip(_Column.STEPS, tr("{tokens} tokens", tokens=format_tokens(summary.total_tokens)))
+        item.setToolTip(_Column.STEPS, spend_text(summary.demo, summary.replay, summary.total_tokens))
         item.setTextAlignment(_Column.STEPS, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if summary.status == AgentStatus.ERROR:
             item.setForeground(_Column.RESULT, QColor(style.theme().danger))
@@ -245,28 +244,18 @@ class HistoryDialog(QDialog):
 
     def _choose_export_file(self, fmt: ExportFormat) -> None:
         run_id = self.selected_id()
-        if run_id is None:
-            return
-        # open(), not getSaveFileName(): a nested event loop would stall the agent running on the qasync loop.
-        chooser = QFileDialog(self, tr("Export run as HTML") if fmt == ExportFormat.HTML else tr("Export run as JSON"))
-        chooser.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        chooser.setDefaultSuffix(fmt.value)
-        chooser.setNameFilter(tr("HTML report (*.html)") if fmt == ExportFormat.HTML else tr("JSON (*.json)"))
-        chooser.selectFile(str(Path.home() / f"page-agent-run-{run_id}.{fmt.value}"))
-        chooser.fileSelected.connect(lambda path: self._spawn(self.export_to(run_id, Path(path), fmt)))
-        chooser.open()
+        if run_id is not None:
+            choose_export_file(self, run_id, fmt, lambda path: self._spawn(self.export_to(run_id, path, fmt)))
 
     async def export_to(self, run_id: str, path: Path, fmt: ExportFormat) -> None:
         record = await self._load(run_id)
         if record is None:
             return
-        text = _RENDER[fmt](record)
-        try:
-            await asyncio.to_thread(write_atomic, path, text)
-        except OSError as exc:
-            self.message.show_message(Tone.ERROR, tr("Could not export the run"), f"{path}: {exc.strerror or exc}")
-            return
-        self.message.show_message(Tone.OK, tr("Exported"), str(path))
+        problem = await write_export(record, path, fmt)
+        if problem:
+            self.message.show_message(Tone.ERROR, tr("Could not export the run"), problem)
+        else:
+            self.message.show_message(Tone.OK, tr("Exported"), str(path))
 
     def delete_selected(self, *, confirm: bool = True) -> None:
         run_id = self.selected_id()

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QPushButton,
+    QMessageBox,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -33,16 +33,20 @@ from app.core.types import (
     AgentActivity,
     AgentStatus,
     ExecutionResult,
+    HandOffActivity,
     HistoricalEvent,
     PausedActivity,
+    RetryEvent,
+    StepEvent,
     ThinkingActivity,
     Usage,
 )
-from app.history.records import RunRecord
 from app.settings.model import Settings
 from app.ui import style
 from app.ui.bridge import AgentBridge
+from app.ui.attention import Attention
 from app.ui.confirm_bar import ConfirmBar
+from app.ui.panel_bars import DemoOfferBar, HandOffBar
 from app.text.i18n import tr
 from app.ui.icons import icon
 from app.ui.status_pill import PillState, StatusPill
@@ -53,6 +57,15 @@ from app.ui.window_placement import side_by_side
 from app.text.wording import describe_activity, format_tokens
 
 log = logging.getLogger(__name__)
+
+
+def _model_unreachable(result: ExecutionResult) -> bool:
+    """The run failed before its first step after retrying the model call: the endpoint did not answer (a wrong
+    key is not retried, and a failure in the browser does not retry the model)."""
+    return (result.status == AgentStatus.ERROR
+            and not any(isinstance(event, StepEvent) for event in result.history)
+            and any(isinstance(event, RetryEvent) for event in result.history))
+
 
 class RuntimeLike(Protocol):
     """What the window needs from app.runtime.Runtime (tests pass a small host with the same methods)."""
@@ -73,6 +86,7 @@ class RuntimeLike(Protocol):
 
 class MainWindow(QMainWindow):
     settingsRequested = Signal()
+    demoRequested = Signal()  # "Try the demo": the owner switches the runtime to the demo
     historyRequested = Signal()
     runFinished = Signal(str, object)  # (task, ExecutionResult): every run that reached the agent
     closing = Signal()  # the user closed the panel; the owner shuts the runtime down
@@ -87,6 +101,11 @@ class MainWindow(QMainWindow):
         self._stop_requested = False
         self._browser_lost = False
         self._background: set[asyncio.Task[Any]] = set()
+        self._demo = bool(getattr(runtime, "demo", False))
+        self._demo_finished = False  # the demo replayed everything it recorded: a follow-up has nothing to replay
+        self._attention = Attention(self)
+        self._quitting = False
+        self._quit_question: QMessageBox | None = None
 
         self.setWindowTitle(tr("Page Agent"))
         self.setMinimumSize(QSize(340, 480))
@@ -133,7 +152,7 @@ class MainWindow(QMainWindow):
         banner_layout.addWidget(self._demo_icon, 0, Qt.AlignmentFlag.AlignTop)
         banner_layout.addWidget(banner_text, 1)
         self.demo_banner.setAccessibleName(banner_text.text())
-        self.demo_banner.setVisible(bool(getattr(self._runtime, "demo", False)))
+        self.demo_banner.setVisible(self._demo)
 
         top = QVBoxLayout()
         top.setContentsMargins(14, 12, 14, 10)
@@ -144,25 +163,13 @@ class MainWindow(QMainWindow):
 
         self.timeline = TimelineView(self._model, root)
 
-        self.handoff_bar = QFrame(root)
-        self.handoff_bar.setObjectName("HandoffBar")
-        handoff_text = QLabel(tr("The agent needs you in the browser (a captcha or a sign-in). "
-                                 "Do it there, then let the agent carry on."), self.handoff_bar)
-        handoff_text.setWordWrap(True)
-        self.handoff_button = QPushButton(tr("I've done it — continue"), self.handoff_bar)
-        self.handoff_button.setProperty("role", "primary")
-        self.handoff_button.setAccessibleName(self.handoff_button.text())
-        self.handoff_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        handoff_layout = QVBoxLayout(self.handoff_bar)
-        handoff_layout.setContentsMargins(12, 10, 12, 10)
-        handoff_layout.setSpacing(8)
-        handoff_layout.addWidget(handoff_text)
-        handoff_layout.addWidget(self.handoff_button, 0, Qt.AlignmentFlag.AlignRight)
-        self.handoff_bar.hide()
+        self.handoff_bar = HandOffBar(root)
+        self.demo_offer = DemoOfferBar(root)
         self.confirm_bar = ConfirmBar(root)
         handoff_wrap = QVBoxLayout()
         handoff_wrap.setContentsMargins(14, 8, 14, 0)
         handoff_wrap.addWidget(self.handoff_bar)
+        handoff_wrap.addWidget(self.demo_offer)
         handoff_wrap.addWidget(self.confirm_bar)
 
         self.footer = QLabel(root)
@@ -183,8 +190,9 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.composer)
 
         QWidget.setTabOrder(self.composer.new_task, self.timeline)
-        QWidget.setTabOrder(self.timeline, self.handoff_button)
-        QWidget.setTabOrder(self.handoff_button, self.history_button)
+        QWidget.setTabOrder(self.timeline, self.handoff_bar.continue_button)
+        QWidget.setTabOrder(self.handoff_bar.continue_button, self.handoff_bar.stop_button)
+        QWidget.setTabOrder(self.handoff_bar.stop_button, self.history_button)
         QWidget.setTabOrder(self.history_button, self.settings_button)
         self._show_usage(Usage())
 
@@ -208,7 +216,12 @@ class MainWindow(QMainWindow):
         self.composer.takeOverRequested.connect(self.take_over)
         self.composer.resumeRequested.connect(self.resume)
         self.composer.newTaskRequested.connect(self.new_task)
-        self.handoff_button.clicked.connect(self.continue_after_handoff)
+        self.handoff_bar.continueRequested.connect(self.continue_after_handoff)
+        self.handoff_bar.stopRequested.connect(self.stop)
+        self.demo_offer.demoRequested.connect(self.demoRequested)
+        self.demo_offer.settingsRequested.connect(self.settingsRequested)
+        self.composer.ownModelRequested.connect(self.settingsRequested)
+        self.composer.demoRequested.connect(self.demoRequested)
         self.history_button.clicked.connect(self.historyRequested)
         self.settings_button.clicked.connect(self.settingsRequested)
         stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
@@ -237,28 +250,37 @@ class MainWindow(QMainWindow):
     def busy(self) -> bool:
         return self._run_task is not None and not self._run_task.done()
 
+    @property
+    def handed_off(self) -> bool:
+        """The agent handed the browser to the person and waits for "I've done it — continue" or Stop."""
+        return self.pill.state is PillState.HANDED_OFF
+
     def run_task(self, text: str, *, follow_up: bool = False) -> asyncio.Task[None] | None:
         """Start ``text`` as a new task (or as a follow-up in the same browser with the previous context)."""
         text = text.strip()
         if not text or self.busy:
+            return None
+        if follow_up and self._demo and self._demo_finished:
+            self._explain_demo_end()
             return None
         # Everything the user sees change happens now, before the first await: a click answers at once.
         self._stop_requested = False
         if not follow_up:
             self._model.clear()
         self._model.start_run(text, follow_up=follow_up)
-        self.handoff_bar.hide()
+        self._hide_bars()
         self.pill.set_state(PillState.STARTING)
         self.composer.set_mode(ComposerMode.STARTING)
         self._run_task = asyncio.ensure_future(self._run(text, follow_up))
         return self._run_task
 
     def stop(self) -> None:
-        """Stop now (Esc): the pill says "Stopping…" until the agent has settled."""
+        """Stop now (Esc, or Stop on the hand-off bar): the pill says "Stopping…" until the agent has settled."""
         if not self.busy or self._stop_requested:
             return
         self._stop_requested = True
         self.confirm_bar.cancel()
+        self._hide_bars()
         self.pill.set_state(PillState.STOPPING)
         self.composer.set_mode(ComposerMode.STOPPING)
         agent = self._bridge.agent
@@ -271,45 +293,51 @@ class MainWindow(QMainWindow):
             agent.pause()  # answers with a PausedActivity, which switches the panel to "your turn"
 
     def resume(self, note: str = "") -> None:
+        """Hand the browser back to the agent, after a take-over or a hand-off: the same run carries on."""
         agent = self._bridge.agent
-        if agent is None or not agent.paused:
+        if agent is None or not agent.paused or self._stop_requested:
             return
         agent.resume(note)
+        self._hide_bars()
         self.pill.set_state(PillState.RUNNING, tr("Resuming…"))
         self.composer.set_mode(ComposerMode.RUNNING)
+
+    def continue_after_handoff(self) -> None:
+        """ "I've done it — continue": the note the user typed in the task box goes to the agent with the browser."""
+        self.resume(self.composer.input.toPlainText().strip())
+        if not self.handed_off:
+            self.composer.input.clear()
 
     def new_task(self) -> None:
         """Start clean: clear the timeline; the next task does not carry the previous ones' context."""
         if self.busy:
             return
         self._model.clear()
-        self.handoff_bar.hide()
+        self._hide_bars()
+        self._demo_finished = False
         self.pill.set_state(PillState.IDLE)
         self.composer.set_mode(ComposerMode.NEW)
 
     def show_demo_mode(self, demo: bool, task: str = "") -> None:
-        """Show or hide the demo banner; in demo mode an empty task box gets the demo's task, ready to run."""
+        """Demo mode: the banner, and the demo's task in the box, read-only (the demo replays nothing else)."""
+        self._demo = demo
+        self._demo_finished = False
         self.demo_banner.setVisible(demo)
-        if demo and task and not self.composer.input.toPlainText().strip():
-            self.composer.input.setPlainText(task)
+        if demo:
+            self.demo_offer.hide()
+        self.composer.lock_task(task if demo else "")
 
-    def show_saved_run(self, record: RunRecord) -> bool:
-        """Show a run from history, read-only: its tasks and results. Refused (False) while a task runs."""
-        if self.busy:
-            return False
-        self._model.clear()
-        for task in record.tasks:
-            self._model.start_run(task.task, follow_up=task.follow_up)
-            self._model.finish_run(task.to_result())
-        when = record.started_at.astimezone().strftime("%Y-%m-%d %H:%M")
-        self._model.add_notice(tr("A saved run from {when}. A new task starts clean.", when=when))
+    def _explain_demo_end(self) -> None:
+        words = tr("The demo has shown everything it recorded. To give your own tasks, add a model in Settings.")
+        items = self._model.items
+        if not items or items[-1].text != words:  # said once, however often Run is pressed
+            self._model.add_notice(words)
+        self.pill.set_state(PillState.IDLE, tr("The demo is over"))
+
+    def _hide_bars(self) -> None:
         self.handoff_bar.hide()
-        self.pill.set_state(PillState.IDLE)
-        self.composer.set_mode(ComposerMode.NEW)
-        return True
-
-    def continue_after_handoff(self) -> None:
-        self.run_task(tr("The user has solved it; continue the previous task."), follow_up=True)
+        self.demo_offer.hide()
+        self._attention.dismiss()
 
     async def ask_user(self, question: str, _signal: AbortSignal) -> str:
         """The agent's ask_user handler: the question goes into the timeline and the task box becomes the answer.
@@ -377,21 +405,23 @@ class MainWindow(QMainWindow):
         return ExecutionResult(success=False, data=message, status=status)
 
     def _show_outcome(self, result: ExecutionResult) -> None:
-        item = self._model.finish_run(result)
+        self._model.finish_run(result)
         self._stop_requested = False
+        self._hide_bars()
         outcome = outcome_of(result)
         state = {Outcome.SUCCESS: PillState.SUCCESS, Outcome.FAILED: PillState.FAILED,
                  Outcome.ERROR: PillState.ERROR, Outcome.STOPPED: PillState.STOPPED}[outcome]
         self.pill.set_state(state)
         if result.steps:
             self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))
-        self.handoff_bar.setVisible(item.needs_handoff)
         if self._browser_lost:
             self._browser_lost = False
             self._model.add_notice(tr("The browser was closed. Your next task opens it again."))
+        if self._demo and result.status == AgentStatus.COMPLETED:
+            self._demo_finished = True
+        if not self._demo and _model_unreachable(result):
+            self.demo_offer.show()  # nothing was done, and the demo needs no model
         self.composer.set_mode(ComposerMode.FOLLOW_UP)
-        if item.needs_handoff:
-            self.handoff_button.setFocus()
 
     # --- agent events ------------------------------------------------------------------------------------------
 
@@ -400,14 +430,26 @@ class MainWindow(QMainWindow):
             self.pill.set_state(PillState.RUNNING, tr("Thinking…"))
 
     def _on_activity(self, activity: AgentActivity) -> None:
-        if isinstance(activity, PausedActivity):
+        if isinstance(activity, HandOffActivity):
             if not self._stop_requested:
+                self._show_hand_off(activity.reason)
+            return
+        if isinstance(activity, PausedActivity):
+            if not self._stop_requested and not self.handed_off:
                 self.pill.set_state(PillState.PAUSED, tr("Paused — your turn"))
                 self.composer.set_mode(ComposerMode.PAUSED)
             return
         if isinstance(activity, ThinkingActivity):
             self.pill.set_detail(tr("Step {n} of {max}", n=activity.step_index, max=activity.max_steps))
         self.pill.set_activity(describe_activity(activity))
+
+    def _show_hand_off(self, reason: str) -> None:
+        self.confirm_bar.cancel()
+        self.pill.set_state(PillState.HANDED_OFF)
+        self.composer.set_mode(ComposerMode.HANDED_OFF)
+        self.handoff_bar.show_reason(reason)
+        sound = bool(getattr(self._runtime.settings, "hand_off_sound", False))
+        self._attention.call(tr("Page Agent: your turn"), reason, sound=sound)
 
     def _on_history(self, history: list[HistoricalEvent]) -> None:
         self._model.sync_history(history)
@@ -443,6 +485,7 @@ class MainWindow(QMainWindow):
         self.history_button.setIcon(icon("history", t.muted))
         self.settings_button.setIcon(icon("settings", t.muted))
         self.composer.refresh_icons()
+        self.handoff_bar.restyle(t)
         self.timeline.refresh_theme()
         self.pill.update()
 
@@ -457,7 +500,44 @@ class MainWindow(QMainWindow):
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    def quit_now(self) -> None:
+        """Close without asking (SIGTERM, a second Ctrl+C, "Stop and quit"); the owner stops the run on closing."""
+        self._quitting = True
+        if self._quit_question is not None:
+            self._quit_question.done(0)
+        self.close()
+
+    @property
+    def quit_question(self) -> QMessageBox | None:
+        """The open "Stop the task and quit?" question, if any."""
+        return self._quit_question
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.busy and not self._quitting:
+            if self._quit_question is None:
+                event.ignore()
+                self._ask_to_quit()
+                return
+            self._quitting = True  # asked twice (a second Ctrl+C): the user means it
+            self._quit_question.done(0)
         self.confirm_bar.cancel()
+        self._attention.dismiss()
         self.closing.emit()
         super().closeEvent(event)
+
+    def _ask_to_quit(self) -> None:
+        # open(), not exec(): a nested loop would stall the run (and a test) while the question waits.
+        box = QMessageBox(QMessageBox.Icon.Question, tr("Page Agent"), tr("Stop the task and quit?"),
+                          QMessageBox.StandardButton.NoButton, self)
+        box.setInformativeText(tr("The agent is still working on your task. Quitting stops it where it is."))
+        stop = box.addButton(tr("Stop and quit"), QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton(tr("Keep working"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(keep)
+        box.setEscapeButton(keep)
+        box.buttonClicked.connect(lambda button: self.quit_now() if button is stop else None)
+        box.finished.connect(self._forget_quit_question)
+        self._quit_question = box
+        box.open()
+
+    def _forget_quit_question(self) -> None:
+        self._quit_question = None

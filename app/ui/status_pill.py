@@ -22,7 +22,8 @@ class PillState(Enum):
     STARTING = "starting"
     RUNNING = "running"
     ASKING = "asking"
-    PAUSED = "paused"
+    PAUSED = "paused"  # the user took over
+    HANDED_OFF = "handed_off"  # the agent asked the person to act in the browser: "Your turn"
     STOPPING = "stopping"
     SUCCESS = "success"
     FAILED = "failed"  # completed, but the agent says it did not succeed
@@ -32,7 +33,17 @@ class PillState(Enum):
 
 _BUSY = frozenset({PillState.STARTING, PillState.RUNNING, PillState.STOPPING})
 # States within a run: they keep the "Step 6 of 40" detail.
-_LIVE = _BUSY | {PillState.ASKING, PillState.PAUSED}
+_LIVE = _BUSY | {PillState.ASKING, PillState.PAUSED, PillState.HANDED_OFF}
+# States that wait for the person: drawn filled, so they stand out from everything the agent does on its own.
+_FILLED = frozenset({PillState.HANDED_OFF})
+# "Your turn" has a colour of its own: none of the theme's (paused, warning, danger) may be mistaken for it.
+_YOUR_TURN = {False: "#0b8a84", True: "#2cc7bd"}
+
+
+def your_turn_color(t: Theme) -> QColor:
+    """The hand-off's colour (the pill, the hand-off bar)."""
+    return QColor(_YOUR_TURN[t.dark])
+
 
 
 def _default_text(state: PillState) -> str:
@@ -42,6 +53,7 @@ def _default_text(state: PillState) -> str:
         PillState.RUNNING: tr("Working…"),
         PillState.ASKING: tr("Waiting for your answer"),
         PillState.PAUSED: tr("Paused — your turn"),
+        PillState.HANDED_OFF: tr("Your turn"),
         PillState.STOPPING: tr("Stopping…"),
         PillState.SUCCESS: tr("Done"),
         PillState.FAILED: tr("Couldn't finish"),
@@ -58,6 +70,7 @@ def _look(state: PillState, t: Theme) -> tuple[QColor, str | None]:
         PillState.RUNNING: (t.accent, None),
         PillState.ASKING: (t.paused, "chat"),
         PillState.PAUSED: (t.paused, "pause-circle"),
+        PillState.HANDED_OFF: (your_turn_color(t), "bell"),
         PillState.STOPPING: (t.danger, None),
         PillState.SUCCESS: (t.success, "check-circle"),
         PillState.FAILED: (t.warning, "warning"),
@@ -207,13 +220,16 @@ class StatusPill(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = self._outline()
         radius = rect.height() / 2
-        painter.setPen(QPen(t.soft(color, 0.45), 1))
-        painter.setBrush(t.soft(color, 0.13))
+        filled = self._state in _FILLED
+        # On the filled pill: white on the light theme's deep teal, the window's dark on the dark theme's bright one.
+        ink = (t.window if t.dark else QColor("#ffffff")) if filled else t.text
+        painter.setPen(QPen(color if filled else t.soft(color, 0.45), 1))
+        painter.setBrush(color if filled else t.soft(color, 0.13))
         painter.drawRoundedRect(rect, radius, radius)
 
         icon_rect = self._icon_rect()
         if icon_name is not None:
-            paint_icon(painter, icon_rect, icon_name, color)
+            paint_icon(painter, icon_rect, icon_name, ink if filled else color)
 
         left = icon_rect.right() + 9
         right = rect.right() - 14
@@ -222,13 +238,13 @@ class StatusPill(QWidget):
             metrics = QFontMetrics(detail_font)
             width = metrics.horizontalAdvance(self._detail)
             painter.setFont(detail_font)
-            painter.setPen(t.muted)
+            painter.setPen(ink if filled else t.muted)
             painter.drawText(QRectF(right - width, rect.top(), width, rect.height()),
                              Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, self._detail)
             right -= width + 12
         font = self._font(True)
         painter.setFont(font)
-        painter.setPen(t.text)
+        painter.setPen(ink)
         text = QFontMetrics(font).elidedText(self._text, Qt.TextElideMode.ElideRight, int(right - left))
         painter.drawText(QRectF(left, rect.top(), right - left, rect.height()),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)

@@ -26,7 +26,10 @@ class TaskInput(QPlainTextEdit):
         self.setObjectName("TaskInput")
         self.setAccessibleName(tr("Task"))
         self.setTabChangesFocus(True)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the text wraps; never needed
+        # Up to its text's height, but it gives way (and scrolls) when the panel is short: a fixed height made the
+        # buttons below overlap the text at the panel's minimum size.
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.document().contentsChanged.connect(self._fit)
         self._fit()
 
@@ -37,11 +40,18 @@ class TaskInput(QPlainTextEdit):
             return
         super().keyPressEvent(event)
 
+    def _height(self, lines: int) -> int:
+        margins = self.contentsMargins()
+        return lines * QFontMetrics(self.font()).lineSpacing() + margins.top() + margins.bottom() + 20
+
     def _fit(self) -> None:
         lines = max(_MIN_LINES, min(_MAX_LINES, int(self.document().documentLayout().documentSize().height())))
-        margins = self.contentsMargins()
-        height = lines * QFontMetrics(self.font()).lineSpacing() + margins.top() + margins.bottom() + 20
-        self.setFixedHeight(height)
+        self.setMinimumHeight(self._height(_MIN_LINES))
+        self.setMaximumHeight(self._height(lines))
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.maximumHeight())
 
     def resizeEvent(self, event) -> None:  # noqa: ANN001
         super().resizeEvent(event)
@@ -55,6 +65,7 @@ class ComposerMode(Enum):
     RUNNING = "running"
     ASKING = "asking"  # the agent asked the user a question
     PAUSED = "paused"  # the user took over the browser
+    HANDED_OFF = "handed_off"  # the agent handed the browser to the user; the hand-off bar carries the buttons
     STOPPING = "stopping"
 
 
@@ -66,6 +77,8 @@ class Composer(QWidget):
     takeOverRequested = Signal()
     resumeRequested = Signal(str)  # an optional note about what the user did
     newTaskRequested = Signal()
+    ownModelRequested = Signal()  # "Use your own model" under the demo's read-only task
+    demoRequested = Signal()  # "Try the demo" under the task box, outside the demo
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +91,12 @@ class Composer(QWidget):
         self.run = self._button(tr("Run"), "primary", tr("Run the task (Ctrl+Enter)"))
         self.hint = QLabel(self)
         self.hint.setObjectName("Muted")
+        self.hint.setWordWrap(True)
+        # Whenever a task can be started, one way across: out of the demo, or into it.
+        self.own_model = self._link(tr("Use your own model"))
+        self.try_demo = self._link(tr("Try the demo"))
+        self.try_demo.setToolTip(tr("Replay a recorded run on a local demo site, without a model"))
+        self._locked_task = ""
 
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
@@ -90,7 +109,12 @@ class Composer(QWidget):
         layout.setSpacing(8)
         layout.addWidget(self.input)
         layout.addLayout(buttons)
-        layout.addWidget(self.hint)
+        hints = QHBoxLayout()
+        hints.setSpacing(8)
+        hints.addWidget(self.hint, 1)
+        hints.addWidget(self.own_model, 0, Qt.AlignmentFlag.AlignTop)
+        hints.addWidget(self.try_demo, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(hints)
         # Keyboard order follows the eye: text, then the primary action, then the others.
         for first, second in ((self.input, self.run), (self.run, self.stop), (self.stop, self.take_over),
                               (self.take_over, self.new_task)):
@@ -102,6 +126,8 @@ class Composer(QWidget):
         self.stop.clicked.connect(self.stopRequested)
         self.take_over.clicked.connect(self._take_over_or_resume)
         self.new_task.clicked.connect(self.newTaskRequested)
+        self.own_model.linkActivated.connect(lambda _link: self.ownModelRequested.emit())
+        self.try_demo.linkActivated.connect(lambda _link: self.demoRequested.emit())
         self._mode = ComposerMode.NEW
         self.refresh_icons()
         self.set_mode(ComposerMode.NEW)
@@ -115,6 +141,17 @@ class Composer(QWidget):
         if role:
             button.setProperty("role", role)
         return button
+
+    def _link(self, text: str) -> QLabel:
+        link = QLabel(f'<a href="#">{text}</a>', self)
+        link.setObjectName("Muted")
+        link.setAccessibleName(text)
+        link.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
+                                     | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        link.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        link.setCursor(Qt.CursorShape.PointingHandCursor)
+        link.hide()
+        return link
 
     @property
     def mode(self) -> ComposerMode:
@@ -138,6 +175,8 @@ class Composer(QWidget):
             ComposerMode.ASKING: (tr("Your answer…"), tr("Ctrl+Enter to answer · Esc to stop")),
             ComposerMode.PAUSED: (tr("Optional: tell the agent what you did…"),
                                   tr("The browser is yours. Resume hands it back to the agent.")),
+            ComposerMode.HANDED_OFF: (tr("Optional: tell the agent what you did…"),
+                                      tr("Ctrl+Enter continues · Esc stops")),
             ComposerMode.STOPPING: (tr("Stopping…"), ""),
         }[mode]
         self.input.setPlaceholderText(placeholder)
@@ -145,11 +184,21 @@ class Composer(QWidget):
         self.input.viewport().update()
         self.input.setAccessibleDescription(placeholder)
         self.hint.setText(hint)
-        typing = mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP, ComposerMode.ASKING, ComposerMode.PAUSED)
+        choosing = mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP)
+        typing = choosing or mode in (ComposerMode.ASKING, ComposerMode.PAUSED, ComposerMode.HANDED_OFF)
         busy = mode in (ComposerMode.STARTING, ComposerMode.RUNNING, ComposerMode.ASKING, ComposerMode.PAUSED,
                         ComposerMode.STOPPING)
-        self.input.setReadOnly(not typing)
+        locked = bool(self._locked_task) and choosing
+        if locked:
+            self.input.setPlainText(self._locked_task)
+        elif typing and self._locked_task and self.input.toPlainText() == self._locked_task:
+            self.input.clear()  # an answer or a note is the user's own words, not the demo's task
+        self.input.setReadOnly(not typing or locked)
         self.input.setEnabled(typing)
+        self.own_model.setVisible(locked)
+        self.try_demo.setVisible(choosing and not self._locked_task)
+        if locked:
+            self.hint.setText(tr("The demo replays this recorded task only."))
         self.run.setVisible(mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP, ComposerMode.ASKING))
         self.run.setText(tr("Answer") if mode is ComposerMode.ASKING else tr("Run"))
         self.run.setAccessibleName(self.run.text())
@@ -162,10 +211,20 @@ class Composer(QWidget):
         self._update_run_enabled()
         self.focus_default()
 
+    def lock_task(self, task: str) -> None:
+        """The demo: ``task`` fills the box, read-only, whenever a task can be started; "" unlocks it (emptied)."""
+        was_locked = bool(self._locked_task)
+        self._locked_task = task
+        if was_locked and not task and self._mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP):
+            self.input.clear()
+        self.set_mode(self._mode)
+
     def focus_default(self) -> None:
         """After every change of moment, keyboard focus goes where the next action is."""
-        if self.input.isEnabled():
+        if self.input.isEnabled() and not self.input.isReadOnly():
             self.input.setFocus()
+        elif self.run.isVisible() and self.run.isEnabled():
+            self.run.setFocus()
         elif self.take_over.isVisible() and self._mode is ComposerMode.PAUSED:
             self.take_over.setFocus()
         elif self.stop.isVisible() and self.stop.isEnabled():
@@ -189,13 +248,14 @@ class Composer(QWidget):
 
     def _submit(self) -> None:
         text = self.input.toPlainText().strip()
-        if self._mode is ComposerMode.PAUSED:
+        if self._mode in (ComposerMode.PAUSED, ComposerMode.HANDED_OFF):
             self.input.clear()
             self.resumeRequested.emit(text)
             return
         if not text or self._mode not in (ComposerMode.NEW, ComposerMode.FOLLOW_UP, ComposerMode.ASKING):
             return
-        self.input.clear()
+        if not self._locked_task or self._mode is ComposerMode.ASKING:
+            self.input.clear()
         self.submitted.emit(text)
 
     def _take_over_or_resume(self) -> None:

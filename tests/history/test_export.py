@@ -54,3 +54,14 @@ def test_no_secret_in_exports() -> None:
     record.settings["api_key"] = "sk-never-export-me"  # mutated after validation, as a careless caller might
     for text in (export_json(record), export_html(record)):
         assert "sk-never-export-me" not in text and "api_key" not in text
+
+
+def test_a_replay_or_the_demo_lists_no_model_and_no_tokens() -> None:
+    for update, words in (({"replay": True}, "Replayed from a recording"), ({"demo": True}, "Replayed demo")):
+        record = make_record().model_copy(update=update)
+        assert not record.model_called
+        facts = re.search(r'<p class="facts">(.*?)</p>', export_html(record), re.DOTALL)
+        assert facts is not None and words in facts.group(1)
+        assert "tokens" not in facts.group(1) and "gpt-test" not in facts.group(1)
+    facts = re.search(r'<p class="facts">(.*?)</p>', export_html(make_record()), re.DOTALL)
+    assert facts is not None and "2.6k tokens" in facts.group(1) and "model gpt-test" in facts.group(1)

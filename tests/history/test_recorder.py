@@ -26,7 +26,7 @@ async def test_records_a_run_and_its_follow_up(llm_server: FakeLLMServer, make_a
     await recorder.flush()
     [summary] = store.list()
     assert summary.title == "Add Ada" and summary.status == AgentStatus.COMPLETED and summary.steps == 2
-    assert summary.demo
+    assert summary.demo and not summary.replay
 
     llm_server.add(done_reply("Nothing else to do.", success=False))
     await agent.execute("Now add Bob", follow_up=True)
@@ -74,3 +74,16 @@ async def test_secrets_are_masked(llm_server: FakeLLMServer, make_agent: AgentFa
     [path] = [p for p in store.runs_dir.iterdir() if p.name != "index.json"]
     text = path.read_text()
     assert "sk-test-secret" not in text and "•••" in text
+
+
+async def test_a_replayed_run_is_marked_as_such(llm_server: FakeLLMServer, make_agent: AgentFactory,
+                                               store: RunStore) -> None:
+    agent, _page = make_agent()
+    recorder = RunRecorder(agent, store, Settings(model="gpt-4.1-mini"), replay=True)
+    llm_server.add(done_reply("Replayed."))
+    await agent.execute("Replay me")
+    await recorder.close()
+    [summary] = store.list()
+    assert summary.replay and not summary.demo
+    record = store.load(summary.id)
+    assert record.replay and not record.model_called

@@ -11,11 +11,13 @@ import pytest
 from PySide6.QtWidgets import QApplication, QDialog
 
 from app.browser.processes import profile_pids
+from app.core.types import HandOffActivity
 from app.history.store import RunStore
 from app.settings.model import Settings, load_settings, save_settings
 from app.settings.paths import AppPaths
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.history_view import HistoryDialog
+from app.ui.saved_run_window import SavedRunWindow
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.status_pill import PillState
 from app.ui.timeline.model import Kind
@@ -101,18 +103,50 @@ async def test_a_run_is_saved_and_reopens_from_history(
     saved = store.path_of(store.list()[0].id).read_text(encoding="utf-8")
     assert "blue mug" in saved and "sk-secret-key-123" not in saved
 
-    window.new_task()
-    assert window.model.rowCount() == 0
+    # A second task is handed to the user (a captcha) when they open the first run from History.
+    llm_server.add(tool_reply({"wait": {"seconds": 1}}, delay=30), done_reply("Exported.", success=True))
+    window.composer.input.setPlainText("Export the list")
+    window.composer.run.click()
+    await until(lambda: len(llm_server.requests) == 3 and window.bridge.agent is not None, timeout=30)
+    agent = window.bridge.agent
+    assert agent is not None
+    agent.pause()
+    window.bridge.activity.emit(HandOffActivity(reason="Please solve the captcha."))
+    assert window.handed_off
+    live = [(item.kind, item.text) for item in window.model.items]
+    run = window.current_run
+
     window.history_button.click()
     history = _dialog(HistoryDialog)
     assert isinstance(history, HistoryDialog)
-    await until(lambda: history.selected_id() is not None or history.list.topLevelItemCount() > 0)
-    history.select(store.list()[0].id)
+    await until(lambda: history.list.topLevelItemCount() > 0)
+    first = store.list()[-1]
+    assert first.title == "What product does the page show?"
+    history.select(first.id)
     await history.open_selected()  # type: ignore[misc]
-    kinds = [item.kind for item in window.model.items]
-    assert kinds[0] is Kind.TASK and Kind.RESULT in kinds and kinds[-1] is Kind.NOTICE
-    assert "What product does the page show?" in window.model.items[0].text
-    screenshot(window, "desktop_saved_run")
+    window.history_button.click()  # and once more: the same window comes forward, no second one
+    again = _dialog(HistoryDialog)
+    assert isinstance(again, HistoryDialog)
+    again.select(first.id)
+    await again.open_selected()  # type: ignore[misc]
+    [saved] = desktop.saved_runs
+    assert isinstance(saved, SavedRunWindow) and saved.isVisible()
+    assert saved.windowTitle().startswith("Saved run · ")
+    kinds = [item.kind for item in saved.model.items]
+    assert kinds[0] is Kind.TASK and kinds[-1] is Kind.RESULT
+    assert "What product does the page show?" in saved.model.items[0].text
+    assert saved.frameGeometry().left() >= window.frameGeometry().right()  # beside the panel, not over it
+    # The live run is untouched: the same run, still waiting for the user, the same timeline.
+    assert window.current_run is run and window.busy and agent.paused and window.handed_off
+    assert window.handoff_bar.isVisible()
+    assert [(item.kind, item.text) for item in window.model.items] == live
+    screenshot(saved, "desktop_saved_run")
+
+    window.handoff_bar.continue_button.click()
+    await settle(window, timeout=60)
+    assert window.pill.state is PillState.SUCCESS and window.current_run is run
+    saved.close_button.click()
+    await until(lambda: not desktop.saved_runs, message="the saved run's window to close")
 
 
 async def test_saving_settings_with_a_key_leaves_the_demo(
@@ -154,3 +188,20 @@ async def test_closing_the_panel_shuts_everything_down(
     assert await asyncio.wait_for(run, 30) == 0
     assert await profile_pids(paths.profile_dir) == []
     assert load_settings(paths.settings_file).panel_geometry  # the panel's place is remembered
+
+
+async def test_try_the_demo_from_the_panel(
+        desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring) -> None:
+    memory_keyring.set_password("page-agent-desktop", "api-key:custom", "sk-secret-key-123")
+    save_settings(paths.settings_file, Settings(provider="custom", base_url=llm_server.base_url, model="fake-model",
+                                                first_run_done=True))
+    desktop = Desktop(paths, LaunchChoices(headless=True))
+    desktops.append(desktop)
+    window = await desktop.start()
+    assert desktop.runtime is not None and not desktop.runtime.demo
+    assert window.composer.try_demo.isVisible()
+    window.composer.try_demo.linkActivated.emit("#")
+    await until(lambda: desktop.runtime is not None and desktop.runtime.demo, timeout=30, message="the demo")
+    assert window.demo_banner.isVisible() and not window.composer.try_demo.isVisible()
+    assert "Acme CRM" in window.composer.input.toPlainText() and window.composer.input.isReadOnly()
+    await until(lambda: "index.html" in desktop.runtime.page_url(), timeout=30, message="the demo site in Chromium")

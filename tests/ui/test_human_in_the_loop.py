@@ -1,4 +1,4 @@
-"""The user in the loop: answering ask_user, taking over the browser, and the captcha hand-off."""
+"""The user in the loop: answering ask_user and taking over the browser (the agent's hand-off: test_hand_off)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,10 @@ from app.core.types import UserTakeoverEvent
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
-from app.ui.timeline.model import Kind, Outcome
+from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import TestRuntime, screenshot, settle, until
 from tests.ui.test_panel_runs import kinds, type_and_run
-
-CAPTCHA = ("I filled in the login form, but the site shows a **captcha** (“I'm not a robot”) that I cannot "
-           "solve.\n\n"
-           "Please solve it in the browser, then tell me to continue.")
 
 
 async def test_ask_user_round_trip(window: MainWindow, llm_server: FakeLLMServer) -> None:
@@ -78,32 +74,6 @@ async def test_take_over_and_resume(window: MainWindow, llm_server: FakeLLMServe
     assert event.note == "I logged in myself" and event.after_title == "Customer 42"
     assert window.pill.state is PillState.SUCCESS
     assert runtime.page.actions == []  # the paused click never happened
-
-
-async def test_captcha_hand_off_runs_a_follow_up(window: MainWindow, llm_server: FakeLLMServer) -> None:
-    llm_server.add(
-        tool_reply({"input_text": {"index": 1, "text": "ada@example.com"}}, next_goal="Type the login email"),
-        tool_reply({"click_element_by_index": {"index": 2}}, evaluation="✅ Typed the email",
-                   next_goal="Press Sign in"),
-        done_reply(CAPTCHA, success=False),
-        done_reply("Signed in and exported the customer list."),
-    )
-    type_and_run(window, "Sign in and export the customer list")
-    await settle(window)
-    assert window.pill.state is PillState.FAILED
-    result = window.model.last_result()
-    assert result is not None and result.outcome is Outcome.FAILED and result.needs_handoff
-    assert window.handoff_bar.isVisible()
-    assert window.handoff_button.text() == "I've done it — continue"
-    screenshot(window, "failed_captcha_handoff")
-
-    window.handoff_button.click()
-    assert not window.handoff_bar.isVisible()
-    await settle(window)
-    assert "The user has solved it; continue the previous task." in llm_server.user_message(-1)
-    assert "Sign in and export the customer list" in llm_server.user_message(-1)  # the previous task's context
-    assert window.pill.state is PillState.SUCCESS
-    assert window.model.item(window.model.rowCount() - 3).follow_up
 
 
 async def test_no_pause_while_not_running(window: MainWindow, llm_server: FakeLLMServer) -> None:

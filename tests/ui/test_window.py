@@ -12,8 +12,8 @@ from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.ui.conftest import screenshot, settle, until
-from tests.ui.test_human_in_the_loop import CAPTCHA
+from tests.ui.conftest import TestRuntime, screenshot, settle, until
+from tests.ui.test_hand_off import hand_off
 
 
 async def test_keyboard_only_run(window: MainWindow, llm_server: FakeLLMServer, qapp: QApplication) -> None:
@@ -72,7 +72,8 @@ def test_geometry_is_saved_and_restored(window: MainWindow) -> None:
     assert not window.restore_geometry("")
 
 
-async def test_dark_palette(window: MainWindow, llm_server: FakeLLMServer, qapp: QApplication) -> None:
+async def test_dark_palette(window: MainWindow, llm_server: FakeLLMServer, qapp: QApplication,
+                            runtime: TestRuntime) -> None:
     original = qapp.palette()
     dark = QPalette(original)
     for role, color in ((QPalette.ColorRole.Window, "#202124"), (QPalette.ColorRole.WindowText, "#e8eaed"),
@@ -81,17 +82,11 @@ async def test_dark_palette(window: MainWindow, llm_server: FakeLLMServer, qapp:
     qapp.setPalette(dark)
     try:
         await until(lambda: style.theme().dark, timeout=2, message="the dark theme")
-        llm_server.add(
-            tool_reply({"input_text": {"index": 1, "text": "ada"}}, memory="Login page open",
-                       next_goal="Type the user name"),
-            tool_reply({"click_element_by_index": {"index": 9}}, evaluation="✅ Success - typed it",
-                       next_goal="Press Sign in"),
-            done_reply(CAPTCHA, success=False),
-        )
-        window.composer.input.setPlainText("Sign in to the CRM")
-        window.composer.run.click()
+        agent = await hand_off(window, runtime, llm_server)
+        assert window.pill.state is PillState.HANDED_OFF
+        screenshot(window, "dark_hand_off")
+        await agent.stop()
         await settle(window)
-        screenshot(window, "dark_failed_captcha_handoff")
     finally:
         qapp.setPalette(original)
         await until(lambda: not style.theme().dark, timeout=2, message="the light theme again")
@@ -104,17 +99,21 @@ def test_every_panel_string_has_a_chinese_translation() -> None:
 
     from app.assets import resources_root
 
-    table = json.loads((resources_root() / "i18n" / "zh" / "panel.json").read_text(encoding="utf-8"))
-    common = json.loads((resources_root() / "i18n" / "zh" / "common.json").read_text(encoding="utf-8"))
+    # The app reads every table of the language (each area keeps its own file).
+    table: dict[str, str] = {}
+    for path in sorted((resources_root() / "i18n" / "zh").glob("*.json")):
+        table.update(json.loads(path.read_text(encoding="utf-8")))
     root = Path(__file__).resolve().parents[2] / "app" / "ui"
-    sources = [root / name for name in ("main_window.py", "desktop.py", "status_pill.py", "task_input.py")]
+    sources = [root / name for name in ("main_window.py", "desktop.py", "status_pill.py", "task_input.py",
+                                        "panel_bars.py", "attention.py", "saved_run_window.py", "run_export.py",
+                                        "history_view.py")]
     sources.append(root.parent / "text" / "wording.py")
     sources += sorted((root / "timeline").glob("*.py"))
     missing = []
     for source in sources:
         for match in re.finditer(r'\btr\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)', source.read_text(encoding="utf-8")):
             text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', match.group(1)))
-            if text not in table and text not in common:
+            if text not in table:
                 missing.append(text)
     assert not missing
 
@@ -153,3 +152,33 @@ def test_jump_to_latest_in_the_panel(window: MainWindow, qapp: QApplication) -> 
     qapp.processEvents()
     assert window.timeline.jump_button.isVisible()
     screenshot(window, "jump_to_latest")
+
+
+async def test_at_the_minimum_size_the_buttons_never_cover_the_task(window: MainWindow, llm_server: FakeLLMServer,
+                                                                   qapp: QApplication) -> None:
+    from app.ui.task_input import ComposerMode as Mode
+
+    long_task = " ".join(["Sign in, add the customer Jane Doe with every detail from the email, then export."] * 4)
+    window.show_demo_mode(True, long_task)
+    window.resize(window.minimumSize())
+    qapp.processEvents()
+    composer = window.composer
+
+    def clear_of_the_text() -> None:
+        text = composer.input.geometry()
+        for button in (composer.run, composer.stop, composer.take_over, composer.new_task):
+            if button.isVisible():
+                assert not button.geometry().intersects(text), button.text()
+                assert window.rect().contains(button.mapTo(window, button.rect().bottomRight())), button.text()
+
+    assert composer.mode is Mode.NEW
+    clear_of_the_text()
+    llm_server.add(tool_reply({"wait": {"seconds": 1}}, delay=30), done_reply())
+    composer.run.click()
+    await until(lambda: composer.mode is Mode.RUNNING, message="running")
+    qapp.processEvents()
+    assert composer.stop.isVisible() and composer.take_over.isVisible()
+    clear_of_the_text()
+    screenshot(window, "minimum_size_running")
+    window.stop()
+    await settle(window)
