@@ -51,6 +51,9 @@ class SecretEntry(BaseModel):
     domains: list[str] = Field(default_factory=list)  # empty: any site
 
 
+ThemeChoice = Literal["system", "light", "dark"]
+
+
 class Settings(BaseModel):
     provider: str = "openai"
     base_url: str = "https://api.openai.com/v1"
@@ -63,7 +66,7 @@ class Settings(BaseModel):
     # The language this run of the app started in: a language chosen in Settings applies only at the next start
     # (the panel says so), so the agent keeps this one until then. Never saved.
     running_language: str | None = Field(default=None, exclude=True)
-    theme: Literal["system", "light", "dark"] = "system"
+    theme: ThemeChoice = "system"  # "system" follows the OS's light or dark scheme
     hand_off_sound: bool = False  # a sound, besides the notification, when the agent hands the browser over
     start_url: str = ""
     allow_javascript: bool = False

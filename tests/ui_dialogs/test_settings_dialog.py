@@ -1,6 +1,7 @@
 """The settings dialog: presets fill the form, Save returns settings and stores the key in the keyring (never in
-settings.json), the environment override is explained, a missing keyring keeps the dialog open, Test connection
-runs without blocking the loop, and the first-run screen offers the demo."""
+settings.json), the environment override is explained, a missing keyring keeps the key for the session, Test
+connection runs without blocking the loop, keeps the focus and is forgotten when the form changes, and the first-run
+screen offers the demo."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from app.settings.model import Settings, save_settings
 from app.ui.dialog_widgets import Tone
 from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, completion
-from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
+from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring, NoKeyring
 from tests.ui_dialogs.conftest import screenshot, until
 
 KEY = "sk-dialog-secret-123456"
@@ -98,15 +99,28 @@ async def test_untouched_key_is_not_rewritten(dialog: SettingsDialog, memory_key
     assert dialog.result_api_key() == KEY
 
 
-async def test_missing_keyring_keeps_the_dialog_open(dialog: SettingsDialog) -> None:
-    keyring.set_keyring(LockedKeyring())
+async def test_without_a_keyring_the_key_is_kept_for_this_session(dialog: SettingsDialog) -> None:
+    """No system keyring: Save still closes with the typed key for the app to use now, and says it is not kept."""
+    keyring.set_keyring(NoKeyring())
     dialog.key_edit.setText("sk-another-key-000000")
     dialog.key_edit.textEdited.emit(dialog.key_edit.text())
     dialog.save_button.click()
-    await until(lambda: dialog.error_area.isVisible())
-    assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
-    assert "No system keyring" in dialog.error_area.text()
-    assert dialog.save_button.isEnabled()
+    await until(lambda: dialog.result() == QDialog.DialogCode.Accepted)
+    assert dialog.key_kept_in_memory and dialog.result_api_key() == "sk-another-key-000000"
+    assert not dialog.error_area.isVisible()
+
+
+async def test_a_key_kept_in_memory_shows_again_and_is_not_lost(qapp: QApplication, memory_keyring: MemoryKeyring
+                                                                ) -> None:
+    keyring.set_keyring(NoKeyring())
+    dlg = SettingsDialog(Settings(), session_key="sk-session-only-1234")
+    dlg.show()
+    await until(lambda: dlg.key_edit.text() == "sk-session-only-1234")
+    assert "kept until you quit" in dlg.key_hint.text()
+    dlg.save_button.click()  # untouched: nothing to write, and the key in use stays
+    await until(lambda: dlg.result() == QDialog.DialogCode.Accepted)
+    assert dlg.result_api_key() == "sk-session-only-1234" and not dlg.key_kept_in_memory
+    dlg.deleteLater()
 
 
 async def test_invalid_url_is_not_saved(dialog: SettingsDialog) -> None:
