@@ -193,3 +193,58 @@ async def test_first_run_offers_the_demo(qapp: QApplication, memory_keyring: Mem
     screenshot(dlg, "settings_first_run")
     dlg.demo_button.click()
     assert dlg.wants_demo and dlg.result() == SettingsDialog.DEMO and not dlg.isVisible()
+
+
+async def test_after_a_test_the_focus_stays_on_the_button(dialog: SettingsDialog, llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=PROBE_TOOL, arguments={"ok": True})))
+    dialog.base_url_edit.setText(llm_server.base_url)
+    dialog.activateWindow()
+    dialog.test_button.setFocus()
+    await until(lambda: dialog.test_button.hasFocus())
+    await dialog.test_connection()
+    assert dialog.message.tone == Tone.OK
+    assert dialog.test_button.hasFocus(), QApplication.focusWidget()
+
+
+@pytest.mark.parametrize("field", ["base_url_edit", "model_edit", "key_edit"])
+async def test_editing_the_url_model_or_key_clears_the_result(dialog: SettingsDialog, llm_server: FakeLLMServer,
+                                                              field: str) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=None, content="Hi!")))
+    dialog.base_url_edit.setText(llm_server.base_url)
+    await dialog.test_connection()
+    assert dialog.message.isVisible() and dialog.fix_button.isVisible()
+    edit: QLineEdit = getattr(dialog, field)
+    edit.end(False)
+    edit.insert("x")
+    edit.textEdited.emit(edit.text())  # as if typed
+    assert not dialog.message.isVisible() and not dialog.fix_button.isVisible()
+
+
+async def test_an_edit_during_a_test_cancels_it(dialog: SettingsDialog, llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(), delay=10))
+    dialog.base_url_edit.setText(llm_server.base_url)
+    task = dialog.test_connection()
+    await until(lambda: bool(llm_server.requests))
+    dialog.model_edit.textEdited.emit("another-model")
+    await asyncio.wait([task], timeout=2)
+    assert task.cancelled() and not dialog.message.isVisible()
+    assert dialog.test_button.isEnabled() and dialog.test_button.text() == "Test connection"
+
+
+async def test_theme_and_hand_off_sound_are_saved(dialog: SettingsDialog) -> None:
+    assert dialog.theme_combo.currentData() == "system" and not dialog.sound_check.isChecked()
+    dialog.theme_combo.setCurrentIndex(dialog.theme_combo.findData("dark"))
+    dialog.sound_check.setChecked(True)
+    dialog.save_button.click()
+    await until(lambda: dialog.result() == QDialog.DialogCode.Accepted)
+    assert dialog.result_settings().theme == "dark" and dialog.result_settings().hand_off_sound
+
+
+async def test_a_new_language_says_it_applies_at_the_next_start(dialog: SettingsDialog) -> None:
+    assert not dialog.language_hint.isVisible()
+    dialog.tabs.setCurrentIndex(1)
+    dialog.language_combo.setCurrentIndex(dialog.language_combo.findData("zh"))
+    assert dialog.language_hint.isVisible()
+    assert dialog.language_hint.text() == "Applies the next time you open Page Agent."
+    dialog.language_combo.setCurrentIndex(dialog.language_combo.findData("en"))
+    assert not dialog.language_hint.isVisible()
