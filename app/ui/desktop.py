@@ -176,6 +176,10 @@ class Desktop:
         if code != QDialog.DialogCode.Accepted:
             return  # Cancel, or "Try the demo" on the first-run screen: the panel is in demo mode already
         settings = dialog.result_settings().model_copy(update={"panel_geometry": self.window.save_geometry()})
+        saved_language = self.runtime.settings.language
+        # Closing the panel saves the runtime's settings with the panel's place: let those be the new ones from now
+        # on, even while a running task (or Chromium starting) keeps them from applying yet.
+        self.runtime.settings = settings.model_copy(update={"running_language": language()})
         try:
             await asyncio.to_thread(save_settings, self._paths.settings_file, settings)
         except OSError as exc:
@@ -183,7 +187,7 @@ class Desktop:
         if dialog.key_kept_in_memory:
             self.window.model.add_notice(tr("No system keyring: the key is kept until you quit; you'll be asked "
                                             "again next time."))
-        if settings.language != self.runtime.settings.language and settings.language != language():
+        if settings.language not in (saved_language, language()):
             self.window.model.add_notice(tr("The language changes the next time you open Page Agent."))
         style.use_theme(settings.theme)
         await self.apply(settings, dialog.result_api_key())
