@@ -61,7 +61,7 @@ def _classify(exc: Exception, base_url: str, model: str) -> LLMError:
             )
         kind = LLMErrorKind.CONFIG
     said = status_advice(status, base_url, model, detail)
-    text = " ".join(part for part in (said.problem, said.advice, f"Server said: {detail}") if part)
+    text = " ".join(part for part in (said.problem, said.advice, f"Server said: {detail}" if detail else "") if part)
     waits = kind in (LLMErrorKind.RATE_LIMIT, LLMErrorKind.SERVER)
     retry = retry_after_seconds(exc.response.headers) if waits else None
     return LLMError(kind, text, retry_after=retry)
@@ -146,15 +146,19 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
+_SDK_PREFIX = re.compile(r"^Error code: \d+(?: - )?")
+
+
 def error_detail(exc: Exception) -> str:
-    """The provider's own words about the error (its JSON body's message), else the exception's text."""
+    """The provider's own words about the error (its JSON body's message), else the exception's text without the
+    SDK's "Error code: 405" (the status is said already): "" when that is all there is."""
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         error = body.get("error")
         message = error.get("message") if isinstance(error, dict) else body.get("message")
         if message:
             return _clipped(str(message))
-    return _clipped(str(exc))
+    return _clipped(_SDK_PREFIX.sub("", str(exc)).strip())
 
 
 def _clipped(text: str) -> str:

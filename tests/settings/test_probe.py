@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from types import SimpleNamespace
 
 import pytest
 
@@ -166,3 +167,15 @@ async def test_a_running_task_gets_the_same_advice_as_the_probe(llm_server: Fake
     error = classify(caught.value, llm_server.base_url, "m", KEY)
     assert (f"The server at {llm_server.base_url} does not accept chat requests at this address (405). "
             "Check the Base URL: it usually ends in /v1.") in error.message
+
+
+def test_the_sdks_status_line_is_not_repeated_as_the_servers_words() -> None:
+    import openai
+
+    from app.llm.errors import error_detail
+
+    response = SimpleNamespace(status_code=405, headers={}, request=None)  # all the error reads of a response
+    bare = openai.APIStatusError("Error code: 405", response=response, body=None)
+    assert error_detail(bare) == ""
+    worded = openai.APIStatusError("Error code: 405 - Method Not Allowed", response=response, body=None)
+    assert error_detail(worded) == "Method Not Allowed"
