@@ -5,7 +5,7 @@ from __future__ import annotations
 import email.utils
 import re
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.core.llm import LLMError, LLMErrorKind
 from app.core.safety.secrets import HIDDEN, mask_everywhere
@@ -46,41 +46,84 @@ def _classify(exc: Exception, base_url: str, model: str) -> LLMError:
         return LLMError(LLMErrorKind.INVALID_OUTPUT, f"The model's answer could not be read: {detail}")
 
     status = exc.status_code
+    kind = _status_kind(status, detail)
+    if kind is None:  # another 4xx: the provider's words may tell what it objects to
+        if any(hint in lowered for hint in _CONTEXT_HINTS):
+            return LLMError(LLMErrorKind.CONTEXT_LENGTH, f"The prompt is too long for model '{model}'. ({detail})")
+        if any(hint in lowered for hint in _FILTER_HINTS):
+            return LLMError(LLMErrorKind.CONTENT_FILTER,
+                            f"The endpoint's content filter refused the request. ({detail})")
+        if any(hint in lowered for hint in TOOL_HINTS):
+            return LLMError(
+                LLMErrorKind.CONFIG,
+                f"Model '{model}' at {base_url} refused the tool call ({status}). Switch the tool-choice mode to "
+                f"'required' or 'JSON in text' in Settings. Server said: {detail}",
+            )
+        kind = LLMErrorKind.CONFIG
+    said = status_advice(status, base_url, model, detail)
+    text = " ".join(part for part in (said.problem, said.advice, f"Server said: {detail}" if detail else "") if part)
+    waits = kind in (LLMErrorKind.RATE_LIMIT, LLMErrorKind.SERVER)
+    retry = retry_after_seconds(exc.response.headers) if waits else None
+    return LLMError(kind, text, retry_after=retry)
+
+
+def _status_kind(status: int, detail: str) -> LLMErrorKind | None:
+    """What a status means for retrying and for the run's ending; None for a 4xx that says no more."""
     if status in (401, 403):
-        return LLMError(
-            LLMErrorKind.AUTH,
-            f"The endpoint {base_url} rejected the API key ({status}). Check the key in Settings "
-            f"(or OPENAI_API_KEY). Server said: {detail}",
-        )
-    if status == 404:
-        return LLMError(
-            LLMErrorKind.CONFIG,
-            f"The endpoint {base_url} does not know model '{model}' or this path (404). Check the base URL "
-            f"(it usually ends in /v1) and the model name. Server said: {detail}",
-        )
+        return LLMErrorKind.AUTH
+    if status in (404, 405):
+        return LLMErrorKind.CONFIG
     if status == 429:
-        if "insufficient_quota" in lowered or ("quota" in lowered and "exceeded your" in lowered):
-            return LLMError(LLMErrorKind.AUTH, f"The account behind this API key has no quota left. ({detail})")
-        return LLMError(
-            LLMErrorKind.RATE_LIMIT, f"The endpoint is rate limiting requests (429). {detail}",
-            retry_after=retry_after_seconds(exc.response.headers),
-        )
+        # An account out of credit is not helped by waiting.
+        return LLMErrorKind.AUTH if quota_exhausted(detail) else LLMErrorKind.RATE_LIMIT
     if status >= 500 or status in (408, 409):
-        return LLMError(
-            LLMErrorKind.SERVER, f"The model endpoint had a server error ({status}). {detail}",
-            retry_after=retry_after_seconds(exc.response.headers),
-        )
-    if any(hint in lowered for hint in _CONTEXT_HINTS):
-        return LLMError(LLMErrorKind.CONTEXT_LENGTH, f"The prompt is too long for model '{model}'. ({detail})")
-    if any(hint in lowered for hint in _FILTER_HINTS):
-        return LLMError(LLMErrorKind.CONTENT_FILTER, f"The endpoint's content filter refused the request. ({detail})")
-    if any(hint in lowered for hint in TOOL_HINTS):
-        return LLMError(
-            LLMErrorKind.CONFIG,
-            f"Model '{model}' at {base_url} refused the tool call ({status}). Switch the tool-choice mode to "
-            f"'required' or 'JSON in text' in Settings. Server said: {detail}",
-        )
-    return LLMError(LLMErrorKind.CONFIG, f"The endpoint refused the request ({status}): {detail}")
+        return LLMErrorKind.SERVER
+    return None
+
+
+class StatusAdvice(NamedTuple):
+    """An HTTP error status in plain words: what happened (naming the server) and what to do about it."""
+
+    problem: str
+    advice: str
+
+
+def quota_exhausted(detail: str) -> bool:
+    """Whether a 429's text says the account ran out of credit, rather than that it sends too fast."""
+    lowered = detail.lower()
+    return "insufficient_quota" in lowered or "billing" in lowered or (
+        "quota" in lowered and ("exceeded" in lowered or "insufficient" in lowered))
+
+
+def status_advice(status: int, base_url: str, model: str, detail: str, *, sent_key: bool = True) -> StatusAdvice:
+    """The one place that turns a status the endpoint answered with into advice, for a running task's error and
+    for Test connection alike."""
+    server = f"The server at {base_url}"
+    if status in (401, 403):
+        if not sent_key:
+            return StatusAdvice(f"{server} needs an API key ({status}).", "Paste your API key into Settings.")
+        return StatusAdvice(f"{server} rejected the API key ({status}).",
+                            "Check in Settings (or OPENAI_API_KEY) that the key is complete, belongs to this "
+                            "provider and is still active.")
+    if status == 404:
+        if "model" in detail.lower():
+            return StatusAdvice(f"{server} does not know the model '{model}' (404).",
+                                "Check the model name's spelling; the provider's model list has the exact names.")
+        return StatusAdvice(f"Nothing was found at {base_url} (404).", _BASE_URL_HINT)
+    if status == 405:
+        return StatusAdvice(f"{server} does not accept chat requests at this address (405).", _BASE_URL_HINT)
+    if status == 429:
+        if quota_exhausted(detail):
+            return StatusAdvice("The account behind this API key has no quota left (429).",
+                                "Add credit or raise the limit on the provider's billing page.")
+        return StatusAdvice(f"{server} is rate limiting requests right now (429).", "Wait a minute and try again.")
+    if status >= 500 or status in (408, 409):
+        return StatusAdvice(f"{server} had a server error ({status}).",
+                            "This is on the provider's side; try again in a few minutes.")
+    return StatusAdvice(f"{server} refused the request ({status}).", "")
+
+
+_BASE_URL_HINT = "Check the Base URL: it usually ends in /v1."
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -103,15 +146,19 @@ def retry_after_seconds(headers: Any) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
+_SDK_PREFIX = re.compile(r"^Error code: \d+(?: - )?")
+
+
 def error_detail(exc: Exception) -> str:
-    """The provider's own words about the error (its JSON body's message), else the exception's text."""
+    """The provider's own words about the error (its JSON body's message), else the exception's text without the
+    SDK's "Error code: 405" (the status is said already): "" when that is all there is."""
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         error = body.get("error")
         message = error.get("message") if isinstance(error, dict) else body.get("message")
         if message:
             return _clipped(str(message))
-    return _clipped(str(exc))
+    return _clipped(_SDK_PREFIX.sub("", str(exc)).strip())
 
 
 def _clipped(text: str) -> str:

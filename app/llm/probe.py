@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel
 
 from app.core.safety.secrets import hide_everywhere
-from app.llm.errors import TOOL_HINTS, error_detail, redact_key
+from app.llm.errors import TOOL_HINTS, error_detail, redact_key, status_advice
 from app.llm.settings import LLMSettings, ToolChoiceMode
 
 PROBE_TOOL = "connection_check"
@@ -177,35 +177,19 @@ def _root_cause(exc: BaseException) -> BaseException:
     return current
 
 
+_STATUS_KINDS = {401: ProbeKind.AUTH, 403: ProbeKind.AUTH, 404: ProbeKind.NOT_FOUND, 405: ProbeKind.NOT_FOUND,
+                 429: ProbeKind.RATE_LIMIT}
+
+
 def _refused(settings: LLMSettings, status: int, detail: str, sent_key: bool) -> ProbeResult:
-    lowered = detail.lower()
-    said = f" The server said: {detail}" if detail else ""
-    if status in (401, 403):
-        if not sent_key:
-            return _result(ProbeKind.AUTH, f"{settings.base_url} needs an API key ({status}).{said}",
-                           "Paste your API key into the API key field.")
-        return _result(ProbeKind.AUTH, f"{settings.base_url} rejected the API key ({status}).{said}",
-                       "Check that the key is complete, belongs to this provider and is still active.")
-    if status == 404:
-        if "model" in lowered:
-            return _result(ProbeKind.NOT_FOUND,
-                           f"{settings.base_url} does not know the model '{settings.model}'.{said}",
-                           "Check the model name's spelling; the provider's model list has the exact names.")
-        return _result(ProbeKind.NOT_FOUND, f"Nothing was found at {settings.base_url} (404).{said}",
-                       "Check the base URL: it is usually the address that ends in /v1.")
-    if status == 429:
-        if "quota" in lowered or "insufficient" in lowered or "billing" in lowered:
-            return _result(ProbeKind.RATE_LIMIT, f"The account behind this key has no quota left (429).{said}",
-                           "Add credit or raise the limit on the provider's billing page.")
-        return _result(ProbeKind.RATE_LIMIT, f"{settings.base_url} is limiting requests right now (429).{said}",
-                       "Wait a minute and test again.")
-    if status >= 500:
-        return _result(ProbeKind.SERVER, f"{settings.base_url} had a server error ({status}).{said}",
-                       "This is on the provider's side; try again later.")
-    if any(hint in lowered for hint in TOOL_HINTS) and settings.tool_choice != ToolChoiceMode.JSON_TEXT:
-        return _result(ProbeKind.NO_TOOLS, f"{settings.model} refused the tool call ({status}).{said}",
+    said = status_advice(status, settings.base_url, settings.model, detail, sent_key=sent_key)
+    server_said = f" The server said: {detail}" if detail else ""
+    kind = _STATUS_KINDS.get(status) or (ProbeKind.SERVER if status >= 500 or status in (408, 409) else None)
+    if kind is None and any(hint in detail.lower() for hint in TOOL_HINTS) \
+            and settings.tool_choice != ToolChoiceMode.JSON_TEXT:
+        return _result(ProbeKind.NO_TOOLS, f"{settings.model} refused the tool call ({status}).{server_said}",
                        _next_mode_hint(settings.tool_choice))
-    return _result(ProbeKind.REFUSED, f"{settings.base_url} refused the request ({status}).{said}")
+    return _result(kind or ProbeKind.REFUSED, said.problem + server_said, said.advice or None)
 
 
 def _redacted(result: ProbeResult, key: str) -> ProbeResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, Field, ValidationError
@@ -50,6 +51,9 @@ class SecretEntry(BaseModel):
     domains: list[str] = Field(default_factory=list)  # empty: any site
 
 
+ThemeChoice = Literal["system", "light", "dark"]
+
+
 class Settings(BaseModel):
     provider: str = "openai"
     base_url: str = "https://api.openai.com/v1"
@@ -58,7 +62,12 @@ class Settings(BaseModel):
     request_timeout: float = Field(default=90.0, gt=0)
     tool_choice: ToolChoiceMode = ToolChoiceMode.NAMED
     max_steps: int = Field(default=40, ge=1, le=500)
-    language: str = "en"  # "en" or "zh": the UI's and the agent's
+    language: str = "en"  # "en" or "zh": the UI's and the agent's, from the next start on
+    # The language this run of the app started in: a language chosen in Settings applies only at the next start
+    # (the panel says so), so the agent keeps this one until then. Never saved.
+    running_language: str | None = Field(default=None, exclude=True)
+    theme: ThemeChoice = "system"  # "system" follows the OS's light or dark scheme
+    hand_off_sound: bool = False  # a sound, besides the notification, when the agent hands the browser over
     start_url: str = ""
     allow_javascript: bool = False
     browser_path: str = ""  # empty: found automatically
@@ -84,7 +93,8 @@ class Settings(BaseModel):
         )
 
     def agent_config(self) -> AgentConfig:
-        return AgentConfig(max_steps=self.max_steps, language=self.language, enable_javascript=self.allow_javascript)
+        return AgentConfig(max_steps=self.max_steps, language=self.running_language or self.language,
+                           enable_javascript=self.allow_javascript)
 
 
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})

@@ -1,7 +1,11 @@
 """The panel's composition root: settings, the runtime, the window, the dialogs, run history and a clean shutdown.
 
 Startup decides between a real model and the offline demo: without a usable endpoint (no key, not a local
-server) the panel opens in demo mode and, unless the demo was asked for, the first-run settings explain why.
+server) the panel opens in demo mode and, unless the demo was asked for, the first-run settings explain why. That
+holds after a restart too: a key that no keyring could keep is gone then, and the demo is back.
+
+The language is read once, at start: a language chosen in Settings is saved and applies, everywhere at once, the next
+time the app opens (the panel says so); until then nothing switches. The theme applies at once.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import Settings, endpoint_ready, load_settings, save_settings
 from app.settings.paths import AppPaths
 from app.settings.secrets import get_api_key
+from app.ui import style
 from app.ui.dialog_widgets import run_dialog
 from app.ui.history_view import HistoryDialog
 from app.text.i18n import language, set_language, tr
@@ -57,6 +62,7 @@ class Desktop:
         self._settings_open = False
         self._history: HistoryDialog | None = None
         self._saved_runs: list[SavedRunWindow] = []
+        self._browser_opening: asyncio.Task[Any] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.runtime: Runtime | None = None
         self.window: MainWindow | None = None
@@ -85,6 +91,7 @@ class Desktop:
     async def start(self) -> MainWindow:
         settings = await asyncio.to_thread(load_settings, self._paths.settings_file)
         set_language(settings.language)
+        style.use_theme(settings.theme)
         self._api_key = await asyncio.to_thread(get_api_key, settings.provider)
         ready = endpoint_ready(settings, self._api_key)
         choices = self._choices
@@ -102,7 +109,7 @@ class Desktop:
         self.window.show()
         self.window.composer.focus_default()
         # Chromium opens with the panel, so the first task starts at once.
-        self._spawn(self._open_browser())
+        self._browser_opening = self._spawn(self._open_browser())
         if not ready and not choices.demo and choices.replay is None:
             self._spawn(self.open_settings(first_run=True))
         return self.window
@@ -167,21 +174,31 @@ class Desktop:
         self._settings_open = True
         try:
             dialog = SettingsDialog(self.runtime.settings, detected_browser=await self.runtime.detected_browser(),
-                                    first_run=first_run, parent=self.window, paths=self._paths)
+                                    first_run=first_run, parent=self.window, paths=self._paths,
+                                    session_key=self._api_key)
+            if self._browser_opening is not None and not self._browser_opening.done():
+                # Chromium's window comes up over the browser's side of the screen, where the dialog sits.
+                self._browser_opening.add_done_callback(lambda _task: _bring_forward(dialog))
             code = await run_dialog(dialog)
         finally:
             self._settings_open = False
         if code != QDialog.DialogCode.Accepted:
             return  # Cancel, or "Try the demo" on the first-run screen: the panel is in demo mode already
         settings = dialog.result_settings().model_copy(update={"panel_geometry": self.window.save_geometry()})
+        saved_language = self.runtime.settings.language
+        # Closing the panel saves the runtime's settings with the panel's place: let those be the new ones from now
+        # on, even while a running task (or Chromium starting) keeps them from applying yet.
+        self.runtime.settings = settings.model_copy(update={"running_language": language()})
         try:
             await asyncio.to_thread(save_settings, self._paths.settings_file, settings)
         except OSError as exc:
             self.window.model.add_notice(tr("The settings were not saved: {reason}", reason=str(exc)))
-        if settings.language != language():
-            set_language(settings.language)
-            self.window.model.add_notice(tr("The agent answers in the new language from the next task; the panel "
-                                            "switches the next time you open it."))
+        if dialog.key_kept_in_memory:
+            self.window.model.add_notice(tr("No system keyring: the key is kept until you quit; you'll be asked "
+                                            "again next time."))
+        if settings.language not in (saved_language, language()):
+            self.window.model.add_notice(tr("The language changes the next time you open Page Agent."))
+        style.use_theme(settings.theme)
         await self.apply(settings, dialog.result_api_key())
 
     async def apply(self, settings: Settings, api_key: str | None) -> None:
@@ -192,7 +209,8 @@ class Desktop:
             self.window.model.add_notice(tr("The new settings apply from your next task."))
             await asyncio.wait({run})
         self._api_key = api_key
-        await self.runtime.apply_settings(settings, api_key)
+        # The agent, like the panel, keeps the language the app started in (see the module's docstring).
+        await self.runtime.apply_settings(settings.model_copy(update={"running_language": language()}), api_key)
         demo = self._choices.demo or (not endpoint_ready(settings, api_key) and self._choices.replay is None)
         await self.runtime.set_demo(demo)
         self.window.show_demo_mode(demo, DEMO_TASK)
@@ -251,7 +269,14 @@ class Desktop:
         if previous is not None:
             self._spawn(previous.close())
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
+
+
+def _bring_forward(dialog: QDialog) -> None:
+    if dialog.isVisible():
+        dialog.raise_()
+        dialog.activateWindow()

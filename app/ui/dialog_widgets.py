@@ -1,5 +1,6 @@
 """Building blocks shared by the settings and history dialogs: their style sheet (the panel's, plus form fields,
-sections and messages), a titled section card, a spinner and a coloured message area."""
+sections and messages), kept up to date when the theme changes; keeping a dialog inside the screen; a titled section
+card, a spinner and a coloured message area."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from functools import cache
 from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer
-from PySide6.QtGui import QPainter, QPaintEvent, QPen, QResizeEvent
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QMargins, QObject, QRect, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent, QPen, QResizeEvent
 from PySide6.QtWidgets import QDialog, QFormLayout, QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from app.ui import style
@@ -119,11 +122,87 @@ def dialog_stylesheet(t: Theme) -> str:
     """
 
 
-def apply_dialog_style(widget: QWidget) -> Theme:
+def apply_dialog_style(widget: QWidget, restyle: Callable[[], object] | None = None) -> Theme:
+    """Style ``widget`` as a dialog for the theme in use, and look after it from then on (see ``_DialogCare``):
+    ``restyle`` (by default this style again) runs when the theme changes."""
     style.theme.cache_clear()
     current = style.theme()
     widget.setStyleSheet(dialog_stylesheet(current))
+    if widget.findChild(_DialogCare, options=Qt.FindChildOption.FindDirectChildrenOnly) is None:
+        _DialogCare(widget, restyle or (lambda: apply_dialog_style(widget)))
     return current
+
+
+class _DialogCare(QObject):
+    """Restyles its dialog when the theme changes (Settings → Theme, or the system's scheme), and keeps it inside
+    the screen each time it is shown."""
+
+    def __init__(self, dialog: QWidget, restyle: Callable[[], object]) -> None:
+        super().__init__(dialog)
+        self._dialog = dialog
+        self._restyle = restyle
+        dialog.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.ApplicationPaletteChange:
+            self._restyle()
+        elif event.type() == QEvent.Type.Show and self._dialog.isWindow():
+            # Once shown, the window manager's frame is known (or nearly): fit with it on the next turn.
+            QTimer.singleShot(0, self._dialog, lambda: keep_on_screen(self._dialog))
+        return False
+
+
+# Room kept for a window manager's title bar until the real frame is known.
+TITLE_BAR = 40
+
+
+def frame_margins(window: QWidget) -> QMargins:
+    """The window manager's frame around ``window``: measured once shown, else room for a title bar."""
+    outer, inner = window.frameGeometry(), window.geometry()
+    measured = QMargins(inner.left() - outer.left(), inner.top() - outer.top(),
+                        outer.right() - inner.right(), outer.bottom() - inner.bottom())
+    return measured if measured.top() > 0 else QMargins(0, TITLE_BAR, 0, 0)
+
+
+def screen_area(window: QWidget) -> QRect:
+    """The free part of ``window``'s screen (without the desktop's panels and docks)."""
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry()
+
+
+def cap_to_screen(window: QWidget, available: QRect | None = None) -> QRect:
+    """Make ``window`` (its frame included) no bigger than ``available``, by default its screen's free area; returns
+    the room left for the window's content."""
+    room = (available or screen_area(window)).marginsRemoved(frame_margins(window))
+    window.setMaximumSize(room.size())
+    return room
+
+
+def outer_geometry(window: QWidget) -> QRect:
+    """``window`` with its frame: the real one once the window manager has framed it, else an assumed title bar."""
+    return window.geometry().marginsAdded(frame_margins(window))
+
+
+def move_frame(window: QWidget, x: int, y: int) -> None:
+    """Put the top-left corner of ``window``'s frame at (x, y).
+
+    Placed through the content's geometry: before the window manager has framed a window, Qt places its content,
+    not its frame, at a ``move()``'s point, which would push the title bar above the screen."""
+    margins = frame_margins(window)
+    window.setGeometry(QRect(x + margins.left(), y + margins.top(), window.width(), window.height()))
+
+
+def keep_on_screen(window: QWidget, available: QRect | None = None) -> None:
+    """No bigger than ``available`` (by default the screen's free area), and moved so that the whole frame, title
+    bar and buttons, is inside it."""
+    area = available or screen_area(window)
+    cap_to_screen(window, area)
+    window.resize(window.size().boundedTo(window.maximumSize()))
+    outer = outer_geometry(window)
+    x = max(area.left(), min(outer.x(), area.x() + area.width() - outer.width()))
+    y = max(area.top(), min(outer.y(), area.y() + area.height() - outer.height()))
+    if (x, y) != (outer.x(), outer.y()):
+        move_frame(window, x, y)
 
 
 def repolish(widget: QWidget) -> None:

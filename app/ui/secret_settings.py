@@ -30,7 +30,7 @@ from app.settings import secrets
 from app.settings.model import SecretEntry, Settings
 from app.text.i18n import tr
 from app.ui import style
-from app.ui.dialog_widgets import dialog_stylesheet, section, small_label
+from app.ui.dialog_widgets import apply_dialog_style, section, small_label
 from app.ui.safety_settings import list_with_buttons, site_problem
 
 _NAME = re.compile(r"^[a-z0-9_-]+$")
@@ -92,11 +92,15 @@ class SecretDialog(QDialog):
         root.addLayout(form)
         root.addWidget(self.problem)
         root.addLayout(buttons)
-        self.setStyleSheet(dialog_stylesheet(style.theme()) + style.settings_stylesheet(style.theme()))
+        self._restyle()
         self.resize(440, self.sizeHint().height())
 
         self.cancel_button.clicked.connect(self.reject)
         self.add_button.clicked.connect(self._add)
+
+    def _restyle(self) -> None:
+        t = apply_dialog_style(self, self._restyle)
+        self.setStyleSheet(self.styleSheet() + style.settings_stylesheet(t))
 
     def entry(self) -> SecretEntry:
         return SecretEntry(name=self.name_edit.text().strip(), domains=parse_domains(self.sites_edit.text()))

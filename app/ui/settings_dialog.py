@@ -2,12 +2,15 @@
 language, the browser, and the safety settings (sites, upload folders, confirmations, secrets). The API key and the
 secrets' values go to the OS keyring, never into the settings file.
 
-The pages are tabs, each in a scroll area, and the dialog is never taller than the screen: it must fit a 1366x768
-or 1280x720 laptop with a window manager's title bar.
+The pages are tabs, each in a scroll area, and the dialog is never bigger than the screen's free area: it must fit a
+1280x720 laptop with a window manager's title bar, and a message that appears later scrolls or squeezes the page
+instead of growing the dialog off the screen. Opened from the panel, it sits over the browser's side of the screen,
+so the panel stays in sight.
 
 The dialog needs a running asyncio loop (qasync): keyring reads and writes and the connection test run off the
-loop's thread or as tasks on it, so the window never freezes. On Save it stores the key itself (so that a missing
-keyring keeps the dialog open with the reason); the caller persists ``result_settings()``.
+loop's thread or as tasks on it, so the window never freezes. On Save it stores the key itself; without a system
+keyring the key is kept for this session only (``key_kept_in_memory``), which the caller says in plain words. The
+caller persists ``result_settings()``.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from pydantic import SecretStr
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,6 +32,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QPushButton,
     QScrollArea,
@@ -43,18 +47,33 @@ from app.llm import probe
 from app.llm.probe import ProbeKind, ProbeResult
 from app.llm.settings import LLMSettings, ToolChoiceMode
 from app.settings import secrets
-from app.settings.model import PRESETS, Settings, preset
+from app.settings.model import PRESETS, Settings, ThemeChoice, preset
 from app.settings.paths import AppPaths, app_paths
-from app.text.i18n import LANGUAGES, tr
+from app.text.i18n import LANGUAGES, language, tr
 from app.ui import style
-from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, repolish, section, small_label
+from app.ui.dialog_widgets import (
+    MessageArea,
+    Tone,
+    apply_dialog_style,
+    cap_to_screen,
+    keep_on_screen,
+    move_frame,
+    outer_geometry,
+    repolish,
+    screen_area,
+    section,
+    small_label,
+)
 from app.ui.icons import icon
 from app.ui.safety_settings import SafetyPage
 from app.ui.secret_settings import SecretsPage
+from app.ui.window_placement import browser_beside
 
 CUSTOM = "custom"
 _LABEL_WIDTH = 92
-_TITLE_BAR = 40  # room kept for the window manager's frame at least (a shown dialog's real frame, when larger)
+# The smallest the dialog may get: a page scrolls long before this. Its layout may not set a larger minimum, which
+# would push the dialog past a small screen (a wrapped text measured at a narrow width asks for a tall minimum).
+_MIN_SIZE = QSize(420, 360)
 
 
 def _mode_labels() -> dict[ToolChoiceMode, str]:
@@ -63,6 +82,10 @@ def _mode_labels() -> dict[ToolChoiceMode, str]:
         ToolChoiceMode.REQUIRED: tr("Any tool call ('required')"),
         ToolChoiceMode.JSON_TEXT: tr("JSON in text (no tool support needed)"),
     }
+
+
+def _theme_labels() -> dict[ThemeChoice, str]:
+    return {"system": tr("Same as the system"), "light": tr("Light"), "dark": tr("Dark")}
 
 
 def _headline(kind: ProbeKind) -> str:
@@ -112,7 +135,9 @@ class SettingsDialog(QDialog):
     DEMO = 2
 
     def __init__(self, settings: Settings, *, detected_browser: str = "", first_run: bool = False,
-                 paths: AppPaths | None = None, parent: QWidget | None = None) -> None:
+                 paths: AppPaths | None = None, session_key: str | None = None,
+                 parent: QWidget | None = None) -> None:
+        """``session_key``: the key in use though no keyring holds it (kept in memory after a failed save)."""
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
         self.setWindowTitle(tr("Page Agent settings"))
@@ -125,9 +150,12 @@ class SettingsDialog(QDialog):
         self._env_key = env_key_name()
         self._loaded_key = ""  # the keyring's key for the chosen provider, as last read
         self._key_edited = False
+        self._session_key = session_key or ""
+        self._key_in_memory = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._test_task: asyncio.Task[None] | None = None
         self._paths = paths or app_paths()
+        self._available: QRect | None = None  # the area to fit, when not the screen's (tests)
         self._grow_timer = QTimer(self)
         self._grow_timer.setSingleShot(True)
         self._grow_timer.setInterval(0)
@@ -141,8 +169,6 @@ class SettingsDialog(QDialog):
         self._spawn(self.secrets_page.check_keyring())
         self.resize(580, 100)
         self.fit_to_screen()
-        # Once laid out at its real width, wrapped text knows its height: drop the slack the first guess left.
-        QTimer.singleShot(0, self, self.fit_to_screen)
 
     # --- what the caller reads ---------------------------------------------------------------------------------
 
@@ -153,6 +179,11 @@ class SettingsDialog(QDialog):
     def result_settings(self) -> Settings:
         """The settings as saved; before Save, the original ones."""
         return self._result or self._original
+
+    @property
+    def key_kept_in_memory(self) -> bool:
+        """Save could not store the key (no system keyring): it is used until the app quits, then asked again."""
+        return self._key_in_memory
 
     def result_api_key(self) -> str | None:
         """The key the app should use now: the environment's when it overrides, else the one in the form."""
@@ -166,6 +197,8 @@ class SettingsDialog(QDialog):
         root = QVBoxLayout(self)
         root.setContentsMargins(20, 18, 20, 16)
         root.setSpacing(14)
+        root.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        self.setMinimumSize(_MIN_SIZE)
 
         self.welcome: QFrame | None = None
         self.demo_button: QPushButton | None = None
@@ -230,11 +263,23 @@ class SettingsDialog(QDialog):
         self.language_combo = QComboBox(self)
         for code, name in LANGUAGES.items():
             self.language_combo.addItem(name, code)
+        self.language_hint = small_label(self, tr("Applies the next time you open Page Agent."))
+        self.language_hint.hide()
+        language_column = QVBoxLayout()
+        language_column.setSpacing(4)
+        language_column.addWidget(self.language_combo)
+        language_column.addWidget(self.language_hint)
+        self.theme_combo = QComboBox(self)
+        for choice, label in _theme_labels().items():
+            self.theme_combo.addItem(label, choice)
         self.start_url_edit = QLineEdit(self)
         self.start_url_edit.setPlaceholderText(tr("https://… (optional)"))
+        self.sound_check = QCheckBox(tr("Play a sound when the agent needs you"), self)
         self._add_row(form, tr("Max steps"), self.max_steps_spin)
-        self._add_row(form, tr("Language"), self.language_combo)
+        self._add_row(form, tr("Language"), self.language_combo, language_column)
+        self._add_row(form, tr("Theme"), self.theme_combo)
         self._add_row(form, tr("Start page"), self.start_url_edit)
+        form.addRow("", self.sound_check)
         agent_page.addWidget(agent_block)
 
         browser_block, form, column = section(self, tr("Browser"))
@@ -334,6 +379,8 @@ class SettingsDialog(QDialog):
         self._select(self.mode_combo, settings.tool_choice.value)
         self.max_steps_spin.setValue(settings.max_steps)
         self._select(self.language_combo, settings.language)
+        self._select(self.theme_combo, settings.theme)
+        self.sound_check.setChecked(settings.hand_off_sound)
         self.start_url_edit.setText(settings.start_url)
         self.browser_edit.setText(settings.browser_path)
         self.javascript_check.setChecked(settings.allow_javascript)
@@ -348,6 +395,11 @@ class SettingsDialog(QDialog):
         self.provider_combo.activated.connect(self._on_provider_chosen)
         self.base_url_edit.textEdited.connect(self._on_url_edited)
         self.key_edit.textEdited.connect(self._on_key_edited)
+        for edit in (self.base_url_edit, self.model_edit, self.key_edit):
+            edit.textEdited.connect(self._forget_test)
+        self.provider_combo.activated.connect(self._forget_test)
+        self.mode_combo.activated.connect(self._forget_test)
+        self.language_combo.currentIndexChanged.connect(self._show_language_hint)
         self.show_key_action.toggled.connect(self._on_show_key)
         self.test_button.clicked.connect(self.test_connection)
         self.fix_button.clicked.connect(self._apply_fix)
@@ -358,7 +410,7 @@ class SettingsDialog(QDialog):
             self.demo_button.clicked.connect(self._choose_demo)
 
     def _restyle(self) -> None:
-        t = apply_dialog_style(self)
+        t = apply_dialog_style(self, self._restyle)
         self.setStyleSheet(self.styleSheet() + style.settings_stylesheet(t))
         self.show_key_action.setIcon(icon("eye", t.muted))
         if self.welcome is not None:
@@ -366,21 +418,39 @@ class SettingsDialog(QDialog):
 
     # --- fitting the screen ------------------------------------------------------------------------------------
 
-    def fit_to_screen(self, available: int | None = None) -> None:
-        """As tall as the content asks, never taller than the screen's free height (``available``, by default the
-        screen's) less the window's title bar; a page that does not fit then scrolls."""
-        if available is None:
-            screen = self.screen() or QGuiApplication.primaryScreen()
-            available = screen.availableGeometry().height()
-        frame = self.frameGeometry().height() - self.height()  # known once shown by the window manager
-        self.setMaximumHeight(available - max(frame, _TITLE_BAR))
-        self.resize(self.width(), min(self.layout().sizeHint().height(), self.maximumHeight()))
+    def fit_to_screen(self, available: QRect | None = None) -> None:
+        """As tall as the content asks, never bigger than ``available`` (by default the screen's free area) with the
+        window's frame; a page that does not fit then scrolls. Opened from the panel, the dialog goes over the
+        browser's side of the screen so that the panel stays in sight."""
+        if available is not None:
+            self._available = available
+        area = self._available or screen_area(self)
+        room = cap_to_screen(self, area)
+        hint = self.layout().sizeHint()
+        self.resize(max(self.width(), min(hint.width(), room.width())), min(hint.height(), room.height()))
+        self._place(area)
+
+    def _place(self, area: QRect) -> None:
+        parent = self.parentWidget()
+        if parent is not None and parent.isVisible():
+            panel = parent.window().frameGeometry()
+            x, y, width, height = browser_beside(area, (panel.x(), panel.y(), panel.width(), panel.height()))
+            outer = outer_geometry(self)
+            move_frame(self, x + max(0, (width - outer.width()) // 2), y + max(0, (height - outer.height()) // 2))
+        keep_on_screen(self, area)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        # Laid out at its real width, wrapped text knows its height; and the window manager's frame is known.
+        QTimer.singleShot(0, self, self.fit_to_screen)
 
     def _grow(self) -> None:
-        """Make room for content that appeared (a message), up to the screen's height; never shrink under the user."""
+        """Make room for content that appeared (a message), up to the screen's free height, keeping the whole
+        dialog on the screen; never shrink under the user."""
         wanted = min(self.layout().sizeHint().height(), self.maximumHeight())
         if wanted > self.height():
             self.resize(self.width(), wanted)
+            keep_on_screen(self, self._available)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         # A page's content changed size: its scroll area's hint follows, and the dialog may grow to show it.
@@ -420,6 +490,16 @@ class SettingsDialog(QDialog):
     def _on_key_edited(self) -> None:
         self._key_edited = True
 
+    def _forget_test(self) -> None:
+        """A result says nothing about an address, model or key it did not test: edits clear it."""
+        if self._test_task is not None and not self._test_task.done():
+            self._test_task.cancel()
+        self.message.hide()
+        self.fix_button.hide()
+
+    def _show_language_hint(self) -> None:
+        self.language_hint.setVisible(self.language_combo.currentData() != language())
+
     def _on_show_key(self, shown: bool) -> None:
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
         self.show_key_action.setText(tr("Hide the API key") if shown else tr("Show the API key"))
@@ -434,6 +514,11 @@ class SettingsDialog(QDialog):
             self.key_edit.setPlaceholderText(tr("Not needed"))
             self.key_hint.setText(tr("Local servers usually need no key."))
             self.key_hint.setObjectName("Hint")
+        elif self._session_key and self.key_edit.text() == self._session_key:
+            self.key_edit.setPlaceholderText("sk-…")
+            self.key_hint.setText(tr("No system keyring: the key is kept until you quit; you'll be asked again "
+                                     "next time."))
+            self.key_hint.setObjectName("Warning")
         else:
             self.key_edit.setPlaceholderText("sk-…")
             self.key_hint.setText(tr("Kept in your system keyring, never in the settings file."))
@@ -449,8 +534,11 @@ class SettingsDialog(QDialog):
         found = await asyncio.to_thread(lambda: SecretStr(secrets.get_api_key(provider) or ""))
         key = found.get_secret_value()
         if provider == self.provider and not self._key_edited:
+            if not key and provider == self._original.provider:
+                key = self._session_key  # kept in memory: the keyring could not store it
             self._loaded_key = key
             self.key_edit.setText(key)
+            self._update_key_hint()
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -468,6 +556,8 @@ class SettingsDialog(QDialog):
             "tool_choice": mode,
             "max_steps": self.max_steps_spin.value(),
             "language": self.language_combo.currentData(),
+            "theme": self.theme_combo.currentData(),
+            "hand_off_sound": self.sound_check.isChecked(),
             "start_url": self.start_url_edit.text().strip(),
             "allow_javascript": self.javascript_check.isChecked(),
             "browser_path": self.browser_edit.text().strip(),
@@ -490,6 +580,8 @@ class SettingsDialog(QDialog):
 
     async def _run_test(self) -> None:
         self.fix_button.hide()
+        # Disabling the focused button sends the focus on down the form; it comes back when the test ends.
+        had_focus = self.test_button.hasFocus()
         self.test_button.setEnabled(False)
         self.test_button.setText(tr("Testing…"))
         self.message.show_message(Tone.BUSY, tr("Testing the connection…"),
@@ -499,6 +591,8 @@ class SettingsDialog(QDialog):
         finally:
             self.test_button.setEnabled(True)
             self.test_button.setText(tr("Test connection"))
+            if had_focus:
+                self.test_button.setFocus()
         self._show_probe(result)
 
     def _show_probe(self, result: ProbeResult) -> None:
@@ -587,9 +681,10 @@ class SettingsDialog(QDialog):
         if self._key_edited and key != self._loaded_key:
             try:
                 await asyncio.to_thread(lambda: secrets.set_api_key(settings.provider, key))  # see _read_key
-            except secrets.KeyringUnavailable as exc:
-                self.error_area.show_message(Tone.ERROR, tr("The API key was not saved"), str(exc))
-                return False
+                self._key_in_memory = False
+            except secrets.KeyringUnavailable:
+                # The demo must not be lost to this: the key is used for this session and asked for again next time.
+                self._key_in_memory = True
             self._loaded_key = key  # a second Save (after a secret could not be stored) need not write it again
         failure = await self.secrets_page.store()
         if failure:

@@ -1,7 +1,10 @@
-"""The panel's look: a small set of colours chosen for light or dark, following the system palette.
+"""The panel's look: a small set of colours chosen for light or dark, following the system palette or the user's
+Theme setting.
 
 Widgets read colours from ``theme()``; the style sheet is generated from the same theme so painted cards and
 styled widgets always agree. Call ``theme.cache_clear()`` (done by ``apply``) when the palette changes.
+``use_theme`` switches the whole app at once: it sets the application palette, and every window restyles itself on
+the ApplicationPaletteChange that follows (the panel and the dialogs listen for it).
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from functools import cache
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
+
+from app.settings.model import ThemeChoice
 
 
 @dataclass(frozen=True)
@@ -54,18 +59,50 @@ _DARK = dict(
 )
 
 
-def _system_is_dark() -> bool:
+_choice: ThemeChoice = "system"
+
+
+def use_theme(choice: ThemeChoice) -> None:
+    """Light, dark, or the system's scheme from now on, applied at once to every window of the app."""
+    global _choice
+    if choice == _choice:
+        return
+    _choice = choice
+    theme.cache_clear()
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        # An empty palette hands every colour back to the platform, which then follows the system's changes again.
+        app.setPalette(QPalette() if choice == "system" else palette(theme()))
+
+
+def palette(t: Theme) -> QPalette:
+    """The theme as a Qt palette, for what no style sheet reaches (native file choosers, tooltips, scroll areas)."""
+    p = QPalette()
+    roles = QPalette.ColorRole
+    for role, color in ((roles.Window, t.window), (roles.WindowText, t.text), (roles.Base, t.surface),
+                        (roles.AlternateBase, t.sunken), (roles.Text, t.text), (roles.Button, t.surface),
+                        (roles.ButtonText, t.text), (roles.Highlight, t.accent), (roles.HighlightedText, t.on_accent),
+                        (roles.ToolTipBase, t.surface), (roles.ToolTipText, t.text), (roles.PlaceholderText, t.muted),
+                        (roles.Link, t.accent), (roles.Mid, t.border), (roles.Dark, t.border)):
+        p.setColor(role, color)
+    for role in (roles.WindowText, roles.Text, roles.ButtonText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, t.muted)
+    return p
+
+
+def _is_dark() -> bool:
+    if _choice != "system":
+        return _choice == "dark"
     hints = QGuiApplication.styleHints()
     scheme = hints.colorScheme() if hints is not None else Qt.ColorScheme.Unknown
     if scheme != Qt.ColorScheme.Unknown:
         return scheme == Qt.ColorScheme.Dark
-    palette = QGuiApplication.palette()
-    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+    return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
 
 @cache
 def theme() -> Theme:
-    dark = _system_is_dark()
+    dark = _is_dark()
     return Theme(dark=dark, **{key: QColor(value) for key, value in (_DARK if dark else _LIGHT).items()})
 
 
@@ -160,7 +197,7 @@ def stylesheet(t: Theme) -> str:
 
 
 def apply(widget: QWidget) -> Theme:
-    """(Re)style ``widget`` for the current system palette; returns the theme in use."""
+    """(Re)style ``widget`` for the theme in use (the Theme setting, or the system's scheme); returns it."""
     theme.cache_clear()
     current = theme()
     widget.setStyleSheet(stylesheet(current))

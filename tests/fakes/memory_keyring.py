@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import keyring
 import pytest
 from keyring.backend import KeyringBackend
-from keyring.errors import KeyringLocked, PasswordDeleteError
+from keyring.errors import KeyringLocked, NoKeyringError, PasswordDeleteError
 
 from app.settings import secrets
 
@@ -35,6 +35,21 @@ class LockedKeyring(MemoryKeyring):
 
     def set_password(self, service: str, username: str, password: str) -> None:
         raise KeyringLocked("the keyring is locked")
+
+
+class NoKeyring(KeyringBackend):
+    """No keyring at all, as on a desktop without a Secret Service (and on this project's CI): every call fails."""
+
+    priority = 0  # type: ignore[assignment]
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise NoKeyringError("No recommended backend was available.")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise NoKeyringError("No recommended backend was available.")
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise NoKeyringError("No recommended backend was available.")
 
 
 @pytest.fixture

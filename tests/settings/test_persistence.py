@@ -47,3 +47,23 @@ def test_no_keyring_is_reported_plainly(memory_keyring: MemoryKeyring) -> None:
     keyring.set_keyring(LockedKeyring())
     with pytest.raises(secrets.KeyringUnavailable, match="OPENAI_API_KEY"):
         secrets.set_api_key("openai", KEY)
+
+
+def test_theme_and_sound_persist_and_older_files_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    save_settings(path, Settings(theme="dark", hand_off_sound=True))
+    loaded = load_settings(path)
+    assert loaded.theme == "dark" and loaded.hand_off_sound
+    path.write_text(json.dumps({"provider": "openai", "model": "gpt-4.1-mini", "language": "zh"}), encoding="utf-8")
+    older = load_settings(path)  # written before these settings existed
+    assert older.theme == "system" and older.hand_off_sound is False and older.language == "zh"
+    assert not path.with_suffix(".damaged.json").exists()
+
+
+def test_the_running_language_is_the_agents_until_the_next_start_and_never_saved(tmp_path: Path) -> None:
+    chosen = Settings(language="zh").model_copy(update={"running_language": "en"})
+    assert chosen.agent_config().language == "en"
+    path = tmp_path / "settings.json"
+    save_settings(path, chosen)
+    assert "running_language" not in path.read_text(encoding="utf-8")
+    assert load_settings(path).agent_config().language == "zh"  # the next start

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import socket
+from types import SimpleNamespace
+
+import pytest
 
 from pydantic import SecretStr
 
@@ -132,3 +135,47 @@ async def test_form_is_checked_before_any_request() -> None:
     no_model = await probe.test_connection(LLMSettings(base_url="http://localhost:1/v1", model=" "))
     assert bad_url.kind == ProbeKind.INVALID and "http://" in bad_url.message
     assert no_model.kind == ProbeKind.INVALID and "model" in no_model.message
+
+
+@pytest.mark.parametrize(("status", "problem", "advice"), [
+    (405, "does not accept chat requests at this address (405).", "Check the Base URL: it usually ends in /v1."),
+    (404, "Nothing was found at", "Check the Base URL: it usually ends in /v1."),
+    (403, "rejected the API key (403).", "still active"),
+    (502, "had a server error (502).", "try again in a few minutes"),
+])
+async def test_common_statuses_read_as_advice(llm_server: FakeLLMServer, status: int, problem: str,
+                                              advice: str) -> None:
+    llm_server.add(error_reply(status, "Method Not Allowed" if status == 405 else "nope"))
+    result = await probe.test_connection(settings_for(llm_server))
+    assert result.message.startswith(f"The server at {llm_server.base_url}" if status != 404 else "Nothing")
+    assert problem in result.message and result.suggestion and advice in result.suggestion
+
+
+async def test_a_running_task_gets_the_same_advice_as_the_probe(llm_server: FakeLLMServer) -> None:
+    """One place words the advice: the agent's error for a 405 says what Test connection says."""
+    import openai
+
+    from app.llm.errors import classify
+
+    llm_server.add(error_reply(405, "Method Not Allowed"))
+    client = openai.AsyncOpenAI(base_url=llm_server.base_url, api_key=KEY, max_retries=0)
+    try:
+        with pytest.raises(openai.APIStatusError) as caught:
+            await client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    finally:
+        await client.close()
+    error = classify(caught.value, llm_server.base_url, "m", KEY)
+    assert (f"The server at {llm_server.base_url} does not accept chat requests at this address (405). "
+            "Check the Base URL: it usually ends in /v1.") in error.message
+
+
+def test_the_sdks_status_line_is_not_repeated_as_the_servers_words() -> None:
+    import openai
+
+    from app.llm.errors import error_detail
+
+    response = SimpleNamespace(status_code=405, headers={}, request=None)  # all the error reads of a response
+    bare = openai.APIStatusError("Error code: 405", response=response, body=None)
+    assert error_detail(bare) == ""
+    worded = openai.APIStatusError("Error code: 405 - Method Not Allowed", response=response, body=None)
+    assert error_detail(worded) == "Method Not Allowed"

@@ -1,6 +1,7 @@
 """The settings dialog: presets fill the form, Save returns settings and stores the key in the keyring (never in
-settings.json), the environment override is explained, a missing keyring keeps the dialog open, Test connection
-runs without blocking the loop, and the first-run screen offers the demo."""
+settings.json), the environment override is explained, a missing keyring keeps the key for the session, Test
+connection runs without blocking the loop, keeps the focus and is forgotten when the form changes, and the first-run
+screen offers the demo."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from app.settings.model import Settings, save_settings
 from app.ui.dialog_widgets import Tone
 from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, completion
-from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
+from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring, NoKeyring
 from tests.ui_dialogs.conftest import screenshot, until
 
 KEY = "sk-dialog-secret-123456"
@@ -98,15 +99,28 @@ async def test_untouched_key_is_not_rewritten(dialog: SettingsDialog, memory_key
     assert dialog.result_api_key() == KEY
 
 
-async def test_missing_keyring_keeps_the_dialog_open(dialog: SettingsDialog) -> None:
-    keyring.set_keyring(LockedKeyring())
+async def test_without_a_keyring_the_key_is_kept_for_this_session(dialog: SettingsDialog) -> None:
+    """No system keyring: Save still closes with the typed key for the app to use now, and says it is not kept."""
+    keyring.set_keyring(NoKeyring())
     dialog.key_edit.setText("sk-another-key-000000")
     dialog.key_edit.textEdited.emit(dialog.key_edit.text())
     dialog.save_button.click()
-    await until(lambda: dialog.error_area.isVisible())
-    assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
-    assert "No system keyring" in dialog.error_area.text()
-    assert dialog.save_button.isEnabled()
+    await until(lambda: dialog.result() == QDialog.DialogCode.Accepted)
+    assert dialog.key_kept_in_memory and dialog.result_api_key() == "sk-another-key-000000"
+    assert not dialog.error_area.isVisible()
+
+
+async def test_a_key_kept_in_memory_shows_again_and_is_not_lost(qapp: QApplication, memory_keyring: MemoryKeyring
+                                                                ) -> None:
+    keyring.set_keyring(NoKeyring())
+    dlg = SettingsDialog(Settings(), session_key="sk-session-only-1234")
+    dlg.show()
+    await until(lambda: dlg.key_edit.text() == "sk-session-only-1234")
+    assert "kept until you quit" in dlg.key_hint.text()
+    dlg.save_button.click()  # untouched: nothing to write, and the key in use stays
+    await until(lambda: dlg.result() == QDialog.DialogCode.Accepted)
+    assert dlg.result_api_key() == "sk-session-only-1234" and not dlg.key_kept_in_memory
+    dlg.deleteLater()
 
 
 async def test_invalid_url_is_not_saved(dialog: SettingsDialog) -> None:
@@ -179,3 +193,58 @@ async def test_first_run_offers_the_demo(qapp: QApplication, memory_keyring: Mem
     screenshot(dlg, "settings_first_run")
     dlg.demo_button.click()
     assert dlg.wants_demo and dlg.result() == SettingsDialog.DEMO and not dlg.isVisible()
+
+
+async def test_after_a_test_the_focus_stays_on_the_button(dialog: SettingsDialog, llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=PROBE_TOOL, arguments={"ok": True})))
+    dialog.base_url_edit.setText(llm_server.base_url)
+    dialog.activateWindow()
+    dialog.test_button.setFocus()
+    await until(lambda: dialog.test_button.hasFocus())
+    await dialog.test_connection()
+    assert dialog.message.tone == Tone.OK
+    assert dialog.test_button.hasFocus(), QApplication.focusWidget()
+
+
+@pytest.mark.parametrize("field", ["base_url_edit", "model_edit", "key_edit"])
+async def test_editing_the_url_model_or_key_clears_the_result(dialog: SettingsDialog, llm_server: FakeLLMServer,
+                                                              field: str) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=None, content="Hi!")))
+    dialog.base_url_edit.setText(llm_server.base_url)
+    await dialog.test_connection()
+    assert dialog.message.isVisible() and dialog.fix_button.isVisible()
+    edit: QLineEdit = getattr(dialog, field)
+    edit.end(False)
+    edit.insert("x")
+    edit.textEdited.emit(edit.text())  # as if typed
+    assert not dialog.message.isVisible() and not dialog.fix_button.isVisible()
+
+
+async def test_an_edit_during_a_test_cancels_it(dialog: SettingsDialog, llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(), delay=10))
+    dialog.base_url_edit.setText(llm_server.base_url)
+    task = dialog.test_connection()
+    await until(lambda: bool(llm_server.requests))
+    dialog.model_edit.textEdited.emit("another-model")
+    await asyncio.wait([task], timeout=2)
+    assert task.cancelled() and not dialog.message.isVisible()
+    assert dialog.test_button.isEnabled() and dialog.test_button.text() == "Test connection"
+
+
+async def test_theme_and_hand_off_sound_are_saved(dialog: SettingsDialog) -> None:
+    assert dialog.theme_combo.currentData() == "system" and not dialog.sound_check.isChecked()
+    dialog.theme_combo.setCurrentIndex(dialog.theme_combo.findData("dark"))
+    dialog.sound_check.setChecked(True)
+    dialog.save_button.click()
+    await until(lambda: dialog.result() == QDialog.DialogCode.Accepted)
+    assert dialog.result_settings().theme == "dark" and dialog.result_settings().hand_off_sound
+
+
+async def test_a_new_language_says_it_applies_at_the_next_start(dialog: SettingsDialog) -> None:
+    assert not dialog.language_hint.isVisible()
+    dialog.tabs.setCurrentIndex(1)
+    dialog.language_combo.setCurrentIndex(dialog.language_combo.findData("zh"))
+    assert dialog.language_hint.isVisible()
+    assert dialog.language_hint.text() == "Applies the next time you open Page Agent."
+    dialog.language_combo.setCurrentIndex(dialog.language_combo.findData("en"))
+    assert not dialog.language_hint.isVisible()

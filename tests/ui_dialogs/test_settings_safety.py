@@ -10,12 +10,15 @@ from pathlib import Path
 
 import keyring
 import pytest
-from PySide6.QtWidgets import QApplication, QDialog
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
 from app.settings import secrets
 from app.settings.model import SecretEntry, Settings, load_settings, save_settings
 from app.settings.paths import AppPaths
+from app.ui.dialog_widgets import move_frame, outer_geometry
 from app.ui.settings_dialog import SettingsDialog
+from tests.fakes.llm_server import FakeLLMServer, error_reply
 from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
 from tests.ui_dialogs.conftest import screenshot, until
 from tests.ui_dialogs.test_translations import ROOT, literal_tr_strings, zh_table
@@ -197,7 +200,7 @@ async def test_without_a_keyring_the_dialog_says_so_and_keeps_everything(
         open_dialog, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
     dialog = open_dialog()
     await asyncio.sleep(0.05)  # laid out
-    dialog.fit_to_screen(768)
+    dialog.fit_to_screen(QRect(0, 0, 1366, 768))
     dialog.max_steps_spin.setValue(12)
     dialog.safety_page.sites_edit.setPlainText("crm.example.com")
     await add_secret(dialog, "crm_password", VALUE)
@@ -212,7 +215,7 @@ async def test_without_a_keyring_the_dialog_says_so_and_keeps_everything(
     assert 'No system keyring is available to keep the secret "crm_password" safely.' in message
     assert VALUE not in message
     assert dialog.tabs.currentWidget().isAncestorOf(dialog.secrets_page.secret_list)
-    assert dialog.height() <= 768 - 40 and dialog.save_button.isEnabled()
+    assert frame(dialog).bottom() < 768 and dialog.save_button.isEnabled()
     assert [entry.name for entry in dialog.secrets_page.entries()] == ["crm_password"]
     assert dialog.max_steps_spin.value() == 12 and dialog.safety_page.sites_edit.toPlainText() == "crm.example.com"
     screenshot(dialog, "settings_secrets_no_keyring")
@@ -283,25 +286,69 @@ async def test_ask_before_irreversible_actions_round_trips(open_dialog, tmp_path
 
 # --- fitting the screen -----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("available", [768, 720])
+def frame(dialog: SettingsDialog) -> QRect:
+    """The dialog with the window manager's frame it makes room for (offscreen, there is none: a title bar's)."""
+    return outer_geometry(dialog)
+
+
+SCREENS = [QRect(0, 0, 1280, 720), QRect(0, 0, 1366, 768), QRect(0, 0, 1600, 900), QRect(1920, 40, 1280, 680)]
+
+
+@pytest.mark.parametrize("available", SCREENS, ids=lambda r: f"{r.width()}x{r.height()}+{r.x()}+{r.y()}")
 @pytest.mark.parametrize("first_run", [False, True])
-async def test_the_dialog_fits_a_small_screen(open_dialog, available: int, first_run: bool) -> None:  # type: ignore[no-untyped-def]
+async def test_the_dialog_fits_a_small_screen(open_dialog, available: QRect, first_run: bool) -> None:  # type: ignore[no-untyped-def]
     dialog = open_dialog(Settings(secrets=[SecretEntry(name=f"secret_{i}") for i in range(8)],
                                   upload_dirs=[f"/srv/share/{i}" for i in range(6)]), first_run=first_run)
     await asyncio.sleep(0.05)
     dialog.fit_to_screen(available)
     await asyncio.sleep(0.05)
-    assert dialog.height() <= available - 40  # room for the window's title bar
+    assert available.contains(frame(dialog)), (frame(dialog), available)  # title bar and buttons on the screen
     for index in range(dialog.tabs.count()):
         dialog.tabs.setCurrentIndex(index)
         await asyncio.sleep(0.02)
         page = dialog.tabs.currentWidget()
         bar = page.verticalScrollBar()
-        if not first_run and available == 768:
-            assert bar.maximum() == 0, f"tab {index} scrolls on a 1366x768 screen"
+        if not first_run and available.height() >= 768:
+            assert bar.maximum() == 0, f"tab {index} scrolls on a {available.width()}x{available.height()} screen"
         # Whatever scrolls, every part of the page can be reached.
         assert page.widget().height() <= page.viewport().height() + bar.maximum()
     assert dialog.save_button.isVisible() and dialog.save_button.geometry().bottom() <= dialog.height()
+
+
+async def test_messages_that_appear_later_do_not_grow_the_dialog_off_the_screen(
+        open_dialog, llm_server: FakeLLMServer) -> None:  # type: ignore[no-untyped-def]
+    available = QRect(0, 0, 1280, 720)
+    dialog = open_dialog(first_run=True)
+    await asyncio.sleep(0.05)
+    dialog.fit_to_screen(available)
+    move_frame(dialog, dialog.x(), available.bottom() + 1 - frame(dialog).height())  # as low as it can sit
+    llm_server.add(error_reply(405, "Method Not Allowed"))
+    dialog.base_url_edit.setText(llm_server.base_url)
+    await dialog.test_connection()
+    dialog.base_url_edit.setText("not a url")
+    await dialog.save()  # "Not saved": a second message, below the tabs
+    await asyncio.sleep(0.1)  # grown, if it may
+    assert dialog.message.isVisible() and dialog.error_area.isVisible()
+    assert available.contains(frame(dialog)), (frame(dialog), available)
+    screenshot(dialog, "settings_two_messages_1280x720")
+
+
+async def test_opened_from_the_panel_it_sits_over_the_browser_side(
+        open_dialog, qapp: QApplication, paths: AppPaths) -> None:  # type: ignore[no-untyped-def]
+    panel = QWidget()
+    panel.setGeometry(0, 0, 420, 720)
+    panel.show()
+    try:
+        dialog = SettingsDialog(Settings(), first_run=True, paths=paths, parent=panel)
+        dialog.show()
+        await asyncio.sleep(0.05)
+        available = QRect(0, 0, 1280, 720)
+        dialog.fit_to_screen(available)
+        assert available.contains(frame(dialog))
+        assert frame(dialog).left() >= panel.frameGeometry().right()  # the panel stays in sight
+        dialog.close()
+    finally:
+        panel.close()
 
 
 def test_every_new_string_has_a_translation() -> None:

@@ -32,7 +32,7 @@ def literal_tr_strings(path: Path) -> set[str]:
 
 def zh_table() -> dict[str, str]:
     table: dict[str, str] = {}
-    for name in ("settings.json", "history.json"):
+    for name in ("settings.json", "history.json", "common.json"):
         table.update(json.loads((resources_root() / "i18n" / "zh" / name).read_text(encoding="utf-8")))
     return table
 

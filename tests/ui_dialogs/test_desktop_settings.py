@@ -1,0 +1,150 @@
+"""Settings through the whole app (real headless Chromium): a key no keyring can keep is used for this session and
+said so, and after a restart the app comes up in demo mode again; a new language is saved, announced, and applied
+only at the next start, everywhere at once."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import keyring
+import pytest
+from PySide6.QtWidgets import QApplication, QDialog
+
+from app.settings.model import Settings, load_settings, save_settings
+from app.settings.paths import AppPaths
+from app.text import i18n
+from app.ui.desktop import Desktop, LaunchChoices
+from app.ui.history_view import HistoryDialog
+from app.ui.main_window import MainWindow
+from app.ui.settings_dialog import SettingsDialog
+from app.ui.timeline.model import Kind
+from tests.fakes.llm_server import FakeLLMServer, done_reply
+from tests.fakes.memory_keyring import MemoryKeyring, NoKeyring
+from tests.ui.conftest import settle
+from tests.ui_dialogs.conftest import until
+
+KEY = "sk-typed-in-the-form-4321"
+NO_KEYRING = "No system keyring: the key is kept until you quit; you'll be asked again next time."
+LANGUAGE_LATER = "The language changes the next time you open Page Agent."
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> AppPaths:
+    return AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
+
+
+@pytest.fixture
+async def start(qapp: QApplication, paths: AppPaths) -> AsyncIterator:  # type: ignore[type-arg]
+    started: list[Desktop] = []
+
+    async def _start(choices: LaunchChoices = LaunchChoices(headless=True)) -> tuple[Desktop, MainWindow]:
+        desktop = Desktop(paths, choices)
+        started.append(desktop)
+        return desktop, await desktop.start()
+
+    yield _start
+    for dialog in QApplication.topLevelWidgets():
+        if isinstance(dialog, QDialog) and dialog.isVisible():
+            dialog.reject()
+    for desktop in started:
+        await stop(desktop)
+    i18n.set_language("en")
+
+
+async def stop(desktop: Desktop) -> None:
+    if desktop.window is not None:
+        desktop.window.close()
+    await desktop.shutdown()
+
+
+def shown(kind: type[QDialog]) -> QDialog | None:
+    return next((w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()), None)
+
+
+async def settings_dialog() -> SettingsDialog:
+    await until(lambda: shown(SettingsDialog) is not None)
+    dialog = shown(SettingsDialog)
+    assert isinstance(dialog, SettingsDialog)
+    return dialog
+
+
+def notices(window: MainWindow) -> list[str]:
+    return [item.text for item in window.model.items if item.kind is Kind.NOTICE]
+
+
+def type_key(dialog: SettingsDialog, key: str) -> None:
+    dialog.key_edit.setText(key)
+    dialog.key_edit.textEdited.emit(key)
+
+
+async def test_without_a_keyring_the_typed_key_is_used_for_this_session(
+        start, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
+    keyring.set_keyring(NoKeyring())
+    desktop, window = await start()
+    dialog = await settings_dialog()
+    dialog.base_url_edit.setText(llm_server.base_url)
+    dialog.model_edit.setText("fake-model")
+    type_key(dialog, KEY)
+    await dialog.save()
+    await until(lambda: desktop.runtime is not None and not desktop.runtime.demo)
+    assert NO_KEYRING in notices(window)
+    assert not dialog.isVisible() and not dialog.error_area.isVisible()
+
+    llm_server.add(done_reply("Hello.", success=True))
+    window.composer.input.setPlainText("Say hello")
+    window.composer.run.click()
+    await settle(window, timeout=60)
+    assert llm_server.requests[0]["_headers"]["authorization"] == f"Bearer {KEY}"
+
+    window.settingsRequested.emit()  # the key is still there, not lost to an empty field on the next Save
+    again = await settings_dialog()
+    await until(lambda: again.key_edit.text() == KEY)
+    again.reject()
+
+
+async def test_after_a_restart_without_a_key_the_demo_is_back(
+        start, paths: AppPaths, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
+    keyring.set_keyring(NoKeyring())
+    desktop, window = await start()
+    dialog = await settings_dialog()
+    type_key(dialog, KEY)  # for OpenAI itself, which no test calls
+    await dialog.save()
+    await until(lambda: desktop.runtime is not None and not desktop.runtime.demo)
+    assert NO_KEYRING in notices(window) and not window.demo_banner.isVisible()
+    await stop(desktop)
+    assert KEY not in paths.settings_file.read_text(encoding="utf-8")
+
+    desktop, window = await start()  # the key went with the last session
+    assert desktop.runtime is not None and desktop.runtime.demo and window.demo_banner.isVisible()
+    welcome = await settings_dialog()
+    assert welcome.demo_button is not None and welcome.key_edit.text() == ""
+
+
+async def test_a_new_language_applies_at_the_next_start_and_not_before(
+        start, paths: AppPaths, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    desktop, window = await start(LaunchChoices(demo=True, headless=True))
+    run_label = window.composer.run.text()
+    window.settingsRequested.emit()
+    dialog = await settings_dialog()
+    dialog.language_combo.setCurrentIndex(dialog.language_combo.findData("zh"))
+    await dialog.save()
+    await until(lambda: LANGUAGE_LATER in notices(window))
+    assert load_settings(paths.settings_file).language == "zh"
+    # Nothing switches before the restart: not the panel, not a dialog opened now, not the agent.
+    assert i18n.language() == "en" and window.composer.run.text() == run_label
+    window.historyRequested.emit()
+    await until(lambda: shown(HistoryDialog) is not None)
+    history = shown(HistoryDialog)
+    assert history is not None and history.windowTitle() == "Run history"  # it used to switch at once
+    history.reject()
+    assert desktop.runtime is not None and desktop.runtime.settings.agent_config().language == "en"
+    await stop(desktop)
+    assert load_settings(paths.settings_file).language == "zh"  # not undone by what is saved on closing
+
+    desktop, window = await start(LaunchChoices(demo=True, headless=True))
+    assert i18n.language() == "zh"
+    assert window.composer.run.text() != run_label and not window.composer.run.text().isascii()
+    assert desktop.runtime is not None and desktop.runtime.settings.agent_config().language == "zh"
+    window.settingsRequested.emit()
+    assert (await settings_dialog()).test_button.text() == "测试连接"
