@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
 
 from app.core.types import (
     ActionRecord,
+    ActionTarget,
     AgentReflection,
     AgentStatus,
     ErrorEvent,
@@ -87,11 +88,17 @@ def test_sync_appends_only_new_events() -> None:
 def test_reflection_and_failure_reach_the_model_data() -> None:
     model = TimelineModel()
     model.start_run("Task", follow_up=False)
-    model.sync_history([step(2, output="❌ Element [2] is not on the page")])
+    failed = step(2, output="❌ Element [2] is not on the page")
+    failed.action.target = ActionTarget(tag="input", name="Last name", input_type="text")
+    model.sync_history([failed])
     text = model.data(model.index(1))
-    assert text.splitlines()[0] == "Step 2: Type “value 2” into [2] (1.5 s)"
+    assert text.splitlines()[0] == "Step 2: Type “value 2” into the Last name field (1.5 s)"
     assert "✅ done" in text and "Memory: Filled 2 fields so far" in text and "Next goal: Fill field 3" in text
-    assert "Result: ❌ Element [2] is not on the page" in text
+    assert "This action didn't work; the agent looks again." in text
+    assert "[2]" not in text and "input_text" not in text  # the raw action waits behind "Details"
+    model.toggle_expanded(1)
+    text = model.data(model.index(1))
+    assert 'Details: input_text {"index": 2, "text": "value 2"}\n→ ❌ Element [2] is not on the page' in text
     assert model.data(model.index(1), TimelineModel.KindRole) == "step"
 
 

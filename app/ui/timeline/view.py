@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, QRectF, Qt
-from PySide6.QtGui import QColor, QContextMenuEvent, QGuiApplication, QKeyEvent, QKeySequence, QPainter, QPaintEvent
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRectF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QFocusEvent,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QPaintEvent,
+)
 from PySide6.QtWidgets import QAbstractItemView, QGraphicsDropShadowEffect, QListView, QMenu, QPushButton, QWidget
 
 from app.text.i18n import tr
 from app.ui.icons import icon, paint_icon
 from app.ui.style import theme
-from app.ui.timeline.delegate import TimelineDelegate
-from app.ui.timeline.model import TimelineModel
+from app.ui.timeline.delegate import MARGIN_X, MARGIN_Y, TimelineDelegate
+from app.ui.timeline.model import Kind, TimelineModel
 
 # Within this many pixels of the end counts as "at the bottom" (so a stray wheel tick doesn't stop following).
 _BOTTOM_SLACK = 24
@@ -21,7 +30,8 @@ class TimelineView(QListView):
         super().__init__(parent)
         self.setObjectName("Timeline")
         self.setAccessibleName(tr("Timeline"))
-        self.setAccessibleDescription(tr("The task's steps, newest at the bottom. Enter expands; Ctrl+C copies."))
+        self.setAccessibleDescription(tr("The task's steps, newest at the bottom. Up and Down move between them, "
+                                         "Enter shows a step's details; Ctrl+C copies."))
         self._delegate = TimelineDelegate(self)
         self.setItemDelegate(self._delegate)
         self.setModel(model)
@@ -134,6 +144,19 @@ class TimelineView(QListView):
         super().resizeEvent(event)
         self._place_jump()
 
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        """Tabbing in lands on a card at once (the newest while following, else the first one in sight), so Up,
+        Down and Enter work without a click first."""
+        chosen = self.currentIndex().isValid()
+        super().focusInEvent(event)  # Qt would make the first card (the task, far above) the current one
+        if chosen or self.model().rowCount() == 0:
+            return
+        model = self.timeline
+        index = self.indexAt(self.viewport().rect().topLeft() + QPoint(MARGIN_X + 1, MARGIN_Y + 1))
+        if self._follow or not index.isValid():
+            index = model.index(model.rowCount() - 1)
+        self.setCurrentIndex(index)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
             self.copy_current()
@@ -149,8 +172,12 @@ class TimelineView(QListView):
         if index.isValid():
             self.setCurrentIndex(index)
             menu.addAction(tr("Copy"), QKeySequence(QKeySequence.StandardKey.Copy), self.copy_current)
-            menu.addAction(tr("Show less") if self.timeline.item(index.row()).expanded else tr("Show more"),
-                           lambda: self.toggle(index))
+            item = self.timeline.item(index.row())
+            if item.kind is Kind.STEP:
+                label = tr("Hide details") if item.expanded else tr("Details")
+            else:
+                label = tr("Show less") if item.expanded else tr("Show more")
+            menu.addAction(label, lambda: self.toggle(index))
         menu.addAction(tr("Copy the whole timeline"), self.copy_all).setEnabled(self.model().rowCount() > 0)
         menu.exec(event.globalPos())
 
