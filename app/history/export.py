@@ -3,12 +3,9 @@ reads like the panel's timeline and follows the reader's light or dark preferenc
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from html import escape
-from typing import Any
 
-from app.core.tools.base import FAILURE_MARK
 from app.core.types import (
     AgentStatus,
     ErrorEvent,
@@ -23,6 +20,8 @@ from app.history.records import RunRecord, TaskRun
 from app.text.i18n import language, tr
 from app.text.wording import (
     Reading,
+    action_details,
+    action_failed,
     describe_action,
     describe_status,
     displayable,
@@ -151,7 +150,7 @@ def _step_html(step: StepEvent) -> str:
         rows.append(_row(tr("Memory"), _plain(reflection.memory)))
     if reflection.next_goal:
         rows.append(_row(tr("Next goal"), _plain(reflection.next_goal)))
-    if step.action.output.startswith(FAILURE_MARK):
+    if action_failed(step):
         rows.append(_row(tr("Result"), tr("This action didn't work; the agent looks again.")))
     meta = [format_duration(step.duration)]
     if step.usage.total_tokens:
@@ -161,17 +160,8 @@ def _step_html(step: StepEvent) -> str:
         <strong>{_e(describe_action(step.action.name, step.action.input, step.action.target))}</strong>
         <span class="muted">{_e(" · ".join(meta))}</span></p>
       <dl>{"".join(rows)}</dl>
-      <details><summary>{_e(tr("Details"))}</summary><pre>{_e(_details(step))}</pre></details>
+      <details><summary>{_e(tr("Details"))}</summary><pre>{_e(action_details(step))}</pre></details>
     </li>"""
-
-
-def _details(step: StepEvent) -> str:
-    """The raw action, one click away: the tool, its input and its result."""
-    action = step.action
-    lines = [f"{action.name} {_json(action.input)}"]
-    if action.output:
-        lines.append(f"→ {action.output}")
-    return "\n".join(lines)
 
 
 def _plain(text: str) -> str:
@@ -191,10 +181,6 @@ def _row(label: str, value: str, *, mark: str = "") -> str:
 
 def _note(kind: str, label: str, text: str) -> str:
     return f'    <li class="note {kind}"><strong>{_e(label)}</strong><div class="text">{_e(text)}</div></li>'
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _e(text: object) -> str:

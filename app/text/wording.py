@@ -3,6 +3,7 @@ agent's messages in the panel's language. No element numbers, no HTML, no tool n
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from enum import Enum
@@ -23,11 +24,16 @@ from app.core.types import (
     HandOffActivity,
     PausedActivity,
     RetryingActivity,
+    StepEvent,
     ThinkingActivity,
 )
 from app.text.i18n import language, tr
 
 _NAME_MAX = 32
+# How the agent writes a saved secret (app/core/safety/secrets.py); a person reads its name instead.
+_SECRET = re.compile(r"<secret>\s*([^<>]{0,80}?)\s*</secret>", re.IGNORECASE)
+# A form's marks beside a label, not part of its name: "Notes (optional)", "Email *".
+_LABEL_MARKS = re.compile(r"(?:\s*[(（]?\s*(?:optional|required)\s*[)）]?|[\s:*：]+)+$", re.IGNORECASE)
 _REASON_MAX = 60
 # Input types a person calls a button, a checkbox, an option; every other input is a field.
 _BUTTON_INPUTS = frozenset({"submit", "button", "reset", "image"})
@@ -127,8 +133,8 @@ def _unnamed(role: _Role) -> str:
 
 
 def _person_name(name: str) -> str:
-    """A label as a person says it: one line, without the form's "*" or ":" and clipped."""
-    return _clip(name, _NAME_MAX).rstrip(" :*：").strip()
+    """A label as a person says it: one line, without the form's "*", ":" or "(optional)", and clipped."""
+    return _clip(_LABEL_MARKS.sub("", " ".join(name.split())), _NAME_MAX)
 
 
 def target_words(target: ActionTarget | None, fallback: str = "") -> str:
@@ -144,13 +150,21 @@ def target_words(target: ActionTarget | None, fallback: str = "") -> str:
 # --- actions -------------------------------------------------------------------------------------------------
 
 
+def _typed(text: str) -> str:
+    """What is typed, quoted; a saved secret by its name ("your secret demo_password"), never its markup."""
+    whole = _SECRET.fullmatch(text.strip())
+    if whole:
+        return tr("your secret {name}", name=whole.group(1))
+    return _quote(_SECRET.sub("••••", text))
+
+
 def describe_action(name: str, params: dict[str, Any], target: ActionTarget | None = None) -> str:
     """One short sentence for a step: "Click the Save button", "Type “Ada” into the Name field", "Go to https://…"."""
     match name:
         case "click_element_by_index":
             return tr("Click {target}", target=target_words(target))
         case "input_text":
-            return tr("Type {value} into {target}", value=_quote(params.get("text", "")),
+            return tr("Type {value} into {target}", value=_typed(str(params.get("text", ""))),
                       target=target_words(target, tr("a text field")))
         case "select_dropdown_option":
             return tr("Choose {value} in {target}", value=_quote(params.get("text", "")),
@@ -190,6 +204,19 @@ def describe_action(name: str, params: dict[str, Any], target: ActionTarget | No
         case "done":
             return tr("Finish: task done") if params.get("success", True) else tr("Finish: could not complete")
     return tr("Do something on the page")
+
+
+def action_details(step: StepEvent) -> str:
+    """The raw action behind a step's plain words, for "Details" only: the tool, its input and its result."""
+    action = step.action
+    lines = [f"{action.name} {json.dumps(action.input, ensure_ascii=False)}"]
+    if action.output:
+        lines.append(f"→ {action.output}")
+    return "\n".join(lines)
+
+
+def action_failed(step: StepEvent) -> bool:
+    return step.action.output.startswith(FAILURE_MARK)
 
 
 def _doing(tool: str, params: dict[str, Any], target: ActionTarget | None) -> str:

@@ -28,18 +28,18 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem,
 
 from app.core.types import RetryEvent, StepEvent, UserTakeoverEvent
 from app.text.i18n import tr
-from app.text.wording import Reading, describe_action, displayable, evaluation_reading, format_duration
-from app.ui.icons import paint_icon
-from app.ui.style import Theme, theme
-from app.ui.timeline.model import (
-    Kind,
-    Outcome,
-    TimelineItem,
-    TimelineModel,
+from app.text.wording import (
+    Reading,
     action_details,
     action_failed,
-    outcome_label,
+    describe_action,
+    displayable,
+    evaluation_reading,
+    format_duration,
 )
+from app.ui.icons import paint_icon
+from app.ui.style import Theme, theme
+from app.ui.timeline.model import Kind, Outcome, TimelineItem, TimelineModel, outcome_label
 
 MARGIN_X = 12.0
 MARGIN_Y = 5.0

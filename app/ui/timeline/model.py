@@ -7,7 +7,6 @@ one small insert per event instead of a rebuild. Items of earlier tasks stay abo
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -28,9 +27,10 @@ from app.core.types import (
     UserTakeoverEvent,
 )
 from app.text.i18n import tr
-from app.core.tools.base import FAILURE_MARK
 from app.text.wording import (
     Reading,
+    action_details,
+    action_failed,
     describe_action,
     describe_status,
     evaluation_reading,
@@ -152,19 +152,6 @@ def plain_text(item: TimelineItem) -> str:
 
 def outcome_label(outcome: Outcome) -> str:
     return describe_status(*_STATUS_OF[outcome])
-
-
-def action_details(step: StepEvent) -> str:
-    """The raw action behind a step's plain words, for "Details": the tool, its input and its result."""
-    action = step.action
-    lines = [f"{action.name} {json.dumps(action.input, ensure_ascii=False)}"]
-    if action.output:
-        lines.append(f"→ {action.output}")
-    return "\n".join(lines)
-
-
-def action_failed(step: StepEvent) -> bool:
-    return step.action.output.startswith(FAILURE_MARK)
 
 
 def _step_text(step: StepEvent, expanded: bool) -> str:
