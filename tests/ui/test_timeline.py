@@ -80,7 +80,7 @@ def test_sync_appends_only_new_events() -> None:
     result = ExecutionResult(success=False, data="Task aborted", history=history + [ErrorEvent(message="Task aborted")],
                              status=AgentStatus.STOPPED, usage=Usage(prompt_tokens=2100, completion_tokens=210))
     item = model.finish_run(result)
-    assert item.outcome is Outcome.STOPPED and item.text == "You stopped the task."
+    assert item.outcome is Outcome.STOPPED and item.message == "You stopped the task."
     assert Kind.ERROR not in [i.kind for i in model.items]  # "Task aborted" is said once, by the result
     assert model.usage.prompt_tokens == 2100
 

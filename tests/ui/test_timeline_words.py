@@ -4,7 +4,7 @@ results are read whole and in the panel's language, and the keyboard lands on a 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QPushButton, QVBoxLayout, QWidget
 
@@ -148,3 +148,22 @@ def test_tab_lands_on_a_card_and_the_arrows_and_enter_work_at_once(panel, qtbot)
     QTest.keyClick(view, Qt.Key.Key_Down)
     assert view.currentIndex().row() == 3
     view.grab().save(str(ARTIFACTS / "timeline_focus.png"))
+
+
+def test_a_language_switch_says_the_cards_already_shown_in_the_new_language(panel) -> None:  # noqa: ANN001
+    _host, _before, view = panel
+    model = view.timeline
+    model.start_run("Add Ada", follow_up=False)
+    model.sync_history([click_step(1)])
+    model.finish_run(ExecutionResult(success=False, data="Task aborted", status=AgentStatus.STOPPED,
+                                     history=[click_step(1), ErrorEvent(message="Task aborted")]))
+    QApplication.processEvents()
+    assert "Click the Save button" in card_texts(view, 1) and "You stopped the task." in card_texts(view, 2)
+    set_language("zh")
+    try:
+        QApplication.sendEvent(view, QEvent(QEvent.Type.LanguageChange))
+        assert "点击“Save”按钮" in card_texts(view, 1) and "你停止了这个任务。" in card_texts(view, 2)
+        assert view.jump_button.text() == "跳到最新" and view.accessibleName() == "时间线"
+    finally:
+        set_language("en")
+        QApplication.sendEvent(view, QEvent(QEvent.Type.LanguageChange))

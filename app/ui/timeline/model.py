@@ -86,7 +86,10 @@ class TimelineItem:
 
     @property
     def message(self) -> str:
-        """The card's text as the panel shows it: an agent's or model endpoint's error in the panel's language."""
+        """The card's text as the panel shows it, in the panel's language at the moment it is shown: an agent's or
+        a model endpoint's error, or a stop."""
+        if self.outcome is Outcome.STOPPED and self.text == TASK_ABORTED:
+            return tr("You stopped the task.")  # the result card says it in kinder words than the agent
         if isinstance(self.event, ErrorEvent) and self.kind in (Kind.ERROR, Kind.RESULT):
             return plain_message(self.text, self.event.kind)
         if self.kind is Kind.RETRY:
@@ -268,12 +271,10 @@ class TimelineModel(QAbstractListModel):
     def finish_run(self, result: ExecutionResult) -> TimelineItem:
         self.sync_history(result.history)
         outcome = outcome_of(result)
-        stopped = outcome is Outcome.STOPPED and result.data == TASK_ABORTED
-        text = tr("You stopped the task.") if stopped else result.data
         # An error's result is the error's own message: its event says what kind of failure it was.
         error = next((event for event in reversed(result.history) if isinstance(event, ErrorEvent)), None)
-        event = error if outcome is Outcome.ERROR and error is not None and error.message == text else None
-        item = TimelineItem(Kind.RESULT, text=text, event=event, outcome=outcome)
+        event = error if outcome is Outcome.ERROR and error is not None and error.message == result.data else None
+        item = TimelineItem(Kind.RESULT, text=result.data, event=event, outcome=outcome)
         self._append([item])
         # The result's usage also counts calls that made no step (the final report).
         self._set_usage(result.usage)

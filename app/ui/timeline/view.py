@@ -29,9 +29,6 @@ class TimelineView(QListView):
     def __init__(self, model: TimelineModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("Timeline")
-        self.setAccessibleName(tr("Timeline"))
-        self.setAccessibleDescription(tr("The task's steps, newest at the bottom. Up and Down move between them, "
-                                         "Enter shows a step's details; Ctrl+C copies."))
         self._delegate = TimelineDelegate(self)
         self.setItemDelegate(self._delegate)
         self.setModel(model)
@@ -47,9 +44,8 @@ class TimelineView(QListView):
         self.viewport().setAutoFillBackground(True)
         self._follow = True
 
-        self._jump = QPushButton(tr("Jump to latest"), self)
+        self._jump = QPushButton(self)
         self._jump.setObjectName("JumpToLatest")
-        self._jump.setAccessibleName(tr("Jump to latest step"))
         self._jump.setCursor(Qt.CursorShape.PointingHandCursor)
         self._jump.hide()
         self._jump.clicked.connect(self.jump_to_latest)
@@ -64,6 +60,7 @@ class TimelineView(QListView):
         bar.valueChanged.connect(self._on_scrolled)
         self.clicked.connect(self.toggle)
         model.modelReset.connect(self._on_reset)
+        self.retranslate()
         self.refresh_theme()
 
     @property
@@ -100,6 +97,18 @@ class TimelineView(QListView):
         model = self.timeline
         texts = [model.data(model.index(row)) for row in range(model.rowCount())]
         QGuiApplication.clipboard().setText("\n\n".join(texts))
+
+    def retranslate(self) -> None:
+        """Every word in the current language, the cards' included (they are laid out again)."""
+        self.setAccessibleName(tr("Timeline"))
+        self.setAccessibleDescription(tr("The task's steps, newest at the bottom. Up and Down move between them, "
+                                         "Enter shows a step's details; Ctrl+C copies."))
+        self._jump.setText(tr("Jump to latest"))
+        self._jump.setAccessibleName(tr("Jump to latest step"))
+        self._place_jump()
+        self._delegate.forget()
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
 
     def refresh_theme(self) -> None:
         self._delegate.refresh_theme()
@@ -185,6 +194,8 @@ class TimelineView(QListView):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             self.refresh_theme()
+        elif event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
