@@ -147,6 +147,17 @@ def target_words(target: ActionTarget | None, fallback: str = "") -> str:
     return _named(role, name) if name else _unnamed(role)
 
 
+def _list_words(target: ActionTarget | None) -> str:
+    """The list an option is chosen in. A custom dropdown is a button or a div whose words are a prompt or the
+    current choice ("Select a plan"), so they are quoted; a native list is named by its label."""
+    if target is None:
+        return tr("a list")
+    name = _person_name(target.name)
+    if target.tag.lower() == "select" or not name:
+        return _named(_Role.LIST, name) if name else _unnamed(_Role.LIST)
+    return tr("the “{name}” list", name=name)
+
+
 # --- actions -------------------------------------------------------------------------------------------------
 
 
@@ -167,8 +178,7 @@ def describe_action(name: str, params: dict[str, Any], target: ActionTarget | No
             return tr("Type {value} into {target}", value=_typed(str(params.get("text", ""))),
                       target=target_words(target, tr("a text field")))
         case "select_dropdown_option":
-            return tr("Choose {value} in {target}", value=_quote(params.get("text", "")),
-                      target=target_words(target, tr("a list")))
+            return tr("Choose {value} in {target}", value=_quote(params.get("text", "")), target=_list_words(target))
         case "send_keys":
             return tr("Press {keys}", keys=params.get("keys", ""))
         case "hover_element":
@@ -227,7 +237,7 @@ def _doing(tool: str, params: dict[str, Any], target: ActionTarget | None) -> st
             return tr("Typing into {target}…", target=target_words(target, tr("a text field")))
         case "select_dropdown_option":
             return tr("Choosing {value} in {target}…", value=_quote(params.get("text", ""), 24),
-                      target=target_words(target, tr("a list")))
+                      target=_list_words(target))
         case "send_keys":
             return tr("Pressing {keys}…", keys=params.get("keys", ""))
         case "hover_element":
