@@ -29,6 +29,7 @@ from app.text.wording import (
     format_duration,
     format_tokens,
     plain_message,
+    plain_retry,
 )
 
 # The agent's judgement as small inline pictures: emoji glyphs show as empty boxes where no emoji font is installed.
@@ -127,7 +128,7 @@ def _event_html(event: HistoricalEvent) -> str:
             return _note("observation", tr("Observation"), event.content)
         case RetryEvent():
             return _note("retry", tr("Retry {attempt} of {max}", attempt=event.attempt, max=event.max_attempts),
-                         plain_message(event.message))
+                         plain_retry(event.message))
         case ErrorEvent():
             return _note("error", tr("Error"), plain_message(event.message, event.kind))
         case UserTakeoverEvent():

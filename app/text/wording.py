@@ -362,6 +362,14 @@ def plain_message(message: str, kind: str = "") -> str:
     return f"{headline}\n{message}" if headline else message
 
 
+def plain_retry(message: str) -> str:
+    """Why a model call is tried again, in the panel's language: only passing troubles are retried (a busy or
+    unreachable service, an error on its side), so one headline says it above the service's own words."""
+    if language() == "en":
+        return message
+    return f"{tr('The model service had a passing problem.')}\n{message}"
+
+
 # --- the agent's judgement of its previous goal ---------------------------------------------------------------
 
 

@@ -36,6 +36,7 @@ from app.text.wording import (
     evaluation_reading,
     format_tokens,
     plain_message,
+    plain_retry,
     target_words,
 )
 
@@ -199,6 +200,13 @@ def test_a_model_endpoint_failure_gets_a_chinese_headline(chinese: None) -> None
     text = "The endpoint http://x/v1 rejected the API key (401). Server said: bad key"
     assert plain_message(text, LLMErrorKind.AUTH) == f"模型服务不接受该 API 密钥。\n{text}"
     assert plain_message("Something nobody wrote a template for") == "Something nobody wrote a template for"
+
+
+def test_a_retry_says_why_in_chinese_above_the_services_words(chinese: None) -> None:
+    text = "The endpoint is rate limiting requests (429). slow down"
+    assert plain_retry(text) == f"模型服务暂时出现问题。\n{text}"
+    set_language("en")
+    assert plain_retry(text) == text
 
 
 def zh_tables() -> dict[str, str]:

@@ -36,6 +36,7 @@ from app.text.wording import (
     evaluation_reading,
     format_duration,
     plain_message,
+    plain_retry,
 )
 
 _ids = itertools.count(1)
@@ -93,7 +94,7 @@ class TimelineItem:
         if isinstance(self.event, ErrorEvent) and self.kind in (Kind.ERROR, Kind.RESULT):
             return plain_message(self.text, self.event.kind)
         if self.kind is Kind.RETRY:
-            return plain_message(self.text)
+            return plain_retry(self.text)
         return self.text
 
 
