@@ -128,9 +128,11 @@ class PlaywrightPageController:
         if ref is None:
             return None
         attrs = dict(ref.item.attrs)
-        name = ref.item.text or attrs.get("label") or attrs.get("aria-label") or attrs.get("value") or ""
-        return ElementInfo(tag=ref.item.tag, name=name, input_type=attrs.get("type", "") if ref.item.tag == "input"
-                           else "", frame_url=ref.frame.url)
+        input_type = attrs.get("type", "") if ref.item.tag == "input" else ""
+        # A button input is named by its value; any other field's value is what was typed, never its name.
+        value = attrs.get("value", "") if input_type in ("submit", "button", "reset") else ""
+        name = ref.item.reads() or value or attrs.get("title") or attrs.get("alt") or ""
+        return ElementInfo(tag=ref.item.tag, name=name, input_type=input_type, frame_url=ref.frame.url)
 
     # --- elements ----------------------------------------------------------------------------------------------
 

@@ -16,6 +16,17 @@ from app.core.config import AgentConfig
 from app.core.events import EventEmitter, EventName, Listener
 from app.core.guards import LoopDetector, budget_warning
 from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, ToolSpec
+from app.core.messages import (
+    BROWSER_CLOSED,
+    PAGE_UNREADABLE,
+    STEP_LIMIT,
+    STEP_TIMED_OUT,
+    TASK_ABORTED,
+    TIME_BUDGET_EXCEEDED,
+    TOO_MANY_FAILURES,
+    UNEXPECTED_ERROR,
+    UNUSABLE_ANSWER,
+)
 from app.core.output import InvalidOutput, build_tool_spec, parse_agent_output
 from app.core.page import BrowserClosedError, BrowserState, PageController, ToolError
 from app.core.prompt import build_messages, system_prompt
@@ -26,6 +37,7 @@ from app.core.tools.control import DONE, DoneInput
 from app.core.tools.registry import ToolSet, build_tools, done_only
 from app.core.types import (
     ActionRecord,
+    ActionTarget,
     AgentActivity,
     AgentStatus,
     ErrorActivity,
@@ -48,8 +60,6 @@ from app.core.types import (
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 
-TASK_ABORTED = "Task aborted"
-STEP_LIMIT = "Step count exceeded maximum limit"
 _PAUSED = "paused by the user"
 _STEP_TIMEOUT = "step timeout"
 _TIME_BUDGET = "time budget"
@@ -224,19 +234,19 @@ class Agent:
             self._finish(run, ending)
             raise
         except LLMError as exc:
-            return self._error(run, exc.message)
+            return self._error(run, exc.message, kind=exc.kind)
         except BrowserClosedError as exc:
-            return self._error(run, str(exc) or "The browser was closed during the run.")
+            return self._error(run, str(exc) or BROWSER_CLOSED)
         except Exception as exc:
             log.exception("agent run failed")
-            return self._error(run, f"Unexpected error: {type(exc).__name__}: {exc}")
+            return self._error(run, UNEXPECTED_ERROR.format(error=f"{type(exc).__name__}: {exc}"))
 
     def _stopped(self, run: _Run) -> _Ending:
         self._add(run, ErrorEvent(message=TASK_ABORTED))
         return _Ending(AgentStatus.STOPPED, False, TASK_ABORTED)
 
-    def _error(self, run: _Run, message: str) -> _Ending:
-        self._add(run, ErrorEvent(message=message))
+    def _error(self, run: _Run, message: str, kind: str = "") -> _Ending:
+        self._add(run, ErrorEvent(message=message, kind=kind))
         self._activity(ErrorActivity(message=message))
         return _Ending(AgentStatus.ERROR, False, message)
 
@@ -283,7 +293,7 @@ class Agent:
                 if step_controller.signal.reason == _STEP_TIMEOUT:
                     run.step_count += 1
                     run.failures += 1
-                    message = f"Step {run.step_count} timed out after {self.config.step_timeout:g} s"
+                    message = STEP_TIMED_OUT.format(step=run.step_count, seconds=f"{self.config.step_timeout:g}")
                     self._add(run, ErrorEvent(message=message))
                     self._activity(ErrorActivity(message=message))
                 # Paused: handled at the top of the loop. Time budget: the limit check ends the run.
@@ -304,12 +314,12 @@ class Agent:
 
     def _limit_reached(self, run: _Run, now: float) -> str | None:
         if run.failures >= self.config.max_failures:
-            return f"Too many consecutive failures ({run.failures} in a row)"
+            return TOO_MANY_FAILURES.format(count=run.failures)
         if run.step_count >= self.config.max_steps:
             return STEP_LIMIT
         budget = self.config.max_duration
         if budget is not None and now - run.started >= budget:
-            return f"Time budget of {budget:g} s exceeded"
+            return TIME_BUDGET_EXCEEDED.format(seconds=f"{budget:g}")
         return None
 
     async def _step(self, run: _Run, signal: AbortSignal) -> _Ending | None:
@@ -331,7 +341,7 @@ class Agent:
             reply = await self._ask_model(run, run.tool_spec, state, signal)
             parsed = parse_agent_output(reply, run.tools)
         except InvalidOutput as exc:
-            self._count_failure(run, f"Step {step_index}: the model's answer was unusable: {exc}")
+            self._count_failure(run, UNUSABLE_ANSWER.format(step=step_index, reason=exc))
             return None
 
         params = parsed.action_input.model_dump()
@@ -340,12 +350,15 @@ class Agent:
                           guardrails=self.guardrails)
         if tool.prepare is not None:
             tool.prepare(ctx, parsed.action_input)
-        self._activity(ExecutingActivity(tool=parsed.action_name, input=params))
+        # The element as a person names it ("the Email field"), read before the action changes the page.
+        info = self._page.element_info(params["index"]) if isinstance(params.get("index"), int) else None
+        target = ActionTarget(tag=info.tag, name=info.name, input_type=info.input_type) if info else None
+        self._activity(ExecutingActivity(tool=parsed.action_name, input=params, target=target))
         action_started = loop.time()
         output = await run_tool(tool, ctx, parsed.action_input)
         self._activity(
             ExecutedActivity(tool=parsed.action_name, input=params, output=output,
-                             duration=loop.time() - action_started)
+                             duration=loop.time() - action_started, target=target)
         )
         run.step_count += 1
         self._add(
@@ -353,7 +366,7 @@ class Agent:
             StepEvent(
                 step_index=step_index,
                 reflection=parsed.reflection,
-                action=ActionRecord(name=parsed.action_name, input=params, output=output),
+                action=ActionRecord(name=parsed.action_name, input=params, output=output, target=target),
                 usage=reply.usage,
                 duration=loop.time() - started,
             ),
@@ -371,7 +384,7 @@ class Agent:
         try:
             state = await self._read_page(signal)
         except ToolError as exc:
-            self._count_failure(run, f"The page could not be read: {exc}")
+            self._count_failure(run, PAGE_UNREADABLE.format(reason=exc))
             return None
         run.last_state = state
         for sentence in self._page.drain_events():

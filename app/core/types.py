@@ -160,6 +160,9 @@ class RetryEvent(BaseModel):
 class ErrorEvent(BaseModel):
     type: Literal["error"] = "error"
     message: str
+    # What failed, for the panel's words in its own language: the LLMErrorKind of a model endpoint's failure, else
+    # "" (the agent's own messages are read back against their templates in app/core/messages.py).
+    kind: str = ""
 
 
 HistoricalEvent = Annotated[

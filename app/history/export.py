@@ -3,10 +3,8 @@ reads like the panel's timeline and follows the reader's light or dark preferenc
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from html import escape
-from typing import Any
 
 from app.core.types import (
     AgentStatus,
@@ -20,9 +18,26 @@ from app.core.types import (
 from app.core.safety.secrets import mask_everywhere, masked_model
 from app.history.records import RunRecord, TaskRun
 from app.text.i18n import language, tr
-from app.text.wording import Reading, describe_action, evaluation_reading, format_duration, format_tokens
+from app.text.wording import (
+    Reading,
+    action_details,
+    action_failed,
+    describe_action,
+    describe_status,
+    displayable,
+    evaluation_reading,
+    format_duration,
+    format_tokens,
+    plain_message,
+    plain_retry,
+)
 
-_READING_MARK = {Reading.SUCCESS: "✅", Reading.FAILURE: "❌", Reading.UNKNOWN: "❔"}
+# The agent's judgement as small inline pictures: emoji glyphs show as empty boxes where no emoji font is installed.
+_MARK_PATHS = {
+    Reading.SUCCESS: ("ok", "M4.5 8.2l2.3 2.3 4.7-5"),
+    Reading.FAILURE: ("fail", "M5.2 5.2l5.6 5.6M10.8 5.2l-5.6 5.6"),
+    Reading.UNKNOWN: ("stopped", "M6.1 6.2a1.9 1.9 0 1 1 2.6 1.8c-.5.2-.7.6-.7 1.1v.4M8 11.6v.1"),
+}
 
 
 def export_json(record: RunRecord) -> str:
@@ -39,12 +54,10 @@ def _masked(record: RunRecord) -> RunRecord:
 def outcome_label(status: AgentStatus, success: bool) -> tuple[str, str]:
     """The badge's words and its colour class."""
     if status == AgentStatus.COMPLETED:
-        return (tr("Success"), "ok") if success else (tr("Not completed"), "fail")
-    if status == AgentStatus.STOPPED:
-        return tr("Stopped"), "stopped"
-    if status == AgentStatus.ERROR:
-        return tr("Error"), "fail"
-    return tr("Unfinished"), "stopped"
+        tone = "ok" if success else "fail"
+    else:
+        tone = {AgentStatus.ERROR: "fail", AgentStatus.NEEDS_PERSON: "person"}.get(status, "stopped")
+    return describe_status(status, success), tone
 
 
 def export_html(record: RunRecord) -> str:
@@ -96,9 +109,15 @@ def _task_html(task: TaskRun, number: int) -> str:
   <div class="result {tone}">
     <p class="result-head"><span class="badge {tone}">{_e(label)}</span>
       <span class="muted">{_e(tr("{n} steps", n=task.steps))} · {_e(_local(task.finished_at))}</span></p>
-    <div class="text">{_e(task.result)}</div>
+    <div class="text">{_e(_result_text(task))}</div>
   </div>
 </section>"""
+
+
+def _result_text(task: TaskRun) -> str:
+    """An error's result is the error's own message, shown in the report's language like the error itself."""
+    error = next((e for e in reversed(task.events) if isinstance(e, ErrorEvent) and e.message == task.result), None)
+    return plain_message(task.result, error.kind) if error is not None else task.result
 
 
 def _event_html(event: HistoricalEvent) -> str:
@@ -109,9 +128,9 @@ def _event_html(event: HistoricalEvent) -> str:
             return _note("observation", tr("Observation"), event.content)
         case RetryEvent():
             return _note("retry", tr("Retry {attempt} of {max}", attempt=event.attempt, max=event.max_attempts),
-                         event.message)
+                         plain_retry(event.message))
         case ErrorEvent():
-            return _note("error", tr("Error"), event.message)
+            return _note("error", tr("Error"), plain_message(event.message, event.kind))
         case UserTakeoverEvent():
             lines = [
                 tr("Before: {title} {url}", title=event.before_title, url=event.before_url),
@@ -127,36 +146,42 @@ def _step_html(step: StepEvent) -> str:
     rows: list[str] = []
     if reflection.evaluation_previous_goal:
         reading, text = evaluation_reading(reflection.evaluation_previous_goal)
-        rows.append(_row(tr("Previous goal"), f"{_READING_MARK[reading]} {text}"))
+        rows.append(_row(tr("Previous goal"), _plain(text), mark=_mark(reading)))
     if reflection.memory:
-        rows.append(_row(tr("Memory"), reflection.memory))
+        rows.append(_row(tr("Memory"), _plain(reflection.memory)))
     if reflection.next_goal:
-        rows.append(_row(tr("Next goal"), reflection.next_goal))
-    rows.append(_row(tr("Action"), f"{step.action.name} {_json(step.action.input)}", code=True))
-    if step.action.output:
-        rows.append(_row(tr("Result"), step.action.output))
+        rows.append(_row(tr("Next goal"), _plain(reflection.next_goal)))
+    if action_failed(step):
+        rows.append(_row(tr("Result"), tr("This action didn't work; the agent looks again.")))
     meta = [format_duration(step.duration)]
     if step.usage.total_tokens:
         meta.append(tr("{tokens} tokens", tokens=format_tokens(step.usage.total_tokens)))
     return f"""    <li class="step">
       <p class="step-head"><span class="num">{step.step_index}</span>
-        <strong>{_e(describe_action(step.action.name, step.action.input))}</strong>
+        <strong>{_e(describe_action(step.action.name, step.action.input, step.action.target))}</strong>
         <span class="muted">{_e(" · ".join(meta))}</span></p>
       <dl>{"".join(rows)}</dl>
+      <details><summary>{_e(tr("Details"))}</summary><pre>{_e(action_details(step))}</pre></details>
     </li>"""
 
 
-def _row(label: str, value: str, *, code: bool = False) -> str:
-    body = f"<code>{_e(value)}</code>" if code else _e(value)
-    return f"<dt>{_e(label)}</dt><dd>{body}</dd>"
+def _plain(text: str) -> str:
+    return displayable(text, emoji_font=False)
+
+
+def _mark(reading: Reading) -> str:
+    tone, path = _MARK_PATHS[reading]
+    label = {Reading.SUCCESS: tr("Success"), Reading.FAILURE: tr("Failed"), Reading.UNKNOWN: tr("Unclear")}[reading]
+    return (f'<svg class="mark {tone}" viewBox="0 0 16 16" width="16" height="16" role="img" '
+            f'aria-label="{_e(label)}"><circle cx="8" cy="8" r="7.2"/><path d="{path}"/></svg>')
+
+
+def _row(label: str, value: str, *, mark: str = "") -> str:
+    return f"<dt>{_e(label)}</dt><dd>{mark}{_e(value)}</dd>"
 
 
 def _note(kind: str, label: str, text: str) -> str:
     return f'    <li class="note {kind}"><strong>{_e(label)}</strong><div class="text">{_e(text)}</div></li>'
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _e(text: object) -> str:
@@ -201,6 +226,17 @@ h2 { font-size: 17px; margin: 32px 0 12px; white-space: pre-wrap; overflow-wrap:
   border: 1px solid color-mix(in srgb, var(--c) 45%, transparent);
 }
 .ok { --c: var(--ok); } .fail { --c: var(--fail); } .stopped { --c: var(--neutral); } .demo { --c: var(--paused); }
+.person { --c: var(--paused); }
+.mark { vertical-align: -3px; margin-right: 6px; fill: none; stroke-width: 1.6; stroke-linecap: round; }
+.mark circle { fill: color-mix(in srgb, var(--c) 14%, transparent); stroke: var(--c); }
+.mark path { stroke: var(--c); }
+details { margin-top: 6px; }
+summary { color: var(--muted); font-size: 13px; cursor: pointer; }
+pre {
+  margin: 6px 0 0; padding: 8px 10px; border-radius: 8px; background: color-mix(in srgb, var(--muted) 10%, transparent);
+  font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; white-space: pre-wrap;
+  overflow-wrap: anywhere;
+}
 .timeline { list-style: none; margin: 0; padding: 0; }
 .timeline > li {
   background: var(--surface); border: 1px solid var(--border); border-radius: 12px; padding: 12px 16px;
@@ -214,7 +250,6 @@ h2 { font-size: 17px; margin: 32px 0 12px; white-space: pre-wrap; overflow-wrap:
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; margin: 0; }
 dt { color: var(--muted); font-size: 13px; }
 dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
-code { font: 13px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
 .note { border-left: 4px solid var(--c) !important; }
 .note.observation { --c: var(--neutral); } .note.retry { --c: var(--warn); } .note.error { --c: var(--fail); }
 .note.takeover { --c: var(--paused); }

@@ -410,7 +410,9 @@ class MainWindow(QMainWindow):
         self._hide_bars()
         outcome = outcome_of(result)
         state = {Outcome.SUCCESS: PillState.SUCCESS, Outcome.FAILED: PillState.FAILED,
-                 Outcome.ERROR: PillState.ERROR, Outcome.STOPPED: PillState.STOPPED}[outcome]
+                 Outcome.ERROR: PillState.ERROR, Outcome.STOPPED: PillState.STOPPED,
+                 # Only a run with nobody to hand to ends so (the CLI); the panel always has its person.
+                 Outcome.NEEDS_PERSON: PillState.FAILED}[outcome]
         self.pill.set_state(state)
         if result.steps:
             self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))

@@ -7,6 +7,7 @@ import pytest
 
 from app.core.types import (
     ActionRecord,
+    ActionTarget,
     AgentReflection,
     AgentStatus,
     ErrorEvent,
@@ -29,7 +30,8 @@ def make_record(run_id: str = "20250314-093000-aaaaaa", *, started: datetime = T
         StepEvent(step_index=1, reflection=AgentReflection(evaluation_previous_goal="✅ Success - form open",
                                                           memory="Form is open", next_goal="Type the email"),
                   action=ActionRecord(name="input_text", input={"index": 3, "text": "ada@example.com"},
-                                      output="Typed into [3] <input> Email"),
+                                      output="Typed into [3] <input> Email",
+                                      target=ActionTarget(tag="input", name="Email", input_type="email")),
                   usage=Usage(prompt_tokens=1200, completion_tokens=80), duration=1.4),
         ObservationEvent(content="The page navigated to /customers/new"),
         RetryEvent(message="The endpoint is rate limiting requests (429).", attempt=2, max_attempts=3),

@@ -1,42 +1,12 @@
-"""The pill's words for each activity, and the coalescing that keeps fast-changing text readable."""
+"""The pill's coalescing that keeps fast-changing text readable (its words are tested in tests/text)."""
 
 from __future__ import annotations
 
 import asyncio
 
-import pytest
 from PySide6.QtWidgets import QApplication
 
-from app.core.types import (
-    ErrorActivity,
-    ExecutedActivity,
-    ExecutingActivity,
-    PausedActivity,
-    RetryingActivity,
-    ThinkingActivity,
-)
 from app.ui.status_pill import MIN_HOLD_MS, PillState, StatusPill
-from app.text.wording import describe_activity
-
-
-@pytest.mark.parametrize(
-    ("activity", "text"),
-    [
-        (ThinkingActivity(step_index=6, max_steps=40), "Thinking…"),
-        (ExecutingActivity(tool="click_element_by_index", input={"index": 12}), "Clicking [12]…"),
-        (ExecutedActivity(tool="click_element_by_index", input={"index": 12}, output="Clicked [12] <button> Save",
-                          duration=0.2), "Clicked [12] Save"),
-        (ExecutingActivity(tool="input_text", input={"index": 3, "text": "abc"}), "Typing into [3]…"),
-        (ExecutingActivity(tool="go_to_url", input={"url": "https://crm.example/new"}), "Opening crm.example…"),
-        (ExecutedActivity(tool="click_element_by_index", input={"index": 4}, output="❌ Element [4] is gone",
-                          duration=0.1), "That didn't work; rethinking…"),
-        (RetryingActivity(attempt=2, max_attempts=3), "Retrying (2/3)…"),
-        (ErrorActivity(message="boom"), "Hit a problem; trying again…"),
-        (PausedActivity(), "Paused — your turn"),
-    ],
-)
-def test_activity_words(activity: object, text: str) -> None:
-    assert describe_activity(activity) == text  # type: ignore[arg-type]
 
 
 async def test_fast_activity_is_coalesced(qapp: QApplication) -> None:

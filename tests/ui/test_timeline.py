@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
 
 from app.core.types import (
     ActionRecord,
+    ActionTarget,
     AgentReflection,
     AgentStatus,
     ErrorEvent,
@@ -79,7 +80,7 @@ def test_sync_appends_only_new_events() -> None:
     result = ExecutionResult(success=False, data="Task aborted", history=history + [ErrorEvent(message="Task aborted")],
                              status=AgentStatus.STOPPED, usage=Usage(prompt_tokens=2100, completion_tokens=210))
     item = model.finish_run(result)
-    assert item.outcome is Outcome.STOPPED and item.text == "You stopped the task."
+    assert item.outcome is Outcome.STOPPED and item.message == "You stopped the task."
     assert Kind.ERROR not in [i.kind for i in model.items]  # "Task aborted" is said once, by the result
     assert model.usage.prompt_tokens == 2100
 
@@ -87,11 +88,17 @@ def test_sync_appends_only_new_events() -> None:
 def test_reflection_and_failure_reach_the_model_data() -> None:
     model = TimelineModel()
     model.start_run("Task", follow_up=False)
-    model.sync_history([step(2, output="❌ Element [2] is not on the page")])
+    failed = step(2, output="❌ Element [2] is not on the page")
+    failed.action.target = ActionTarget(tag="input", name="Last name", input_type="text")
+    model.sync_history([failed])
     text = model.data(model.index(1))
-    assert text.splitlines()[0] == "Step 2: Type “value 2” into [2] (1.5 s)"
+    assert text.splitlines()[0] == "Step 2: Type “value 2” into the Last name field (1.5 s)"
     assert "✅ done" in text and "Memory: Filled 2 fields so far" in text and "Next goal: Fill field 3" in text
-    assert "Result: ❌ Element [2] is not on the page" in text
+    assert "This action didn't work; the agent looks again." in text
+    assert "[2]" not in text and "input_text" not in text  # the raw action waits behind "Details"
+    model.toggle_expanded(1)
+    text = model.data(model.index(1))
+    assert 'Details: input_text {"index": 2, "text": "value 2"}\n→ ❌ Element [2] is not on the page' in text
     assert model.data(model.index(1), TimelineModel.KindRole) == "step"
 
 

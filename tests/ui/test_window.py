@@ -99,9 +99,8 @@ def test_every_panel_string_has_a_chinese_translation() -> None:
 
     from app.assets import resources_root
 
-    # The app reads every table of the language (each area keeps its own file).
     table: dict[str, str] = {}
-    for path in sorted((resources_root() / "i18n" / "zh").glob("*.json")):
+    for path in sorted((resources_root() / "i18n" / "zh").glob("*.json")):  # all of them, as tr() reads them
         table.update(json.loads(path.read_text(encoding="utf-8")))
     root = Path(__file__).resolve().parents[2] / "app" / "ui"
     sources = [root / name for name in ("main_window.py", "desktop.py", "status_pill.py", "task_input.py",

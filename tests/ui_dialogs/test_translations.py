@@ -32,8 +32,8 @@ def literal_tr_strings(path: Path) -> set[str]:
 
 def zh_table() -> dict[str, str]:
     table: dict[str, str] = {}
-    for name in ("settings.json", "history.json", "common.json"):
-        table.update(json.loads((resources_root() / "i18n" / "zh" / name).read_text(encoding="utf-8")))
+    for path in sorted((resources_root() / "i18n" / "zh").glob("*.json")):  # all of them, as tr() reads them
+        table.update(json.loads(path.read_text(encoding="utf-8")))
     return table
 
 

@@ -26,13 +26,20 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from app.core.tools.base import FAILURE_MARK
 from app.core.types import RetryEvent, StepEvent, UserTakeoverEvent
 from app.text.i18n import tr
+from app.text.wording import (
+    Reading,
+    action_details,
+    action_failed,
+    describe_action,
+    displayable,
+    evaluation_reading,
+    format_duration,
+)
 from app.ui.icons import paint_icon
 from app.ui.style import Theme, theme
 from app.ui.timeline.model import Kind, Outcome, TimelineItem, TimelineModel, outcome_label
-from app.text.wording import Reading, describe_action, displayable, evaluation_reading, format_duration
 
 MARGIN_X = 12.0
 MARGIN_Y = 5.0
@@ -40,9 +47,8 @@ PAD = 12.0
 RADIUS = 10.0
 ICON = 16.0
 GAP = 6.0
-# Collapsed cards show this many lines per section; a click shows everything.
+# Collapsed cards show this many lines per section; a click shows everything (and a step's Details).
 COLLAPSED_LINES = 3
-COLLAPSED_RESULT_HEIGHT = 240.0
 
 
 @dataclass
@@ -146,10 +152,10 @@ class _Builder:
         self.ops.append(_Icon(QRectF(PAD, self.y + (metrics.height() - size) / 2, size, size), icon, icon_color))
         self.text(text, font, color, x=PAD + size + 7, max_lines=max_lines)
 
-    def labelled(self, label: str, text: str, color: QColor | None = None) -> None:
+    def labelled(self, label: str, text: str, color: QColor | None = None, font: QFont | None = None) -> None:
         """A small caps label ("MEMORY") above its text."""
         self.text(label.upper(), self.d.label_font, self.t.muted, spacing=2)
-        self.text(text, self.d.body_font, color or self.t.text)
+        self.text(text, font or self.d.body_font, color or self.t.text)
 
     def finish(self, border: QColor, fill: QColor, stripe: QColor | None = None, card: bool = True) -> _Layout:
         return _Layout(height=self.y - GAP + PAD, card=card, border=border, fill=fill, stripe=stripe, ops=self.ops,
@@ -209,6 +215,11 @@ class TimelineDelegate(QStyledItemDelegate):
         card = QRectF(origin, QSize(int(width), int(layout.height)))
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            # The keyboard's current card: a ring around it, so Up/Down/Enter visibly act on something.
+            painter.setPen(QPen(t.accent, 2.0))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(card.adjusted(-2.5, -2.5, 2.5, 2.5), RADIUS + 2, RADIUS + 2)
         if layout.card or selected:
             border = t.accent if selected else (t.muted if hovered and layout.card else layout.border)
             painter.setPen(QPen(border, 1.6 if selected else 1.0))
@@ -244,7 +255,9 @@ class TimelineDelegate(QStyledItemDelegate):
         if cached is not None and cached[0] == key:
             return cached[1]
         layout = self._build(item, width, expanded)
-        if layout.elided or (expanded and self._layout(index, width, expanded=False).elided):
+        if item.kind is Kind.STEP:  # every step has its raw action one click away
+            self._add_toggle(layout, width, tr("Hide details") if expanded else tr("Details"))
+        elif layout.elided or (expanded and self._layout(index, width, expanded=False).elided):
             self._add_toggle(layout, width, tr("Show less") if expanded else tr("Show more"))
         self._cache[cache_key] = (key, layout)
         return layout
@@ -274,11 +287,12 @@ class TimelineDelegate(QStyledItemDelegate):
                 event = item.event
                 assert isinstance(event, RetryEvent)
                 text = tr("Retrying ({attempt}/{max}): {message}", attempt=event.attempt,
-                          max=event.max_attempts, message=event.message)
+                          max=event.max_attempts, message=item.message)
                 b.icon_text("retry", t.warning, text, self.small_font, t.muted, max_lines=2)
                 return b.finish(t.border, t.sunken, card=False)
             case Kind.ERROR:
-                b.icon_text("x-circle", t.danger, item.text, self.body_font, t.text)
+                # An error is read whole, however long: it says what went wrong and what to do.
+                b.icon_text("x-circle", t.danger, item.message, self.body_font, t.text, max_lines=None)
                 return b.finish(t.soft(t.danger, 0.45), t.soft(t.danger, 0.07), stripe=t.danger)
             case Kind.TAKEOVER:
                 return self._build_takeover(b, item.event)  # type: ignore[arg-type]
@@ -310,7 +324,7 @@ class TimelineDelegate(QStyledItemDelegate):
         b.ops.append(_Text(QPointF(b.width - PAD - duration_w, b.y + title_metrics.ascent()), duration,
                            self.small_font, t.muted))
         x = PAD + badge_w + 8
-        b.text(describe_action(step.action.name, step.action.input), self.title_font, t.text, x=x,
+        b.text(describe_action(step.action.name, step.action.input, step.action.target), self.title_font, t.text, x=x,
                width=b.width - x - PAD - duration_w - 10, max_lines=2, spacing=GAP + 2)
 
         reflection = step.reflection
@@ -326,27 +340,12 @@ class TimelineDelegate(QStyledItemDelegate):
             b.labelled(tr("Memory"), reflection.memory, t.muted)
         if reflection.next_goal:
             b.labelled(tr("Next goal"), reflection.next_goal)
-        detail = self._action_detail(step)
-        if detail:
-            b.labelled(tr("Details"), detail, t.muted)
-        output = step.action.output
-        if output and step.action.name != "done":
-            failed = output.startswith(FAILURE_MARK)
-            text = output.removeprefix(FAILURE_MARK).strip() if failed else output
-            b.ops.append(_Icon(QRectF(PAD, b.y + 1, 14, 14), "x-circle" if failed else "corner",
-                               t.danger if failed else t.muted))
-            b.text(text, self.mono_font, t.danger if failed else t.muted, x=PAD + 20)
+        if action_failed(step):
+            b.icon_text("x-circle", t.danger, tr("This action didn't work; the agent looks again."),
+                        self.small_font, t.danger)
+        if b.expanded:
+            b.labelled(tr("Details"), action_details(step), t.muted, self.mono_font)
         return b.finish(t.border, t.surface)
-
-    @staticmethod
-    def _action_detail(step: StepEvent) -> str:
-        """Input the action's words do not already say."""
-        params = step.action.input
-        if step.action.name == "ask_user":
-            return str(params.get("question", ""))
-        if step.action.name == "execute_javascript":
-            return str(params.get("script", ""))
-        return ""
 
     def _build_takeover(self, b: _Builder, event: UserTakeoverEvent) -> _Layout:
         t = self.theme
@@ -367,6 +366,7 @@ class TimelineDelegate(QStyledItemDelegate):
             Outcome.FAILED: (t.warning, "warning"),
             Outcome.ERROR: (t.danger, "x-circle"),
             Outcome.STOPPED: (t.neutral, "stop-circle"),
+            Outcome.NEEDS_PERSON: (t.paused, "hand"),
         }[outcome]
         label = outcome_label(outcome)
         metrics = QFontMetricsF(self.title_font)
@@ -377,15 +377,11 @@ class TimelineDelegate(QStyledItemDelegate):
         b.ops.append(_Icon(QRectF(PAD + 8, b.y + (badge_h - ICON) / 2, ICON, ICON), icon, color))
         b.y += badge_h + GAP + 4
         if item.text:
-            doc = self._document(item.text, b.inner)
-            full = doc.size().height()
-            shown = full if b.expanded else min(full, COLLAPSED_RESULT_HEIGHT)
-            b.elided |= shown < full
-            b.ops.append(_Doc(QPointF(PAD - 4, b.y), doc, shown))
-            b.y += shown + GAP
-        if item.needs_handoff:
-            hint = tr("Do it in the browser, then press “I've done it — continue” below.")
-            b.icon_text("hand", t.warning, hint, self.small_font, t.muted)
+            # The outcome is read whole, never cut: a report's last section or an error's advice matters most.
+            doc = self._document(item.message, b.inner)
+            height = doc.size().height()
+            b.ops.append(_Doc(QPointF(PAD - 4, b.y), doc, height))
+            b.y += height + GAP
         return b.finish(t.soft(color, 0.6), t.surface, stripe=color)
 
     def _document(self, text: str, width: float) -> QTextDocument:
@@ -393,7 +389,13 @@ class TimelineDelegate(QStyledItemDelegate):
         doc.setDefaultFont(self.body_font)
         doc.setDocumentMargin(4)
         doc.setIndentWidth(16)
-        doc.setMarkdown(displayable(text, self.emoji_font), QTextDocument.MarkdownFeature.MarkdownDialectGitHub)
+        option = doc.defaultTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)  # a long address wraps too
+        doc.setDefaultTextOption(option)
+        # No HTML: an error quoting "<input label=…>" would otherwise lose everything from the tag on.
+        features = QTextDocument.MarkdownFeature(QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
+                                                 | QTextDocument.MarkdownFeature.MarkdownNoHTML.value)
+        doc.setMarkdown(displayable(text, self.emoji_font), features)
         self._tame_headings(doc)
         doc.setTextWidth(width + 8)
         return doc

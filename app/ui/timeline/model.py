@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from app.core.agent import TASK_ABORTED
+from app.core.messages import TASK_ABORTED
 from app.core.types import (
     AgentStatus,
     ErrorEvent,
@@ -27,7 +27,17 @@ from app.core.types import (
     UserTakeoverEvent,
 )
 from app.text.i18n import tr
-from app.text.wording import Reading, describe_action, evaluation_reading, format_duration, needs_human
+from app.text.wording import (
+    Reading,
+    action_details,
+    action_failed,
+    describe_action,
+    describe_status,
+    evaluation_reading,
+    format_duration,
+    plain_message,
+    plain_retry,
+)
 
 _ids = itertools.count(1)
 _ABORTED = ErrorEvent(message=TASK_ABORTED)
@@ -53,6 +63,16 @@ class Outcome(Enum):
     FAILED = "failed"
     ERROR = "error"
     STOPPED = "stopped"
+    NEEDS_PERSON = "needs_person"
+
+
+_STATUS_OF = {
+    Outcome.SUCCESS: (AgentStatus.COMPLETED, True),
+    Outcome.FAILED: (AgentStatus.COMPLETED, False),
+    Outcome.ERROR: (AgentStatus.ERROR, False),
+    Outcome.STOPPED: (AgentStatus.STOPPED, False),
+    Outcome.NEEDS_PERSON: (AgentStatus.NEEDS_PERSON, False),
+}
 
 
 @dataclass(eq=False)
@@ -66,15 +86,27 @@ class TimelineItem:
     uid: int = field(default_factory=lambda: next(_ids))
 
     @property
-    def needs_handoff(self) -> bool:
-        """A failed result that asks a person to solve a captcha or log in."""
-        return self.kind is Kind.RESULT and self.outcome is Outcome.FAILED and needs_human(self.text)
+    def message(self) -> str:
+        """The card's text as the panel shows it, in the panel's language at the moment it is shown: an agent's or
+        a model endpoint's error, or a stop."""
+        if self.outcome is Outcome.STOPPED and self.text == TASK_ABORTED:
+            return tr("You stopped the task.")  # the result card says it in kinder words than the agent
+        if isinstance(self.event, ErrorEvent) and self.kind in (Kind.ERROR, Kind.RESULT):
+            return plain_message(self.text, self.event.kind)
+        if self.kind is Kind.RETRY:
+            return plain_retry(self.text)
+        return self.text
 
 
 def outcome_of(result: ExecutionResult) -> Outcome:
-    if result.status == AgentStatus.COMPLETED:
-        return Outcome.SUCCESS if result.success else Outcome.FAILED
-    return Outcome.STOPPED if result.status == AgentStatus.STOPPED else Outcome.ERROR
+    match result.status:
+        case AgentStatus.COMPLETED:
+            return Outcome.SUCCESS if result.success else Outcome.FAILED
+        case AgentStatus.STOPPED:
+            return Outcome.STOPPED
+        case AgentStatus.NEEDS_PERSON:
+            return Outcome.NEEDS_PERSON
+    return Outcome.ERROR
 
 
 def _item_for(event: HistoricalEvent) -> TimelineItem:
@@ -103,14 +135,14 @@ def plain_text(item: TimelineItem) -> str:
             return (tr("Follow-up: {task}", task=item.text) if item.follow_up
                     else tr("Task: {task}", task=item.text))
         case Kind.STEP:
-            return _step_text(item.event)  # type: ignore[arg-type]
+            return _step_text(item.event, item.expanded)  # type: ignore[arg-type]
         case Kind.RETRY:
             event = item.event
             assert isinstance(event, RetryEvent)
             return tr("Retrying ({attempt}/{max}): {message}", attempt=event.attempt, max=event.max_attempts,
-                      message=event.message)
+                      message=item.message)
         case Kind.ERROR:
-            return tr("Error: {message}", message=item.text)
+            return tr("Error: {message}", message=item.message)
         case Kind.TAKEOVER:
             return _takeover_text(item.event)  # type: ignore[arg-type]
         case Kind.QUESTION:
@@ -118,22 +150,17 @@ def plain_text(item: TimelineItem) -> str:
         case Kind.ANSWER:
             return tr("Your answer: {answer}", answer=item.text)
         case Kind.RESULT:
-            return f"{outcome_label(item.outcome)}\n{item.text}"  # type: ignore[arg-type]
+            return f"{outcome_label(item.outcome)}\n{item.message}"  # type: ignore[arg-type]
     return item.text
 
 
 def outcome_label(outcome: Outcome) -> str:
-    return {
-        Outcome.SUCCESS: tr("Success"),
-        Outcome.FAILED: tr("Not completed"),
-        Outcome.ERROR: tr("Error"),
-        Outcome.STOPPED: tr("Stopped"),
-    }[outcome]
+    return describe_status(*_STATUS_OF[outcome])
 
 
-def _step_text(step: StepEvent) -> str:
+def _step_text(step: StepEvent, expanded: bool) -> str:
     lines = [tr("Step {n}: {action} ({duration})", n=step.step_index,
-                action=describe_action(step.action.name, step.action.input),
+                action=describe_action(step.action.name, step.action.input, step.action.target),
                 duration=format_duration(step.duration))]
     reflection = step.reflection
     if reflection.evaluation_previous_goal:
@@ -143,8 +170,10 @@ def _step_text(step: StepEvent) -> str:
         lines.append(tr("Memory: {value}", value=reflection.memory))
     if reflection.next_goal:
         lines.append(tr("Next goal: {value}", value=reflection.next_goal))
-    if step.action.output and step.action.name != "done":
-        lines.append(tr("Result: {value}", value=step.action.output))
+    if action_failed(step):
+        lines.append(tr("This action didn't work; the agent looks again."))
+    if expanded:
+        lines.append(tr("Details: {value}", value=action_details(step)))
     return "\n".join(lines)
 
 
@@ -243,9 +272,10 @@ class TimelineModel(QAbstractListModel):
     def finish_run(self, result: ExecutionResult) -> TimelineItem:
         self.sync_history(result.history)
         outcome = outcome_of(result)
-        stopped = outcome is Outcome.STOPPED and result.data == TASK_ABORTED
-        text = tr("You stopped the task.") if stopped else result.data
-        item = TimelineItem(Kind.RESULT, text=text, outcome=outcome)
+        # An error's result is the error's own message: its event says what kind of failure it was.
+        error = next((event for event in reversed(result.history) if isinstance(event, ErrorEvent)), None)
+        event = error if outcome is Outcome.ERROR and error is not None and error.message == result.data else None
+        item = TimelineItem(Kind.RESULT, text=result.data, event=event, outcome=outcome)
         self._append([item])
         # The result's usage also counts calls that made no step (the final report).
         self._set_usage(result.usage)
@@ -261,7 +291,7 @@ class TimelineModel(QAbstractListModel):
         item = self._items[row]
         item.expanded = not item.expanded
         index = self.index(row)
-        self.dataChanged.emit(index, index, [self.ExpandedRole])
+        self.dataChanged.emit(index, index, [self.ExpandedRole, Qt.ItemDataRole.DisplayRole])
 
     def last_result(self) -> TimelineItem | None:
         return next((item for item in reversed(self._items) if item.kind is Kind.RESULT), None)

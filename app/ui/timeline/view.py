@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, QRectF, Qt
-from PySide6.QtGui import QColor, QContextMenuEvent, QGuiApplication, QKeyEvent, QKeySequence, QPainter, QPaintEvent
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRectF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QFocusEvent,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QPaintEvent,
+)
 from PySide6.QtWidgets import QAbstractItemView, QGraphicsDropShadowEffect, QListView, QMenu, QPushButton, QWidget
 
 from app.text.i18n import tr
 from app.ui.icons import icon, paint_icon
 from app.ui.style import theme
-from app.ui.timeline.delegate import TimelineDelegate
-from app.ui.timeline.model import TimelineModel
+from app.ui.timeline.delegate import MARGIN_X, MARGIN_Y, TimelineDelegate
+from app.ui.timeline.model import Kind, TimelineModel
 
 # Within this many pixels of the end counts as "at the bottom" (so a stray wheel tick doesn't stop following).
 _BOTTOM_SLACK = 24
@@ -20,8 +29,6 @@ class TimelineView(QListView):
     def __init__(self, model: TimelineModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("Timeline")
-        self.setAccessibleName(tr("Timeline"))
-        self.setAccessibleDescription(tr("The task's steps, newest at the bottom. Enter expands; Ctrl+C copies."))
         self._delegate = TimelineDelegate(self)
         self.setItemDelegate(self._delegate)
         self.setModel(model)
@@ -37,9 +44,8 @@ class TimelineView(QListView):
         self.viewport().setAutoFillBackground(True)
         self._follow = True
 
-        self._jump = QPushButton(tr("Jump to latest"), self)
+        self._jump = QPushButton(self)
         self._jump.setObjectName("JumpToLatest")
-        self._jump.setAccessibleName(tr("Jump to latest step"))
         self._jump.setCursor(Qt.CursorShape.PointingHandCursor)
         self._jump.hide()
         self._jump.clicked.connect(self.jump_to_latest)
@@ -54,6 +60,7 @@ class TimelineView(QListView):
         bar.valueChanged.connect(self._on_scrolled)
         self.clicked.connect(self.toggle)
         model.modelReset.connect(self._on_reset)
+        self.retranslate()
         self.refresh_theme()
 
     @property
@@ -90,6 +97,18 @@ class TimelineView(QListView):
         model = self.timeline
         texts = [model.data(model.index(row)) for row in range(model.rowCount())]
         QGuiApplication.clipboard().setText("\n\n".join(texts))
+
+    def retranslate(self) -> None:
+        """Every word in the current language, the cards' included (they are laid out again)."""
+        self.setAccessibleName(tr("Timeline"))
+        self.setAccessibleDescription(tr("The task's steps, newest at the bottom. Up and Down move between them, "
+                                         "Enter shows a step's details; Ctrl+C copies."))
+        self._jump.setText(tr("Jump to latest"))
+        self._jump.setAccessibleName(tr("Jump to latest step"))
+        self._place_jump()
+        self._delegate.forget()
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
 
     def refresh_theme(self) -> None:
         self._delegate.refresh_theme()
@@ -134,6 +153,19 @@ class TimelineView(QListView):
         super().resizeEvent(event)
         self._place_jump()
 
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        """Tabbing in lands on a card at once (the newest while following, else the first one in sight), so Up,
+        Down and Enter work without a click first."""
+        chosen = self.currentIndex().isValid()
+        super().focusInEvent(event)  # Qt would make the first card (the task, far above) the current one
+        if chosen or self.model().rowCount() == 0:
+            return
+        model = self.timeline
+        index = self.indexAt(self.viewport().rect().topLeft() + QPoint(MARGIN_X + 1, MARGIN_Y + 1))
+        if self._follow or not index.isValid():
+            index = model.index(model.rowCount() - 1)
+        self.setCurrentIndex(index)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
             self.copy_current()
@@ -149,8 +181,12 @@ class TimelineView(QListView):
         if index.isValid():
             self.setCurrentIndex(index)
             menu.addAction(tr("Copy"), QKeySequence(QKeySequence.StandardKey.Copy), self.copy_current)
-            menu.addAction(tr("Show less") if self.timeline.item(index.row()).expanded else tr("Show more"),
-                           lambda: self.toggle(index))
+            item = self.timeline.item(index.row())
+            if item.kind is Kind.STEP:
+                label = tr("Hide details") if item.expanded else tr("Details")
+            else:
+                label = tr("Show less") if item.expanded else tr("Show more")
+            menu.addAction(label, lambda: self.toggle(index))
         menu.addAction(tr("Copy the whole timeline"), self.copy_all).setEnabled(self.model().rowCount() > 0)
         menu.exec(event.globalPos())
 
@@ -158,6 +194,8 @@ class TimelineView(QListView):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             self.refresh_theme()
+        elif event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
