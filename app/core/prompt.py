@@ -97,11 +97,16 @@ def _format_event(event: HistoricalEvent) -> str:
         return f"<sys>{inert(event.content)}</sys>"
     if isinstance(event, UserTakeoverEvent):
         note = f" The user said: {event.note}" if event.note else ""
+        if event.after_hand_off:
+            what = ("You handed the browser to the user; they have handed it back to you, and the same task goes "
+                    "on. Before")
+            check = "Check on the page whether what you asked for was done before you go on."
+        else:
+            what = "The user took over the browser and handed it back. Before"
+            check = "Look at the new page state before acting."
         return (
-            "<sys>The user took over the browser and handed it back. Before: "
-            f"{inert(event.before_title)} ({inert(event.before_url)}). "
-            f"Now: {inert(event.after_title)} ({inert(event.after_url)}).{note} "
-            "Look at the new page state before acting.</sys>"
+            f"<sys>{what}: {inert(event.before_title)} ({inert(event.before_url)}). "
+            f"Now: {inert(event.after_title)} ({inert(event.after_url)}).{note} {check}</sys>"
         )
     if isinstance(event, RetryEvent):
         return (f"<sys>The model call failed and was retried ({event.attempt}/{event.max_attempts}): "
