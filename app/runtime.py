@@ -59,6 +59,9 @@ class RuntimeOptions:
     secrets_file: Path | None = None
     upload_dirs: list[Path] = field(default_factory=list)
     risky: Literal["ask", "allow", "deny"] = "ask"
+    # Someone can take the browser when the agent hands it over; False (the CLI without a terminal): a hand-off ends
+    # the run as needs_person.
+    person_present: bool = True
 
 
 class Runtime:
@@ -155,7 +158,8 @@ class Runtime:
                                                      self._confirm)
                 self._controller.guardrails = guardrails  # type: ignore[attr-defined]
                 self._agent = Agent(self._llm, self._controller, config,  # type: ignore[arg-type]
-                                    ask_user=self._ask_user, guardrails=guardrails)
+                                    ask_user=self._ask_user, guardrails=guardrails,
+                                    person_present=self.options.person_present)
                 for callback in list(self._agent_callbacks):
                     callback(self._agent)
             elif new_task and isinstance(self._llm, ReplayClient) and self._llm.position:
