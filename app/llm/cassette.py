@@ -67,9 +67,12 @@ def _page_lines(messages: list[Message]) -> list[str]:
     return [line.strip().lstrip("*") for line in state.splitlines()]
 
 
+def _answer_text(reply: LLMReply) -> str:
+    return reply.tool_calls[0].arguments if reply.tool_calls else (reply.content or "")
+
+
 def _acted_index(reply: LLMReply) -> int | None:
-    text = reply.tool_calls[0].arguments if reply.tool_calls else (reply.content or "")
-    match = _INDEX.search(text)
+    match = _INDEX.search(_answer_text(reply))
     return int(match.group(1)) if match else None
 
 
@@ -103,9 +106,8 @@ def element_words(line: str) -> str:
 
 def _action_name(reply: LLMReply) -> str:
     """The tool an answer calls ("" when that cannot be read)."""
-    text = reply.tool_calls[0].arguments if reply.tool_calls else (reply.content or "")
     try:
-        action = json.loads(text).get("action")
+        action = json.loads(_answer_text(reply)).get("action")
     except (ValueError, AttributeError):
         return ""
     return next(iter(action), "") if isinstance(action, dict) else ""
@@ -201,7 +203,8 @@ class ReplayClient:
     @staticmethod
     def _found(expect: str, lines: list[str]) -> list[int]:
         wanted = _unindexed(expect)
-        return [int(match.group(1)) for line in lines if _unindexed(line) == wanted and (match := _LINE_INDEX.match(line))]
+        return [int(match.group(1)) for line in lines
+                if _unindexed(line) == wanted and (match := _LINE_INDEX.match(line))]
 
     def _previous_hand_off(self) -> LLMReply | None:
         """The hand-off the recording made just before this answer, if it did: the person handed the browser back
