@@ -98,14 +98,13 @@ def _format_event(event: HistoricalEvent) -> str:
     if isinstance(event, UserTakeoverEvent):
         note = f" The user said: {event.note}" if event.note else ""
         if event.after_hand_off:
-            what = ("You handed the browser to the user; they have handed it back to you, and the same task goes "
-                    "on. Before")
-            check = "Check on the page whether what you asked for was done before you go on."
+            opening = "You handed the browser to the user, and they have handed it back: the same task goes on."
+            check = "Check on the page that what you asked them to do is done before you go on."
         else:
-            what = "The user took over the browser and handed it back. Before"
+            opening = "The user took over the browser and handed it back."
             check = "Look at the new page state before acting."
         return (
-            f"<sys>{what}: {inert(event.before_title)} ({inert(event.before_url)}). "
+            f"<sys>{opening} Before: {inert(event.before_title)} ({inert(event.before_url)}). "
             f"Now: {inert(event.after_title)} ({inert(event.after_url)}).{note} {check}</sys>"
         )
     if isinstance(event, RetryEvent):

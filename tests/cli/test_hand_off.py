@@ -24,7 +24,7 @@ from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, co
 from tests.security.test_risky_cli import Terminal
 
 REASON = "Please solve the captcha in the browser window, then let me carry on."
-HANDED_BACK = "they have handed it back to you"
+HANDED_BACK = "and they have handed it back"
 
 
 def hand_off_then_done(llm_server: FakeLLMServer) -> None:

@@ -83,7 +83,7 @@ async def test_a_hand_off_pauses_the_run_and_resume_carries_on_with_the_note(
     assert back.after_hand_off and back.note == "I solved it, the export page is open"
     assert (back.before_url, back.after_url) == ("http://fake.test/form", "http://fake.test/export")
     prompt = llm_server.user_message(-1)
-    assert "You handed the browser to the user; they have handed it back to you" in prompt
+    assert "You handed the browser to the user, and they have handed it back: the same task goes on." in prompt
     assert "The user said: I solved it, the export page is open" in prompt
     assert "Now: Export ready (http://fake.test/export)" in prompt
 

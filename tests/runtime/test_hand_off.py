@@ -15,7 +15,7 @@ from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, co
 from tests.runtime.conftest import MAX_STEPS, Site
 
 REASON = "Please solve the captcha in the browser window, then press continue."
-HANDED_BACK = "they have handed it back to you"
+HANDED_BACK = "and they have handed it back"
 WAIT = 30.0
 
 
