@@ -30,7 +30,7 @@ class AskUserInput(BaseModel):
 class HandOffInput(BaseModel):
     reason: str = Field(
         min_length=1,
-        description="What the user must do in the browser, in plain words (no element numbers).",
+        description="What the user must do, in plain words.",
     )
 
 
@@ -70,8 +70,8 @@ ask_user_tool = Tool(
 )
 hand_off_tool = Tool(
     HAND_OFF,
-    "Hand the browser to the user for what only a person may do: a captcha or human check, a sign-in you have no "
-    "credentials for, a two-factor code. The task pauses until they hand it back.",
+    "For what only a person may do (a captcha, a sign-in without credentials, a two-factor code): the task pauses "
+    "until the user hands the browser back.",
     HandOffInput,
     _hand_off,
 )
