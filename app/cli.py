@@ -1,6 +1,10 @@
 """The headless runner: the same engine as the panel, no Qt. A contract the tests and benchmarks rely on.
 
-Exit codes: 0 completed with success, 1 completed with success=false, 2 error, 3 stopped.
+Exit codes: 0 completed with success, 1 completed with success=false, 2 error, 3 stopped (Ctrl+C, also while the
+agent waits for the person), 4 a person is needed: the agent handed the browser over (a captcha, a sign-in, a code)
+and stdin is not a terminal, so nobody could take it (the reason is on stderr and in --json).
+
+On a terminal a hand-off is a pause: the reason is printed, Enter lets the same task carry on, Ctrl+C stops.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from app.cli_confirm import cli_confirm
+from app.cli_handoff import TerminalHandOff
+from app.cli_terminal import Say, is_terminal
 from app.core.safety.navigation import parse_domains
 from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
@@ -27,7 +33,7 @@ from app.settings.model import Settings, load_settings
 from app.settings.paths import app_paths
 from app.settings.secrets import env_api_key, get_api_key
 
-EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED = 0, 1, 2, 3
+EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED, EXIT_NEEDS_PERSON = 0, 1, 2, 3, 4
 
 N = TypeVar("N", int, float)
 
@@ -178,6 +184,8 @@ def _tell(printer: EventPrinter | None, message: str) -> None:
 def exit_code(result: ExecutionResult) -> int:
     if result.status == AgentStatus.COMPLETED:
         return EXIT_SUCCESS if result.success else EXIT_UNSUCCESSFUL
+    if result.status == AgentStatus.NEEDS_PERSON:
+        return EXIT_NEEDS_PERSON
     return EXIT_STOPPED if result.status == AgentStatus.STOPPED else EXIT_ERROR
 
 
@@ -191,6 +199,8 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
     from app.runtime import Runtime, RuntimeOptions
 
     paths = app_paths()
+    # Only someone at a terminal can take the browser when the agent hands it over.
+    person_present = is_terminal(sys.stdin)
     settings, api_key = resolve_settings(args, load_settings(paths.settings_file))
     try:
         upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
@@ -204,6 +214,7 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
         secrets_file=args.secrets_file,
         upload_dirs=upload_dirs,
         risky=args.risky,
+        person_present=person_present,
     )
     try:
         # Refused here, before Chromium starts; the agent reads them again when it is built.
@@ -217,6 +228,7 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
     stop_requested = asyncio.Event()
     loop.add_signal_handler(signal.SIGINT, stop_requested.set)
     runtime.set_confirm(cli_confirm(args.risky, stopped=stop_requested, events=printer is not None))
+    hand_off: TerminalHandOff | None = None
     try:
         try:
             agent = await runtime.agent()
@@ -229,6 +241,10 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
             agent.on("status_changed", printer.status)
             agent.on("activity", printer.activity)
             agent.on("history_changed", printer.history)
+        if person_present:
+            hand_off = TerminalHandOff(agent, sys.stdin.fileno(), Say(printer is not None),
+                                       windowless=args.headless and not args.cdp_url)
+            agent.on("activity", hand_off.on_activity)
         run = asyncio.ensure_future(agent.execute(args.task))
         waiter = asyncio.ensure_future(stop_requested.wait())
         await asyncio.wait({run, waiter}, return_when=asyncio.FIRST_COMPLETED)
@@ -237,14 +253,21 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
         waiter.cancel()
         result = await run
     finally:
+        if hand_off is not None:
+            await hand_off.close()
         loop.remove_signal_handler(signal.SIGINT)
         await runtime.shutdown()
     if args.json:
         print(mask_everywhere(result_json(result)))
-    elif result.status != AgentStatus.COMPLETED:
+    elif result.status == AgentStatus.COMPLETED:
+        if result.data:
+            print(mask_everywhere(result.data))
+    elif result.status != AgentStatus.NEEDS_PERSON:
         _tell(printer, result.data)
-    elif result.data:
-        print(mask_everywhere(result.data))
+    if result.status == AgentStatus.NEEDS_PERSON:
+        # On stderr even with --json, so that a script's log says why the run could not go on.
+        _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on: "
+                       f"{result.data}")
     return exit_code(result)
 
 

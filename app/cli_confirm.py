@@ -8,17 +8,13 @@ question waits; no answer in time is a no.
 from __future__ import annotations
 
 import asyncio
-import logging
-import os
 import sys
-import termios
 from typing import Literal, TextIO
 
+from app.cli_terminal import Say, TerminalUnreadable, discard_typed_ahead, is_terminal, read_line
 from app.core.abort import AbortSignal
 from app.core.safety import risky
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest
-
-log = logging.getLogger(__name__)
 
 RiskyMode = Literal["ask", "allow", "deny"]
 
@@ -28,44 +24,13 @@ def cli_confirm(mode: RiskyMode, *, stopped: asyncio.Event, events: bool,
     """The handler for ``--risky mode``. ``stopped`` is set when the user asks the run to stop (Ctrl+C): a question
     still open is then answered no. ``events``: stderr carries JSON lines only, so lines go through the log."""
     stdin = stdin if stdin is not None else sys.stdin
-    say = _Say(events)
-    if mode == "ask" and _is_terminal(stdin):
+    say = Say(events)
+    if mode == "ask" and is_terminal(stdin):
         return _TerminalQuestion(stdin.fileno(), say, stopped)
     if mode == "allow":
         return _Fixed(True, "allowed (--risky allow)", say)
     reason = "not allowed (--risky deny)" if mode == "deny" else "not allowed (no terminal to ask on; --risky deny)"
     return _Fixed(False, reason, say)
-
-
-def _is_terminal(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # closed or replaced by something without a descriptor
-        return False
-
-
-class _Say:
-    def __init__(self, events: bool) -> None:
-        self._events = events
-
-    def line(self, text: str) -> None:
-        if self._events:
-            log.warning("%s", text)
-        else:
-            print(f"page-agent-desktop: {text}", file=sys.stderr, flush=True)
-
-    def prompt(self, text: str) -> None:
-        """A question whose answer is typed on the same line."""
-        if self._events:
-            log.warning("%s", text)
-        else:
-            sys.stderr.write(f"{text} ")
-            sys.stderr.flush()
-
-    def end_prompt(self) -> None:
-        """End a question's line that no answer ended (Stop), before the run's own last words."""
-        if not self._events:
-            print(file=sys.stderr, flush=True)
 
 
 def _question(request: ConfirmRequest) -> str:
@@ -74,7 +39,7 @@ def _question(request: ConfirmRequest) -> str:
 
 
 class _Fixed:
-    def __init__(self, answer: bool, told: str, say: _Say) -> None:
+    def __init__(self, answer: bool, told: str, say: Say) -> None:
         self._answer = answer
         self._told = told
         self._say = say
@@ -84,18 +49,10 @@ class _Fixed:
         return self._answer
 
 
-def _discard_typed_ahead(fd: int) -> None:
-    """A "y" typed before the question was shown must not answer it."""
-    try:
-        termios.tcflush(fd, termios.TCIFLUSH)
-    except (termios.error, OSError):
-        pass
-
-
 class _TerminalQuestion:
     """One question at a time on the terminal: "… Allow? [y/N]"; y or yes allows, anything else refuses."""
 
-    def __init__(self, fd: int, say: _Say, stopped: asyncio.Event) -> None:
+    def __init__(self, fd: int, say: Say, stopped: asyncio.Event) -> None:
         self._fd = fd
         self._say = say
         self._stopped = stopped
@@ -105,7 +62,7 @@ class _TerminalQuestion:
         async with self._lock:
             if self._stopped.is_set() or signal.aborted:
                 return False
-            _discard_typed_ahead(self._fd)
+            discard_typed_ahead(self._fd)
             self._say.prompt(f"{_question(request)} Allow? [y/N]")
             answer = await self._read_line(signal)
         if answer is None:
@@ -115,38 +72,23 @@ class _TerminalQuestion:
 
     async def _read_line(self, signal: AbortSignal) -> str | None:
         """The line typed, "" on end of input or Stop, None on time-out."""
-        loop = asyncio.get_running_loop()
-        line: asyncio.Future[str] = loop.create_future()
-        buffer = bytearray()
-
-        def readable() -> None:
-            try:
-                chunk = os.read(self._fd, 1024)
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError:
-                chunk = b""
-            buffer.extend(chunk)
-            if (not chunk or b"\n" in buffer) and not line.done():
-                line.set_result(buffer.split(b"\n", 1)[0].decode(errors="replace"))
-
-        try:
-            loop.add_reader(self._fd, readable)
-        except (NotImplementedError, OSError, ValueError):
-            self._say.line("This terminal cannot be read while the run goes on: not allowed.")
-            return ""
+        reading = asyncio.ensure_future(read_line(self._fd))
         stop = asyncio.ensure_future(self._stopped.wait())
         try:
-            done, _ = await signal.race(asyncio.wait({line, stop}, timeout=risky.CONFIRM_TIMEOUT,
+            done, _ = await signal.race(asyncio.wait({reading, stop}, timeout=risky.CONFIRM_TIMEOUT,
                                                      return_when=asyncio.FIRST_COMPLETED))
         except BaseException:
             self._say.end_prompt()
             raise
         finally:
-            loop.remove_reader(self._fd)
+            reading.cancel()
             stop.cancel()
-        if line in done:
-            return line.result()
+        if reading in done:
+            try:
+                return reading.result() or ""
+            except TerminalUnreadable:
+                self._say.line("This terminal cannot be read while the run goes on: not allowed.")
+                return ""
         if stop in done:
             self._say.end_prompt()
             return ""

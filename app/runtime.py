@@ -33,9 +33,10 @@ DEMO_CASSETTE = "demo/cassette.json"
 DEMO_START = "index.html?reset"  # signed out, sample data only: every demo run starts the same way
 # Seconds of "thinking" before each replayed answer, so a demo audience can follow along.
 DEMO_PACE = 1.2
-DEMO_MISMATCH_HINT = ("The demo follows a recorded script, and this page is not the one it expects. If the captcha is "
-                      "still there, solve it in the browser and send any follow-up; otherwise press New task to start "
-                      "the demo over.")
+# A captcha handed back unsolved is handed over again by the replay; any other page the recording did not expect
+# ends the demo with this (the fields: app/llm/cassette.py MISMATCH).
+DEMO_MISMATCH = ("The demo can only follow its recording, and this page is not where the recording expects it (its "
+                 "next step acts on {element}). Press New task to start the demo again.")
 DEMO_END = ("That is the end of the recorded demo. To give the agent tasks of your own, add a model and its API key "
             "in Settings.")
 
@@ -59,6 +60,9 @@ class RuntimeOptions:
     secrets_file: Path | None = None
     upload_dirs: list[Path] = field(default_factory=list)
     risky: Literal["ask", "allow", "deny"] = "ask"
+    # Someone can take the browser when the agent hands it over; False (the CLI without a terminal): a hand-off ends
+    # the run as needs_person.
+    person_present: bool = True
 
 
 class Runtime:
@@ -155,7 +159,8 @@ class Runtime:
                                                      self._confirm)
                 self._controller.guardrails = guardrails  # type: ignore[attr-defined]
                 self._agent = Agent(self._llm, self._controller, config,  # type: ignore[arg-type]
-                                    ask_user=self._ask_user, guardrails=guardrails)
+                                    ask_user=self._ask_user, guardrails=guardrails,
+                                    person_present=self.options.person_present)
                 for callback in list(self._agent_callbacks):
                     callback(self._agent)
             elif new_task and isinstance(self._llm, ReplayClient) and self._llm.position:
@@ -192,7 +197,7 @@ class Runtime:
             if pace is None:
                 pace = DEMO_PACE if self.options.demo else 0.0
             if self.options.demo:
-                return ReplayClient(Cassette.load(replay), pace=pace, hint=DEMO_MISMATCH_HINT, end=DEMO_END)
+                return ReplayClient(Cassette.load(replay), pace=pace, mismatch=DEMO_MISMATCH, end=DEMO_END)
             return ReplayClient(Cassette.load(replay), pace=pace)
         client: LLMClient = OpenAICompatibleClient(self.settings.llm_settings(self._api_key))
         if self.options.record is not None:

@@ -33,7 +33,7 @@ from app.core.prompt import build_messages, system_prompt
 from app.core.report import build_report, has_report_sections, report_instruction
 from app.core.safety.guardrails import Guardrails
 from app.core.tools.base import AskUserHandler, ToolContext, is_failure, run_tool
-from app.core.tools.control import DONE, DoneInput
+from app.core.tools.control import DONE, HAND_OFF, DoneInput, HandOffInput
 from app.core.tools.registry import ToolSet, build_tools, done_only
 from app.core.types import (
     ActionRecord,
@@ -45,6 +45,7 @@ from app.core.types import (
     ExecutedActivity,
     ExecutingActivity,
     ExecutionResult,
+    HandOffActivity,
     HistoricalEvent,
     ObservationEvent,
     PausedActivity,
@@ -64,6 +65,8 @@ _PAUSED = "paused by the user"
 _STEP_TIMEOUT = "step timeout"
 _TIME_BUDGET = "time budget"
 _OBSERVE_TIMEOUT = 15.0
+# The result of an action the user's Take over interrupted: it may have happened (a click whose page was still loading).
+TAKEN_OVER_MID_STEP = "The user took over while this action was running, so its result is unknown: check the page."
 
 
 @dataclass
@@ -80,6 +83,8 @@ class _Run:
     tools: ToolSet
     tool_spec: ToolSpec
     started: float
+    # Seconds spent waiting for the user (a hand-off, a Take over): not charged to the time budget.
+    paused_for: float = 0.0
     # Masked as each event is added, and again whenever the vault learns a value (Agent._history_of).
     history: list[HistoricalEvent] = field(default_factory=list)
     masked_generation: int = 0
@@ -90,6 +95,8 @@ class _Run:
     last_state: BrowserState | None = None
     step_controller: AbortController | None = None
     paused: bool = False
+    # What the agent asked the user to do while the run is paused on a hand-off; "" for a Take over.
+    hand_off_reason: str = ""
     resume_event: asyncio.Event = field(default_factory=asyncio.Event)
     resume_note: str = ""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
@@ -111,11 +118,15 @@ class Agent:
         ask_user: AskUserHandler | None = None,
         guardrails: Guardrails | None = None,
         clock: Callable[[], datetime] = datetime.now,
+        person_present: bool = True,
     ) -> None:
+        """``person_present``: someone can take the browser when the agent hands it over; when False (a script, the
+        CLI without a terminal) a hand-off ends the run as ``needs_person`` instead of pausing it."""
         self.config = config or AgentConfig()
         self._llm = llm
         self._page = page
         self._ask_user = ask_user
+        self._person_present = person_present
         self.guardrails = guardrails or Guardrails()
         self._clock = clock
         self._events = EventEmitter()
@@ -150,6 +161,15 @@ class Agent:
     @property
     def paused(self) -> bool:
         return bool(self._run and self._run.paused and not self._run.settled.is_set())
+
+    @property
+    def hand_off_reason(self) -> str | None:
+        """What the agent asked the user to do while it waits on a hand-off (``paused`` is then true too); None
+        otherwise, a Take over included."""
+        run = self._run
+        if run is None or not run.hand_off_reason or not self.paused:
+            return None
+        return self.guardrails.secrets.mask(run.hand_off_reason)
 
     def on(self, event: EventName, listener: Listener) -> Callable[[], None]:
         return self._events.on(event, listener)
@@ -192,7 +212,9 @@ class Agent:
         await run.settled.wait()
 
     def pause(self) -> None:
-        """Let the user take over: abort the current step at once and wait for ``resume()`` (or ``stop()``)."""
+        """Let the user take over: abort the current step at once and wait for ``resume()`` (or ``stop()``). An
+        action already under way is recorded as a step whose result is unknown. A no-op while already paused (the
+        agent's own hand-off included)."""
         run = self._run
         if run is None or run.settled.is_set() or run.paused:
             return
@@ -203,7 +225,8 @@ class Agent:
         self._activity(PausedActivity())
 
     def resume(self, note: str = "") -> None:
-        """Hand the browser back to the agent; it records a user_takeover event and carries on with the task."""
+        """Hand the browser back to the agent (after a Take over or a hand-off); it records a user_takeover event
+        with ``note`` and carries on with the same task, with a fresh look at the page."""
         run = self._run
         if run is None or not run.paused:
             return
@@ -307,7 +330,7 @@ class Agent:
     def _step_deadline(self, run: _Run, now: float) -> tuple[float, str]:
         budget = self.config.max_duration
         if budget is not None:
-            remaining = max(0.0, budget - (now - run.started))
+            remaining = max(0.0, budget - self._elapsed(run, now))
             if remaining < self.config.step_timeout:
                 return remaining, _TIME_BUDGET
         return self.config.step_timeout, _STEP_TIMEOUT
@@ -318,9 +341,14 @@ class Agent:
         if run.step_count >= self.config.max_steps:
             return STEP_LIMIT
         budget = self.config.max_duration
-        if budget is not None and now - run.started >= budget:
+        if budget is not None and self._elapsed(run, now) >= budget:
             return TIME_BUDGET_EXCEEDED.format(seconds=f"{budget:g}")
         return None
+
+    @staticmethod
+    def _elapsed(run: _Run, now: float) -> float:
+        """The run's time so far, without the time it spent waiting for the user."""
+        return now - run.started - run.paused_for
 
     async def _step(self, run: _Run, signal: AbortSignal) -> _Ending | None:
         loop = asyncio.get_running_loop()
@@ -355,7 +383,12 @@ class Agent:
         target = ActionTarget(tag=info.tag, name=info.name, input_type=info.input_type) if info else None
         self._activity(ExecutingActivity(tool=parsed.action_name, input=params, target=target))
         action_started = loop.time()
-        output = await run_tool(tool, ctx, parsed.action_input)
+        try:
+            output = await run_tool(tool, ctx, parsed.action_input)
+        except AbortError:
+            if signal.reason != _PAUSED:
+                raise
+            output = TAKEN_OVER_MID_STEP
         self._activity(
             ExecutedActivity(tool=parsed.action_name, input=params, output=output,
                              duration=loop.time() - action_started, target=target)
@@ -374,6 +407,11 @@ class Agent:
         if parsed.action_name == DONE:
             assert isinstance(parsed.action_input, DoneInput)
             return _Ending(AgentStatus.COMPLETED, parsed.action_input.success, parsed.action_input.text)
+        if parsed.action_name == HAND_OFF:
+            assert isinstance(parsed.action_input, HandOffInput)
+            return self._hand_off(run, parsed.action_input.reason)
+        if signal.reason == _PAUSED:
+            return None  # taken over mid-step: the loop waits for the user's resume() or stop()
         run.failures = run.failures + 1 if is_failure(output) else 0
         nudge = run.loops.record_action(parsed.action_name, params)
         if nudge:
@@ -433,9 +471,22 @@ class Agent:
         self._add(run, ErrorEvent(message=message))
         self._activity(ErrorActivity(message=message))
 
+    def _hand_off(self, run: _Run, reason: str) -> _Ending | None:
+        """Pause the run for the user (recorded as this step already), or end it when nobody is there to act."""
+        if not self._person_present:
+            return _Ending(AgentStatus.NEEDS_PERSON, False, reason)
+        run.paused = True
+        run.hand_off_reason = reason
+        run.resume_event.clear()
+        self._activity(HandOffActivity(reason=reason))
+        return None
+
     async def _wait_for_resume(self, run: _Run) -> None:
+        loop = asyncio.get_running_loop()
         before = run.last_state
+        paused_at = loop.time()
         await run.controller.signal.race(run.resume_event.wait())
+        run.paused_for += loop.time() - paused_at
         try:
             after = await run.controller.signal.race(
                 asyncio.wait_for(self._read_page(run.controller.signal), _OBSERVE_TIMEOUT)
@@ -450,9 +501,11 @@ class Agent:
                 after_url=after.url if after else "",
                 after_title=after.title if after else "",
                 note=run.resume_note,
+                after_hand_off=bool(run.hand_off_reason),
             ),
         )
         run.paused = False
+        run.hand_off_reason = ""
         run.resume_note = ""
         # The user's clicks are not the agent's failures.
         run.failures = 0

@@ -97,11 +97,15 @@ def _format_event(event: HistoricalEvent) -> str:
         return f"<sys>{inert(event.content)}</sys>"
     if isinstance(event, UserTakeoverEvent):
         note = f" The user said: {event.note}" if event.note else ""
+        if event.after_hand_off:
+            opening = "You handed the browser to the user, and they have handed it back: the same task goes on."
+            check = "Check on the page that what you asked them to do is done before you go on."
+        else:
+            opening = "The user took over the browser and handed it back."
+            check = "Look at the new page state before acting."
         return (
-            "<sys>The user took over the browser and handed it back. Before: "
-            f"{inert(event.before_title)} ({inert(event.before_url)}). "
-            f"Now: {inert(event.after_title)} ({inert(event.after_url)}).{note} "
-            "Look at the new page state before acting.</sys>"
+            f"<sys>{opening} Before: {inert(event.before_title)} ({inert(event.before_url)}). "
+            f"Now: {inert(event.after_title)} ({inert(event.after_url)}).{note} {check}</sys>"
         )
     if isinstance(event, RetryEvent):
         return (f"<sys>The model call failed and was retried ({event.attempt}/{event.max_attempts}): "

@@ -148,6 +148,8 @@ class UserTakeoverEvent(BaseModel):
     after_url: str = ""
     after_title: str = ""
     note: str = ""
+    # True when the agent had handed the browser over (hand_off_to_user), not when the user took it (Take over).
+    after_hand_off: bool = False
 
 
 class RetryEvent(BaseModel):

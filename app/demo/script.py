@@ -2,8 +2,9 @@
 
 The cassette is not hand-written: a scripted model drives the real engine through the demo site in headless
 Chromium, finding each element it acts on by its text in the browser state the engine shows it, and
-``RecordingClient`` writes down its answers with the element lines they acted on. When the site or the observation
-changes, run this again and the cassette follows:
+``RecordingClient`` writes down its answers with the element lines they acted on. At the captcha the model hands the
+browser to the person (hand_off_to_user); the generator plays that person, solves it while the run is paused and
+resumes the same run. When the site or the observation changes, run this again and the cassette follows:
 
     python -m app.demo.script --out resources/demo/cassette.json
 """
@@ -22,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from app.core.abort import AbortSignal
 from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
-from app.core.types import AgentStatus, ExecutionResult
+from app.core.agent import Agent
+from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity
 from app.llm.cassette import RecordingClient
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import Settings
@@ -36,8 +38,8 @@ DEMO_TASK = (
     "company Example Ltd, plan Pro, start date 2026-12-01, send a welcome email, and add the note "
     "“Met at the expo”. Then export the customer list as CSV."
 )
-# What the panel sends when the user presses "I've done it — continue" after solving the captcha.
-DEMO_FOLLOW_UP = "The user has solved it; continue the previous task."
+# How long the generator waits for the run to reach the captcha, and then to finish.
+_RUN_DEADLINE = 120.0
 
 _ELEMENT = re.compile(r"^\s*\*?\[(\d+)\]<")
 _BROWSER_STATE = "<browser_state>"
@@ -128,20 +130,15 @@ TASK_STEPS: tuple[Step, ...] = (
          f"Customer saved: {_CUSTOMER}. Left: the CSV export.",
          "Click Export customers.",
          "click_element_by_index", target=">Export customers />", sees="Jane Doe New"),
-    Step("❌ The export did not start: a Security check page wants the characters from a captcha image and an "
+    Step("❔ The export has not started: a Security check page wants the characters from a captcha image and an "
          "“I'm not a robot” tick first.",
          f"Customer saved: {_CUSTOMER}. The CSV export waits behind a captcha, which only the user may solve.",
-         "Hand the captcha to the user and stop here.",
-         "done", {"success": False, "text": (
-             "I signed in and added the new customer: Jane Doe, jane@example.com, Example Ltd, plan Pro starting "
-             "1 Dec 2026, welcome email on, note “Met at the expo”. Acme CRM confirmed it was saved.\n\n"
-             "The CSV export is behind a captcha (“Security check”), and I can't solve captchas. Please solve it in "
-             "the browser window: type the characters you see, tick “I'm not a robot” and click “Verify and "
-             "continue”. Then press “I've done it — continue” and I'll finish the export.")},
+         "Hand the captcha to the user, then finish the export when they hand the browser back.",
+         "hand_off_to_user", {"reason": (
+             "The export is behind a captcha, and only a person may solve it. Please solve it in the browser window: "
+             "type the characters you see, tick “I'm not a robot” and click “Verify and continue”. Then press "
+             "“I've done it — continue” and I'll finish the export.")},
          sees="Security check"),
-)
-
-FOLLOW_UP_STEPS: tuple[Step, ...] = (
     Step("✅ The security check is passed: the page says Export ready and previews the CSV, with Jane Doe first.",
          f"Customer saved: {_CUSTOMER}. The user solved the captcha. Left: download the CSV.",
          "Click Download CSV.",
@@ -209,15 +206,38 @@ async def solve_captcha(page: Page) -> None:
     await page.get_by_role("heading", name="Export ready").wait_for()
 
 
-def _expect(result: ExecutionResult, success: bool, what: str) -> None:
-    if result.status is not AgentStatus.COMPLETED or result.success is not success:
-        raise RuntimeError(f"The demo's {what} ended {result.status} (success={result.success}): {result.data}")
+async def run_with_the_person(agent: Agent, runtime: Runtime) -> ExecutionResult:
+    """Runs the demo task as the panel's user would: when the agent hands the browser over at the captcha, solve it
+    and press continue; the same run then finishes the export."""
+    handed_over = asyncio.Event()
+
+    def on_activity(activity: AgentActivity) -> None:
+        if isinstance(activity, HandOffActivity):
+            handed_over.set()
+
+    unsubscribe = agent.on("activity", on_activity)
+    run = asyncio.ensure_future(agent.execute(DEMO_TASK))
+    turn = asyncio.ensure_future(handed_over.wait())
+    try:
+        await asyncio.wait({run, turn}, timeout=_RUN_DEADLINE, return_when=asyncio.FIRST_COMPLETED)
+        if not turn.done():
+            await agent.stop()
+            result = await run
+            raise RuntimeError(f"The demo never handed the captcha over; it ended {result.status}: {result.data}")
+        page = runtime.active_page
+        if page is None:
+            raise RuntimeError("Chromium closed before the captcha could be solved.")
+        await solve_captcha(page)
+        agent.resume()
+        return await asyncio.wait_for(run, _RUN_DEADLINE)
+    finally:
+        turn.cancel()
+        unsubscribe()
 
 
 async def generate(out: Path) -> int:
     """Runs the demo end to end and saves its cassette to ``out``; returns the number of answers recorded."""
-    steps = TASK_STEPS + FOLLOW_UP_STEPS
-    model = ScriptedModel(steps)
+    model = ScriptedModel(TASK_STEPS)
     with tempfile.TemporaryDirectory(prefix="page-agent-demo-") as home:
         root = Path(home)
         # Recorded next to the throwaway profile: a failed run must not leave a half cassette at ``out``.
@@ -225,15 +245,11 @@ async def generate(out: Path) -> int:
         runtime = Runtime(Settings(), AppPaths(root / "config", root / "data", root / "logs"),
                           RuntimeOptions(demo=True, headless=True), llm_factory=lambda: recorder)
         try:
-            agent = await runtime.agent()
-            _expect(await agent.execute(DEMO_TASK), False, "task")
-            page = runtime.active_page
-            if page is None:
-                raise RuntimeError("Chromium closed before the captcha could be solved.")
-            await solve_captcha(page)
-            _expect(await agent.execute(DEMO_FOLLOW_UP, follow_up=True), True, "follow-up")
+            result = await run_with_the_person(await runtime.agent(), runtime)
         finally:
             await runtime.shutdown()
+    if result.status is not AgentStatus.COMPLETED or not result.success:
+        raise RuntimeError(f"The demo ended {result.status} (success={result.success}): {result.data}")
     if not model.finished:
         raise RuntimeError("The demo finished before its script did.")
     recorder.cassette.save(out)

@@ -4,6 +4,10 @@ Each answer that acts on an element also records that element's line as the mode
 same text must be on the page, so a replay that no longer matches the page fails clearly instead of clicking the
 wrong thing. Indices are not compared: they shift with the window's size (a taller window lists more elements), so
 the answer is pointed at the matching element's index of this run.
+
+A recording that handed the browser to the person (hand_off_to_user) goes on from the page the person left it on; if
+they hand it back before the page got there (a captcha not solved yet), the hand-off is replayed again instead of
+failing: the person gets another turn.
 """
 
 from __future__ import annotations
@@ -18,12 +22,19 @@ from pydantic import BaseModel, Field
 from app.core.abort import AbortSignal
 from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolSpec
 from app.core.safety.secrets import mask_everywhere, masked_model
+from app.core.tools.control import HAND_OFF
 from app.settings.atomic import write_atomic
 
 _INDEX = re.compile(r'"index"\s*:\s*(\d+)')
 _LINE_INDEX = re.compile(r"^\[(\d+)\]")
+_LINE = re.compile(r"^(?:\[\d*\])?<(?P<tag>[\w-]+)(?P<attrs>[^>]*?)(?:>(?P<text>.*?))?\s*/>$")
+_ATTR = re.compile(r'([\w-]+)=("[^"]*"|\S+)')
+# What forms add to a field's label: "Email *", "Company optional".
+_LABEL_MARKS = re.compile(r"(\s*\*|\s+\(?optional\)?)+$", re.IGNORECASE)
 _BROWSER_STATE = "<browser_state>"
-RERECORD_HINT = "Record it again with --record."
+# {element}: the element the recording acts on next, in plain words; {where}: why it cannot; {answer}: its number.
+MISMATCH = ("The replay no longer matches the page at answer {answer}: the recording acts on {element}, which {where}. "
+            "Record it again with --record.")
 
 
 class CassetteEntry(BaseModel):
@@ -56,10 +67,50 @@ def _page_lines(messages: list[Message]) -> list[str]:
     return [line.strip().lstrip("*") for line in state.splitlines()]
 
 
+def _answer_text(reply: LLMReply) -> str:
+    return reply.tool_calls[0].arguments if reply.tool_calls else (reply.content or "")
+
+
 def _acted_index(reply: LLMReply) -> int | None:
-    text = reply.tool_calls[0].arguments if reply.tool_calls else (reply.content or "")
-    match = _INDEX.search(text)
+    match = _INDEX.search(_answer_text(reply))
     return int(match.group(1)) if match else None
+
+
+def element_words(line: str) -> str:
+    """An element line as a person names the element: "the Email field", "the Save customer button"."""
+    match = _LINE.match(line.strip())
+    if match is None:
+        return "an element"
+    tag = match["tag"]
+    attrs = {key: value.strip('"') for key, value in _ATTR.findall(match["attrs"])}
+    kind = attrs.get("type", "") if tag == "input" else ""
+    if attrs.get("role") == "combobox" or tag == "select":
+        noun = "list"
+    elif tag == "button" or attrs.get("role") == "button" or kind in ("button", "submit", "reset"):
+        noun = "button"
+    elif tag == "a":
+        noun = "link"
+    elif kind in ("checkbox", "radio"):
+        noun = kind
+    elif tag in ("input", "textarea"):
+        noun = "field"
+    else:
+        noun = "element"
+    # A field's value is what was typed, never its name; a button input's value is its caption.
+    value = attrs.get("value") if noun == "button" else None
+    name = (attrs.get("label") or attrs.get("aria-label") or match["text"] or value or attrs.get("placeholder")
+            or "")
+    name = _LABEL_MARKS.sub("", name)
+    return f"the {name} {noun}" if name else f"the {noun}"
+
+
+def _action_name(reply: LLMReply) -> str:
+    """The tool an answer calls ("" when that cannot be read)."""
+    try:
+        action = json.loads(_answer_text(reply)).get("action")
+    except (ValueError, AttributeError):
+        return ""
+    return next(iter(action), "") if isinstance(action, dict) else ""
 
 
 def _unindexed(line: str) -> str:
@@ -108,13 +159,13 @@ class RecordingClient:
 
 class ReplayClient:
     """Plays a cassette back in order. ``pace`` seconds of "thinking" before each answer keep a demo watchable;
-    ``hint`` ends the message of a replay that no longer matches the page (what the user can do about it); ``end``
+    ``mismatch`` is the message of a replay that no longer matches the page (see MISMATCH for its fields); ``end``
     replaces the message when the recording has no more answers."""
 
-    def __init__(self, cassette: Cassette, pace: float = 0.0, hint: str = RERECORD_HINT, end: str = "") -> None:
+    def __init__(self, cassette: Cassette, pace: float = 0.0, mismatch: str = MISMATCH, end: str = "") -> None:
         self._cassette = cassette
         self._pace = pace
-        self._hint = hint
+        self._mismatch = mismatch
         self._end = end
         self._position = 0
 
@@ -139,19 +190,31 @@ class ReplayClient:
         entry = entries[self._position]
         reply = entry.reply
         if entry.expect is not None:
-            reply = self._matched(entry, _page_lines(messages))
+            found = self._found(entry.expect, _page_lines(messages))
+            if len(found) != 1:
+                again = self._previous_hand_off()
+                if again is not None:
+                    return again
+                raise self._mismatched(entry.expect, len(found))
+            reply = _pointed_at(reply, found[0])
         self._position += 1
         return reply
 
-    def _matched(self, entry: CassetteEntry, lines: list[str]) -> LLMReply:
-        assert entry.expect is not None
-        wanted = _unindexed(entry.expect)
-        found = [match for line in lines if _unindexed(line) == wanted and (match := _LINE_INDEX.match(line))]
-        if len(found) == 1:
-            return _pointed_at(entry.reply, int(found[0].group(1)))
-        where = "is not on the page now" if not found else f"is on the page {len(found)} times now"
-        raise LLMError(
-            LLMErrorKind.CONFIG,
-            f"The replay no longer matches the page at answer {self._position + 1}: the recording acted on "
-            f"{json.dumps(wanted.removeprefix('[]'), ensure_ascii=False)}, which {where}. {self._hint}",
-        )
+    @staticmethod
+    def _found(expect: str, lines: list[str]) -> list[int]:
+        wanted = _unindexed(expect)
+        return [int(match.group(1)) for line in lines
+                if _unindexed(line) == wanted and (match := _LINE_INDEX.match(line))]
+
+    def _previous_hand_off(self) -> LLMReply | None:
+        """The hand-off the recording made just before this answer, if it did: the person handed the browser back
+        before the page got where the recording went on from, so they get it again."""
+        if self._position == 0:
+            return None
+        previous = self._cassette.entries[self._position - 1].reply
+        return previous if _action_name(previous) == HAND_OFF else None
+
+    def _mismatched(self, expect: str, count: int) -> LLMError:
+        where = "is not on the page now" if count == 0 else f"is on the page {count} times now"
+        return LLMError(LLMErrorKind.CONFIG, self._mismatch.format(
+            answer=self._position + 1, element=element_words(_unindexed(expect)), where=where))

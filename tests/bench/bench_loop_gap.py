@@ -116,8 +116,13 @@ async def one_run(home: Path, choices: LaunchChoices, settings: Settings, task: 
         meter.start()
         run = window.run_task(task)
         assert run is not None
-        await run
+        agent = await desktop.runtime.agent()
+        while not run.done() and agent.hand_off_reason is None:
+            await asyncio.sleep(0.05)
         meter.stop()
+        if not run.done():  # the demo pauses for the person at the captcha: its measured part ends there
+            await agent.stop()
+        await run
         result = window.model.last_result()
         assert result is not None and result.outcome is not Outcome.ERROR, result.text
         steps = sum(1 for item in window.model.items if item.kind is Kind.STEP)

@@ -1,5 +1,6 @@
 """The bundled demo as the panel plays it: the checked-in cassette replayed through the real engine in headless
-Chromium against the demo site, the captcha handed to a person and the export finished after they solved it."""
+Chromium against the demo site; at the captcha the run pauses for the person (a hand-off) and the same run finishes
+the export after they solved it."""
 
 from __future__ import annotations
 
@@ -14,13 +15,15 @@ import pytest
 from app.assets import resource_path
 from app.core.abort import AbortSignal
 from app.core.llm import LLMError, Message, ToolSpec
-from app.core.types import AgentStatus, StepEvent
-from app.demo.script import DEMO_FOLLOW_UP, DEMO_TASK, ScriptedModel, Step, generate, solve_captcha
+from app.core.agent import Agent
+from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity, StepEvent
+from app.demo.script import DEMO_TASK, ScriptedModel, Step, generate, solve_captcha
 from app.runtime import DEMO_CASSETTE, Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 
 DOWNLOAD_WAIT = 10.0
+TURN_WAIT = 60.0
 
 
 @pytest.fixture
@@ -50,68 +53,104 @@ def outputs(history: list[object]) -> list[str]:
     return [event.action.output for event in history if isinstance(event, StepEvent)]
 
 
+class DemoRun:
+    """The demo task running, with every hand-off it makes."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.hand_offs: list[HandOffActivity] = []
+        self._turn = asyncio.Event()
+        agent.on("activity", self._activity)
+        self.task = asyncio.ensure_future(agent.execute(DEMO_TASK))
+
+    def _activity(self, activity: AgentActivity) -> None:
+        if isinstance(activity, HandOffActivity):
+            self.hand_offs.append(activity)
+            self._turn.set()
+
+    async def handed_over(self) -> HandOffActivity:
+        """The next hand-off: the run is paused for the person."""
+        waiter = asyncio.ensure_future(self._turn.wait())
+        await asyncio.wait({waiter, self.task}, timeout=TURN_WAIT, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        assert self._turn.is_set(), self.task.result().data if self.task.done() else "no hand-off in time"
+        self._turn.clear()
+        return self.hand_offs[-1]
+
+    async def result(self) -> ExecutionResult:
+        return await asyncio.wait_for(self.task, TURN_WAIT)
+
+
 # The recording was made at 1280x800; a laptop's shorter window lists the form's elements under other indices.
 @pytest.mark.parametrize("viewport", [None, {"width": 1000, "height": 560}])
-async def test_the_demo_stops_at_the_captcha_then_finishes_the_export(
+async def test_the_demo_pauses_at_the_captcha_then_the_same_run_finishes_the_export(
         runtime: Runtime, paths: AppPaths, viewport: dict[str, int] | None) -> None:
     agent = await runtime.agent()
     if viewport is not None:
         assert runtime.active_page is not None
         await runtime.active_page.set_viewport_size(viewport)
-    first = await agent.execute(DEMO_TASK)
-    assert first.status is AgentStatus.COMPLETED, first.data
-    assert first.success is False
-    assert "captcha" in first.data and "I've done it — continue" in first.data
+    run = DemoRun(agent)
+    turn = await run.handed_over()
+    assert "solve it in the browser window" in turn.reason and "I've done it — continue" in turn.reason
+    assert agent.paused and agent.hand_off_reason == turn.reason and agent.status is AgentStatus.RUNNING
     assert any("Save customer; the page navigated to" in out and "customer-saved.html" in out
-               for out in outputs(first.history))
+               for out in outputs(agent.history))
     page = runtime.active_page
     assert page is not None and page.url.endswith("/verify.html")
 
     await solve_captcha(page)
-    second = await agent.execute(DEMO_FOLLOW_UP, follow_up=True)
-    assert second.status is AgentStatus.COMPLETED, second.data
-    assert second.success is True
-    assert outputs(second.history)[0].endswith("<a> Download CSV")
+    agent.resume()
+    result = await run.result()
+    assert result.status is AgentStatus.COMPLETED, result.data
+    assert result.success is True and len(run.hand_offs) == 1
+    assert outputs(result.history)[-2].endswith("<a> Download CSV")
     csv = await read_when_saved(paths.downloads_dir / "acme-customers.csv")
     assert csv.splitlines()[1] == "Jane,Doe,jane@example.com,,Example Ltd,Pro,2026-12-01"
 
 
 async def test_a_new_task_runs_the_demo_again_from_the_sign_in_page(runtime: Runtime) -> None:
     agent = await runtime.agent(new_task=True)
-    first = await agent.execute(DEMO_TASK)
-    assert first.status is AgentStatus.COMPLETED and first.success is False, first.data
+    first = DemoRun(agent)
+    await first.handed_over()
+    steps_to_the_captcha = len(outputs(agent.history))
+    await agent.stop()
+    assert (await first.result()).status is AgentStatus.STOPPED
     # "New task" in the panel: the same agent, a task that is not a follow-up.
     assert await runtime.agent(new_task=True) is agent
     assert runtime.page_url().endswith("/index.html")  # signed out again: ?reset cleared the demo's storage
-    again = await agent.execute(DEMO_TASK)
-    assert again.status is AgentStatus.COMPLETED and again.success is False, again.data
-    assert len(outputs(again.history)) == len(outputs(first.history))
+    again = DemoRun(agent)
+    await again.handed_over()
+    assert len(outputs(agent.history)) == steps_to_the_captcha
+    await agent.stop()
 
 
-async def test_continuing_before_solving_the_captcha_says_so_and_can_be_retried(runtime: Runtime) -> None:
+async def test_continuing_before_solving_the_captcha_hands_it_over_again(runtime: Runtime) -> None:
     agent = await runtime.agent()
-    await agent.execute(DEMO_TASK)
-    early = await agent.execute(DEMO_FOLLOW_UP, follow_up=True)
-    assert early.status is AgentStatus.ERROR
-    assert "If the captcha is still there, solve it" in early.data
+    run = DemoRun(agent)
+    first = await run.handed_over()
+    agent.resume()  # the captcha is still there
+    second = await run.handed_over()
+    assert second == first and agent.paused and not run.task.done()
     page = runtime.active_page
-    assert page is not None
+    assert page is not None and page.url.endswith("/verify.html")
     await solve_captcha(page)
-    done = await agent.execute(DEMO_FOLLOW_UP, follow_up=True)
+    agent.resume()
+    done = await run.result()
     assert done.status is AgentStatus.COMPLETED and done.success, done.data
     over = await agent.execute("Now delete every customer", follow_up=True)
     assert over.status is AgentStatus.ERROR
     assert "end of the recorded demo" in over.data
 
 
-async def test_a_replay_that_no_longer_matches_the_page_stops_before_acting(runtime: Runtime) -> None:
+async def test_a_replay_that_no_longer_matches_the_page_stops_before_acting_and_says_so_plainly(
+        runtime: Runtime) -> None:
     # The recording starts by typing into the sign-in form, which the "page not found" page does not have.
     agent = await runtime.agent()
     await runtime.open_url(urljoin(runtime.page_url(), "404.html"))
     result = await agent.execute(DEMO_TASK)
     assert result.status is AgentStatus.ERROR
-    assert "no longer matches the page at answer 1" in result.data
-    assert "placeholder=you@company.com" in result.data
+    assert result.data == ("The demo can only follow its recording, and this page is not where the recording "
+                           "expects it (its next step acts on the Email field). Press New task to start the demo "
+                           "again.")
     assert outputs(result.history) == []
 
 

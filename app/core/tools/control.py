@@ -1,4 +1,4 @@
-"""Tools that do not touch the page: finishing, waiting, asking the user."""
+"""Tools that do not touch the page: finishing, waiting, asking the user, handing the browser to the user."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from app.core.page import ToolError
 from app.core.tools.base import Tool, ToolContext
 
 DONE = "done"
+HAND_OFF = "hand_off_to_user"
 
 
 class DoneInput(BaseModel):
@@ -26,6 +27,13 @@ class AskUserInput(BaseModel):
     question: str = Field(description="A short, specific question for the user.")
 
 
+class HandOffInput(BaseModel):
+    reason: str = Field(
+        min_length=1,
+        description="What the user must do, in plain words.",
+    )
+
+
 async def _done(_ctx: ToolContext, params: DoneInput) -> str:
     return params.text
 
@@ -42,6 +50,11 @@ async def _ask_user(ctx: ToolContext, params: AskUserInput) -> str:
     return f"The user answered: {answer}"
 
 
+async def _hand_off(_ctx: ToolContext, _params: HandOffInput) -> str:
+    # The pause itself is the agent's: it records this step first, then waits for the user (Agent._hand_off).
+    return "Handed the browser to the user."
+
+
 done_tool = Tool(
     DONE,
     "Finish the task. Use success=false when the task could not be completed (say why, and what the user can do).",
@@ -54,4 +67,11 @@ ask_user_tool = Tool(
     "Ask the user a question when information only they have is missing (never for things on the page).",
     AskUserInput,
     _ask_user,
+)
+hand_off_tool = Tool(
+    HAND_OFF,
+    "For what only a person may do (a captcha, a sign-in without credentials, a two-factor code): the task pauses "
+    "until the user hands the browser back.",
+    HandOffInput,
+    _hand_off,
 )

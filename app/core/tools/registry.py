@@ -1,11 +1,12 @@
-"""Which tools a run offers: the fixed set, ask_user only with a handler, JavaScript only when enabled."""
+"""Which tools a run offers: the fixed set (hand_off_to_user included: with nobody there it ends the run), ask_user
+only with a handler, JavaScript only when enabled."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from app.core.tools.base import Tool
-from app.core.tools.control import DONE, ask_user_tool, done_tool, wait_tool
+from app.core.tools.control import DONE, ask_user_tool, done_tool, hand_off_tool, wait_tool
 from app.core.tools.page_tools import JAVASCRIPT_TOOL, PAGE_TOOLS
 
 ToolSet = dict[str, Tool[Any]]
@@ -15,6 +16,7 @@ def build_tools(*, ask_user: bool, javascript: bool) -> ToolSet:
     tools: list[Tool[Any]] = [done_tool, wait_tool]
     if ask_user:
         tools.append(ask_user_tool)
+    tools.append(hand_off_tool)
     tools.extend(PAGE_TOOLS)
     if javascript:
         tools.append(JAVASCRIPT_TOOL)
