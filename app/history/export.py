@@ -19,6 +19,7 @@ from app.core.safety.secrets import mask_everywhere, masked_model
 from app.history.records import RunRecord, TaskRun
 from app.text.i18n import language, tr
 from app.text.wording import (
+    takeover_title,
     Reading,
     action_details,
     action_failed,
@@ -138,7 +139,7 @@ def _event_html(event: HistoricalEvent) -> str:
             ]
             if event.note:
                 lines.append(event.note)
-            return _note("takeover", tr("You took over the browser"), "\n".join(lines))
+            return _note("takeover", takeover_title(event), "\n".join(lines))
 
 
 def _step_html(step: StepEvent) -> str:

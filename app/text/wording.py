@@ -26,6 +26,7 @@ from app.core.types import (
     RetryingActivity,
     StepEvent,
     ThinkingActivity,
+    UserTakeoverEvent,
 )
 from app.text.i18n import language, tr
 
@@ -445,3 +446,8 @@ def displayable(text: str, emoji_font: bool) -> str:
     for emoji, plain in _EMOJI_FALLBACK.items():
         text = text.replace(emoji, plain)
     return text
+
+
+def takeover_title(event: UserTakeoverEvent) -> str:
+    """The card's title when the person gives the browser back: after the agent's hand-off, or after Take over."""
+    return tr("You handed the browser back") if event.after_hand_off else tr("You took over the browser")

@@ -257,3 +257,11 @@ def test_evaluation_reading(text: str, reading: Reading, rest: str) -> None:
 def test_small_helpers() -> None:
     assert format_tokens(12_345) == "12.3k" and format_tokens(1_000) == "1k" and format_tokens(999) == "999"
     assert displayable("✅ ok ❌ no", emoji_font=False) == "✓ ok ✗ no"
+
+
+def test_the_card_says_whether_the_person_took_over_or_handed_back() -> None:
+    from app.core.types import UserTakeoverEvent
+    from app.text.wording import takeover_title
+
+    assert takeover_title(UserTakeoverEvent(after_hand_off=True)) == "You handed the browser back"
+    assert takeover_title(UserTakeoverEvent()) == "You took over the browser"

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem,
 from app.core.types import RetryEvent, StepEvent, UserTakeoverEvent
 from app.text.i18n import tr
 from app.text.wording import (
+    takeover_title,
     Reading,
     action_details,
     action_failed,
@@ -349,7 +350,7 @@ class TimelineDelegate(QStyledItemDelegate):
 
     def _build_takeover(self, b: _Builder, event: UserTakeoverEvent) -> _Layout:
         t = self.theme
-        b.icon_text("hand", t.paused, tr("You took over the browser"), self.title_font, t.text)
+        b.icon_text("hand", t.paused, takeover_title(event), self.title_font, t.text)
         if event.after_url and event.after_url != event.before_url:
             b.labelled(tr("Now on"), f"{event.after_title or event.after_url}\n{event.after_url}", t.muted)
         elif event.after_title:

@@ -28,6 +28,7 @@ from app.core.types import (
 )
 from app.text.i18n import tr
 from app.text.wording import (
+    takeover_title,
     Reading,
     action_details,
     action_failed,
@@ -178,7 +179,7 @@ def _step_text(step: StepEvent, expanded: bool) -> str:
 
 
 def _takeover_text(event: UserTakeoverEvent) -> str:
-    lines = [tr("You took over the browser")]
+    lines = [takeover_title(event)]
     if event.after_url and event.after_url != event.before_url:
         lines.append(tr("Now on: {title} ({url})", title=event.after_title or event.after_url, url=event.after_url))
     if event.note:
