@@ -28,6 +28,7 @@ from app.browser.navigation_guard import NavigationGuard, unread_page
 from app.browser.observer import ElementRef, Observation, item_now, observe, resolve
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
+from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
 from app.core.page import BrowserClosedError, BrowserState, ElementInfo, TabInfo, ToolError
 from app.core.safety.guardrails import Guardrails
@@ -59,6 +60,8 @@ class PlaywrightPageController:
         # guard reads them at every check; its route follows them before each look and each navigation.
         self.guardrails = Guardrails()
         self._guard = NavigationGuard(session, lambda: self.guardrails.navigation)
+        # Installed by the composition root (it decides what Stop does); the observer leaves it out either way.
+        self.stop_bar = StopBar(session)
 
     # --- observing ---------------------------------------------------------------------------------------------
 
@@ -96,13 +99,13 @@ class PlaywrightPageController:
     async def _observe(self, page: Page, signal: AbortSignal) -> Observation:
         async with self._failures("The page could not be read"):
             try:
-                return await signal.race(observe(page, self.margin))
+                return await signal.race(observe(page, self.margin, self.stop_bar.tag))
             except PlaywrightError as exc:
                 if "context was destroyed" not in (exc.message or "") and "navigat" not in (exc.message or ""):
                     raise
                 # The page navigated mid-read: look again once it has a document.
                 await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
-                return await signal.race(observe(page, self.margin))
+                return await signal.race(observe(page, self.margin, self.stop_bar.tag))
 
     async def _tabs(self, active: Page, active_title: str) -> list[TabInfo]:
         async def title(page: Page) -> str:
@@ -314,8 +317,9 @@ class PlaywrightPageController:
         if not combos:
             raise ToolError('No keys given; use names like "Enter", "Tab", "Escape" or "Control+A".')
         keyboard = self.session.active_page.keyboard
-        for combo in combos:
-            await self._race(signal, f"Could not press {combo}", keyboard.press(combo))
+        with self.stop_bar.agent_keys():
+            for combo in combos:
+                await self._race(signal, f"Could not press {combo}", keyboard.press(combo))
         return f"Pressed {' '.join(combos)}"
 
     async def scroll(self, down: bool, num_pages: float, index: int | None, signal: AbortSignal) -> str:

@@ -8,6 +8,7 @@ import itertools
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
@@ -23,6 +24,7 @@ log = logging.getLogger(__name__)
 
 _CLOSE_TIMEOUT = 10.0
 _ATTACH_TIMEOUT_MS = 15_000
+_CDP_TIMEOUT = 5.0
 
 
 class LaunchOptions(BaseModel):
@@ -193,6 +195,35 @@ class BrowserSession:
     def on_page(self, callback: Callable[[Page], None]) -> None:
         """Call ``callback(page)`` for every tab opened from now on (read ``pages`` for the current ones)."""
         self._page_callbacks.append(callback)
+
+    # --- the window ---------------------------------------------------------------------------------------------
+
+    async def window_bounds(self) -> tuple[int, int, int, int]:
+        """Chromium's window (the one holding the active tab) as x, y, width, height."""
+        bounds = (await self._window_command(None))["bounds"]
+        return bounds["left"], bounds["top"], bounds["width"], bounds["height"]
+
+    async def set_window_bounds(self, rect: tuple[int, int, int, int]) -> None:
+        """Move and size Chromium's window, un-maximising it first (a maximised window ignores bounds)."""
+        await self._window_command(rect)
+
+    async def _window_command(self, rect: tuple[int, int, int, int] | None) -> dict[str, Any]:
+        cdp = await self.context.new_cdp_session(self.active_page)
+        try:
+            window = await asyncio.wait_for(cdp.send("Browser.getWindowForTarget"), _CDP_TIMEOUT)
+            if rect is not None:
+                window_id = window["windowId"]
+                if window["bounds"].get("windowState", "normal") != "normal":
+                    await asyncio.wait_for(cdp.send("Browser.setWindowBounds", {
+                        "windowId": window_id, "bounds": {"windowState": "normal"}}), _CDP_TIMEOUT)
+                x, y, width, height = rect
+                await asyncio.wait_for(cdp.send("Browser.setWindowBounds", {
+                    "windowId": window_id, "bounds": {"left": x, "top": y, "width": width, "height": height}}),
+                    _CDP_TIMEOUT)
+            return window
+        finally:
+            with contextlib.suppress(PlaywrightError):
+                await cdp.detach()
 
     # --- the end -----------------------------------------------------------------------------------------------
 

@@ -1,0 +1,157 @@
+"""The stop bar inside Chromium: Stop and Esc reach Python, pages can neither read nor swallow it, the model never
+sees it, and it follows the agent (on while it works, off when the run ends or waits for the person)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from playwright.async_api import Page
+
+from app.browser.controller import PlaywrightPageController
+from app.browser.session import BrowserSession
+from app.browser.stop_bar import StopBar, bar_labels
+from app.core.abort import AbortSignal
+from app.text import i18n
+
+PAGE = "/stop_bar.html"
+
+
+class Stops:
+    """Counts the stop requests and lets a test wait for the next one."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._event = asyncio.Event()
+
+    def __call__(self) -> None:
+        self.count += 1
+        self._event.set()
+
+    async def next(self, timeout: float = 5.0) -> None:
+        await asyncio.wait_for(self._event.wait(), timeout)
+        self._event.clear()
+
+
+async def _bar_box(page: Page, bar: StopBar) -> dict[str, float] | None:
+    return await page.evaluate(
+        "tag => { const el = document.querySelector(tag); if (!el) return null;"
+        " const r = el.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height,"
+        " open: el.shadowRoot !== null}; }", bar.tag)
+
+
+async def _wait_for(check: Callable[[], object], timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await check():  # type: ignore[misc]
+        if loop.time() > deadline:
+            raise AssertionError("timed out")
+        await asyncio.sleep(0.05)
+
+
+async def _setup(session: BrowserSession, site: str) -> tuple[PlaywrightPageController, Stops, Page]:
+    controller = PlaywrightPageController(session)
+    stops = Stops()
+    await controller.stop_bar.install(stops)
+    page = session.active_page
+    await page.goto(site + PAGE)
+    return controller, stops, page
+
+
+async def test_the_bar_shows_in_a_closed_shadow_root_and_survives_navigation(
+        session: BrowserSession, site: str) -> None:
+    controller, _stops, page = await _setup(session, site)
+    bar = controller.stop_bar
+    assert await _bar_box(page, bar) is None  # no run, no bar
+    await bar.show()
+    box = await _bar_box(page, bar)
+    assert box is not None and box["open"] is False  # the page cannot look inside
+    # A small pill in the bottom-right corner, not a band across the page.
+    viewport = page.viewport_size
+    assert viewport is not None
+    assert box["width"] < 400 and box["height"] < 60
+    assert box["x"] + box["width"] > viewport["width"] - 40 and box["y"] + box["height"] > viewport["height"] - 40
+    # The page's own text search does not find it either.
+    assert "Page Agent" not in await page.evaluate("document.documentElement.innerText")
+
+    await page.goto(site + "/shop.html")  # a new document asks whether a run is on
+    await _wait_for(lambda: _bar_box(page, bar))
+    new_tab = await session.context.new_page()
+    await new_tab.goto(site + PAGE)
+    await _wait_for(lambda: _bar_box(new_tab, bar))
+
+    await bar.hide()
+    assert await _bar_box(page, bar) is None and await _bar_box(new_tab, bar) is None
+    await page.goto(site + PAGE)
+    await page.wait_for_timeout(300)  # the new document's question to Python has had its answer
+    assert await _bar_box(page, bar) is None
+
+
+async def test_esc_stops_even_on_a_page_that_swallows_keys_and_stop_button_too(
+        session: BrowserSession, site: str) -> None:
+    controller, stops, page = await _setup(session, site)
+    await page.keyboard.press("Escape")
+    await page.wait_for_timeout(300)
+    assert stops.count == 0  # no run on: Esc is the page's
+
+    await controller.stop_bar.show()
+    await page.focus("input")
+    await page.keyboard.press("Escape")
+    await stops.next()
+    assert stops.count == 1
+
+    # A page cannot press Stop for the user: its events are not trusted.
+    await page.evaluate("window.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))")
+    await page.wait_for_timeout(300)
+    assert stops.count == 1
+
+    # The Stop button at the pill's right end.
+    box = await _bar_box(page, controller.stop_bar)
+    assert box is not None
+    await page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
+    await stops.next()
+    assert stops.count == 2
+
+
+async def test_esc_inside_a_frame_stops(session: BrowserSession, site: str) -> None:
+    controller, stops, page = await _setup(session, site)
+    await page.goto(site + "/frames.html")
+    await controller.stop_bar.show()
+    frame = page.frames[1]
+    await frame.wait_for_load_state()
+    focusable = frame.locator("input, button, a").first
+    await focusable.focus()
+    await page.keyboard.press("Escape")
+    await stops.next()
+
+
+async def test_the_agent_pressing_escape_itself_is_not_a_stop(session: BrowserSession, site: str) -> None:
+    controller, stops, page = await _setup(session, site)
+    await controller.stop_bar.show()
+    await controller.send_keys("Escape", AbortSignal())
+    await page.wait_for_timeout(300)
+    assert stops.count == 0
+
+
+async def test_the_model_never_sees_the_bar_and_it_covers_nothing(session: BrowserSession, site: str) -> None:
+    controller, _stops, page = await _setup(session, site)
+    await controller.stop_bar.show()
+    bar = await _bar_box(page, controller.stop_bar)
+    corner = await page.locator("#corner").bounding_box()
+    assert bar is not None and corner is not None
+    centre = (corner["x"] + corner["width"] / 2, corner["y"] + corner["height"] / 2)
+    # The test is only worth something if the bar really lies over the button.
+    assert bar["x"] <= centre[0] <= bar["x"] + bar["width"] and bar["y"] <= centre[1] <= bar["y"] + bar["height"]
+    state = await controller.get_browser_state(AbortSignal())
+    assert "Export" in state.content
+    assert "Page Agent" not in state.content and "Stop" not in state.content
+    assert controller.stop_bar.tag not in state.content
+
+
+def test_the_bar_speaks_the_panels_language() -> None:
+    i18n.set_language("zh")
+    try:
+        assert bar_labels() == {"working": "Page Agent 正在工作", "stop": "停止 (Esc)"}
+    finally:
+        i18n.set_language("en")
+    assert bar_labels() == {"working": "Page Agent is working", "stop": "Stop (Esc)"}
