@@ -6,13 +6,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from pathlib import Path
+
+import pytest
 from playwright.async_api import Page
 
 from app.browser.controller import PlaywrightPageController
 from app.browser.session import BrowserSession
 from app.browser.stop_bar import StopBar, bar_labels
 from app.core.abort import AbortSignal
+from app.core.agent import Agent
+from app.core.types import AgentStatus, HandOffActivity
+from app.runtime import Runtime, RuntimeOptions
+from app.settings.model import Settings
+from app.settings.paths import AppPaths
 from app.text import i18n
+from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 
 PAGE = "/stop_bar.html"
 
@@ -155,3 +164,101 @@ def test_the_bar_speaks_the_panels_language() -> None:
     finally:
         i18n.set_language("en")
     assert bar_labels() == {"working": "Page Agent is working", "stop": "Stop (Esc)"}
+
+
+# --- on the real runtime, following a real agent --------------------------------------------------------------
+
+
+def _runtime(llm_server: FakeLLMServer, tmp_path: Path) -> Runtime:
+    settings = Settings(base_url=llm_server.base_url, model="fake-model", max_steps=10)
+    paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
+    return Runtime(settings, paths, RuntimeOptions(headless=True), api_key="sk-test")
+
+
+async def test_esc_in_chromium_stops_the_run_and_the_bar_follows_the_agent(
+        llm_server: FakeLLMServer, tmp_path: Path, site: str) -> None:
+    runtime = _runtime(llm_server, tmp_path)
+    # The model is slow to answer the second step: Esc arrives while it thinks.
+    llm_server.add(tool_reply({"go_to_url": {"url": site + PAGE}}), done_reply("Too late.", delay=20))
+    try:
+        agent = await runtime.agent()
+        bar = runtime._controller.stop_bar  # type: ignore[attr-defined]
+        run = asyncio.ensure_future(agent.execute("Export the orders"))
+        page = runtime.active_page
+        assert page is not None
+        await _wait_for(lambda: _wait_until_on(page, bar, site + PAGE), timeout=30)
+
+        agent.pause()  # Take over: the bar goes away, the user has the page
+        await _wait_for(lambda: _gone(page, bar))
+        agent.resume()
+        await _wait_for(lambda: _bar_box(page, bar), timeout=30)
+
+        await page.keyboard.press("Escape")  # nobody subscribed: the runtime stops the agent itself
+        result = await asyncio.wait_for(run, 10)
+        assert agent.status is AgentStatus.STOPPED and not result.success
+        await _wait_for(lambda: _gone(page, bar))
+    finally:
+        await runtime.shutdown()
+
+
+async def test_stop_in_chromium_goes_to_the_panels_callback(
+        llm_server: FakeLLMServer, tmp_path: Path, site: str) -> None:
+    runtime = _runtime(llm_server, tmp_path)
+    stops = Stops()
+    runtime.on_stop_requested(stops)
+    llm_server.add(tool_reply({"go_to_url": {"url": site + PAGE}}), done_reply("Done.", delay=3))
+    try:
+        agent = await runtime.agent()
+        bar = runtime._controller.stop_bar  # type: ignore[attr-defined]
+        run = asyncio.ensure_future(agent.execute("Export the orders"))
+        page = runtime.active_page
+        assert page is not None
+        await _wait_for(lambda: _wait_until_on(page, bar, site + PAGE), timeout=30)
+        await page.keyboard.press("Escape")
+        await stops.next()
+        assert agent.status is AgentStatus.RUNNING  # the panel decides what Stop does
+        await asyncio.wait_for(run, 30)
+    finally:
+        await runtime.shutdown()
+
+
+async def test_a_hand_off_hides_the_bar_and_brings_the_agents_tab_to_the_front(
+        session: BrowserSession, site: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    controller, _stops, page = await _setup(session, site)
+    agent = Agent(_NeverCalled(), controller)
+    controller.stop_bar.follow(agent)
+    await controller.stop_bar.show()
+    other = await session.context.new_page()
+    await other.goto(site + "/shop.html")
+    session.activate(page)
+    # Headless tabs are all "visible", so the call itself is what can be checked here.
+    fronted: list[Page] = []
+    original = page.bring_to_front
+
+    async def bring_to_front() -> None:
+        fronted.append(page)
+        await original()
+
+    monkeypatch.setattr(page, "bring_to_front", bring_to_front)
+    # What the agent emits when the model calls hand_off_to_user.
+    agent._events.emit("activity", HandOffActivity(reason="Please solve the captcha."))
+    await _wait_for(lambda: _gone(page, controller.stop_bar))
+    await _wait_for(lambda: _true(bool(fronted)))
+    assert await _bar_box(other, controller.stop_bar) is None
+
+
+class _NeverCalled:
+    async def complete(self, *_args: object, **_kwargs: object) -> object:
+        raise AssertionError("the model is not asked in this test")
+
+
+async def _true(value: bool) -> bool:
+    return value
+
+
+async def _gone(page: Page, bar: StopBar) -> bool:
+    return await _bar_box(page, bar) is None
+
+
+async def _wait_until_on(page: Page, bar: StopBar, url: str) -> bool:
+    return page.url == url and await _bar_box(page, bar) is not None
