@@ -197,22 +197,15 @@ class PageEvents:
             await download.save_as(target)
             # save_as copies the browser's file with that file's mode; what a page sent is for the user's eyes only.
             await asyncio.to_thread(target.chmod, FILE_MODE)
-            await self._make_browser_copy_private(download)
+            # The name it was saved under, which is what the agent reports: "name (1).csv" when "name.csv" existed.
             text = f"Downloaded {_quote(target.name)} to {target}."
         except (PlaywrightError, OSError) as exc:
             if target is not None:
                 await asyncio.to_thread(target.unlink, missing_ok=True)
             text = f"The download of {_quote(name)} failed: {await _download_failure(download, exc)}."
+        finally:
+            await _drop_browser_copy(download)
         self._entries.append(_Entry("note", None, text))
-
-    @staticmethod
-    async def _make_browser_copy_private(download: Download) -> None:
-        """Chromium keeps its own copy (named by a GUID) in the downloads folder until the browser closes."""
-        try:
-            copy = await download.path()
-        except PlaywrightError:  # an attached browser's copy is not on this machine's disk
-            return
-        await asyncio.to_thread(copy.chmod, FILE_MODE)
 
     def forget(self, page: Page) -> None:
         """Drop pending news about ``page`` that an action's own result already told (navigation, opening, closing).
@@ -261,6 +254,14 @@ async def _settle(answer: Coroutine[Any, Any, None]) -> None:
         await answer
     except PlaywrightError as exc:
         log.debug("dialog already gone: %s", exc)
+
+
+async def _drop_browser_copy(download: Download) -> None:
+    """Chromium's own copy (named by a GUID) is not the user's file: it goes as soon as the real one is saved."""
+    try:
+        await download.delete()
+    except PlaywrightError as exc:
+        log.debug("the browser's copy of a download stays until Chromium closes: %s", exc)
 
 
 def _quote(text: str) -> str:

@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 _CLOSE_TIMEOUT = 10.0
 _ATTACH_TIMEOUT_MS = 15_000
 _CDP_TIMEOUT = 5.0
+_STAGING = "Page Agent downloads in progress"
 
 
 class LaunchOptions(BaseModel):
@@ -77,7 +78,10 @@ class BrowserSession:
             executable = await find_chromium(options.executable, playwright.chromium.executable_path)
             profile = options.profile_dir.resolve()
             downloads = (options.downloads_dir or profile.parent / "downloads").resolve()
-            await asyncio.to_thread(_make_dirs, profile, downloads)
+            # Chromium writes each download under a GUID name; that copy stays inside the private profile and is
+            # deleted once saved under its real name, never left beside the user's files.
+            staging = profile / _STAGING
+            await asyncio.to_thread(_make_dirs, profile, downloads, staging)
             await asyncio.to_thread(quiet_profile, profile)
             args = [*CHROMIUM_FLAGS, *options.extra_args]
             if options.window is not None and not options.headless:
@@ -93,7 +97,7 @@ class BrowserSession:
                     viewport=viewport,
                     no_viewport=viewport is None,
                     accept_downloads=True,
-                    downloads_path=str(downloads),
+                    downloads_path=str(staging),
                 )
             except PlaywrightError as exc:
                 raise RuntimeError(_launch_failure(exc, executable, profile)) from exc
