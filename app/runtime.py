@@ -217,6 +217,7 @@ class Runtime:
         from app.browser.session import BrowserSession, LaunchOptions
         from app.browser.controller import PlaywrightPageController
 
+        launched_with = self.options.window
         if self.options.cdp_url:
             session = await BrowserSession.attach(self.options.cdp_url, downloads_dir=self.paths.downloads_dir)
         else:
@@ -229,6 +230,10 @@ class Runtime:
                     window=self.options.window,
                 )
             )
+        window = self.options.window
+        if window is not None and window != launched_with and not self.options.cdp_url and not self.options.headless:
+            # The panel moved while Chromium started: it goes where the panel now leaves room.
+            await session.set_window_bounds(window)
         session.on_closed(self._browser_closed)
         self._browser = session
         self._controller = PlaywrightPageController(session)

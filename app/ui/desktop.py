@@ -30,6 +30,7 @@ from app.ui.history_view import HistoryDialog
 from app.text.i18n import language, set_language, tr
 from app.ui.main_window import MainWindow
 from app.ui.settings_dialog import SettingsDialog
+from app.ui.tiling import BrowserTiler
 from app.ui.window_placement import browser_beside
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ class Desktop:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.runtime: Runtime | None = None
         self.window: MainWindow | None = None
+        self._tiler: BrowserTiler | None = None
 
     # --- lifetime ----------------------------------------------------------------------------------------------
 
@@ -88,6 +90,8 @@ class Desktop:
         self.runtime.on_agent(self._record_runs)
         self.window = MainWindow(self.runtime)
         self._place_windows(settings)
+        if not choices.headless:  # Chromium follows the panel; the two never cover each other
+            self._tiler = BrowserTiler(self.window, self.runtime.place_browser)
         self.window.settingsRequested.connect(lambda: self._spawn(self.open_settings()))
         self.window.historyRequested.connect(self.open_history)
         self.window.closing.connect(self._on_closing)
