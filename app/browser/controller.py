@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
@@ -39,6 +40,21 @@ T = TypeVar("T")
 
 _RESULT_MAX = 4000
 _SETTLE = 0.25  # s after a click for a popup or navigation to show itself
+
+
+Action = TypeVar("Action", bound=Callable[..., Awaitable[str]])
+
+
+def _beside_the_stop_bar(action: Action) -> Action:
+    """An action on an element lets the pointer through the stop bar for its duration (the element may lie under
+    it; the observation does not count it as covered)."""
+
+    @functools.wraps(action)
+    async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
+        async with self.stop_bar.step_aside():
+            return await action(self, *args, **kwargs)
+
+    return acting  # type: ignore[return-value]
 
 
 class PlaywrightPageController:
@@ -184,6 +200,7 @@ class PlaywrightPageController:
 
     # --- actions on elements -----------------------------------------------------------------------------------
 
+    @_beside_the_stop_bar
     async def click(self, index: int, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
@@ -222,6 +239,7 @@ class PlaywrightPageController:
         except PlaywrightError as exc:
             log.debug("page did not finish loading: %s", exc.message.splitlines()[0])
 
+    @_beside_the_stop_bar
     async def input_text(self, index: int, text: str, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
@@ -243,6 +261,7 @@ class PlaywrightPageController:
                 await signal.race(keyboard.type(text))
         return f"Typed {shown} into {label}"
 
+    @_beside_the_stop_bar
     async def select_option(self, index: int, text: str, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
@@ -277,12 +296,14 @@ class PlaywrightPageController:
         await self._race(signal, what, option.click(timeout=self._action_ms))
         return f"Selected {json.dumps(choices[picked], ensure_ascii=False)} in {label}"
 
+    @_beside_the_stop_bar
     async def hover(self, index: int, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
         return f"Hovered {label}"
 
+    @_beside_the_stop_bar
     async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str:
         # Exactly the file given: the upload tool hands over the path its policy resolved and judged; expanding or
         # resolving it again here could name another file.

@@ -14,7 +14,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
@@ -48,6 +48,7 @@ class StopBar:
         self._active = False
         self._agent_keys = 0
         self._agent_keys_until = 0.0
+        self._passive = False
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -92,6 +93,21 @@ class StopBar:
         self._active = False
         await self._apply()
 
+    @contextlib.asynccontextmanager
+    async def step_aside(self) -> AsyncIterator[None]:
+        """While the agent acts on the page, the bar lets the pointer through: an element under it stays clickable
+        (Playwright's click would otherwise wait for the bar to move away, and fail)."""
+        if not self._active:
+            yield
+            return
+        self._passive = True
+        await self._apply()
+        try:
+            yield
+        finally:
+            self._passive = False
+            await self._apply()
+
     # --- the page's side ---------------------------------------------------------------------------------------
 
     def _called(self, _source: dict[str, Any], what: str) -> dict[str, str] | None:
@@ -107,7 +123,7 @@ class StopBar:
     async def _apply(self) -> None:
         # Serialised, and each pass applies the state current when it runs: the last show/hide wins.
         async with self._lock:
-            labels = bar_labels() if self._active else None
+            labels = {**bar_labels(), "passive": self._passive} if self._active else None
             for page in self._session.pages:
                 try:
                     await asyncio.wait_for(page.evaluate(_APPLY, [self._hook, labels]), 2.0)

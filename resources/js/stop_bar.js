@@ -1,6 +1,7 @@
 // The "Page Agent is working · Stop (Esc)" bar, installed by app/browser/stop_bar.py as an init script in every
 // document of the agent's Chromium. Called as `(source)(config)` with config {binding, hook, tag}: the Playwright
-// binding that reports to Python, the window property Python calls to show or hide the bar, and the bar's tag name.
+// binding that reports to Python, the window property Python calls to show or hide the bar ({working, stop, passive}
+// or null), and the bar's tag name.
 // All three are random per session, so a page cannot guess them before the bar exists.
 //
 // The bar lives in a CLOSED shadow root: page scripts can neither read nor restyle what is inside it. Esc is caught
@@ -21,11 +22,19 @@
   let host = null;
   let keeper = null;
 
+  let shown = '';
+
+  // Inline !important beats any page stylesheet; the host is only a positioned, transparent box. While the agent
+  // acts on the page the bar lets the pointer through, so that an element under it can still be clicked.
+  function place(el, passive) {
+    el.setAttribute('style', ['all: initial', 'position: fixed', 'right: 16px', 'bottom: 16px',
+      'z-index: 2147483647', 'display: block', `pointer-events: ${passive ? 'none' : 'auto'}`]
+      .map((d) => d + ' !important').join(';'));
+  }
+
   function build(labels) {
     const el = document.createElement(tag);
-    // Inline !important beats any page stylesheet; the host is only a positioned, transparent box.
-    el.setAttribute('style', ['all: initial', 'position: fixed', 'right: 16px', 'bottom: 16px',
-      'z-index: 2147483647', 'display: block', 'pointer-events: auto'].map((d) => d + ' !important').join(';'));
+    place(el, labels.passive);
     const root = el.attachShadow({mode: 'closed'});
     const style = document.createElement('style');
     style.textContent = `
@@ -61,7 +70,13 @@
   }
 
   function show(labels) {
+    const words = labels.working + '\n' + labels.stop;
+    if (host && shown === words) {
+      place(host, labels.passive);
+      return;
+    }
     hide();
+    shown = words;
     host = build(labels);
     if (document.documentElement) {
       attach();
@@ -78,6 +93,7 @@
     if (keeper) keeper.disconnect();
     if (host) host.remove();
     host = keeper = null;
+    shown = '';
   }
 
   Object.defineProperty(window, hook, {value: (labels) => (labels ? show(labels) : hide())});

@@ -262,3 +262,17 @@ async def _gone(page: Page, bar: StopBar) -> bool:
 
 async def _wait_until_on(page: Page, bar: StopBar, url: str) -> bool:
     return page.url == url and await _bar_box(page, bar) is not None
+
+
+async def test_the_agent_can_click_an_element_under_the_bar(session: BrowserSession, site: str) -> None:
+    controller, stops, page = await _setup(session, site)
+    await controller.stop_bar.show()
+    state = await controller.get_browser_state(AbortSignal())
+    index = next(line for line in state.content.splitlines() if "Export" in line).split("]")[0].lstrip("[")
+    assert (await controller.click(int(index), AbortSignal())).startswith("Clicked")
+    assert await page.evaluate("presses") == 1 and stops.count == 0
+    # The user can still press Stop afterwards.
+    box = await _bar_box(page, controller.stop_bar)
+    assert box is not None
+    await page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
+    await stops.next()
