@@ -15,6 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
+from app.browser.downloads import Downloads
 from app.browser.private_files import private_folder
 from app.browser.processes import kill_profile_processes
 from app.browser.profile import quiet_profile
@@ -26,6 +27,7 @@ _CLOSE_TIMEOUT = 10.0
 _ATTACH_TIMEOUT_MS = 15_000
 _CDP_TIMEOUT = 5.0
 _STAGING = "Page Agent downloads in progress"
+_ATTACHED_STAGING = ".page-agent-downloads-in-progress"
 
 
 class LaunchOptions(BaseModel):
@@ -46,11 +48,12 @@ class BrowserSession:
     """
 
     def __init__(self, playwright: Playwright, context: BrowserContext, *, browser: Browser | None,
-                 downloads_dir: Path, profile_dir: Path | None) -> None:
+                 downloads: Downloads, profile_dir: Path | None) -> None:
         self._playwright = playwright
         self.context = context
         self._browser = browser  # set when attached: the browser we must not close
-        self.downloads_dir = downloads_dir
+        self.downloads = downloads
+        self.downloads_dir = downloads.folder
         self._profile_dir = profile_dir
         self._ids = itertools.count(1)
         self._tabs: dict[Page, int] = {}
@@ -78,10 +81,7 @@ class BrowserSession:
             executable = await find_chromium(options.executable, playwright.chromium.executable_path)
             profile = options.profile_dir.resolve()
             downloads = (options.downloads_dir or profile.parent / "downloads").resolve()
-            # Chromium writes each download under a GUID name; that copy stays inside the private profile and is
-            # deleted once saved under its real name, never left beside the user's files.
-            staging = profile / _STAGING
-            await asyncio.to_thread(_make_dirs, profile, downloads, staging)
+            await asyncio.to_thread(_make_dirs, profile, downloads)
             await asyncio.to_thread(quiet_profile, profile)
             args = [*CHROMIUM_FLAGS, *options.extra_args]
             if options.window is not None and not options.headless:
@@ -97,11 +97,13 @@ class BrowserSession:
                     viewport=viewport,
                     no_viewport=viewport is None,
                     accept_downloads=True,
-                    downloads_path=str(staging),
+                    downloads_path=str(downloads),
                 )
             except PlaywrightError as exc:
                 raise RuntimeError(_launch_failure(exc, executable, profile)) from exc
-            session = cls(playwright, context, browser=None, downloads_dir=downloads, profile_dir=profile)
+            # Unfinished downloads stay inside the private profile until they are complete.
+            session = cls(playwright, context, browser=None, profile_dir=profile,
+                          downloads=await _take_downloads(context, profile / _STAGING, downloads))
             await session._ensure_tab()
             return session
         except BaseException:
@@ -122,7 +124,9 @@ class BrowserSession:
                 ) from exc
             context = browser.contexts[0] if browser.contexts else await browser.new_context()
             downloads = (downloads_dir or Path.home() / "Downloads").resolve()
-            session = cls(playwright, context, browser=browser, downloads_dir=downloads, profile_dir=None)
+            # Another machine's browser may be at the other end: the unfinished files wait in a hidden folder.
+            session = cls(playwright, context, browser=browser, profile_dir=None,
+                          downloads=await _take_downloads(context, downloads / _ATTACHED_STAGING, downloads))
             session._active = await _visible_page(context.pages)
             await session._ensure_tab()
             return session
@@ -261,6 +265,9 @@ class BrowserSession:
             return
         self._closing = True
         try:
+            if self._browser is not None and self._connected:
+                # The user's own browser goes back to saving downloads its usual way.
+                await self.downloads.release()
             if self._browser is None and self._connected:
                 try:
                     await asyncio.wait_for(self.context.close(), _CLOSE_TIMEOUT)
@@ -274,6 +281,13 @@ class BrowserSession:
                 killed = await kill_profile_processes(self._profile_dir)
                 if killed:
                     log.warning("killed %d Chromium processes left behind", len(killed))
+
+
+async def _take_downloads(context: BrowserContext, staging: Path, folder: Path) -> Downloads:
+    browser = context.browser
+    if browser is None:  # Playwright always has one for Chromium; without it nothing can be downloaded
+        raise RuntimeError("Chromium started without a browser connection.")
+    return await Downloads.take_over(browser, staging, folder)
 
 
 def _make_dirs(*dirs: Path) -> None:
