@@ -52,10 +52,6 @@ class StopBar:
         self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
 
-    @property
-    def active(self) -> bool:
-        return self._active
-
     async def install(self, on_stop: Callable[[], None]) -> None:
         """Bind the bar into every document from now on; ``on_stop()`` runs when the user asks to stop."""
         self._on_stop = on_stop

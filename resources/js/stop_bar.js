@@ -7,7 +7,8 @@
 // The bar lives in a CLOSED shadow root: page scripts can neither read nor restyle what is inside it. Esc is caught
 // in the capture phase at window level by a listener added before any page script ran, so no page can swallow it
 // first. Only trusted events count: a page cannot press Stop for the user (nor is it harmful if it could: stopping
-// is the safe direction).
+// is the safe direction). What a page can do is remove the bar's host or find the hook among window's properties and
+// hide or re-word the bar: nothing it could not draw on its own page anyway, and Esc keeps working.
 (({binding, hook, tag}) => {
   const report = window[binding];
   if (typeof report !== 'function') return;
