@@ -1,9 +1,11 @@
-"""Downloads: Chromium saves each file under its own name; the app then moves it into the downloads folder.
+"""Downloads: Chromium saves each file under its own name; the app then puts it in the downloads folder.
 
 Chromium is told over CDP to save downloads itself (not under Playwright's GUID names) into a private staging
-folder, so its download list shows the real file name and no GUID-named copy is ever left beside the user's files.
-Once a download is complete it moves to the downloads folder under a name that takes nothing there ("name (1).csv"
-when "name.csv" exists), readable by the user only, and the sentence the agent reads names the file as it was saved.
+folder, so its download list shows the real file name (and can still open the file), and no GUID-named copy is
+ever left beside the user's files. A Chromium told where to save overwrites a file of the same name, so the staging
+folder is never the user's: once a download is complete it is linked (or copied) into the downloads folder under a
+name that takes nothing there ("name (1).csv" when "name.csv" exists), readable by the user only, and the sentence
+the agent reads names the file as it was saved. The staging folder is emptied at each launch.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 import logging
 import os
 import re
+import secrets
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,7 +57,7 @@ class Downloads:
 
     @classmethod
     async def take_over(cls, browser: Browser, staging: Path, folder: Path) -> Downloads:
-        await asyncio.to_thread(private_folder, staging)
+        await asyncio.to_thread(_empty_private_folder, staging)
         cdp = await browser.new_browser_cdp_session()
         downloads = cls(cdp, staging, folder)
         await cdp.send("Browser.setDownloadBehavior",
@@ -84,7 +87,7 @@ class Downloads:
             self._tell(Finished(name, None, "the browser did not say where it saved it"))
             return
         try:
-            target = await asyncio.to_thread(_move_in, source, self.folder, name)
+            target = await asyncio.to_thread(_save_in, source, self.folder, name)
         except OSError as exc:
             self._tell(Finished(name, None, f"it could not be saved ({exc.strerror or exc})"))
             return
@@ -106,16 +109,28 @@ class Downloads:
             log.debug("download behaviour not given back: %s", exc)
 
 
-def _move_in(source: Path, folder: Path, name: str) -> Path:
-    target = free_path(folder, name)
+def _save_in(source: Path, folder: Path, name: str) -> Path:
+    target = free_path(folder, name)  # reserved: empty, private, and nobody else's name
     try:
-        # Onto the empty placeholder free_path reserved; across file systems it is a copy and a delete.
-        shutil.move(source, target)
+        try:
+            # A second name for the same file costs nothing; it replaces the empty reservation at once.
+            link = target.with_name(f".{target.name}.{secrets.token_hex(4)}")
+            os.link(source, link)
+            os.replace(link, target)
+        except OSError:  # another file system, or no hard links there
+            shutil.copyfile(source, target)
         os.chmod(target, FILE_MODE)
     except OSError:
         target.unlink(missing_ok=True)
         raise
     return target
+
+
+def _empty_private_folder(folder: Path) -> None:
+    private_folder(folder)
+    for entry in folder.iterdir():
+        if entry.is_file() or entry.is_symlink():
+            entry.unlink(missing_ok=True)
 
 
 def download_name(suggested: str) -> str:

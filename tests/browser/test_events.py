@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import stat
+
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
@@ -137,7 +139,10 @@ async def test_two_downloads_of_one_name_are_told_under_the_names_they_were_save
         told += events
     assert told == [f'Downloaded "download.txt" to {downloads / "download.txt"}.',
                     f'Downloaded "download (1).txt" to {downloads / "download (1).txt"}.']
-    # Only the user's files, no GUID-named copy beside them, and none left in Chromium's own folder either.
+    # Only the user's files, no GUID-named copy beside them; Chromium's own copy (what its download list opens) is
+    # in the private profile under the real name.
     assert sorted(p.name for p in downloads.iterdir()) == ["download (1).txt", "download.txt"]
     staging = launch_options.profile_dir / "Page Agent downloads in progress"
-    assert staging.is_dir() and list(staging.iterdir()) == []
+    assert [p.name for p in staging.iterdir()] == ["download.txt"]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in downloads.iterdir()} == {0o600}
+    assert {p.read_text() for p in downloads.iterdir()} == {"hello download\n"}
