@@ -82,6 +82,8 @@ class Runtime:
         self._agent: Agent | None = None
         self._demo_site: object | None = None
         self._agent_callbacks: list[Callable[[Agent], None]] = []
+        self._stop_callbacks: list[Callable[[], None]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
         # One agent at a time: the panel opens Chromium at startup while the user may already press Run.
         self._lock = asyncio.Lock()
 
@@ -103,6 +105,17 @@ class Runtime:
     def on_agent(self, callback: Callable[[Agent], None]) -> None:
         """Call ``callback(agent)`` for every agent built from now on (run history subscribes here)."""
         self._agent_callbacks.append(callback)
+
+    def on_stop_requested(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` when the user presses Stop or Esc inside Chromium during a run. Without any callback
+        the runtime stops the agent itself (the CLI)."""
+        self._stop_callbacks.append(callback)
+
+    async def place_browser(self, rect: WindowRect) -> None:
+        """Move and size Chromium's window (x, y, width, height); remembered for a Chromium launched later."""
+        self.options.window = rect
+        if self._browser is not None and self._browser.is_connected:  # type: ignore[attr-defined]
+            await self._browser.set_window_bounds(rect)  # type: ignore[attr-defined]
 
     async def apply_settings(self, settings: Settings, api_key: str | None) -> None:
         async with self._lock:
@@ -161,6 +174,7 @@ class Runtime:
                 self._agent = Agent(self._llm, self._controller, config,  # type: ignore[arg-type]
                                     ask_user=self._ask_user, guardrails=guardrails,
                                     person_present=self.options.person_present)
+                self._controller.stop_bar.follow(self._agent)  # type: ignore[attr-defined]
                 for callback in list(self._agent_callbacks):
                     callback(self._agent)
             elif new_task and isinstance(self._llm, ReplayClient) and self._llm.position:
@@ -208,6 +222,7 @@ class Runtime:
         from app.browser.session import BrowserSession, LaunchOptions
         from app.browser.controller import PlaywrightPageController
 
+        launched_with = self.options.window
         if self.options.cdp_url:
             session = await BrowserSession.attach(self.options.cdp_url, downloads_dir=self.paths.downloads_dir)
         else:
@@ -220,9 +235,14 @@ class Runtime:
                     window=self.options.window,
                 )
             )
+        window = self.options.window
+        if window is not None and window != launched_with and not self.options.cdp_url and not self.options.headless:
+            # The panel moved while Chromium started: it goes where the panel now leaves room.
+            await session.set_window_bounds(window)
         session.on_closed(self._browser_closed)
         self._browser = session
         self._controller = PlaywrightPageController(session)
+        await self._controller.stop_bar.install(self._stop_requested)
         await self._go_to_start_page()
 
     async def _go_to_start_page(self) -> None:
@@ -240,6 +260,15 @@ class Runtime:
                 await self._demo_site.start()  # type: ignore[attr-defined]
             return self._demo_site.url(DEMO_START)  # type: ignore[attr-defined]
         return "" if self.options.cdp_url else self.settings.start_url
+
+    def _stop_requested(self) -> None:
+        if self._stop_callbacks:
+            for callback in list(self._stop_callbacks):
+                callback()
+        elif self._agent is not None:
+            task = asyncio.ensure_future(self._agent.stop())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def _browser_closed(self) -> None:
         log.info("Chromium was closed")

@@ -8,8 +8,10 @@ import shutil
 from pathlib import Path
 
 # They keep a driven browser quiet: no update checks, no sync, no first-run UI, no QUIC (some proxies break it),
-# no /dev/shm (tiny in Docker).
+# no /dev/shm (tiny in Docker), and never the "Restore pages?" bubble (the app closes Chromium itself; a session it
+# could not close cleanly is not the user's to restore).
 CHROMIUM_FLAGS: tuple[str, ...] = (
+    "--hide-crash-restore-bubble",
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
@@ -18,10 +20,11 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
     "--disable-dev-shm-usage",
 )
 
-# Chromium refuses to start as root without it (containers, kiosks); for anyone else the sandbox stays on, and
-# Chromium does not show its "unsupported command-line flag" bar over the page.
+# Chromium refuses to start as root without it (containers, kiosks); for anyone else the sandbox stays on.
+# --test-type keeps Chromium's "unsupported command-line flag: --no-sandbox" bar off the page: it would push the
+# page down and the user can do nothing about it.
 if hasattr(os, "geteuid") and os.geteuid() == 0:
-    CHROMIUM_FLAGS += ("--no-sandbox",)
+    CHROMIUM_FLAGS += ("--no-sandbox", "--test-type")
 
 INSTALL_HINT = (
     "No Chromium or Google Chrome was found. Install one (on Debian/Ubuntu: `sudo apt-get install chromium "

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
@@ -28,6 +29,7 @@ from app.browser.navigation_guard import NavigationGuard, unread_page
 from app.browser.observer import ElementRef, Observation, item_now, observe, resolve
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
+from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
 from app.core.page import BrowserClosedError, BrowserState, ElementInfo, TabInfo, ToolError
 from app.core.safety.guardrails import Guardrails
@@ -38,6 +40,21 @@ T = TypeVar("T")
 
 _RESULT_MAX = 4000
 _SETTLE = 0.25  # s after a click for a popup or navigation to show itself
+
+
+Action = TypeVar("Action", bound=Callable[..., Awaitable[str]])
+
+
+def _beside_the_stop_bar(action: Action) -> Action:
+    """An action on an element lets the pointer through the stop bar for its duration (the element may lie under
+    it; the observation does not count it as covered)."""
+
+    @functools.wraps(action)
+    async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
+        async with self.stop_bar.step_aside():
+            return await action(self, *args, **kwargs)
+
+    return acting  # type: ignore[return-value]
 
 
 class PlaywrightPageController:
@@ -59,6 +76,8 @@ class PlaywrightPageController:
         # guard reads them at every check; its route follows them before each look and each navigation.
         self.guardrails = Guardrails()
         self._guard = NavigationGuard(session, lambda: self.guardrails.navigation)
+        # Installed by the composition root (it decides what Stop does); the observer leaves it out either way.
+        self.stop_bar = StopBar(session)
 
     # --- observing ---------------------------------------------------------------------------------------------
 
@@ -96,13 +115,13 @@ class PlaywrightPageController:
     async def _observe(self, page: Page, signal: AbortSignal) -> Observation:
         async with self._failures("The page could not be read"):
             try:
-                return await signal.race(observe(page, self.margin))
+                return await signal.race(observe(page, self.margin, self.stop_bar.tag))
             except PlaywrightError as exc:
                 if "context was destroyed" not in (exc.message or "") and "navigat" not in (exc.message or ""):
                     raise
                 # The page navigated mid-read: look again once it has a document.
                 await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
-                return await signal.race(observe(page, self.margin))
+                return await signal.race(observe(page, self.margin, self.stop_bar.tag))
 
     async def _tabs(self, active: Page, active_title: str) -> list[TabInfo]:
         async def title(page: Page) -> str:
@@ -183,6 +202,7 @@ class PlaywrightPageController:
 
     # --- actions on elements -----------------------------------------------------------------------------------
 
+    @_beside_the_stop_bar
     async def click(self, index: int, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
@@ -221,6 +241,7 @@ class PlaywrightPageController:
         except PlaywrightError as exc:
             log.debug("page did not finish loading: %s", exc.message.splitlines()[0])
 
+    @_beside_the_stop_bar
     async def input_text(self, index: int, text: str, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
@@ -242,6 +263,7 @@ class PlaywrightPageController:
                 await signal.race(keyboard.type(text))
         return f"Typed {shown} into {label}"
 
+    @_beside_the_stop_bar
     async def select_option(self, index: int, text: str, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
@@ -276,12 +298,14 @@ class PlaywrightPageController:
         await self._race(signal, what, option.click(timeout=self._action_ms))
         return f"Selected {json.dumps(choices[picked], ensure_ascii=False)} in {label}"
 
+    @_beside_the_stop_bar
     async def hover(self, index: int, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
         return f"Hovered {label}"
 
+    @_beside_the_stop_bar
     async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str:
         # Exactly the file given: the upload tool hands over the path its policy resolved and judged; expanding or
         # resolving it again here could name another file.
@@ -316,8 +340,9 @@ class PlaywrightPageController:
         if not combos:
             raise ToolError('No keys given; use names like "Enter", "Tab", "Escape" or "Control+A".')
         keyboard = self.session.active_page.keyboard
-        for combo in combos:
-            await self._race(signal, f"Could not press {combo}", keyboard.press(combo))
+        with self.stop_bar.agent_keys():
+            for combo in combos:
+                await self._race(signal, f"Could not press {combo}", keyboard.press(combo))
         return f"Pressed {' '.join(combos)}"
 
     async def scroll(self, down: bool, num_pages: float, index: int | None, signal: AbortSignal) -> str:

@@ -2,7 +2,7 @@
 
 An alert is acknowledged at once (it offers no choice). A confirm(), prompt() or beforeunload is never answered yes
 on the agent's behalf: it is held while the running agent's Guardrails ask the person, and cancelled when nobody
-allows it in time. Downloads are saved to the session's downloads folder. The agent reads the sentences through
+allows it in time. Finished downloads (app.browser.downloads) are told too. The agent reads the sentences through
 ``drain()`` at its next observation.
 """
 
@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import re
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Dialog, Download, Frame, Page
+from playwright.async_api import Dialog, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
-from app.browser.private_files import FILE_MODE, private_folder
+from app.browser.downloads import Finished
 from app.browser.session import BrowserSession
 from app.core.abort import AbortController, AbortError
 from app.core.page import BrowserClosedError
@@ -37,9 +34,6 @@ _REPEATED = "repeated"
 # After a dialog was not allowed, the same tab's next dialogs are cancelled without asking for this long (s), or until
 # the agent itself takes the tab elsewhere: a page cannot wear the person down with one question after another.
 _QUIET = 10.0
-# File names are limited to 255 bytes; room is left for " (12)".
-_NAME_MAX = 200
-_SUFFIX_MAX = 16
 
 
 @dataclass
@@ -67,6 +61,7 @@ class PageEvents:
         for page in session.pages:
             self._watch(page)
         session.on_page(self._opened)
+        session.downloads.on_finished(self._downloaded)
 
     def _opened(self, page: Page) -> None:
         self._watch(page)
@@ -76,7 +71,6 @@ class PageEvents:
         tab_id = self._session.tab_id(page)
         page.on("framenavigated", lambda frame: self._navigated(page, frame))
         page.on("dialog", lambda dialog: self._spawn(self._dialog(tab_id, dialog)))
-        page.on("download", lambda download: self._spawn(self._download(download)))
         page.on("close", lambda _page: self._entries.append(_Entry("closed", page, f"Tab {tab_id} was closed.")))
         page.on("crash", lambda _page: self._entries.append(
             _Entry("note", None, f"Tab {tab_id} crashed (Chromium stopped rendering it).")))
@@ -189,30 +183,13 @@ class PageEvents:
                 page.remove_listener("close", closed)
         return None if allowed else _REFUSED
 
-    async def _download(self, download: Download) -> None:
-        name = _download_name(download.suggested_filename)
-        target: Path | None = None
-        try:
-            target = await asyncio.to_thread(_free_path, self._session.downloads_dir, name)
-            await download.save_as(target)
-            # save_as copies the browser's file with that file's mode; what a page sent is for the user's eyes only.
-            await asyncio.to_thread(target.chmod, FILE_MODE)
-            await self._make_browser_copy_private(download)
-            text = f"Downloaded {_quote(target.name)} to {target}."
-        except (PlaywrightError, OSError) as exc:
-            if target is not None:
-                await asyncio.to_thread(target.unlink, missing_ok=True)
-            text = f"The download of {_quote(name)} failed: {await _download_failure(download, exc)}."
+    def _downloaded(self, finished: Finished) -> None:
+        if finished.saved is not None:
+            # The name it was saved under, which is what the agent reports: "name (1).csv" when "name.csv" existed.
+            text = f"Downloaded {_quote(finished.saved.name)} to {finished.saved}."
+        else:
+            text = f"The download of {_quote(finished.name)} failed: {finished.failure}."
         self._entries.append(_Entry("note", None, text))
-
-    @staticmethod
-    async def _make_browser_copy_private(download: Download) -> None:
-        """Chromium keeps its own copy (named by a GUID) in the downloads folder until the browser closes."""
-        try:
-            copy = await download.path()
-        except PlaywrightError:  # an attached browser's copy is not on this machine's disk
-            return
-        await asyncio.to_thread(copy.chmod, FILE_MODE)
 
     def forget(self, page: Page) -> None:
         """Drop pending news about ``page`` that an action's own result already told (navigation, opening, closing).
@@ -268,46 +245,3 @@ def _quote(text: str) -> str:
     if len(text) > _QUOTE_MAX:
         text = text[: _QUOTE_MAX - 1] + "…"
     return f'"{text}"'
-
-
-async def _download_failure(download: Download, exc: PlaywrightError | OSError) -> str:
-    if isinstance(exc, OSError):
-        return f"it could not be saved ({exc.strerror or exc})"
-    try:
-        failure = await download.failure()
-    except PlaywrightError:
-        failure = None
-    return failure or exc.message.splitlines()[0]
-
-
-def _download_name(suggested: str) -> str:
-    """A file name for what the page suggested: its last part only, printable, without leading dots and characters
-    that are not allowed in file names everywhere, so that it can neither leave the folder nor hide in it."""
-    last = re.split(r"[/\\]", suggested)[-1]
-    printable = "".join(ch for ch in last if ch.isprintable() or ch.isspace())
-    name = " ".join(re.sub(r'[<>:"|?*]', "_", printable).split()).strip(". ") or "download"
-    stem, suffix = _split(name)
-    return stem.encode()[: _NAME_MAX - len(suffix.encode())].decode(errors="ignore") + suffix
-
-
-def _free_path(directory: Path, name: str) -> Path:
-    """A new, empty, private file in ``directory`` called ``name``, or "name (1)", "name (2)"... when that exists."""
-    private_folder(directory)
-    stem, suffix = _split(name)
-    counter = 0
-    while True:
-        candidate = directory / (f"{stem} ({counter}){suffix}" if counter else name)
-        try:
-            # O_EXCL: never reuse (or follow a link at) a name that exists, even one taken a moment ago.
-            os.close(os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
-        except FileExistsError:
-            counter += 1
-            continue
-        return candidate
-
-
-def _split(name: str) -> tuple[str, str]:
-    suffix = Path(name).suffix
-    if len(suffix) > _SUFFIX_MAX:  # "a.<300 characters>" has no real extension
-        suffix = ""
-    return name[: len(name) - len(suffix)], suffix

@@ -179,10 +179,13 @@ async def _snapshot(frame: Frame, options: dict[str, object]) -> FrameSnapshot:
     return FrameSnapshot.model_validate_json(text)
 
 
-async def observe(page: Page, margin: float) -> Observation:
-    """Everything interactive within the viewport plus ``margin`` viewport heights above and below."""
+async def observe(page: Page, margin: float, skip: str | None = None) -> Observation:
+    """Everything interactive within the viewport plus ``margin`` viewport heights above and below.
+
+    ``skip``: the tag name of the app's own stop bar, which is left out and covers nothing.
+    """
     nonce = f"o{next(_nonces)}"
-    main, pieces = await _observe_frame(page.main_frame, {"nonce": nonce, "margin": margin}, 0)
+    main, pieces = await _observe_frame(page.main_frame, {"nonce": nonce, "margin": margin, "skip": skip}, 0)
     lines: list[Line] = []
     refs: dict[int, ElementRef] = {}
     for frame, depth_offset, item in pieces:

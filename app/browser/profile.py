@@ -1,7 +1,9 @@
 """The agent's Chromium profile: preferences that keep browser pop-ups off the page the agent is working on.
 
 A "Save password?" or "Translate this page?" bubble covers part of the page, so the elements under it drop out of
-the observation (covered elements are left out) and the agent cannot click them.
+the observation (covered elements are left out) and the agent cannot click them. The profile is also marked as
+cleanly closed before each launch, so that a Chromium that was killed (a crash, a power cut) never greets the user
+with "Restore pages? Chromium didn't shut down correctly".
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ log = logging.getLogger(__name__)
 
 QUIET_PREFERENCES: dict[str, Any] = {
     "credentials_enable_service": False,
-    "profile": {"password_manager_enabled": False},
+    "profile": {"password_manager_enabled": False, "exit_type": "Normal", "exited_cleanly": True},
     "translate": {"enabled": False},
 }
 

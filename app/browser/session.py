@@ -8,12 +8,14 @@ import itertools
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
+from app.browser.downloads import Downloads
 from app.browser.private_files import private_folder
 from app.browser.processes import kill_profile_processes
 from app.browser.profile import quiet_profile
@@ -23,6 +25,9 @@ log = logging.getLogger(__name__)
 
 _CLOSE_TIMEOUT = 10.0
 _ATTACH_TIMEOUT_MS = 15_000
+_CDP_TIMEOUT = 5.0
+_STAGING = "Page Agent downloads in progress"
+_ATTACHED_STAGING = ".page-agent-downloads-in-progress"
 
 
 class LaunchOptions(BaseModel):
@@ -43,11 +48,12 @@ class BrowserSession:
     """
 
     def __init__(self, playwright: Playwright, context: BrowserContext, *, browser: Browser | None,
-                 downloads_dir: Path, profile_dir: Path | None) -> None:
+                 downloads: Downloads, profile_dir: Path | None) -> None:
         self._playwright = playwright
         self.context = context
         self._browser = browser  # set when attached: the browser we must not close
-        self.downloads_dir = downloads_dir
+        self.downloads = downloads
+        self.downloads_dir = downloads.folder
         self._profile_dir = profile_dir
         self._ids = itertools.count(1)
         self._tabs: dict[Page, int] = {}
@@ -95,7 +101,9 @@ class BrowserSession:
                 )
             except PlaywrightError as exc:
                 raise RuntimeError(_launch_failure(exc, executable, profile)) from exc
-            session = cls(playwright, context, browser=None, downloads_dir=downloads, profile_dir=profile)
+            # Unfinished downloads stay inside the private profile until they are complete.
+            session = cls(playwright, context, browser=None, profile_dir=profile,
+                          downloads=await _take_downloads(context, profile / _STAGING, downloads))
             await session._ensure_tab()
             return session
         except BaseException:
@@ -116,7 +124,9 @@ class BrowserSession:
                 ) from exc
             context = browser.contexts[0] if browser.contexts else await browser.new_context()
             downloads = (downloads_dir or Path.home() / "Downloads").resolve()
-            session = cls(playwright, context, browser=browser, downloads_dir=downloads, profile_dir=None)
+            # Another machine's browser may be at the other end: the unfinished files wait in a hidden folder.
+            session = cls(playwright, context, browser=browser, profile_dir=None,
+                          downloads=await _take_downloads(context, downloads / _ATTACHED_STAGING, downloads))
             session._active = await _visible_page(context.pages)
             await session._ensure_tab()
             return session
@@ -194,6 +204,35 @@ class BrowserSession:
         """Call ``callback(page)`` for every tab opened from now on (read ``pages`` for the current ones)."""
         self._page_callbacks.append(callback)
 
+    # --- the window ---------------------------------------------------------------------------------------------
+
+    async def window_bounds(self) -> tuple[int, int, int, int]:
+        """Chromium's window (the one holding the active tab) as x, y, width, height."""
+        bounds = (await self._window_command(None))["bounds"]
+        return bounds["left"], bounds["top"], bounds["width"], bounds["height"]
+
+    async def set_window_bounds(self, rect: tuple[int, int, int, int]) -> None:
+        """Move and size Chromium's window, un-maximising it first (a maximised window ignores bounds)."""
+        await self._window_command(rect)
+
+    async def _window_command(self, rect: tuple[int, int, int, int] | None) -> dict[str, Any]:
+        cdp = await self.context.new_cdp_session(self.active_page)
+        try:
+            window = await asyncio.wait_for(cdp.send("Browser.getWindowForTarget"), _CDP_TIMEOUT)
+            if rect is not None:
+                window_id = window["windowId"]
+                if window["bounds"].get("windowState", "normal") != "normal":
+                    await asyncio.wait_for(cdp.send("Browser.setWindowBounds", {
+                        "windowId": window_id, "bounds": {"windowState": "normal"}}), _CDP_TIMEOUT)
+                x, y, width, height = rect
+                await asyncio.wait_for(cdp.send("Browser.setWindowBounds", {
+                    "windowId": window_id, "bounds": {"left": x, "top": y, "width": width, "height": height}}),
+                    _CDP_TIMEOUT)
+            return window
+        finally:
+            with contextlib.suppress(PlaywrightError):
+                await cdp.detach()
+
     # --- the end -----------------------------------------------------------------------------------------------
 
     @property
@@ -226,6 +265,9 @@ class BrowserSession:
             return
         self._closing = True
         try:
+            if self._browser is not None and self._connected:
+                # The user's own browser goes back to saving downloads its usual way.
+                await self.downloads.release()
             if self._browser is None and self._connected:
                 try:
                     await asyncio.wait_for(self.context.close(), _CLOSE_TIMEOUT)
@@ -239,6 +281,13 @@ class BrowserSession:
                 killed = await kill_profile_processes(self._profile_dir)
                 if killed:
                     log.warning("killed %d Chromium processes left behind", len(killed))
+
+
+async def _take_downloads(context: BrowserContext, staging: Path, folder: Path) -> Downloads:
+    browser = context.browser
+    if browser is None:  # Playwright always has one for Chromium; without it nothing can be downloaded
+        raise RuntimeError("Chromium started without a browser connection.")
+    return await Downloads.take_over(browser, staging, folder)
 
 
 def _make_dirs(*dirs: Path) -> None:

@@ -36,6 +36,7 @@ from app.text.i18n import language, set_language, tr
 from app.ui.main_window import MainWindow
 from app.ui.saved_run_window import SavedRunWindow
 from app.ui.settings_dialog import SettingsDialog
+from app.ui.tiling import BrowserTiler
 from app.ui.window_placement import browser_beside
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ class Desktop:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.runtime: Runtime | None = None
         self.window: MainWindow | None = None
+        self._tiler: BrowserTiler | None = None
 
     # --- lifetime ----------------------------------------------------------------------------------------------
 
@@ -101,6 +103,8 @@ class Desktop:
         self.runtime.on_agent(self._record_runs)
         self.window = MainWindow(self.runtime)
         self._place_windows(settings)
+        if not choices.headless:  # Chromium follows the panel; the two never cover each other
+            self._tiler = BrowserTiler(self.window, self.runtime.place_browser)
         self.window.settingsRequested.connect(lambda: self._spawn(self.open_settings()))
         self.window.historyRequested.connect(self.open_history)
         self.window.demoRequested.connect(lambda: self._spawn(self.try_demo()))

@@ -83,6 +83,8 @@ class RuntimeLike(Protocol):
 
     def on_browser_closed(self, callback: Callable[[], None]) -> None: ...
 
+    def on_stop_requested(self, callback: Callable[[], None]) -> None: ...
+
 
 class MainWindow(QMainWindow):
     settingsRequested = Signal()
@@ -114,6 +116,8 @@ class MainWindow(QMainWindow):
         runtime.set_ask_user(self.ask_user)
         # Risky moments (a page's dialog, an irreversible click) are answered in the confirm bar.
         runtime.set_confirm(self.confirm_bar.ask)
+        # Stop (Esc) in the bar drawn inside Chromium: the same stop as the panel's, whichever window has the focus.
+        runtime.on_stop_requested(self.stop)
         runtime.on_browser_closed(self._on_browser_closed)
         self._restyle()
         self.resize(420, 860)

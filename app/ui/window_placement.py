@@ -59,3 +59,23 @@ def browser_beside(available: RectLike | Rect, panel: Rect) -> Rect:
     if right >= left:
         return (right_start, y, right, height)
     return (x, y, left, height)
+
+
+def tile(available: RectLike | Rect, panel: Rect, panel_min_width: int = MIN_PANEL_WIDTH) -> Placement:
+    """The panel as the user placed it, made to tile ``available`` with Chromium: never overlapping it.
+
+    The panel goes to the screen edge nearer its centre, no wider than leaves Chromium MIN_BROWSER_WIDTH (but never
+    narrower than ``panel_min_width``: on a screen too small for both, Chromium gets what is left), and stays on
+    screen vertically. Chromium takes the full height of the rest.
+    """
+    x, y, width, height = available if isinstance(available, tuple) else (
+        available.x(), available.y(), available.width(), available.height())
+    panel_x, panel_y, panel_width, panel_height = panel
+    at_left = panel_x + panel_width / 2 <= x + width / 2
+    new_width = max(min(panel_width, width - MIN_BROWSER_WIDTH), min(panel_min_width, width))
+    new_height = min(panel_height, height)
+    new_y = min(max(panel_y, y), y + height - new_height)
+    rest = width - new_width
+    if at_left:
+        return Placement(panel=(x, new_y, new_width, new_height), browser=(x + new_width, y, rest, height))
+    return Placement(panel=(x + rest, new_y, new_width, new_height), browser=(x, y, rest, height))

@@ -2,7 +2,8 @@
 // Called by app/browser/observer.py as `frame.evaluate(source, options)`; iframes become placeholders that Python
 // fills by running this script in the child frame (Playwright can only act on a handle from the owning frame).
 //
-// options: {nonce, margin, region, alpha}. region {top, bottom, left, right} is in this document's viewport
+// options: {nonce, margin, region, alpha, skip}. skip: the tag name of the app's own stop bar (app/browser/stop_bar.py),
+// which is not the page's: it is neither listed nor counted as covering what lies under it. region {top, bottom, left, right} is in this document's viewport
 // coordinates (given for child frames); without it, the viewport plus `margin` viewport heights above and below is
 // used. alpha: the opacity the embedding page gives this frame. Only elements intersecting the region are listed.
 // Returns {title, url, origin, viewport, scroll, items, truncated}.
@@ -82,6 +83,8 @@
   let backgrounds = new Map();
   let textStyles = new Map();
   const range = document.createRange();
+
+  const SKIP = options.skip ? options.skip.toUpperCase() : null;
 
   const clean = (s) => s.replace(/\s+/g, ' ').trim();
   const cut = (s, max) => (s.length > max ? s.slice(0, max - 1) + '…' : s);
@@ -284,6 +287,7 @@
     const root = el.getRootNode();
     const hit = (root.elementFromPoint ? root : document).elementFromPoint(centre.x, centre.y);
     if (!hit || hit === el || composedContains(el, hit) || composedContains(hit, el)) return false;
+    if (hit.tagName === SKIP) return false;
     if (!opaqueOnly) return true;
     for (let n = hit; n && !composedContains(n, el); n = composedParent(n)) {
       if (hides(n)) return true;
@@ -525,6 +529,11 @@
   function visit(el, ctx) {
     const tag = el.tagName;
     if (SKIP_TAGS.has(tag)) return;
+    if (tag === SKIP) {
+      // Transparent: its own box is not the page's, but anything a page put inside it is still seen.
+      visitChildren(el, ctx);
+      return;
+    }
     const cheap = isCheapInteractive(el, tag);
     const rect = el.getBoundingClientRect();
     const hasBox = rect.width > 0 && rect.height > 0;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import stat
+
 import pytest
 from playwright.async_api import Error as PlaywrightError
 
@@ -120,3 +122,27 @@ async def test_a_crashed_tab_is_told_and_go_to_url_brings_it_back(controller, si
     assert state.title == "New customer" and "[1]" in state.content
     assert [(t.tab_id, t.active) for t in state.tabs] == [(1, False), (2, True)]
     assert controller.drain_events() == []  # the reopening is the go_to_url's own result
+
+
+async def test_two_downloads_of_one_name_are_told_under_the_names_they_were_saved_as(
+        controller, signal, site, launch_options) -> None:
+    content = await open_page(controller, signal, f"{site}/tabs.html")
+    downloads = launch_options.downloads_dir.resolve()
+    told: list[str] = []
+    for _ in range(2):
+        await controller.click(index_of(content, "Download file"), signal)
+        for _ in range(50):
+            events = controller.drain_events()
+            if events:
+                break
+            await signal.sleep(0.1)
+        told += events
+    assert told == [f'Downloaded "download.txt" to {downloads / "download.txt"}.',
+                    f'Downloaded "download (1).txt" to {downloads / "download (1).txt"}.']
+    # Only the user's files, no GUID-named copy beside them; Chromium's own copy (what its download list opens) is
+    # in the private profile under the real name.
+    assert sorted(p.name for p in downloads.iterdir()) == ["download (1).txt", "download.txt"]
+    staging = launch_options.profile_dir / "Page Agent downloads in progress"
+    assert [p.name for p in staging.iterdir()] == ["download.txt"]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in downloads.iterdir()} == {0o600}
+    assert {p.read_text() for p in downloads.iterdir()} == {"hello download\n"}

@@ -50,6 +50,7 @@ class TestRuntime:
         self._ask_user: AskUserHandler | None = None
         self._confirm: ConfirmHandler | None = None
         self._closed: list[Callable[[], None]] = []
+        self._stop_pressed: list[Callable[[], None]] = []
         self._agent: Agent | None = None
         self._client: OpenAICompatibleClient | None = None
         self.agent_calls = 0
@@ -75,6 +76,14 @@ class TestRuntime:
 
     def close_browser(self) -> None:
         for callback in self._closed:
+            callback()
+
+    def on_stop_requested(self, callback: Callable[[], None]) -> None:
+        self._stop_pressed.append(callback)
+
+    def press_stop_in_browser(self) -> None:
+        """What the in-Chromium bar does when the user presses its Stop or Esc (app/browser/stop_bar.py)."""
+        for callback in self._stop_pressed:
             callback()
 
     async def apply_settings(self, settings: Settings, api_key: str | None) -> None:

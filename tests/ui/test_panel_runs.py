@@ -107,6 +107,17 @@ async def test_escape_stops(window: MainWindow, llm_server: FakeLLMServer, qtbot
     assert window.pill.state is PillState.STOPPED
 
 
+async def test_stop_pressed_inside_chromium_stops_the_panels_run(window: MainWindow, llm_server: FakeLLMServer,
+                                                                  runtime: TestRuntime) -> None:
+    llm_server.add(tool_reply({"scroll": {"down": True}}, delay=30))
+    type_and_run(window, "Scroll forever")
+    await until(lambda: llm_server.requests and window.composer.mode is ComposerMode.RUNNING)
+    runtime.press_stop_in_browser()
+    assert window.pill.state is PillState.STOPPING
+    await settle(window, timeout=5)
+    assert window.pill.state is PillState.STOPPED
+
+
 async def test_follow_up_keeps_context(window: MainWindow, llm_server: FakeLLMServer,
                                        runtime: TestRuntime) -> None:
     llm_server.add(done_reply("The invoice total is 420 EUR."), done_reply("Sent it to Bob."))

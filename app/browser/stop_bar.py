@@ -1,0 +1,160 @@
+"""The "Page Agent is working · Stop (Esc)" bar inside Chromium, so Stop is at hand wherever the user is.
+
+While a run is on, every tab shows a small pill at its bottom-right corner (resources/js/stop_bar.js, in a closed
+shadow root); its Stop button and Esc pressed anywhere in the page call ``on_stop``. The bar follows the agent: it
+shows while the agent works and goes away when the run ends, is paused for Take over, or is handed to the user. The
+observer leaves it out (``tag``): the model never sees it, and it covers nothing in the observation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+
+from app.assets import read_resource
+from app.browser.session import BrowserSession
+from app.core.agent import Agent
+from app.core.page import BrowserClosedError
+from app.core.types import TERMINAL_STATUSES, AgentStatus, HandOffActivity, PausedActivity
+from app.text.i18n import tr
+
+log = logging.getLogger(__name__)
+
+SCRIPT = "js/stop_bar.js"
+_APPLY = "([hook, labels]) => { const set = window[hook]; if (set) set(labels); }"
+# An Esc the agent itself pressed (send_keys) reaches the bar a moment after the key action returned.
+_AGENT_KEYS_GRACE = 0.5
+
+
+class StopBar:
+    """Install once per Chromium session (``install``), then ``follow`` each agent built on it."""
+
+    def __init__(self, session: BrowserSession) -> None:
+        self._session = session
+        # Random per session: a page cannot name the bar (to hide its own content from the model as "the bar") or
+        # call the binding before it has seen the bar.
+        self.tag = f"pa-{secrets.token_hex(6)}"
+        self._binding = f"__pa{secrets.token_hex(8)}"
+        self._hook = f"__pa{secrets.token_hex(8)}"
+        self._on_stop: Callable[[], None] = lambda: None
+        self._active = False
+        self._agent_keys = 0
+        self._agent_keys_until = 0.0
+        self._passive = False
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def install(self, on_stop: Callable[[], None]) -> None:
+        """Bind the bar into every document from now on; ``on_stop()`` runs when the user asks to stop."""
+        self._on_stop = on_stop
+        context = self._session.context
+        await context.expose_binding(self._binding, self._called)
+        config = json.dumps({"binding": self._binding, "hook": self._hook, "tag": self.tag})
+        script = f"({read_resource(SCRIPT)})({config});"
+        await context.add_init_script(script)
+        # Documents already open missed the init script.
+        for page in self._session.pages:
+            for frame in page.frames:
+                with contextlib.suppress(PlaywrightError):
+                    await frame.evaluate(script)
+
+    def follow(self, agent: Agent) -> None:
+        """Show the bar while ``agent`` works; hide it when the run ends or waits for the person."""
+        agent.on("status_changed", self._status_changed)
+        agent.on("activity", lambda activity: self._activity(agent, activity))
+
+    @contextlib.contextmanager
+    def agent_keys(self) -> Iterator[None]:
+        """While the agent presses keys itself, an Esc in the page is the agent's, not a request to stop."""
+        self._agent_keys += 1
+        try:
+            yield
+        finally:
+            self._agent_keys -= 1
+            self._agent_keys_until = time.monotonic() + _AGENT_KEYS_GRACE
+
+    async def show(self) -> None:
+        self._active = True
+        await self._apply()
+
+    async def hide(self) -> None:
+        self._active = False
+        await self._apply()
+
+    @contextlib.asynccontextmanager
+    async def step_aside(self) -> AsyncIterator[None]:
+        """While the agent acts on the page, the bar lets the pointer through: an element under it stays clickable
+        (Playwright's click would otherwise wait for the bar to move away, and fail)."""
+        if not self._active:
+            yield
+            return
+        self._passive = True
+        await self._apply()
+        try:
+            yield
+        finally:
+            self._passive = False
+            await self._apply()
+
+    # --- the page's side ---------------------------------------------------------------------------------------
+
+    def _called(self, _source: dict[str, Any], what: str) -> dict[str, str] | None:
+        if what == "ask":
+            return bar_labels() if self._active else None
+        if what in ("stop", "escape") and self._active:
+            if what == "escape" and (self._agent_keys or time.monotonic() < self._agent_keys_until):
+                return None
+            log.info("stop asked from Chromium (%s)", what)
+            self._on_stop()
+        return None
+
+    async def _apply(self) -> None:
+        # Serialised, and each pass applies the state current when it runs: the last show/hide wins.
+        async with self._lock:
+            labels = {**bar_labels(), "passive": self._passive} if self._active else None
+            for page in self._session.pages:
+                try:
+                    await asyncio.wait_for(page.evaluate(_APPLY, [self._hook, labels]), 2.0)
+                except (PlaywrightError, asyncio.TimeoutError) as exc:  # closing, or frozen by a dialog
+                    log.debug("stop bar not updated in a tab: %s", exc)
+
+    # --- following the agent -----------------------------------------------------------------------------------
+
+    def _status_changed(self, status: AgentStatus) -> None:
+        if status == AgentStatus.RUNNING:
+            self._spawn(self.show())
+        elif status in TERMINAL_STATUSES:
+            self._spawn(self.hide())
+
+    def _activity(self, agent: Agent, activity: object) -> None:
+        if isinstance(activity, (PausedActivity, HandOffActivity)):
+            self._spawn(self.hide())
+            if isinstance(activity, HandOffActivity):
+                self._spawn(self._bring_to_front())
+        elif not self._active and agent.status == AgentStatus.RUNNING and not agent.paused:
+            # Any other activity of a running agent after a pause means it works again.
+            self._spawn(self.show())
+
+    async def _bring_to_front(self) -> None:
+        try:
+            await self._session.active_page.bring_to_front()
+        except (PlaywrightError, BrowserClosedError) as exc:
+            log.debug("could not bring the tab to the front: %s", exc)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+def bar_labels() -> dict[str, str]:
+    """The bar's words in the panel's language, read at each show (a language switch applies at once)."""
+    return {"working": tr("Page Agent is working"), "stop": tr("Stop (Esc)")}

@@ -1,0 +1,77 @@
+"""The panel and Chromium tile the screen: when the user moves or resizes the panel, Chromium follows.
+
+An event filter on the panel window waits until the panel has been still for a moment (a drag sends a stream of
+moves), then snaps the panel to the nearer screen edge and gives Chromium the rest (app.ui.window_placement.tile),
+so that neither ever covers the other and Stop stays in sight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
+from PySide6.QtWidgets import QWidget
+
+from app.ui.window_placement import Rect, tile
+
+log = logging.getLogger(__name__)
+
+# Long enough for a drag's stream of moves to end, short enough to feel like Chromium follows.
+SETTLE_MS = 300
+
+PlaceBrowser = Callable[[Rect], Awaitable[None]]
+
+
+class BrowserTiler(QObject):
+    """Keeps Chromium beside ``window``; ``place_browser(rect)`` moves Chromium (``Runtime.place_browser``)."""
+
+    def __init__(self, window: QWidget, place_browser: PlaceBrowser, settle_ms: int = SETTLE_MS) -> None:
+        super().__init__(window)
+        self._window = window
+        self._place_browser = place_browser
+        self._sent: Rect | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(settle_ms)
+        self._timer.timeout.connect(self.tile_now)
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self._window and event.type() in (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show):
+            self._timer.start()
+        return False
+
+    def tile_now(self) -> None:
+        """Snap the panel and send Chromium beside it (at once; the event filter calls this once moves settle)."""
+        window = self._window
+        screen = window.screen()
+        if not window.isVisible() or screen is None or window.windowState() & (
+                Qt.WindowState.WindowMaximized | Qt.WindowState.WindowMinimized | Qt.WindowState.WindowFullScreen):
+            return
+        frame = window.frameGeometry()
+        # The window manager's decoration is part of the frame; the minimum size is the client's.
+        decoration = frame.width() - window.width()
+        placement = tile(screen.availableGeometry(), _rect(frame), window.minimumWidth() + decoration)
+        if placement.panel != _rect(frame):
+            x, y, width, height = placement.panel
+            window.move(x, y)
+            window.resize(width - decoration, height - (frame.height() - window.height()))
+        if placement.browser != self._sent:
+            self._sent = placement.browser
+            task = asyncio.ensure_future(self._send(placement.browser))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _send(self, rect: Rect) -> None:
+        try:
+            await self._place_browser(rect)
+        except Exception as exc:  # noqa: BLE001 - a closing Chromium must not break the panel; the next move retries
+            self._sent = None
+            log.warning("could not move Chromium beside the panel: %s", exc)
+
+
+def _rect(rect: QRect) -> Rect:
+    return rect.x(), rect.y(), rect.width(), rect.height()
