@@ -37,7 +37,6 @@ from app.ui.main_window import MainWindow
 from app.ui.saved_run_window import SavedRunWindow
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.tiling import BrowserTiler
-from app.ui.window_placement import browser_beside
 
 log = logging.getLogger(__name__)
 
@@ -139,13 +138,12 @@ class Desktop:
     # --- windows -----------------------------------------------------------------------------------------------
 
     def _place_windows(self, settings: Settings) -> None:
-        """The panel where the user left it (else at the screen's left), Chromium beside it."""
+        """The panel where the user left it (else at the screen's left), snapped to a screen edge; Chromium takes the
+        rest of the screen."""
         assert self.window is not None and self.runtime is not None
         browser = self.window.place_beside_browser()
         if self.window.restore_geometry(settings.panel_geometry):
-            screen = self.window.screen()
-            panel = self.window.frameGeometry()
-            browser = browser_beside(screen.availableGeometry(), (panel.x(), panel.y(), panel.width(), panel.height()))
+            browser = self.window.tile_with_browser()
         self.runtime.options.window = browser
 
     async def _open_browser(self) -> None:

@@ -48,12 +48,13 @@ from app.ui.attention import Attention
 from app.ui.confirm_bar import ConfirmBar
 from app.ui.panel_bars import DemoOfferBar, HandOffBar
 from app.text.i18n import tr
+from app.ui.dialog_widgets import frame_margins
 from app.ui.icons import icon
 from app.ui.status_pill import PillState, StatusPill
 from app.ui.task_input import Composer, ComposerMode
 from app.ui.timeline.model import Outcome, TimelineModel, outcome_of
 from app.ui.timeline.view import TimelineView
-from app.ui.window_placement import side_by_side
+from app.ui.window_placement import side_by_side, tile
 from app.text.wording import describe_activity, format_tokens
 
 log = logging.getLogger(__name__)
@@ -370,7 +371,20 @@ class MainWindow(QMainWindow):
         """Put the panel at the left of ``screen``; returns Chromium's (x, y, width, height) for the rest."""
         screen = screen or self.screen() or QGuiApplication.primaryScreen()
         placement = side_by_side(screen.availableGeometry())
-        self.setGeometry(QRect(*placement.panel))
+        # The placement is the whole window, title bar included. Before the window manager has framed the window,
+        # Qt places its content at the point given, which would push the title bar above the screen.
+        self.setGeometry(QRect(*placement.panel).marginsRemoved(frame_margins(self)))
+        return placement.browser
+
+    def tile_with_browser(self) -> tuple[int, int, int, int]:
+        """Snap a panel restored where the user left it to the nearer screen edge; returns Chromium's rect for the
+        rest of the screen, so that neither window ever covers the other."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        frame = self.frameGeometry()
+        # The minimum width is the content's; the window manager's decoration comes on top of it.
+        placement = tile(screen.availableGeometry(), (frame.x(), frame.y(), frame.width(), frame.height()),
+                         self.minimumWidth() + frame.width() - self.width())
+        self.setGeometry(QRect(*placement.panel).marginsRemoved(frame_margins(self)))
         return placement.browser
 
     def save_geometry(self) -> str:

@@ -72,6 +72,17 @@ def test_geometry_is_saved_and_restored(window: MainWindow) -> None:
     assert not window.restore_geometry("")
 
 
+def test_a_panel_restored_in_the_middle_snaps_to_an_edge_and_chromium_takes_the_rest(window: MainWindow) -> None:
+    screen = (window.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+    window.setGeometry(QRect(screen.x() + screen.width() // 2 - 300, screen.y() + 40, 430, 600))
+    x, y, width, height = window.tile_with_browser()
+    panel = window.frameGeometry()
+    # Side by side, touching, both inside the screen: neither covers the other.
+    assert panel.x() == screen.x() + screen.width() - panel.width() or panel.x() == screen.x()
+    assert (x + width == panel.x()) or (panel.x() + panel.width() == x)
+    assert x >= screen.x() and x + width <= screen.x() + screen.width() and height == screen.height()
+
+
 async def test_dark_palette(window: MainWindow, llm_server: FakeLLMServer, qapp: QApplication,
                             runtime: TestRuntime) -> None:
     original = qapp.palette()
