@@ -413,7 +413,9 @@ class Agent:
         if signal.reason == _PAUSED:
             return None  # taken over mid-step: the loop waits for the user's resume() or stop()
         run.failures = run.failures + 1 if is_failure(output) else 0
-        nudge = run.loops.record_action(parsed.action_name, params)
+        # The same index on another page, or on an element that now reads differently, is not a repeat.
+        where = f"{state.url}\n{target.model_dump_json() if target else ''}"
+        nudge = run.loops.record_action(parsed.action_name, params, where)
         if nudge:
             self._add(run, ObservationEvent(content=nudge))
         return None

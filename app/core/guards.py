@@ -39,12 +39,13 @@ class LoopDetector:
         self._actions: deque[str] = deque(maxlen=REPEATED_ACTION_LIMIT)
         self._pages: deque[str] = deque(maxlen=UNCHANGED_PAGE_LIMIT)
 
-    def record_action(self, name: str, params: dict[str, Any]) -> str | None:
-        self._actions.append(normalise_action(name, params))
+    def record_action(self, name: str, params: dict[str, Any], where: str = "") -> str | None:
+        """``where``: the page and the element acted on, as far as they tell two actions apart."""
+        self._actions.append(normalise_action(name, params) + "\n" + where)
         if len(self._actions) == REPEATED_ACTION_LIMIT and len(set(self._actions)) == 1:
             self._actions.clear()
             return (
-                f"You have done the same action ({name}) {REPEATED_ACTION_LIMIT} times in a row. It is not working: "
+                f"You have done the same action {REPEATED_ACTION_LIMIT} times in a row on the same page. It is not working: "
                 "try a different element or approach, or finish with done (success=false) and explain."
             )
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from app.core.abort import AbortSignal
 from app.core.config import AgentConfig
 from app.core.types import AgentStatus, ErrorEvent, ObservationEvent, RetryEvent, StepEvent, UserTakeoverEvent
 from app.llm.settings import ToolChoiceMode
@@ -116,8 +117,23 @@ async def test_repeated_action_gets_a_nudge(llm_server: FakeLLMServer, make_agen
     llm_server.add(tool_reply({"input_text": {"index": 1, "text": "hello world"}}), done_reply("ok"))
     result = await agent.execute("Type hello")
     nudges = [e.content for e in result.history if isinstance(e, ObservationEvent)]
-    assert any("same action (input_text) 3 times" in n for n in nudges)
+    assert any("same action 3 times in a row on the same page" in n for n in nudges)
     assert "3 times in a row" in llm_server.user_message(-1)
+
+
+async def test_the_same_index_on_three_pages_is_no_repeat(llm_server: FakeLLMServer,
+                                                         make_agent: AgentFactory) -> None:
+    agent, page = make_agent()
+    original = page.click
+
+    async def click_and_move_on(index: int, signal: AbortSignal) -> str:
+        page.url = f"{page.url}/next"  # each click opens another page, where [4] is another element
+        return await original(index, signal)
+
+    page.click = click_and_move_on  # type: ignore[method-assign]
+    llm_server.add(*[tool_reply({"click_element_by_index": {"index": 4}})] * 3, done_reply("ok"))
+    result = await agent.execute("Click through the wizard")
+    assert not [e for e in result.history if isinstance(e, ObservationEvent) and "same action" in e.content]
 
 
 async def test_unchanged_page_gets_a_nudge(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
