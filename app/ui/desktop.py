@@ -30,7 +30,7 @@ from app.settings.model import Settings, endpoint_ready, load_settings, save_set
 from app.settings.paths import AppPaths
 from app.settings.secrets import get_api_key
 from app.ui import style
-from app.ui.dialog_widgets import run_dialog
+from app.ui.dialog_widgets import place_beside_panel, run_dialog
 from app.ui.history_view import HistoryDialog
 from app.text.i18n import language, set_language, tr
 from app.ui.main_window import MainWindow
@@ -228,6 +228,7 @@ class Desktop:
         dialog.openRun.connect(self._open_run)
         dialog.finished.connect(self._history_closed)
         self._history = dialog
+        place_beside_panel(dialog, self.window)
         dialog.open()
 
     def _history_closed(self, _code: int) -> None:
@@ -244,7 +245,7 @@ class Desktop:
         saved = SavedRunWindow(record, parent=self.window)
         saved.finished.connect(lambda _code: self._saved_runs.remove(saved) if saved in self._saved_runs else None)
         self._saved_runs.append(saved)
-        saved.place_beside(self.window)
+        place_beside_panel(saved, self.window)
         saved.show()
 
     @property

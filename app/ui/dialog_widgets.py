@@ -192,6 +192,25 @@ def move_frame(window: QWidget, x: int, y: int) -> None:
     window.setGeometry(QRect(x + margins.left(), y + margins.top(), window.width(), window.height()))
 
 
+_BESIDE_GAP = 8  # between the panel and a window placed beside it
+# Narrower than this, a window beside the panel goes over the panel's edge rather than beside it.
+_BESIDE_MIN_WIDTH = 380
+
+
+def place_beside_panel(window: QWidget, panel: QWidget) -> None:
+    """``window`` to the right of the panel (over the browser's side) when there is room, always on the screen:
+    the panel, its Stop and its live run stay in sight."""
+    screen = (panel.screen() or window.screen()).availableGeometry()
+    frame = panel.frameGeometry()
+    room = screen.right() - frame.right() - _BESIDE_GAP
+    width = min(window.width(), room if room >= _BESIDE_MIN_WIDTH else screen.width())
+    height = min(max(window.height(), frame.height() * 4 // 5), screen.height())
+    x = frame.right() + _BESIDE_GAP if room >= _BESIDE_MIN_WIDTH else screen.right() - width
+    y = max(screen.top(), min(frame.top(), screen.bottom() - height))
+    window.resize(width, height)
+    move_frame(window, x, y)
+
+
 def keep_on_screen(window: QWidget, available: QRect | None = None) -> None:
     """No bigger than ``available`` (by default the screen's free area), and moved so that the whole frame, title
     bar and buttons, is inside it."""

@@ -19,8 +19,6 @@ from app.ui.run_export import ExportFormat, choose_export_file, write_export
 from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
 
-_GAP = 8  # between the panel and this window
-_MIN_WIDTH = 380  # narrower than this, the window goes over the panel's edge rather than beside it
 
 
 class SavedRunWindow(QDialog):
@@ -73,18 +71,6 @@ class SavedRunWindow(QDialog):
         self.html_button.clicked.connect(lambda: self._choose(ExportFormat.HTML))
         self.json_button.clicked.connect(lambda: self._choose(ExportFormat.JSON))
         self.close_button.clicked.connect(self.close)
-
-    def place_beside(self, panel: QWidget) -> None:
-        """To the right of the panel (over the browser's side) when there is room, always within the screen."""
-        screen = (panel.screen() or self.screen()).availableGeometry()
-        frame = panel.frameGeometry()
-        room = screen.right() - frame.right() - _GAP
-        width = min(self.width(), room if room >= _MIN_WIDTH else screen.width())
-        height = min(max(self.height(), frame.height() * 4 // 5), screen.height())
-        x = frame.right() + _GAP if room >= _MIN_WIDTH else screen.right() - width
-        y = max(screen.top(), min(frame.top(), screen.bottom() - height))
-        self.resize(width, height)
-        self.move(x, y)  # move() places the frame: the title bar stays on the screen
 
     def _choose(self, fmt: ExportFormat) -> None:
         choose_export_file(self, self.record.id, fmt, lambda path: self._spawn(self.export_to(path, fmt)))

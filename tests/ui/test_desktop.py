@@ -120,6 +120,8 @@ async def test_a_run_is_saved_and_reopens_from_history(
     history = _dialog(HistoryDialog)
     assert isinstance(history, HistoryDialog)
     await until(lambda: history.list.topLevelItemCount() > 0)
+    # History too opens beside the panel: the live run and its Stop stay in sight.
+    assert history.frameGeometry().left() >= window.frameGeometry().right()
     first = store.list()[-1]
     assert first.title == "What product does the page show?"
     history.select(first.id)
