@@ -229,7 +229,8 @@ class Desktop:
         dialog.finished.connect(self._history_closed)
         self._history = dialog
         place_beside_panel(dialog, self.window)
-        dialog.open()
+        # Not modal: the live run stays in reach (Stop, "I've done it — continue") while the user reads history.
+        dialog.show()
 
     def _history_closed(self, _code: int) -> None:
         self._history = None

@@ -380,7 +380,8 @@ class MainWindow(QMainWindow):
         """Snap a panel restored where the user left it to the nearer screen edge; returns Chromium's rect for the
         rest of the screen, so that neither window ever covers the other."""
         screen = self.screen() or QGuiApplication.primaryScreen()
-        frame = self.frameGeometry()
+        # Before the window is shown its frame is not known yet: the restored content plus room for a title bar.
+        frame = self.geometry().marginsAdded(frame_margins(self))
         # The minimum width is the content's; the window manager's decoration comes on top of it.
         placement = tile(screen.availableGeometry(), (frame.x(), frame.y(), frame.width(), frame.height()),
                          self.minimumWidth() + frame.width() - self.width())
