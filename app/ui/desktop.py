@@ -231,6 +231,8 @@ class Desktop:
         place_beside_panel(dialog, self.window)
         # Not modal: the live run stays in reach (Stop, "I've done it — continue") while the user reads history.
         dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
 
     def _history_closed(self, _code: int) -> None:
         self._history = None
