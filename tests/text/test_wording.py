@@ -227,19 +227,6 @@ def test_every_message_template_and_headline_has_a_chinese_version() -> None:
     assert not untranslated
 
 
-def test_every_string_of_the_wording_timeline_and_export_has_a_chinese_version() -> None:
-    table = zh_tables()
-    sources = [ROOT / "app" / "text" / "wording.py", ROOT / "app" / "history" / "export.py",
-               *sorted((ROOT / "app" / "ui" / "timeline").glob("*.py"))]
-    missing = []
-    for source in sources:
-        for match in re.finditer(r'\btr\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)', source.read_text(encoding="utf-8")):
-            text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', match.group(1)))
-            if text not in table:
-                missing.append(text)
-    assert not missing
-
-
 @pytest.mark.parametrize(
     ("text", "reading", "rest"),
     [

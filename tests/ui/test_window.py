@@ -103,31 +103,6 @@ async def test_dark_palette(window: MainWindow, llm_server: FakeLLMServer, qapp:
         await until(lambda: not style.theme().dark, timeout=2, message="the light theme again")
 
 
-def test_every_panel_string_has_a_chinese_translation() -> None:
-    import json
-    import re
-    from pathlib import Path
-
-    from app.assets import resources_root
-
-    table: dict[str, str] = {}
-    for path in sorted((resources_root() / "i18n" / "zh").glob("*.json")):  # all of them, as tr() reads them
-        table.update(json.loads(path.read_text(encoding="utf-8")))
-    root = Path(__file__).resolve().parents[2] / "app" / "ui"
-    sources = [root / name for name in ("main_window.py", "desktop.py", "status_pill.py", "task_input.py",
-                                        "panel_bars.py", "attention.py", "saved_run_window.py", "run_export.py",
-                                        "history_view.py")]
-    sources.append(root.parent / "text" / "wording.py")
-    sources += sorted((root / "timeline").glob("*.py"))
-    missing = []
-    for source in sources:
-        for match in re.finditer(r'\btr\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)', source.read_text(encoding="utf-8")):
-            text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', match.group(1)))
-            if text not in table:
-                missing.append(text)
-    assert not missing
-
-
 async def test_panel_in_chinese(llm_server: FakeLLMServer, qapp: QApplication) -> None:
     from app.text.i18n import set_language
     from tests.ui.conftest import TestRuntime
