@@ -20,12 +20,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
+from urllib.parse import urlsplit
 
 from app.cli_confirm import cli_confirm
 from app.cli_handoff import TerminalHandOff
 from app.cli_terminal import Say, is_terminal
 from app.core.safety.navigation import parse_domains
 from app.core.safety.secrets import mask_everywhere
+from app.core.text_safety import is_valid_text, valid_text
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
 from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
@@ -55,6 +57,32 @@ def _task_text(text: str) -> str:
     # Refused here, before Chromium starts, rather than by the agent once the browser is up.
     if not text.strip():
         raise argparse.ArgumentTypeError("the task is empty; say what the agent should do")
+    if not is_valid_text(text):  # bytes that are not UTF-8 arrive as lone surrogates; no model could read them
+        raise argparse.ArgumentTypeError(
+            f"the task is not valid UTF-8 text: {valid_text(text)!r} (\ufffd marks what cannot be read); check the "
+            "terminal's encoding, or write the task again")
+    return text
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a model endpoint, in plain words; None when it can."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # an unbalanced "[" or a port that is not a number
+        host = None
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not host:
+        return (f"The base URL {valid_text(url)!r} is not a web address: it must start with http:// or https:// "
+                "and name a server, like https://api.openai.com/v1.")
+    return None
+
+
+def _base_url(text: str) -> str:
+    # Refused here, before Chromium starts and before anything is sent, rather than as an unreadable answer.
+    problem = base_url_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
     return text
 
 
@@ -70,7 +98,8 @@ def add_run_parser(subparsers: Any) -> None:
     run = subparsers.add_parser("run", help="Run one task headlessly and exit.")
     run.add_argument("task", type=_task_text, help="What the agent should do, in plain language.")
     run.add_argument("--url", help="Open this page first.")
-    run.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or settings).")
+    run.add_argument("--base-url", type=_base_url,
+                     help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or settings).")
     run.add_argument("--model", help="Model name (default: PAGE_AGENT_MODEL or settings).")
     run.add_argument("--api-key-env", metavar="VAR", help="Read the API key from this environment variable.")
     run.add_argument("--max-steps", type=_positive(int), help="Step budget (default: settings, 40).")
@@ -127,7 +156,7 @@ class EventPrinter:
 
     def _write(self, kind: str, payload: dict[str, Any]) -> None:
         line = {"t": round(time.monotonic() - self._started, 4), "event": kind, **payload}
-        self._stream.write(mask_everywhere(json.dumps(line, ensure_ascii=False)) + "\n")
+        self._stream.write(valid_text(mask_everywhere(json.dumps(line, ensure_ascii=False))) + "\n")
         self._stream.flush()
 
     def status(self, status: AgentStatus) -> None:
@@ -176,7 +205,7 @@ def _configure_logging(printer: EventPrinter | None) -> None:
 def _tell(printer: EventPrinter | None, message: str) -> None:
     """Why the run failed or stopped, on stderr: a plain line, or an "error" event with --events."""
     if printer is None:
-        print(f"page-agent-desktop: {mask_everywhere(message)}", file=sys.stderr)
+        print(f"page-agent-desktop: {valid_text(mask_everywhere(message))}", file=sys.stderr)
     else:
         printer.error(message)
 
@@ -192,7 +221,7 @@ def exit_code(result: ExecutionResult) -> int:
 def result_json(result: ExecutionResult) -> str:
     payload = result.model_dump(mode="json")
     payload["tokens"] = {**result.usage.model_dump(), "total_tokens": result.usage.total_tokens}
-    return json.dumps(payload, ensure_ascii=False)
+    return valid_text(json.dumps(payload, ensure_ascii=False))
 
 
 async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> int:
@@ -202,6 +231,10 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
     # Only someone at a terminal can take the browser when the agent hands it over.
     person_present = is_terminal(sys.stdin)
     settings, api_key = resolve_settings(args, load_settings(paths.settings_file))
+    endpoint_problem = None if args.replay else base_url_problem(settings.base_url)
+    if endpoint_problem is not None:  # from OPENAI_BASE_URL or the saved settings; before Chromium starts
+        _tell(printer, f"{endpoint_problem} (It came from OPENAI_BASE_URL or the saved Settings.)")
+        return EXIT_ERROR
     try:
         upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
     except ValueError as exc:  # before Chromium starts
@@ -261,7 +294,7 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
         print(mask_everywhere(result_json(result)))
     elif result.status == AgentStatus.COMPLETED:
         if result.data:
-            print(mask_everywhere(result.data))
+            print(valid_text(mask_everywhere(result.data)))
     elif result.status != AgentStatus.NEEDS_PERSON:
         _tell(printer, result.data)
     if result.status == AgentStatus.NEEDS_PERSON:
@@ -272,6 +305,8 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
 
 
 def run_cli(args: argparse.Namespace) -> int:
+    # A terminal or pipe that cannot show a character gets "?", rather than the finished run dying as it prints.
+    sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
     printer = EventPrinter(sys.stderr) if args.events else None
     _configure_logging(printer)
     return asyncio.run(run_task(args, printer))

@@ -11,9 +11,10 @@ import asyncio
 import functools
 import hashlib
 import itertools
+import json
 import logging
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from playwright.async_api import ElementHandle, Frame, Page
@@ -21,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from app.assets import read_resource
+from app.core.text_safety import is_valid_text, valid_data
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,10 @@ _ITEM_OF = "el => { const state = window.__pageAgent; return state && state.item
 _NAMING_ATTRS = ("type", "label", "aria-label", "alt", "placeholder")
 _BUTTON_INPUTS = ("submit", "button", "reset")
 _FRAME_DEPTH_MAX = 5
+# How JSON.stringify writes half of a surrogate pair (a page's own backslash before "ud" matches too, harmlessly).
+_SURROGATE_ESCAPE = "\\ud"
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class Region(BaseModel):
@@ -176,7 +182,15 @@ async def _snapshot(frame: Frame, options: dict[str, object]) -> FrameSnapshot:
     text = await frame.evaluate(_CALL, [version, options])
     if text is None:
         text = await frame.evaluate(install, [version, options])
-    return FrameSnapshot.model_validate_json(text)
+    return _from_page(FrameSnapshot, text)
+
+
+def _from_page(model: type[M], text: str) -> M:
+    """The page's JSON as ``model``. A lone surrogate in the page's text (pydantic refuses its escape as invalid
+    JSON) becomes U+FFFD, so that one odd character on a page never ends the run."""
+    if _SURROGATE_ESCAPE not in text and is_valid_text(text):
+        return model.model_validate_json(text)
+    return model.model_validate(valid_data(json.loads(text)))
 
 
 async def observe(page: Page, margin: float, skip: str | None = None) -> Observation:
@@ -276,4 +290,4 @@ async def resolve(ref: ElementRef) -> ElementHandle | None:
 async def item_now(element: ElementHandle) -> ElementItem | None:
     """How ``element`` reads at this moment, by the same rules the observer listed it with; None without an observer."""
     text = await element.evaluate(_ITEM_OF)
-    return None if text is None else ElementItem.model_validate_json(text)
+    return None if text is None else _from_page(ElementItem, text)

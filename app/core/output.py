@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from app.core.llm import LLMReply, ToolSpec
+from app.core.text_safety import valid_data
 from app.core.tools.registry import ToolSet
 from app.core.types import AgentReflection
 
@@ -150,7 +151,8 @@ def _action_of(payload: dict[str, Any], tools: ToolSet) -> tuple[str, Any]:
 
 
 def _decode(value: Any) -> Any:
-    """Undo JSON that arrived as a string, even twice over."""
+    """Undo JSON that arrived as a string, even twice over. An escaped lone surrogate in it ("\\ud800") becomes
+    U+FFFD: the answer's text must stay printable and savable."""
     for _ in range(3):
         if not isinstance(value, str):
             return value
@@ -158,7 +160,7 @@ def _decode(value: Any) -> Any:
         if not stripped or stripped[0] not in "{[\"":
             return value
         try:
-            value = json.loads(stripped)
+            value = valid_data(json.loads(stripped))
         except json.JSONDecodeError:
             return value
     return value

@@ -16,6 +16,7 @@ from app.core.types import (
     UserTakeoverEvent,
 )
 from app.core.safety.secrets import mask_everywhere, masked_model
+from app.core.text_safety import valid_json, valid_text
 from app.history.records import RunRecord, TaskRun
 from app.text.i18n import language, tr
 from app.text.wording import (
@@ -43,7 +44,7 @@ _MARK_PATHS = {
 
 def export_json(record: RunRecord) -> str:
     # Validating again drops any secret-looking setting, even from a record built by hand.
-    return _masked(record).model_dump_json(indent=2)
+    return valid_json(_masked(record), indent=2)
 
 
 def _masked(record: RunRecord) -> RunRecord:
@@ -186,7 +187,8 @@ def _note(kind: str, label: str, text: str) -> str:
 
 
 def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+    # Valid here, where every text enters the page: one lone surrogate would make the whole file unwritable.
+    return escape(valid_text(str(text)), quote=True)
 
 
 def _short(text: str, limit: int) -> str:

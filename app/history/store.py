@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
+from app.core.text_safety import valid_json, valid_text
 from app.history.records import RunRecord, RunSummary
 from app.settings.atomic import write_atomic
 
@@ -50,7 +51,7 @@ class RunStore:
         return self.runs_dir / f"{run_id}.json"
 
     def save(self, record: RunRecord) -> None:
-        write_atomic(self.path_of(record.id), record.model_dump_json(indent=1))
+        write_atomic(self.path_of(record.id), valid_json(record, indent=1))
         with self._lock:
             self._unreadable.discard(record.id)
             index = self._read_index()
@@ -118,4 +119,4 @@ class RunStore:
 
     def _write_index(self, index: dict[str, RunSummary]) -> None:
         payload = {run_id: summary.model_dump(mode="json") for run_id, summary in index.items()}
-        write_atomic(self.runs_dir / INDEX_NAME, json.dumps(payload, ensure_ascii=False))
+        write_atomic(self.runs_dir / INDEX_NAME, valid_text(json.dumps(payload, ensure_ascii=False)))

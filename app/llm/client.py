@@ -10,6 +10,7 @@ from typing import Any
 from app.core.abort import AbortError, AbortSignal
 from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
 from app.core.safety.secrets import hide_everywhere
+from app.core.text_safety import valid_text
 from app.core.types import Usage
 from app.llm.errors import classify
 from app.llm.settings import LLMSettings, ToolChoiceMode
@@ -94,7 +95,8 @@ class OpenAICompatibleClient:
 
 
 def _wire_messages(messages: list[Message], tool: ToolSpec, mode: ToolChoiceMode) -> list[dict[str, str]]:
-    wire = [{"role": message.role, "content": message.content} for message in messages]
+    # Valid once more on the way out: one lone surrogate (a tab's title) would make the whole request unsendable.
+    wire = [{"role": message.role, "content": valid_text(message.content)} for message in messages]
     if mode == ToolChoiceMode.JSON_TEXT:
         wire.append(
             {
@@ -115,12 +117,14 @@ def _reply_of(response: Any) -> LLMReply:
     if choice.finish_reason == "content_filter":
         raise LLMError(LLMErrorKind.CONTENT_FILTER, "The endpoint's content filter stopped the model's answer.")
     message = choice.message
+    # The answer enters the product here: a lone surrogate in it ("\ud800") could not be printed or saved.
     calls = [
-        ToolCall(name=call.function.name, arguments=call.function.arguments or "")
+        ToolCall(name=valid_text(call.function.name or ""), arguments=valid_text(call.function.arguments or ""))
         for call in (message.tool_calls or [])
         if getattr(call, "function", None) is not None
     ]
-    return LLMReply(tool_calls=calls, content=message.content, usage=_usage_of(response))
+    content = valid_text(message.content) if message.content is not None else None
+    return LLMReply(tool_calls=calls, content=content, usage=_usage_of(response))
 
 
 def _usage_of(response: Any) -> Usage:

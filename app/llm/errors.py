@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import math
 import re
 import time
 from typing import Any, NamedTuple
@@ -127,23 +128,31 @@ _BASE_URL_HINT = "Check the Base URL: it usually ends in /v1."
 
 
 def retry_after_seconds(headers: Any) -> float | None:
-    """Retry-After as seconds: 'retry-after-ms', a number of seconds, or an HTTP date."""
+    """Retry-After as seconds: 'retry-after-ms', a number of seconds, or an HTTP date. None when the endpoint's
+    value means nothing ("soon", "nan", a date out of range): the usual backoff applies; the caller caps the wait."""
     if headers is None:
         return None
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000)
-        except ValueError:
-            pass
+    millis = _seconds(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
     value = headers.get("retry-after")
-    if not value:
-        return None
+    seconds = _seconds(value)
+    if seconds is not None or not value:
+        return seconds
     try:
-        return max(0.0, float(value))
+        moment = email.utils.parsedate_to_datetime(value)
+    except (ValueError, TypeError, OverflowError):  # Python raises for a text that is no date at all
+        return None
+    return max(0.0, moment.timestamp() - time.time())
+
+
+def _seconds(value: str | None) -> float | None:
+    """A header's number, no less than 0; None when it is missing, not a number, infinite or NaN."""
+    try:
+        number = float(value) if value else math.nan
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        return None
+    return max(0.0, number) if math.isfinite(number) else None
 
 
 _SDK_PREFIX = re.compile(r"^Error code: \d+(?: - )?")
