@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from app.browser.controller import PlaywrightPageController
+from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.text_safety import REPLACEMENT, is_valid_text, valid_data, valid_text
 from app.core.types import AgentStatus, StepEvent
@@ -27,6 +29,7 @@ from app.history.store import RunStore
 from app.llm.client import OpenAICompatibleClient
 from app.llm.errors import retry_after_seconds
 from app.llm.settings import LLMSettings
+from tests.browser.conftest import controller, launch_options, session  # noqa: F401  (fixtures)
 from tests.cli.test_cli import cli, cli_env, event_lines, home, statuses  # noqa: F401  (home: the fixture)
 from tests.fakes.llm_server import (
     FakeLLMServer,
@@ -35,6 +38,7 @@ from tests.fakes.llm_server import (
     completion,
     done_reply,
     error_reply,
+    tool_reply,
 )
 from tests.fakes.page import FakePage
 from tests.history.conftest import make_record
@@ -48,17 +52,21 @@ ODD_PAGE = b"""<!doctype html><meta charset=utf-8><title>placeholder</title>
 document.title = "Odd \\ud800 title";
 document.getElementById("note").textContent = "odd " + String.fromCharCode(0xD800) + " text";
 </script>"""
+# An alert whose message holds a lone surrogate, once the page has loaded: the agent is told about it.
+ALERT_PAGE = ODD_PAGE.replace(b"</script>", b"""setTimeout(() => alert("Hello " + String.fromCharCode(0xDC00)), 0);
+</script>""")
 
 
 @pytest.fixture
 def odd_page() -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            body = ALERT_PAGE if self.path == "/alert" else ODD_PAGE
             self.send_response(200)
             self.send_header("content-type", "text/html; charset=utf-8")
-            self.send_header("content-length", str(len(ODD_PAGE)))
+            self.send_header("content-length", str(len(body)))
             self.end_headers()
-            self.wfile.write(ODD_PAGE)
+            self.wfile.write(body)
 
         def log_message(self, *_args: Any) -> None:
             pass
@@ -93,6 +101,24 @@ def test_valid_text_replaces_lone_halves_and_keeps_everything_else() -> None:
 
 # --- the page -----------------------------------------------------------------------------------------------------
 
+async def test_the_page_and_its_dialog_enter_the_product_as_valid_text(
+        controller: PlaywrightPageController, odd_page: str) -> None:  # noqa: F811
+    signal = AbortSignal()
+    await controller.go_to_url(odd_page + "alert", signal)
+
+    state = await controller.get_browser_state(signal)
+
+    assert state.title == f"Odd {REPLACEMENT} title" and f"odd {REPLACEMENT} text" in state.content
+    assert all(is_valid_text(tab.title) for tab in state.tabs)
+    told: list[str] = []
+    deadline = time.monotonic() + 10
+    while not any("Hello" in sentence for sentence in told) and time.monotonic() < deadline:
+        told += controller.drain_events()
+        await asyncio.sleep(0.05)  # the alert comes from the page's own timer
+    assert any(f"Hello {REPLACEMENT}" in sentence for sentence in told), told
+    assert all(is_valid_text(sentence) for sentence in told)
+
+
 def test_a_lone_surrogate_on_the_page_and_in_the_answer_still_ends_in_success_with_parsable_json(
         home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:  # noqa: F811
     # Inside the tool call's arguments, as JSON text: "\\ud800" arrives escaped twice.
@@ -126,6 +152,34 @@ def test_a_raw_surrogate_in_the_model_answer_keeps_every_events_line_parsable(
     steps = [e["item"] for e in events if e["event"] == "history" and e["item"]["type"] == "step"]
     assert steps and steps[-1]["reflection"]["memory"] == f"memo {REPLACEMENT}"
     assert "\\ud800" not in done.stderr and all(is_valid_text(line) for line in done.stderr.splitlines())
+
+
+def test_a_dialog_with_a_lone_surrogate_reaches_the_model_and_the_events_valid(
+        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:  # noqa: F811
+    llm_server.add(done_reply("Saw it."))
+
+    done = run(cli("Read the note", "--url", odd_page + "alert", "--events"), cli_env(home, llm_server))
+
+    assert done.returncode == 0, done.stderr
+    told = f"Hello {REPLACEMENT}"
+    observations = [e["item"]["content"] for e in event_lines(done.stderr)
+                    if e["event"] == "history" and e["item"]["type"] == "observation"]
+    assert any(told in text for text in observations), observations
+    assert told in json.dumps(llm_server.requests[0], ensure_ascii=False)
+
+
+def test_an_action_result_with_a_lone_surrogate_survives_the_history_the_next_request_and_the_output(
+        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:  # noqa: F811
+    # Playwright hands page.title() back with its lone surrogate, and go_to_url's result quotes the title.
+    llm_server.add(tool_reply({"go_to_url": {"url": odd_page}}), done_reply("Read it."))
+
+    done = run(cli("Read the title", "--events"), cli_env(home, llm_server))
+
+    assert done.returncode == 0, done.stderr
+    results = [e["item"]["action"] for e in event_lines(done.stderr)
+               if e["event"] == "history" and e["item"]["type"] == "step"]
+    assert f"Odd {REPLACEMENT} title" in json.dumps(results[0], ensure_ascii=False)
+    assert f"Odd {REPLACEMENT} title" in json.dumps(llm_server.requests[1], ensure_ascii=False)
 
 
 def test_a_model_answer_with_a_lone_surrogate_reaches_the_agent_valid(llm_server: FakeLLMServer) -> None:
