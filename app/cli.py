@@ -29,7 +29,7 @@ from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
 from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
-from app.settings.model import Settings, load_settings
+from app.settings.model import Settings, SettingsUnreadable, read_settings
 from app.settings.paths import app_paths
 from app.settings.secrets import env_api_key, get_api_key
 
@@ -201,6 +201,18 @@ def result_json(result: ExecutionResult) -> str:
     return json.dumps(payload, ensure_ascii=False)
 
 
+def check_record_file(path: Path) -> None:
+    """--record is written after every answer: a place it cannot be written is refused before Chromium starts and a
+    paid model call is made."""
+    folder = path.parent
+    if path.is_dir():
+        raise ValueError(f"--record {path}: that is a folder; give a file name for the cassette.")
+    if not folder.is_dir():
+        raise ValueError(f"--record {path}: the folder {folder} does not exist.")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"--record {path}: you cannot write there; choose a folder you may write to.")
+
+
 async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> int:
     signals = StopSignals()
     signals.install()  # from the start: a signal before Chromium is up stops the run too, without a traceback
@@ -216,9 +228,18 @@ async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, sign
     paths = app_paths()
     # Only someone at a terminal can take the browser when the agent hands it over.
     person_present = is_terminal(sys.stdin)
-    settings, api_key = resolve_settings(args, load_settings(paths.settings_file))
+    try:
+        loaded = await asyncio.to_thread(read_settings, paths.settings_file)
+    except SettingsUnreadable as exc:
+        _tell(printer, str(exc))
+        return EXIT_ERROR
+    if loaded.damaged:
+        Say(printer is not None).line(loaded.notice())
+    settings, api_key = resolve_settings(args, loaded.settings)
     try:
         upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
+        if args.record is not None:
+            await asyncio.to_thread(check_record_file, args.record)
     except ValueError as exc:  # before Chromium starts
         _tell(printer, str(exc))
         return EXIT_ERROR
