@@ -233,8 +233,6 @@ async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, sign
     except SettingsUnreadable as exc:
         _tell(printer, str(exc))
         return EXIT_ERROR
-    if loaded.damaged:
-        Say(printer is not None).line(loaded.notice())
     settings, api_key = resolve_settings(args, loaded.settings)
     try:
         upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)

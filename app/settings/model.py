@@ -118,18 +118,6 @@ class LoadedSettings:
     kept_aside: Path | None = None  # the damaged file, as it was, for the user to look at
     damaged: bool = False
 
-    def notice(self) -> str:
-        """What the user is told about a damaged settings file, in plain words; "" when nothing was wrong."""
-        if not self.damaged:
-            return ""
-        if self.reset:
-            what = "These settings were damaged and are back to their defaults: " + ", ".join(
-                name.replace("_", " ") for name in self.reset) + "."
-        else:
-            what = "The settings file was damaged and could not be read; every setting is back to its default."
-        aside = f" The damaged file was kept as {self.kept_aside}." if self.kept_aside else ""
-        return what + aside
-
 
 def read_settings(path: Path) -> LoadedSettings:
     """The saved settings. A damaged file is kept aside, every valid value is kept, and ``reset`` names the rest;
@@ -164,7 +152,9 @@ def _damaged(path: Path, settings: Settings, reset: tuple[str, ...]) -> LoadedSe
     except OSError as exc:
         log.warning("could not keep the damaged settings file aside: %s", exc)
     kept = aside if aside.exists() else None
-    log.info("the settings file was damaged (reset: %s); kept it as %s", ", ".join(reset) or "everything", kept)
+    # On stderr in the CLI (a JSON "log" line with --events); the panel says it in its own words.
+    log.warning("settings file was damaged; back to their defaults: %s; the damaged file was kept as %s",
+                ", ".join(name.replace("_", " ") for name in reset) or "every setting", kept or "(nowhere)")
     return LoadedSettings(settings, reset, kept, damaged=True)
 
 

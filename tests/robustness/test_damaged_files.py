@@ -11,7 +11,7 @@ import stat
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,9 +23,13 @@ from app.history.recorder import RunRecorder
 from app.history.store import RunStore
 from app.logging_setup import LOG_FILE, configure_logging
 from app.settings.model import Settings, SettingsUnreadable, read_settings
+from app.settings.paths import AppPaths
+from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.history_view import HistoryDialog
+from app.ui.timeline.model import Kind
 from tests.cli.test_cli import ROOT, cli, cli_env, home  # noqa: F401  (home: fixture, no Chromium left behind)
 from tests.fakes.llm_server import FakeLLMServer, done_reply
+from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
 from tests.history.conftest import make_record
 
 RUN_TIMEOUT = 45.0
@@ -140,7 +144,6 @@ def test_a_bad_value_keeps_every_valid_one_and_the_file_aside(tmp_path: Path) ->
         "http://127.0.0.1:9/v1", "local", "zh")
     assert loaded.kept_aside is not None and loaded.kept_aside.name.startswith("settings.json.damaged-")
     assert loaded.kept_aside.read_text() == original
-    assert "max steps, theme" in loaded.notice() and str(loaded.kept_aside) in loaded.notice()
     # What could be kept is saved, so the next start reads it without a word.
     again = read_settings(path)
     assert not again.damaged and again.settings.base_url == "http://127.0.0.1:9/v1"
@@ -152,7 +155,7 @@ def test_a_file_that_is_not_settings_resets_everything_and_says_so(tmp_path: Pat
     path.write_bytes(content)
     loaded = read_settings(path)
     assert loaded.damaged and loaded.settings == Settings()
-    assert loaded.notice().startswith("The settings file was damaged")
+    assert loaded.reset == ()  # nothing could be kept: everything is back to its default
     assert loaded.kept_aside is not None and loaded.kept_aside.read_bytes() == content
 
 
@@ -188,7 +191,7 @@ def test_cli_damaged_settings_keep_the_saved_endpoint_and_name_what_was_reset(
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Hello."
-    assert "back to their defaults: max steps." in done.stderr
+    assert "settings file was damaged; back to their defaults: max steps; the damaged file was kept as" in done.stderr
     assert len(llm_server.requests) == 1
     assert [p.name.startswith("settings.json.damaged-") for p in settings.parent.iterdir()].count(True) == 1
 
@@ -241,3 +244,40 @@ def test_logs_are_the_users_only_even_after_a_rollover(tmp_path: Path, root_logg
     handler.doRollover()  # type: ignore[attr-defined]
     root_logger.warning("after the rollover")
     assert {p.name: mode(p) for p in logs.iterdir()} == {LOG_FILE: 0o600, f"{LOG_FILE}.1": 0o600}
+
+
+# --- the panel at start ------------------------------------------------------------------------------------------
+
+@pytest.fixture
+async def desktop(qapp: QApplication, tmp_path: Path,
+                  memory_keyring: MemoryKeyring) -> AsyncIterator[Desktop]:  # noqa: F811
+    qapp.setQuitOnLastWindowClosed(False)
+    started = Desktop(AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs"),
+                      LaunchChoices(demo=True, headless=True))
+    yield started
+    if started.window is not None:
+        started.window.close()
+    await started.shutdown()
+
+
+def notices(desktop: Desktop) -> list[str]:
+    assert desktop.window is not None
+    return [item.text for item in desktop.window.model.items if item.kind is Kind.NOTICE]
+
+
+async def test_the_panel_starts_with_defaults_when_the_settings_cannot_be_read(
+        desktop: Desktop, tmp_path: Path) -> None:
+    (tmp_path / "config" / "settings.json").mkdir(parents=True)
+    await desktop.start()
+    assert any(text.startswith("The settings file cannot be read, so the app started with its defaults")
+               for text in notices(desktop))
+
+
+async def test_the_panel_names_the_settings_that_were_reset(desktop: Desktop, tmp_path: Path) -> None:
+    settings = tmp_path / "config" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"model": "kept", "max_steps": -1}))
+    await desktop.start()
+    assert desktop.runtime is not None and desktop.runtime.settings.model == "kept"
+    assert any(text.startswith("Some settings were damaged and are back to their defaults: max steps.")
+               for text in notices(desktop))
