@@ -14,16 +14,16 @@ import asyncio
 import json
 import logging
 import os
-import signal
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 from urllib.parse import urlsplit
 
 from app.cli_confirm import cli_confirm
 from app.cli_handoff import TerminalHandOff
+from app.cli_signals import StopSignals
 from app.cli_terminal import Say, is_terminal
 from app.core.safety.navigation import parse_domains
 from app.core.safety.secrets import mask_everywhere
@@ -31,11 +31,17 @@ from app.core.text_safety import is_valid_text, valid_text
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
 from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
-from app.settings.model import Settings, load_settings
+from app.settings.model import Settings, SettingsUnreadable, read_settings
 from app.settings.paths import app_paths
 from app.settings.secrets import env_api_key, get_api_key
 
+if TYPE_CHECKING:
+    from app.core.agent import Agent
+    from app.runtime import Runtime
+
 EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED, EXIT_NEEDS_PERSON = 0, 1, 2, 3, 4
+STOPPED_BEFORE_START = "Stopped before the task started."
+STOPPED_AT_ONCE = "Stopped at once; the task did not finish."
 
 N = TypeVar("N", int, float)
 
@@ -224,19 +230,47 @@ def result_json(result: ExecutionResult) -> str:
     return valid_text(json.dumps(payload, ensure_ascii=False))
 
 
+def check_record_file(path: Path) -> None:
+    """--record is written after every answer: a place it cannot be written is refused before Chromium starts and a
+    paid model call is made."""
+    folder = path.parent
+    if path.is_dir():
+        raise ValueError(f"--record {path}: that is a folder; give a file name for the cassette.")
+    if not folder.is_dir():
+        raise ValueError(f"--record {path}: the folder {folder} does not exist.")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ValueError(f"--record {path}: you cannot write there; choose a folder you may write to.")
+
+
 async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> int:
+    signals = StopSignals()
+    signals.install()  # from the start: a signal before Chromium is up stops the run too, without a traceback
+    try:
+        return await _run_task(args, printer, signals)
+    finally:
+        signals.hold_until_exit()
+
+
+async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals) -> int:
     from app.runtime import Runtime, RuntimeOptions
 
     paths = app_paths()
     # Only someone at a terminal can take the browser when the agent hands it over.
     person_present = is_terminal(sys.stdin)
-    settings, api_key = resolve_settings(args, load_settings(paths.settings_file))
+    try:
+        loaded = await asyncio.to_thread(read_settings, paths.settings_file)
+    except SettingsUnreadable as exc:
+        _tell(printer, str(exc))
+        return EXIT_ERROR
+    settings, api_key = resolve_settings(args, loaded.settings)
     endpoint_problem = None if args.replay else base_url_problem(settings.base_url)
     if endpoint_problem is not None:  # from OPENAI_BASE_URL or the saved settings; before Chromium starts
         _tell(printer, f"{endpoint_problem} (It came from OPENAI_BASE_URL or the saved Settings.)")
         return EXIT_ERROR
     try:
         upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
+        if args.record is not None:
+            await asyncio.to_thread(check_record_file, args.record)
     except ValueError as exc:  # before Chromium starts
         _tell(printer, str(exc))
         return EXIT_ERROR
@@ -257,38 +291,32 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
         _tell(printer, str(exc))
         return EXIT_ERROR
     runtime = Runtime(settings, paths, options, api_key=api_key)
-    loop = asyncio.get_running_loop()
-    stop_requested = asyncio.Event()
-    loop.add_signal_handler(signal.SIGINT, stop_requested.set)
-    runtime.set_confirm(cli_confirm(args.risky, stopped=stop_requested, events=printer is not None))
+    runtime.set_confirm(cli_confirm(args.risky, stopped=signals.stop, events=printer is not None))
     hand_off: TerminalHandOff | None = None
     try:
         try:
-            agent = await runtime.agent()
-            if args.url:
-                await runtime.open_url(args.url)
+            # A stop while Chromium starts cancels the start: nothing is left to wait for.
+            agent = await signals.until_stopped(asyncio.ensure_future(_start(runtime, args.url)))
         except Exception as exc:  # a browser that will not start, a bad URL: say so plainly
             _tell(printer, str(exc))
             return EXIT_ERROR
-        if printer is not None:
-            agent.on("status_changed", printer.status)
-            agent.on("activity", printer.activity)
-            agent.on("history_changed", printer.history)
-        if person_present:
-            hand_off = TerminalHandOff(agent, sys.stdin.fileno(), Say(printer is not None),
-                                       windowless=args.headless and not args.cdp_url)
-            agent.on("activity", hand_off.on_activity)
-        run = asyncio.ensure_future(agent.execute(args.task))
-        waiter = asyncio.ensure_future(stop_requested.wait())
-        await asyncio.wait({run, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        if not run.done():
-            await agent.stop()
-        waiter.cancel()
-        result = await run
+        if agent is None:
+            result = ExecutionResult(success=False, data=STOPPED_BEFORE_START, status=AgentStatus.STOPPED)
+        else:
+            if printer is not None:
+                agent.on("status_changed", printer.status)
+                agent.on("activity", printer.activity)
+                agent.on("history_changed", printer.history)
+            if person_present:
+                hand_off = TerminalHandOff(agent, sys.stdin.fileno(), Say(printer is not None),
+                                           windowless=args.headless and not args.cdp_url)
+                agent.on("activity", hand_off.on_activity)
+            finished = await signals.until_stopped(asyncio.ensure_future(agent.execute(args.task)), agent.stop)
+            result = finished or ExecutionResult(success=False, data=STOPPED_AT_ONCE, status=AgentStatus.STOPPED,
+                                                 history=agent.history)
     finally:
         if hand_off is not None:
             await hand_off.close()
-        loop.remove_signal_handler(signal.SIGINT)
         await runtime.shutdown()
     if args.json:
         print(mask_everywhere(result_json(result)))
@@ -302,6 +330,13 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> in
         _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on: "
                        f"{result.data}")
     return exit_code(result)
+
+
+async def _start(runtime: Runtime, url: str | None) -> Agent:
+    agent = await runtime.agent()
+    if url:
+        await runtime.open_url(url)
+    return agent
 
 
 def run_cli(args: argparse.Namespace) -> int:

@@ -6,10 +6,13 @@ SECRETS_FILTER, what an exception or a page might still carry: the values of eve
 
 from __future__ import annotations
 
+import io
 import logging
+import os
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
+from app.browser.private_files import FILE_MODE, private_folder
 from app.core.safety.secrets import mask_everywhere
 
 LOG_FILE = "page-agent.log"
@@ -41,6 +44,16 @@ class SecretsFilter(logging.Filter):
 SECRETS_FILTER = SecretsFilter()
 
 
+class _PrivateFileHandler(RotatingFileHandler):
+    """The log tells what the user did on which sites: for their eyes only, like the browser profile. Every file it
+    opens (the first, each one after a rollover, one left by an older version) is the owner's only."""
+
+    def _open(self) -> io.TextIOWrapper:
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+        os.fchmod(fd, FILE_MODE)
+        return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
+
+
 def configure_logging(log_dir: Path) -> Path | None:
     """Set up the root logger; returns the log file, or None when the folder cannot be written."""
     root = logging.getLogger()
@@ -51,8 +64,8 @@ def configure_logging(log_dir: Path) -> Path | None:
     console.addFilter(SECRETS_FILTER)
     root.addHandler(console)
     try:
-        log_dir.mkdir(parents=True, exist_ok=True)
-        file = RotatingFileHandler(log_dir / LOG_FILE, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
+        private_folder(log_dir)
+        file = _PrivateFileHandler(log_dir / LOG_FILE, maxBytes=1_000_000, backupCount=2, encoding="utf-8")
     except OSError as exc:
         root.warning("no log file in %s: %s", log_dir, exc)
         return None

@@ -53,6 +53,7 @@ class RunRecorder:
         replay: bool = False,
         secrets: Iterable[str | None] = (),
         clock: Callable[[], datetime] = _utcnow,
+        on_save_failed: Callable[[str], None] | None = None,
     ) -> None:
         self._agent = agent
         self._store = store
@@ -61,6 +62,8 @@ class RunRecorder:
         self._replay = replay
         self._secrets = [s for s in secrets if s and len(s) >= _MIN_SECRET]
         self._clock = clock
+        # Told, on the event loop, why a run could not be saved (a full disk, a read-only folder).
+        self._on_save_failed = on_save_failed
         self._record: RunRecord | None = None
         self._task_started: datetime | None = None
         self._follow_up = False
@@ -107,11 +110,11 @@ class RunRecorder:
     def _save(self, record: RunRecord) -> None:
         snapshot = record.model_copy(deep=True)
         try:
-            asyncio.get_running_loop()
+            loop = asyncio.get_running_loop()
         except RuntimeError:
-            self._write(snapshot)
+            self._write(snapshot, None)
             return
-        self._last_write = self._writer.submit(self._write, snapshot)
+        self._last_write = self._writer.submit(self._write, snapshot, loop)
 
     def _masked(self, record: RunRecord) -> RunRecord:
         """Without the given secrets, nor any value a live secret vault or the process's API keys hold."""
@@ -122,11 +125,18 @@ class RunRecorder:
 
         return masked_model(record, mask)
 
-    def _write(self, record: RunRecord) -> None:
+    def _write(self, record: RunRecord, loop: asyncio.AbstractEventLoop | None) -> None:
         try:
             self._store.save(record)
-        except OSError:
+        except OSError as exc:
             log.exception("could not save the run %s", record.id)
+            if self._on_save_failed is None:
+                return
+            reason = exc.strerror or str(exc)
+            if loop is None:
+                self._on_save_failed(reason)
+            elif not loop.is_closed():
+                loop.call_soon_threadsafe(self._on_save_failed, reason)
 
     async def flush(self) -> None:
         """Wait until every run handed to the writer is on disk."""

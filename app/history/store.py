@@ -45,6 +45,11 @@ class RunStore:
         # Damaged files stay on disk for the user to inspect; remember them so each listing does not re-read them.
         self._unreadable: set[str] = set()
 
+    @property
+    def skipped(self) -> int:
+        """How many run files the last ``list()`` could not read (the history says so)."""
+        return len(self._unreadable)
+
     def path_of(self, run_id: str) -> Path:
         if not _RUN_ID.match(run_id):
             raise RunNotFound(f"not a run id: {run_id!r}")
@@ -64,6 +69,8 @@ class RunStore:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise RunNotFound(f"The run {run_id} is no longer in the history folder.") from None
+        except (OSError, UnicodeDecodeError) as exc:  # not text, a folder, no permission
+            raise DamagedRun(f"The saved run {run_id} cannot be read ({path}).") from exc
         try:
             return RunRecord.model_validate_json(text)
         except ValidationError as exc:
@@ -81,6 +88,7 @@ class RunStore:
         with self._lock:
             index = self._read_index()
             on_disk = {path.stem for path in self._run_files()}
+            self._unreadable &= on_disk  # a damaged file deleted by hand is no longer counted
             changed = False
             for run_id in set(index) - on_disk:
                 del index[run_id]
@@ -102,7 +110,7 @@ class RunStore:
     def _summary_from_file(self, run_id: str) -> RunSummary | None:
         try:
             return self.load(run_id).summary()
-        except (RunStoreError, OSError) as exc:
+        except RunStoreError as exc:
             log.warning("skipping a saved run that cannot be read: %s", exc)
             self._unreadable.add(run_id)
             return None

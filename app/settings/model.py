@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlparse
@@ -105,17 +107,60 @@ def endpoint_ready(settings: Settings, api_key: str | None) -> bool:
     return bool(api_key) or urlparse(settings.base_url).hostname in _LOCAL_HOSTS
 
 
-def load_settings(path: Path) -> Settings:
-    """The saved settings; defaults when there are none or the file is damaged (the damaged file is kept aside)."""
-    if not path.exists():
-        return Settings()
+class SettingsUnreadable(Exception):
+    """The settings file is there but cannot be read at all (a folder, no permission)."""
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    reset: tuple[str, ...] = ()  # the saved values that were damaged and are back to their defaults
+    kept_aside: Path | None = None  # the damaged file, as it was, for the user to look at
+    damaged: bool = False
+
+
+def read_settings(path: Path) -> LoadedSettings:
+    """The saved settings. A damaged file is kept aside, every valid value is kept, and ``reset`` names the rest;
+    a file that cannot be read at all raises SettingsUnreadable with a plain message."""
     try:
-        return Settings.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, ValidationError) as exc:
-        backup = path.with_suffix(".damaged.json")
-        path.replace(backup)
-        log.warning("settings file was damaged (%s); kept it as %s and started from defaults", exc, backup)
-        return Settings()
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return LoadedSettings(Settings())
+    except OSError as exc:
+        raise SettingsUnreadable(f"The settings file {path} cannot be read ({exc.strerror or exc}). Move it away "
+                                 "or fix its permissions; the app then starts with its defaults.") from exc
+    try:
+        data = json.loads(raw.decode("utf-8"))  # bad UTF-8 is a ValueError too
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return _damaged(path, Settings(), ())
+    try:
+        return LoadedSettings(Settings.model_validate(data))
+    except ValidationError as exc:
+        bad = {str(error["loc"][0]) for error in exc.errors() if error["loc"]}
+    settings = Settings.model_validate({name: value for name, value in data.items() if name not in bad})
+    return _damaged(path, settings, tuple(sorted(bad & set(Settings.model_fields))))
+
+
+def _damaged(path: Path, settings: Settings, reset: tuple[str, ...]) -> LoadedSettings:
+    """Keep the damaged file beside the new one, and save what could be kept so the next start reads it."""
+    aside = path.with_name(f"{path.name}.damaged-{datetime.now():%Y%m%d-%H%M%S-%f}")
+    try:
+        path.replace(aside)
+        save_settings(path, settings)
+    except OSError as exc:
+        log.warning("could not keep the damaged settings file aside: %s", exc)
+    kept = aside if aside.exists() else None
+    # On stderr in the CLI (a JSON "log" line with --events); the panel says it in its own words.
+    log.warning("settings file was damaged; back to their defaults: %s; the damaged file was kept as %s",
+                ", ".join(name.replace("_", " ") for name in reset) or "every setting", kept or "(nowhere)")
+    return LoadedSettings(settings, reset, kept, damaged=True)
+
+
+def load_settings(path: Path) -> Settings:
+    """The saved settings (see ``read_settings``)."""
+    return read_settings(path).settings
 
 
 def save_settings(path: Path, settings: Settings) -> None:

@@ -26,7 +26,14 @@ from app.history.records import RunRecord
 from app.history.recorder import RunRecorder
 from app.history.store import RunStore
 from app.runtime import Runtime, RuntimeOptions
-from app.settings.model import Settings, endpoint_ready, load_settings, save_settings
+from app.settings.model import (
+    LoadedSettings,
+    Settings,
+    SettingsUnreadable,
+    endpoint_ready,
+    read_settings,
+    save_settings,
+)
 from app.settings.paths import AppPaths
 from app.settings.secrets import get_api_key
 from app.ui import style
@@ -90,7 +97,8 @@ class Desktop:
             self._closed.set()
 
     async def start(self) -> MainWindow:
-        settings = await asyncio.to_thread(load_settings, self._paths.settings_file)
+        loaded, unreadable = await _read_settings(self._paths.settings_file)
+        settings = loaded.settings
         set_language(settings.language)
         style.use_theme(settings.theme)
         self._api_key = await asyncio.to_thread(get_api_key, settings.provider)
@@ -111,6 +119,8 @@ class Desktop:
         self.window.show_demo_mode(demo, DEMO_TASK)
         self.window.show()
         self.window.composer.focus_default()
+        if unreadable or loaded.damaged:
+            self.window.model.add_notice(unreadable or _damaged_settings_notice(loaded))
         # Chromium opens with the panel, so the first task starts at once.
         self._browser_opening = self._spawn(self._open_browser())
         if not ready and not choices.demo and choices.replay is None:
@@ -271,15 +281,43 @@ class Desktop:
         assert self.runtime is not None
         previous, self._recorder = self._recorder, RunRecorder(
             agent, self._store, self.runtime.settings, demo=self.runtime.demo,
-            replay=self._choices.replay is not None and not self.runtime.demo, secrets=[self._api_key])
+            replay=self._choices.replay is not None and not self.runtime.demo, secrets=[self._api_key],
+            on_save_failed=self._run_not_saved)
         if previous is not None:
             self._spawn(previous.close())
+
+    def _run_not_saved(self, reason: str) -> None:
+        if self.window is not None:
+            self.window.model.add_notice(tr("This run could not be saved to the history ({reason}). Its result is "
+                                            "above.", reason=reason))
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+
+async def _read_settings(path: Path) -> tuple[LoadedSettings, str]:
+    """The saved settings, and what to tell the user when the file cannot be read at all (the panel then starts
+    with the defaults)."""
+    try:
+        return await asyncio.to_thread(read_settings, path), ""
+    except SettingsUnreadable as exc:
+        log.warning("%s", exc)
+        return LoadedSettings(Settings()), tr("The settings file cannot be read, so the app started with its "
+                                              "defaults: {problem}", problem=str(exc))
+
+
+def _damaged_settings_notice(loaded: LoadedSettings) -> str:
+    if loaded.reset:
+        text = tr("Some settings were damaged and are back to their defaults: {names}.",
+                  names=", ".join(name.replace("_", " ") for name in loaded.reset))
+    else:
+        text = tr("The settings file was damaged; every setting is back to its default.")
+    if loaded.kept_aside is not None:
+        text += " " + tr("The damaged file was kept as {path}.", path=str(loaded.kept_aside))
+    return text
 
 
 def _bring_forward(dialog: QDialog) -> None:

@@ -140,6 +140,9 @@ class HistoryDialog(QDialog):
         self._stack.addWidget(self.list)
         self._stack.addWidget(self.empty)
         root.addWidget(self._stack, 1)
+        self.skipped_notice = small_label(self, "")
+        self.skipped_notice.hide()
+        root.addWidget(self.skipped_notice)
 
         self.message = MessageArea(self)
         root.addWidget(self.message)
@@ -178,6 +181,10 @@ class HistoryDialog(QDialog):
             if summary.id == selected:
                 item.setSelected(True)
         self._stack.setCurrentWidget(self.list if self.list.topLevelItemCount() else self.empty)
+        skipped = self._store.skipped
+        self.skipped_notice.setText(tr("1 saved run could not be read and was skipped.") if skipped == 1 else
+                                    tr("{n} saved runs could not be read and were skipped.", n=skipped))
+        self.skipped_notice.setVisible(skipped > 0)
         if self.list.topLevelItemCount() and not self.list.selectedItems():
             self.list.setCurrentItem(self.list.topLevelItem(0))
         self._update_buttons()

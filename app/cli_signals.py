@@ -1,0 +1,65 @@
+"""Ctrl+C, SIGTERM and SIGHUP on the command line. The first stops the run the way Stop does (the report is printed,
+Chromium is closed, exit 3); while Chromium is still starting it stops at once. A second one stops at once too:
+the work under way is cancelled, Chromium is still closed, and no traceback is printed."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class StopSignals:
+    """``install()`` before anything slow starts; ``hold_until_exit()`` once the run's last words are out."""
+
+    def __init__(self) -> None:
+        self.stop = asyncio.Event()
+        self.force = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def install(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        for signum in STOP_SIGNALS:
+            self._loop.add_signal_handler(signum, self._received)
+
+    def hold_until_exit(self) -> None:
+        """The run is over and the process ends next: a late Ctrl+C must not raise KeyboardInterrupt in the
+        interpreter's shutdown (a traceback, or death by SIGINT). Blocked first, so none slips in between."""
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        if self._loop is not None:
+            for signum in STOP_SIGNALS:
+                self._loop.remove_signal_handler(signum)
+            self._loop = None
+
+    def _received(self) -> None:
+        if self.stop.is_set():
+            self.force.set()
+        self.stop.set()
+
+    async def until_stopped(self, work: asyncio.Future[T],
+                            stop: Callable[[], Awaitable[None]] | None = None) -> T | None:
+        """``work``'s result, or None when it was cancelled. A stop calls ``stop()`` and lets ``work`` end on its
+        own; without ``stop``, or on a second signal, ``work`` is cancelled."""
+        stopped = asyncio.ensure_future(self.stop.wait())
+        forced = asyncio.ensure_future(self.force.wait())
+        stopping: asyncio.Future[None] | None = None
+        try:
+            await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if not work.done() and stop is not None:
+                stopping = asyncio.ensure_future(stop())
+                await asyncio.wait({work, forced}, return_when=asyncio.FIRST_COMPLETED)
+            if not work.done():
+                work.cancel()
+            await asyncio.wait({work})
+        finally:
+            for waiter in (stopped, forced):
+                waiter.cancel()
+            if stopping is not None:
+                # The cancelled work settles the run, so the stop returns promptly.
+                await asyncio.gather(stopping, return_exceptions=True)
+        return None if work.cancelled() else work.result()
