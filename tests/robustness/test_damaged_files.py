@@ -281,3 +281,12 @@ async def test_the_panel_names_the_settings_that_were_reset(desktop: Desktop, tm
     assert desktop.runtime is not None and desktop.runtime.settings.model == "kept"
     assert any(text.startswith("Some settings were damaged and are back to their defaults: max steps.")
                for text in notices(desktop))
+
+
+def test_a_log_line_with_a_lone_surrogate_is_written_not_lost(tmp_path: Path, root_logger: logging.Logger) -> None:
+    log_file = configure_logging(tmp_path / "logs")
+    assert log_file is not None
+    root_logger.warning("the page's title was %s", "Sale\ud800 now")
+    root_logger.warning("the next line")
+    text = log_file.read_text(encoding="utf-8")
+    assert "Sale\\ud800 now" in text and "the next line" in text
