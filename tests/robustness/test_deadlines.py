@@ -31,7 +31,9 @@ from app.core.report import REPORT_SECTIONS
 from app.core.types import AgentStatus, ErrorEvent
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
+from app.settings.model import Settings
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, done_reply, tool_reply
+from tests.fakes.memory_keyring import memory_keyring  # noqa: F401  (fixture)
 from tests.fakes.page import FakePage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -211,8 +213,6 @@ async def test_an_answer_trickling_in_slower_than_the_timeout_is_cut_off_too(
 
 
 def test_the_saved_model_answer_timeout_reaches_the_client() -> None:
-    from app.settings.model import Settings
-
     assert Settings(request_timeout=42).llm_settings("sk").request_timeout == 42
     assert Settings().request_timeout == 90
 
@@ -303,3 +303,19 @@ def test_max_duration_is_a_hard_limit_for_the_whole_cli_run(
     # The budget, plus Python's and Chromium's start and close (measured at about 4 s on a busy 2-core machine).
     print(f"\n--max-duration {budget:g}: the CLI run took {elapsed:.1f} s")
     assert elapsed < budget + 12
+
+
+# --- the setting -----------------------------------------------------------------------------------------------
+
+
+async def test_the_settings_dialog_edits_the_model_answer_timeout(qapp: Any, memory_keyring: Any) -> None:
+    from app.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(Settings(request_timeout=42))
+    try:
+        assert dialog.timeout_spin.value() == 42
+        assert dialog.timeout_spin.accessibleName() == "Model answer timeout (s)"
+        dialog.timeout_spin.setValue(120)
+        assert dialog._form_settings().request_timeout == 120
+    finally:
+        dialog.deleteLater()
