@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -28,7 +29,7 @@ from app.core.agent import Agent
 from app.core.config import AgentConfig
 from app.core.messages import PAGE_NOT_RESPONDING, TIME_BUDGET_EXCEEDED, TOO_MANY_FAILURES
 from app.core.report import REPORT_SECTIONS
-from app.core.types import AgentStatus, ErrorEvent
+from app.core.types import AgentStatus, ErrorEvent, ObservationEvent
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
 from app.settings.model import Settings
@@ -118,8 +119,8 @@ def not_responding(seconds: float) -> str:
 async def test_a_page_stuck_in_a_script_is_told_to_the_model_after_the_observation_deadline(
         llm_server: FakeLLMServer, controller: PlaywrightPageController, hostile_site: str,
         clients: list[OpenAICompatibleClient]) -> None:
-    signal = AbortSignal()
-    await controller.go_to_url(f"{hostile_site}/stuck", signal)
+    unaborted = AbortSignal()
+    await controller.go_to_url(f"{hostile_site}/stuck", unaborted)
     await asyncio.sleep(0.3)  # the script's endless loop has begun
     llm_server.add(done_reply("The dashboard never finished loading.", success=False))
     agent = Agent(client_for(clients, settings_for(llm_server)), controller, AgentConfig(observe_timeout=1.5))
@@ -139,8 +140,8 @@ async def test_a_page_stuck_in_a_script_is_told_to_the_model_after_the_observati
 async def test_a_navigation_to_a_server_that_never_answers_gives_the_page_back_to_the_model(
         llm_server: FakeLLMServer, controller: PlaywrightPageController, hostile_site: str,
         clients: list[OpenAICompatibleClient]) -> None:
-    signal = AbortSignal()
-    await controller.go_to_url(f"{hostile_site}/plain", signal)
+    unaborted = AbortSignal()
+    await controller.go_to_url(f"{hostile_site}/plain", unaborted)
     llm_server.add(tool_reply({"go_to_url": {"url": f"{hostile_site}/never"}}),
                    done_reply("The reports page does not answer.", success=False))
     agent = Agent(client_for(clients, settings_for(llm_server)), controller, AgentConfig(observe_timeout=1.5))
@@ -158,8 +159,8 @@ async def test_a_navigation_to_a_server_that_never_answers_gives_the_page_back_t
 async def test_a_page_that_keeps_not_responding_ends_the_run_as_failures_with_a_report(
         llm_server: FakeLLMServer, controller: PlaywrightPageController, hostile_site: str,
         clients: list[OpenAICompatibleClient]) -> None:
-    signal = AbortSignal()
-    await controller.go_to_url(f"{hostile_site}/stuck", signal)
+    unaborted = AbortSignal()
+    await controller.go_to_url(f"{hostile_site}/stuck", unaborted)
     await asyncio.sleep(0.3)
 
     def answer(body: dict[str, Any]) -> FakeResponse:
@@ -181,6 +182,37 @@ async def test_a_page_that_keeps_not_responding_ends_the_run_as_failures_with_a_
     errors = [e.message for e in result.history if isinstance(e, ErrorEvent)]
     assert errors == [not_responding(1)] * 4 + [TOO_MANY_FAILURES.format(count=3)]
     assert result.data.startswith("## Task")
+
+
+async def kill_renderers(session: BrowserSession, after: float) -> None:
+    """Crash every tab of ``session`` the way an out-of-memory kill does: its renderer processes die (a page busy
+    in a script does not even handle CDP's Page.crash)."""
+    await asyncio.sleep(after)
+    cdp = await session.context.browser.new_browser_cdp_session()  # type: ignore[union-attr]
+    for process in (await cdp.send("SystemInfo.getProcessInfo"))["processInfo"]:
+        if process["type"] == "renderer":
+            os.kill(process["id"], signal.SIGKILL)
+
+
+async def test_a_tab_that_crashes_while_it_is_read_is_told_once_and_costs_no_failure(
+        llm_server: FakeLLMServer, controller: PlaywrightPageController, hostile_site: str,
+        clients: list[OpenAICompatibleClient]) -> None:
+    await controller.go_to_url(f"{hostile_site}/stuck", AbortSignal())
+    await asyncio.sleep(0.3)
+    llm_server.add(tool_reply({"go_to_url": {"url": f"{hostile_site}/plain"}}), done_reply("Reopened it."))
+    # One failure would end the run: the crash must cost none.
+    agent = Agent(client_for(clients, settings_for(llm_server)), controller,
+                  AgentConfig(observe_timeout=10.0, max_failures=1))
+
+    crash = asyncio.ensure_future(kill_renderers(controller.session, after=1.0))
+    result = await asyncio.wait_for(agent.execute("Read the dashboard"), 30)
+    await crash
+
+    assert result.status == AgentStatus.COMPLETED and result.data == "Reopened it."
+    assert [e for e in result.history if isinstance(e, ErrorEvent)] == []
+    told = [e.content for e in result.history if isinstance(e, ObservationEvent) and "crashed" in e.content]
+    assert told == ["Tab 1 crashed (Chromium stopped rendering it)."]
+    assert "Tab 1 crashed: Chromium stopped rendering this page" in user_text(llm_server.requests[0])
 
 
 # --- the model request -----------------------------------------------------------------------------------------
