@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import json
 import logging
+import math
 import os
 import sys
 import time
@@ -25,6 +26,7 @@ from app.cli_confirm import cli_confirm
 from app.cli_handoff import TerminalHandOff
 from app.cli_signals import StopSignals
 from app.cli_terminal import Say, is_terminal
+from app.core.config import MAX_DURATION_LIMIT, MAX_STEPS_LIMIT
 from app.core.safety.navigation import parse_domains
 from app.core.safety.secrets import mask_everywhere
 from app.core.text_safety import is_valid_text, valid_text
@@ -46,13 +48,18 @@ STOPPED_AT_ONCE = "Stopped at once; the task did not finish."
 N = TypeVar("N", int, float)
 
 
-def _positive(convert: Callable[[str], N]) -> Callable[[str], N]:
-    """An argparse type: ``convert`` the text and refuse 0 and below (settings copies are not validated again)."""
+def _bounded(convert: Callable[[str], N], most: N) -> Callable[[str], N]:
+    """An argparse type: ``convert`` the text and refuse what is not a finite number above 0 and up to ``most``,
+    here, before Chromium starts (settings copies are not validated again)."""
 
     def parse(text: str) -> N:
         value = convert(text)
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, not {text}")
         if value <= 0:
             raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+        if value > most:
+            raise argparse.ArgumentTypeError(f"must be at most {most:g}, not {text}")
         return value
 
     parse.__name__ = convert.__name__  # argparse names it in "invalid int value"
@@ -108,8 +115,11 @@ def add_run_parser(subparsers: Any) -> None:
                      help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or settings).")
     run.add_argument("--model", help="Model name (default: PAGE_AGENT_MODEL or settings).")
     run.add_argument("--api-key-env", metavar="VAR", help="Read the API key from this environment variable.")
-    run.add_argument("--max-steps", type=_positive(int), help="Step budget (default: settings, 40).")
-    run.add_argument("--max-duration", type=_positive(float), metavar="SECONDS", help="Time budget for the task.")
+    run.add_argument("--max-steps", type=_bounded(int, MAX_STEPS_LIMIT),
+                     help=f"Step budget, 1 to {MAX_STEPS_LIMIT} (default: settings, 40).")
+    run.add_argument("--max-duration", type=_bounded(float, MAX_DURATION_LIMIT), metavar="SECONDS",
+                     help=f"Time budget for the whole task, its final report included (at most "
+                          f"{MAX_DURATION_LIMIT:g}).")
     run.add_argument("--headless", dest="headless", action="store_true", default=True,
                      help="Run Chromium without a window (default).")
     run.add_argument("--headed", dest="headless", action="store_false", help="Show the Chromium window.")

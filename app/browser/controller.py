@@ -84,12 +84,17 @@ class PlaywrightPageController:
     async def get_browser_state(self, signal: AbortSignal) -> BrowserState:
         page = self.session.active_page
         if self.session.is_crashed(page):
-            self._last, self._last_page = None, page
-            tabs = await signal.race(self._tabs(page, ""))
-            return BrowserState(url=page.url, title="", tabs=tabs,
-                                content=render_crashed(self.session.tab_id(page), page.url))
+            return await self._crashed_state(page, signal)
         await signal.race(self._guard.sync())
-        observation = await self._observe_allowed(page, signal)
+        try:
+            observation = await self._observe_allowed(page, signal)
+        except ToolError as exc:
+            # A tab that crashes while it is being read is the crash, told once as the tab's state, not also a
+            # page that "could not be read" (which would cost the agent a failure of its own).
+            if not (self.session.is_crashed(page) or "crashed" in str(exc.__cause__).lower()):
+                raise
+            self.session.mark_crashed(page)
+            return await self._crashed_state(page, signal)
         if observation is None:
             self._last, self._last_page = None, page
             reason = self._guard.refusal(page) or "a frame inside it is on an address that is not allowed."
@@ -99,6 +104,12 @@ class PlaywrightPageController:
         self._last, self._last_page = observation, page
         tabs = await signal.race(self._tabs(page, observation.title))
         return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
+
+    async def _crashed_state(self, page: Page, signal: AbortSignal) -> BrowserState:
+        self._last, self._last_page = None, page
+        tabs = await signal.race(self._tabs(page, ""))
+        return BrowserState(url=page.url, title="", tabs=tabs,
+                            content=render_crashed(self.session.tab_id(page), page.url))
 
     async def _observe_allowed(self, page: Page, signal: AbortSignal) -> Observation | None:
         """Observe the tab unless it, or a frame in it, stays on a refused address (None). Such frames are taken away

@@ -154,7 +154,13 @@ class BrowserSession:
             callback(page)
 
     def _crash(self, page: Page) -> None:
-        self._crashed.add(page)
+        self.mark_crashed(page)
+
+    def mark_crashed(self, page: Page) -> None:
+        """Count ``page`` as crashed: its "crash" event, or a call that failed with "Target crashed" before the
+        event arrived."""
+        if page in self._tabs:
+            self._crashed.add(page)
 
     def _untrack(self, page: Page) -> None:
         self._tabs.pop(page, None)

@@ -18,6 +18,7 @@ from app.core.guards import LoopDetector, budget_warning
 from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, ToolSpec
 from app.core.messages import (
     BROWSER_CLOSED,
+    PAGE_NOT_RESPONDING,
     PAGE_UNREADABLE,
     STEP_LIMIT,
     STEP_TIMED_OUT,
@@ -64,7 +65,8 @@ M = TypeVar("M", bound=BaseModel)
 _PAUSED = "paused by the user"
 _STEP_TIMEOUT = "step timeout"
 _TIME_BUDGET = "time budget"
-_OBSERVE_TIMEOUT = 15.0
+# Below this much time left a progress report is not worth a model call: it is built from the history at once.
+_REPORT_FLOOR = 1.0
 # The result of an action the user's Take over interrupted: it may have happened (a click whose page was still loading).
 TAKEN_OVER_MID_STEP = "The user took over while this action was running, so its result is unknown: check the page."
 
@@ -90,6 +92,8 @@ class _Run:
     masked_generation: int = 0
     step_count: int = 0
     failures: int = 0
+    # Page reads in a row that ran out of time: the first may be a slow page, more are the run getting nowhere.
+    unresponsive: int = 0
     usage: Usage = field(default_factory=Usage)
     loops: LoopDetector = field(default_factory=LoopDetector)
     last_state: BrowserState | None = None
@@ -412,7 +416,10 @@ class Agent:
             return self._hand_off(run, parsed.action_input.reason)
         if signal.reason == _PAUSED:
             return None  # taken over mid-step: the loop waits for the user's resume() or stop()
-        run.failures = run.failures + 1 if is_failure(output) else 0
+        if is_failure(output) or run.unresponsive > 1:
+            run.failures += 1
+        elif not run.unresponsive:  # an action that worked on a page that never answered proves nothing
+            run.failures = 0
         # The same index on another page, or on an element that now reads differently, is not a repeat.
         where = f"{state.url}\n{target.model_dump_json() if target else ''}"
         nudge = run.loops.record_action(parsed.action_name, params, where)
@@ -422,19 +429,35 @@ class Agent:
 
     async def _observe(self, run: _Run, signal: AbortSignal) -> BrowserState | None:
         try:
-            state = await self._read_page(signal)
+            state = await self._read_page(signal, self.config.observe_timeout)
         except ToolError as exc:
             self._count_failure(run, PAGE_UNREADABLE.format(reason=exc))
             return None
-        run.last_state = state
-        for sentence in self._page.drain_events():
-            self._add(run, ObservationEvent(content=self.guardrails.secrets.mask(sentence)))
+        except TimeoutError:
+            state = self._not_responding(run)
+        else:
+            run.unresponsive = 0
+            run.last_state = state
+        self._drain_page_events(run)
         return state
 
-    async def _read_page(self, signal: AbortSignal) -> BrowserState:
-        """The page as the model may see it: a page that echoes a typed secret (a field's value, its own text, a
-        title or an address) shows the placeholder instead."""
-        return self._masked(await self._page.get_browser_state(signal))
+    def _not_responding(self, run: _Run) -> BrowserState:
+        """What the model gets of a page that did not answer in time: the plain fact (in its history, said once)
+        and the tabs it last knew without their stale content, so that it can choose to wait, go elsewhere or stop.
+        The step counts as a failure only when this keeps happening (see _step)."""
+        run.unresponsive += 1
+        self._add(run, ErrorEvent(message=PAGE_NOT_RESPONDING.format(seconds=f"{self.config.observe_timeout:g}")))
+        last = run.last_state
+        return last.model_copy(update={"content": ""}) if last is not None else BrowserState()
+
+    def _drain_page_events(self, run: _Run) -> None:
+        for sentence in self._page.drain_events():
+            self._add(run, ObservationEvent(content=self.guardrails.secrets.mask(sentence)))
+
+    async def _read_page(self, signal: AbortSignal, timeout: float) -> BrowserState:
+        """The page as the model may see it, or TimeoutError after ``timeout`` s: a page that echoes a typed secret
+        (a field's value, its own text, a title or an address) shows the placeholder instead."""
+        return self._masked(await asyncio.wait_for(self._page.get_browser_state(signal), timeout))
 
     async def _ask_model(
         self, run: _Run, spec: ToolSpec, state: BrowserState | None, signal: AbortSignal, final_note: str = ""
@@ -491,9 +514,9 @@ class Agent:
         run.paused_for += loop.time() - paused_at
         try:
             after = await run.controller.signal.race(
-                asyncio.wait_for(self._read_page(run.controller.signal), _OBSERVE_TIMEOUT)
+                self._read_page(run.controller.signal, self.config.observe_timeout)
             )
-        except (ToolError, asyncio.TimeoutError):
+        except (ToolError, TimeoutError):
             after = None
         self._add(
             run,
@@ -518,29 +541,37 @@ class Agent:
         return _Ending(AgentStatus.ERROR, False, await self._progress_report(run, reason))
 
     async def _progress_report(self, run: _Run, reason: str) -> str:
-        """One last done-only call for the model's own report; built from the history if that call fails."""
-        signal = run.controller.signal
+        """One last done-only call for the model's own report, within what is left of the time budget; built from
+        the history if there is no time left for it or that call fails."""
+        allowed = self._report_time(run)
+        if allowed < _REPORT_FLOOR:
+            return build_report(run.task, reason, run.history)
         try:
-            state = await signal.race(asyncio.wait_for(self._read_page(signal), _OBSERVE_TIMEOUT))
-        except AbortError:
-            raise
-        except Exception:
-            state = None
-        tools = done_only()
-        try:
-            reply = await signal.race(
-                asyncio.wait_for(
-                    self._ask_model(run, build_tool_spec(tools), state, signal, report_instruction(reason)),
-                    self.config.final_call_timeout,
-                )
-            )
-            text = str(parse_agent_output(reply, tools).action_input.model_dump()["text"])
+            text = await run.controller.signal.race(asyncio.wait_for(self._model_report(run, reason), allowed))
         except AbortError:
             raise
         except Exception as exc:
             log.info("final report call failed: %s", exc)
             return build_report(run.task, reason, run.history)
         return text if has_report_sections(text) else build_report(run.task, reason, run.history, text)
+
+    def _report_time(self, run: _Run) -> float:
+        """Seconds the final report may take: its own limit, and never beyond the run's time budget."""
+        allowed = self.config.final_call_timeout
+        budget = self.config.max_duration
+        if budget is not None:
+            allowed = min(allowed, budget - self._elapsed(run, asyncio.get_running_loop().time()))
+        return allowed
+
+    async def _model_report(self, run: _Run, reason: str) -> str:
+        signal = run.controller.signal
+        try:
+            state: BrowserState | None = await self._read_page(signal, self.config.observe_timeout)
+        except (ToolError, TimeoutError):
+            state = run.last_state
+        tools = done_only()
+        reply = await self._ask_model(run, build_tool_spec(tools), state, signal, report_instruction(reason))
+        return str(parse_agent_output(reply, tools).action_input.model_dump()["text"])
 
     # --- events ------------------------------------------------------------------------------------------------
 

@@ -11,9 +11,11 @@ TOO_MANY_FAILURES = "Too many consecutive failures ({count} in a row)"
 TIME_BUDGET_EXCEEDED = "Time budget of {seconds} s exceeded"
 UNUSABLE_ANSWER = "Step {step}: the model's answer was unusable: {reason}"
 PAGE_UNREADABLE = "The page could not be read: {reason}"
+PAGE_NOT_RESPONDING = ("The page did not respond within {seconds} s: it may still be loading, or a script on it is "
+                       "stuck. Wait and look again, go back or open another page, or stop.")
 BROWSER_CLOSED = "The browser was closed during the run."
 UNEXPECTED_ERROR = "Unexpected error: {error}"
 
 # Every template above, for readers that match a message back to the template it was made from.
 TEMPLATES = (TASK_ABORTED, STEP_LIMIT, STEP_TIMED_OUT, TOO_MANY_FAILURES, TIME_BUDGET_EXCEEDED, UNUSABLE_ANSWER,
-             PAGE_UNREADABLE, BROWSER_CLOSED, UNEXPECTED_ERROR)
+             PAGE_UNREADABLE, PAGE_NOT_RESPONDING, BROWSER_CLOSED, UNEXPECTED_ERROR)

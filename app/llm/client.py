@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import random
@@ -18,6 +19,12 @@ from app.llm.settings import LLMSettings, ToolChoiceMode
 log = logging.getLogger(__name__)
 
 _NO_KEY = "not-needed"  # local servers (Ollama, LM Studio) want no key, but the SDK insists on one
+# A request that ran out of time is tried once more, not as often as other passing troubles: each try costs the
+# whole timeout, and an endpoint that is silent twice is unlikely to answer a third time.
+_TIMEOUT_TRIES = 2
+# The SDK's own (per-read) timeout sits a little beyond ours, so that our deadline for the whole answer is the one
+# that speaks.
+_SDK_TIMEOUT_SLACK = 5.0
 
 
 class OpenAICompatibleClient:
@@ -34,7 +41,7 @@ class OpenAICompatibleClient:
             self._client = openai.AsyncOpenAI(
                 base_url=self.settings.base_url,
                 api_key=self._key or _NO_KEY,
-                timeout=self.settings.request_timeout,
+                timeout=self.settings.request_timeout + _SDK_TIMEOUT_SLACK,
                 max_retries=0,  # retries are ours: they must be visible, abortable and honour Retry-After
             )
         return self._client
@@ -52,17 +59,22 @@ class OpenAICompatibleClient:
         on_retry: RetryCallback | None = None,
     ) -> LLMReply:
         attempts = self.settings.max_attempts
+        timeouts = 0
         for attempt in range(1, attempts + 1):
             signal.throw_if_aborted()
             try:
-                return await signal.race(self._call(messages, tool))
+                return await signal.race(asyncio.wait_for(self._call(messages, tool), self.settings.request_timeout))
             except AbortError:
                 raise
             except LLMError as error:
                 failure = error
+            except TimeoutError:
+                failure = self._timed_out()
+                timeouts += 1
             except Exception as exc:
                 failure = classify(exc, self.settings.base_url, self.settings.model, self._key)
-            if not failure.retryable or attempt == attempts:
+                timeouts += _is_sdk_timeout(exc)
+            if not failure.retryable or attempt == attempts or timeouts >= _TIMEOUT_TRIES:
                 raise failure
             delay = self._backoff(attempt, failure.retry_after)
             log.info("model call failed (%s), retry %d/%d in %.2fs", failure.kind, attempt + 1, attempts, delay)
@@ -70,6 +82,13 @@ class OpenAICompatibleClient:
                 on_retry(attempt + 1, attempts, failure.message)
             await signal.sleep(delay)
         raise AssertionError("unreachable")
+
+    def _timed_out(self) -> LLMError:
+        return LLMError(
+            LLMErrorKind.NETWORK,
+            f"The model endpoint {self.settings.base_url} did not answer within "
+            f"{self.settings.request_timeout:g} s. Try again later, or raise the model answer timeout in Settings.",
+        )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -92,6 +111,12 @@ class OpenAICompatibleClient:
             )
         response = await self._sdk().chat.completions.create(**request)
         return _reply_of(response)
+
+
+def _is_sdk_timeout(exc: Exception) -> bool:
+    import openai  # already imported by the call that failed
+
+    return isinstance(exc, openai.APITimeoutError)
 
 
 def _wire_messages(messages: list[Message], tool: ToolSpec, mode: ToolChoiceMode) -> list[dict[str, str]]:

@@ -74,6 +74,8 @@ _LABEL_WIDTH = 92
 # The smallest the dialog may get: a page scrolls long before this. Its layout may not set a larger minimum, which
 # would push the dialog past a small screen (a wrapped text measured at a narrow width asks for a tall minimum).
 _MIN_SIZE = QSize(420, 360)
+# Seconds the model may take to answer one request: shorter fails slow models, longer only delays the bad news.
+_TIMEOUT_MIN, _TIMEOUT_MAX = 10, 600
 
 
 def _mode_labels() -> dict[ToolChoiceMode, str]:
@@ -230,6 +232,9 @@ class SettingsDialog(QDialog):
         self.mode_combo = QComboBox(self)
         for mode, label in _mode_labels().items():
             self.mode_combo.addItem(label, mode.value)
+        self.timeout_spin = QSpinBox(self)
+        self.timeout_spin.setRange(_TIMEOUT_MIN, _TIMEOUT_MAX)
+        self.timeout_spin.setMaximumWidth(120)
         self.test_button = QPushButton(tr("Test connection"), self)
         self.test_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.fix_button = QPushButton(self)
@@ -250,6 +255,7 @@ class SettingsDialog(QDialog):
         self._add_row(form, tr("Model"), self.model_edit)
         self._add_row(form, tr("API key"), self.key_edit, key_column)
         self._add_row(form, tr("Tool calling"), self.mode_combo)
+        self._add_row(form, tr("Model answer timeout (s)"), self.timeout_spin)
         column.addLayout(test_row)
         column.addWidget(self.message)
         model_page.addWidget(model_block)
@@ -377,6 +383,7 @@ class SettingsDialog(QDialog):
         self.model_edit.setText(settings.model)
         self.model_edit.setPlaceholderText(preset(settings.provider).model)
         self._select(self.mode_combo, settings.tool_choice.value)
+        self.timeout_spin.setValue(round(settings.request_timeout))
         self.max_steps_spin.setValue(settings.max_steps)
         self._select(self.language_combo, settings.language)
         self._select(self.theme_combo, settings.theme)
@@ -554,6 +561,7 @@ class SettingsDialog(QDialog):
             "base_url": self.base_url_edit.text().strip(),
             "model": self.model_edit.text().strip(),
             "tool_choice": mode,
+            "request_timeout": float(self.timeout_spin.value()),
             "max_steps": self.max_steps_spin.value(),
             "language": self.language_combo.currentData(),
             "theme": self.theme_combo.currentData(),
