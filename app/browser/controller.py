@@ -147,10 +147,11 @@ class PlaywrightPageController:
             except (PlaywrightError, asyncio.TimeoutError):
                 return ""
 
-        pages = self.session.pages
-        titles = await asyncio.gather(*(title(page) for page in pages))
-        return [TabInfo(tab_id=self.session.tab_id(p), url=p.url, title=t, active=p is active)
-                for p, t in zip(pages, titles)]
+        # Ids taken now: a page may close a tab (or we a pop-up) while the titles are read.
+        tabs = [(page, self.session.tab_id(page)) for page in self.session.pages]
+        titles = await asyncio.gather(*(title(page) for page, _id in tabs))
+        return [TabInfo(tab_id=tab_id, url=p.url, title=t, active=p is active)
+                for (p, tab_id), t in zip(tabs, titles) if not p.is_closed()]
 
     def drain_events(self) -> list[str]:
         return self._events.drain() + self._guard.drain()

@@ -38,7 +38,7 @@ _REPEATED = "repeated"
 # the agent itself takes the tab elsewhere: a page cannot wear the person down with one question after another.
 _QUIET = 10.0
 # A dialog opening within _STORM_GAP s of the tab's previous one continues a run; past _STORM in a row the tab's
-# dialogs are dismissed at once until the agent takes the tab elsewhere.
+# dialogs are dismissed at once, without asking anyone, until the tab shows another document.
 _STORM = 3
 _STORM_GAP = 3.0
 _MUTE_TIMEOUT = 5.0

@@ -199,3 +199,18 @@ async def test_a_link_the_agent_clicks_opens_its_tab_and_the_agent_works_there(
     state = await controller.get_browser_state(AbortSignal())
     assert [(t.tab_id, t.active) for t in state.tabs] == [(1, False), (2, True)]
     assert "pop-up" not in told(llm_server)
+
+
+async def test_a_page_that_keeps_opening_popups_step_after_step_never_has_more_than_ten_tabs(
+        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,  # noqa: F811
+        llm_server: FakeLLMServer) -> None:
+    obey(llm_server, *[wait(1)] * 5)
+    result, _outputs = await run(agent_on_page, controller, f"{site}/popup-drip.html")
+
+    assert result.status == AgentStatus.COMPLETED
+    # Three kept in each of the first steps, then none past ten; the newest pop-up may still be closing right now.
+    assert 4 <= len(controller.session.pages) <= 11
+    state = await controller.get_browser_state(AbortSignal())
+    assert state.title == "Drip" and state.tabs[0].active
+    assert "pop-up windows; they were closed." in llm_server.user_message(-1)
+    assert max(prompt_sizes(llm_server)) < PROMPT_LIMIT
