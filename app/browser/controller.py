@@ -40,6 +40,7 @@ T = TypeVar("T")
 
 _RESULT_MAX = 4000
 _SETTLE = 0.25  # s after a click for a popup or navigation to show itself
+_ADOPT_GRACE = 1.0  # s after an action in which a tab the page opens is still that action's outcome
 
 
 Action = TypeVar("Action", bound=Callable[..., Awaitable[str]])
@@ -52,6 +53,18 @@ def _beside_the_stop_bar(action: Action) -> Action:
     @functools.wraps(action)
     async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
         async with self.stop_bar.step_aside():
+            return await action(self, *args, **kwargs)
+
+    return acting  # type: ignore[return-value]
+
+
+def _may_open_a_tab(action: Action) -> Action:
+    """The first tab the page opens during the agent's action (or just after it) is where the agent goes on working;
+    any other tab a page opens leaves the active tab alone."""
+
+    @functools.wraps(action)
+    async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
+        with self.session.adopting_popup(_ADOPT_GRACE):
             return await action(self, *args, **kwargs)
 
     return acting  # type: ignore[return-value]
@@ -145,10 +158,11 @@ class PlaywrightPageController:
             except (PlaywrightError, asyncio.TimeoutError):
                 return ""
 
-        pages = self.session.pages
-        titles = await asyncio.gather(*(title(page) for page in pages))
-        return [TabInfo(tab_id=self.session.tab_id(p), url=p.url, title=t, active=p is active)
-                for p, t in zip(pages, titles)]
+        # Ids taken now: a page may close a tab (or we a pop-up) while the titles are read.
+        tabs = [(page, self.session.tab_id(page)) for page in self.session.pages]
+        titles = await asyncio.gather(*(title(page) for page, _id in tabs))
+        return [TabInfo(tab_id=tab_id, url=p.url, title=t, active=p is active)
+                for (p, tab_id), t in zip(tabs, titles) if not p.is_closed()]
 
     def drain_events(self) -> list[str]:
         return self._events.drain() + self._guard.drain()
@@ -213,6 +227,7 @@ class PlaywrightPageController:
 
     # --- actions on elements -----------------------------------------------------------------------------------
 
+    @_may_open_a_tab
     @_beside_the_stop_bar
     async def click(self, index: int, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
@@ -252,6 +267,7 @@ class PlaywrightPageController:
         except PlaywrightError as exc:
             log.debug("page did not finish loading: %s", exc.message.splitlines()[0])
 
+    @_may_open_a_tab
     @_beside_the_stop_bar
     async def input_text(self, index: int, text: str, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
@@ -346,6 +362,7 @@ class PlaywrightPageController:
 
     # --- page-wide actions -------------------------------------------------------------------------------------
 
+    @_may_open_a_tab
     async def send_keys(self, keys: str, signal: AbortSignal) -> str:
         combos = keys.split()
         if not combos:
@@ -449,8 +466,7 @@ class PlaywrightPageController:
 
     async def open_new_tab(self, url: str, signal: AbortSignal) -> str:
         target = self._allowed_url(url)
-        page = await self._race(signal, "Could not open a new tab", self.session.context.new_page())
-        self.session.activate(page)
+        page = await self._race(signal, "Could not open a new tab", self.session.new_tab())
         self._events.forget(page)
         result = await self._navigate(page, target, signal, "Opened")
         return f"{result} in a new tab (tab {self.session.tab_id(page)}), now the active tab"
@@ -465,7 +481,7 @@ class PlaywrightPageController:
         page = self._page(tab_id)
         if len(self.session.pages) == 1:
             # Closing the last tab would end Chromium; keep an empty one to work in.
-            await self._race(signal, "Could not open a new tab", self.session.context.new_page())
+            await self._race(signal, "Could not open a new tab", self.session.new_tab())
         await self._race(signal, f"Could not close tab {tab_id}", page.close())
         self._events.forget(page)
         active = self.session.active_page
@@ -478,6 +494,7 @@ class PlaywrightPageController:
             raise ToolError(f"There is no tab {tab_id}; open tabs: {open_ids}.")
         return page
 
+    @_may_open_a_tab
     async def execute_javascript(self, script: str, signal: AbortSignal) -> str:
         page = self.session.active_page
         try:

@@ -4,6 +4,9 @@ An alert is acknowledged at once (it offers no choice). A confirm(), prompt() or
 on the agent's behalf: it is held while the running agent's Guardrails ask the person, and cancelled when nobody
 allows it in time. Finished downloads (app.browser.downloads) are told too. The agent reads the sentences through
 ``drain()`` at its next observation.
+
+Storms are cut short: a tab that opens dialog after dialog has the rest dismissed at once (nobody is asked, the model
+reads one line for them all), and pop-up windows beyond a few per step, or beyond a tab count, are closed.
 """
 
 from __future__ import annotations
@@ -34,6 +37,15 @@ _REPEATED = "repeated"
 # After a dialog was not allowed, the same tab's next dialogs are cancelled without asking for this long (s), or until
 # the agent itself takes the tab elsewhere: a page cannot wear the person down with one question after another.
 _QUIET = 10.0
+# A dialog opening within _STORM_GAP s of the tab's previous one continues a run; past _STORM in a row the tab's
+# dialogs are dismissed at once, without asking anyone, until the tab shows another document.
+_STORM = 3
+_STORM_GAP = 3.0
+_MUTE_TIMEOUT = 5.0
+_POPUPS_PER_STEP = 3
+_MAX_TABS = 10
+# Within a storming tab, its further dialogs answer at once as dismissed ones would (no round trip to us at all).
+_MUTE_JS = "() => { window.alert = () => {}; window.confirm = () => false; window.prompt = () => null; }"
 
 
 @dataclass
@@ -58,6 +70,12 @@ class PageEvents:
         self._no_dialog.set()
         self._quiet_until: dict[Page, float] = {}
         self._repeats: dict[Page, int] = {}
+        self._run: dict[Page, tuple[int, float]] = {}  # dialogs in a row, when the last one ended
+        self._blocked: set[Page] = set()  # storming tabs, until their next document
+        self._dismissed: dict[int, int] = {}  # tab id: dialogs of a storming tab dismissed since last told
+        self._popups = 0  # opened by pages since the last drain
+        self._popups_closed = 0
+        self._unwanted: set[Page] = set()
         for page in session.pages:
             self._watch(page)
         session.on_page(self._opened)
@@ -65,19 +83,37 @@ class PageEvents:
 
     def _opened(self, page: Page) -> None:
         self._watch(page)
+        if self._session.opened_by_page(page) and not self._is_active(page):
+            self._popups += 1
+            if self._popups > _POPUPS_PER_STEP or len(self._session.pages) > _MAX_TABS:
+                self._popups_closed += 1
+                self._unwanted.add(page)
+                self._spawn(_settle(page.close()))
+                return
         self._entries.append(_Entry("opened", page))
 
     def _watch(self, page: Page) -> None:
         tab_id = self._session.tab_id(page)
         page.on("framenavigated", lambda frame: self._navigated(page, frame))
         page.on("dialog", lambda dialog: self._spawn(self._dialog(tab_id, dialog)))
-        page.on("close", lambda _page: self._entries.append(_Entry("closed", page, f"Tab {tab_id} was closed.")))
+        page.on("close", lambda _page: self._closed(page, tab_id))
         page.on("crash", lambda _page: self._entries.append(
             _Entry("note", None, f"Tab {tab_id} crashed (Chromium stopped rendering it).")))
+
+    def _closed(self, page: Page, tab_id: int) -> None:
+        if page not in self._unwanted:
+            self._entries.append(_Entry("closed", page, f"Tab {tab_id} was closed."))
+        self._unwanted.discard(page)
+        self._quiet_until.pop(page, None)
+        self._run.pop(page, None)
+        self._blocked.discard(page)
 
     def _navigated(self, page: Page, frame: Frame) -> None:
         if frame.parent_frame is None:
             self._entries.append(_Entry("navigated", page))
+            # A new document starts with a clean slate (the old one's storm is still told at the next drain).
+            self._run.pop(page, None)
+            self._blocked.discard(page)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(work)
@@ -88,14 +124,46 @@ class PageEvents:
         self.dialogs_opened += 1
         self._dialogs_open += 1
         self._no_dialog.clear()
+        page = dialog.page
+        storming_already = page in self._blocked
         try:
-            text = await self._answer(tab_id, dialog)
+            if page is not None and self._storming(page, tab_id):
+                await _settle(dialog.dismiss())
+                if not storming_already:
+                    self._spawn(self._mute(page))
+                text = ""
+            else:
+                text = await self._answer(tab_id, dialog)
         finally:
             self._dialogs_open -= 1
             if not self._dialogs_open:
                 self._no_dialog.set()
+            if page is not None and page in self._run:
+                self._run[page] = (self._run[page][0], time.monotonic())
         if text:
             self._entries.append(_Entry("note", None, text))
+
+    def _storming(self, page: Page, tab_id: int) -> bool:
+        """Count this dialog into the tab's run; True when the tab's dialogs are blocked (counted as dismissed)."""
+        if page in self._blocked:
+            self._dismissed[tab_id] = self._dismissed.get(tab_id, 0) + 1
+            return True
+        in_a_row, ended = self._run.get(page, (0, float("-inf")))
+        in_a_row = in_a_row + 1 if time.monotonic() - ended < _STORM_GAP else 1
+        self._run[page] = (in_a_row, float("inf"))  # "ended" is set when this dialog is answered
+        if in_a_row <= _STORM:
+            return False
+        self._blocked.add(page)
+        self._dismissed[tab_id] = self._dismissed.get(tab_id, 0) + 1
+        return True
+
+    async def _mute(self, page: Page) -> None:
+        """Make the page's later dialog calls return at once, as dismissed ones would: each dialog costs a round trip
+        to Chromium, so a storm's script (once it yields) stops costing anything."""
+        try:
+            await asyncio.wait_for(page.evaluate(_MUTE_JS), _MUTE_TIMEOUT)
+        except (PlaywrightError, asyncio.TimeoutError) as exc:
+            log.debug("could not quiet a tab's dialogs: %s", exc)
 
     async def dialogs_answered(self) -> None:
         """Return once no dialog is waiting for an answer (each one is answered within its deadline)."""
@@ -208,6 +276,8 @@ class PageEvents:
         # Only where a tab ended up matters: a redirect chain is one navigation.
         for entry in reversed(entries):
             page = entry.page
+            if page in self._unwanted:
+                continue
             if entry.kind == "navigated" and page is not None and page not in opened and page not in reported:
                 reported.add(page)
                 if not page.is_closed():
@@ -218,6 +288,19 @@ class PageEvents:
             elif entry.kind in ("closed", "note"):
                 sentences.append(entry.text)
         sentences.reverse()
+        return sentences + self._storms()
+
+    def _storms(self) -> list[str]:
+        """One line per storm since the last drain, in place of all the dialogs and pop-ups it stood for."""
+        sentences = [f"Tab {tab_id} kept opening dialogs: {count:,} more {_plural(count, 'was', 'were')} "
+                     "dismissed without being shown; its further dialogs are blocked until it goes to another page."
+                     for tab_id, count in self._dismissed.items()]
+        self._dismissed = {}
+        if self._popups_closed:
+            count = self._popups_closed
+            sentences.append(f"The page opened {count:,} more {_plural(count, 'pop-up window', 'pop-up windows')}; "
+                             f"{'they were' if count > 1 else 'it was'} closed.")
+        self._popups = self._popups_closed = 0
         return sentences
 
     def _tab(self, page: Page) -> str:
@@ -238,6 +321,10 @@ async def _settle(answer: Coroutine[Any, Any, None]) -> None:
         await answer
     except PlaywrightError as exc:
         log.debug("dialog already gone: %s", exc)
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return one if count == 1 else many
 
 
 def _quote(text: str) -> str:

@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,9 @@ class LaunchOptions(BaseModel):
 class BrowserSession:
     """Tabs get stable ids (1, 2, ...) for the session's lifetime; the active tab is where the agent works.
 
-    A new tab (popup, target=_blank, or opened by the agent) becomes the active tab. ``close()`` ends a launched
-    Chromium with every helper process, and only disconnects from an attached one.
+    A tab the agent opens (``new_tab``) or that its own action sets off (``adopting_popup``) becomes the active tab; a
+    tab the page opens on its own does not: a page cannot pull the agent away. ``close()`` ends a launched Chromium
+    with every helper process, and only disconnects from an attached one.
     """
 
     def __init__(self, playwright: Playwright, context: BrowserContext, *, browser: Browser | None,
@@ -63,9 +65,15 @@ class BrowserSession:
         self._closing = False
         self._closed_callbacks: list[Callable[[], None]] = []
         self._page_callbacks: list[Callable[[Page], None]] = []
+        self._opening_own = 0
+        self._by_page: set[Page] = set()
+        # While the agent acts (and ``_adopt_until`` after), the first tab the page opens is the action's outcome.
+        self._acting = 0
+        self._adopt_until = 0.0
+        self._adopted = False
         for page in context.pages:
             self._track(page, activate=False)
-        context.on("page", lambda page: self._track(page, activate=True))
+        context.on("page", self._appeared)
         if browser is not None:
             browser.on("disconnected", lambda _browser: self._lost())
         else:
@@ -136,11 +144,51 @@ class BrowserSession:
 
     async def _ensure_tab(self) -> None:
         if not self._tabs:
-            await self.context.new_page()
+            await self.new_tab()
         if self._active is None:
             self._active = next(iter(self._tabs))
 
     # --- tabs --------------------------------------------------------------------------------------------------
+
+    def _appeared(self, page: Page) -> None:
+        if self._opening_own:
+            self._track(page, activate=True)
+            return
+        self._by_page.add(page)
+        self._track(page, activate=self._adopt())
+
+    def _adopt(self) -> bool:
+        if self._adopted or not (self._acting or time.monotonic() < self._adopt_until):
+            return False
+        self._adopted = True
+        return True
+
+    @contextlib.contextmanager
+    def adopting_popup(self, grace: float) -> Iterator[None]:
+        """The first tab the page opens during the block, or within ``grace`` s after it, becomes the active tab: the
+        agent's own action (a click on a target=_blank link, a script) opened it."""
+        self._acting += 1
+        self._adopted = False
+        try:
+            yield
+        finally:
+            self._acting -= 1
+            self._adopt_until = time.monotonic() + grace
+
+    async def new_tab(self) -> Page:
+        """A blank tab of the agent's own, made the active tab."""
+        self._opening_own += 1
+        try:
+            page = await self.context.new_page()
+        finally:
+            self._opening_own -= 1
+        self._track(page, activate=True)  # usually done already by the context's "page" event
+        self._active = page
+        return page
+
+    def opened_by_page(self, page: Page) -> bool:
+        """Whether a page opened this tab (window.open, target=_blank), not the agent nor the browser at start."""
+        return page in self._by_page
 
     def _track(self, page: Page, *, activate: bool) -> None:
         if page in self._tabs:
@@ -165,6 +213,7 @@ class BrowserSession:
     def _untrack(self, page: Page) -> None:
         self._tabs.pop(page, None)
         self._crashed.discard(page)
+        self._by_page.discard(page)
         if self._active is page:
             # The most recently opened tab left is the likeliest next place to work.
             self._active = next(reversed(self._tabs), None)
@@ -198,8 +247,7 @@ class BrowserSession:
     async def replace_crashed(self, page: Page) -> Page:
         """A fresh tab in place of a crashed one: same tab id, active if the crashed one was."""
         active = self._active
-        fresh = await self.context.new_page()
-        self._track(fresh, activate=False)  # usually done already by the context's "page" event
+        fresh = await self.new_tab()
         self._tabs = {(fresh if p is page else p): pid for p, pid in self._tabs.items() if p is not fresh}
         self._active = fresh if active is page or active is fresh else active
         with contextlib.suppress(PlaywrightError):
