@@ -20,6 +20,7 @@ from app.core.messages import (
     BROWSER_CLOSED,
     PAGE_NOT_RESPONDING,
     PAGE_UNREADABLE,
+    PROMPT_SHORTENED,
     STEP_LIMIT,
     STEP_TIMED_OUT,
     TASK_ABORTED,
@@ -31,6 +32,7 @@ from app.core.messages import (
 from app.core.output import InvalidOutput, build_tool_spec, parse_agent_output
 from app.core.page import BrowserClosedError, BrowserState, PageController, ToolError
 from app.core.prompt import build_messages, system_prompt
+from app.core.prompt_budget import PromptBudget
 from app.core.report import build_report, has_report_sections, report_instruction
 from app.core.safety.guardrails import Guardrails
 from app.core.tools.base import AskUserHandler, ToolContext, is_failure, run_tool
@@ -97,6 +99,8 @@ class _Run:
     usage: Usage = field(default_factory=Usage)
     loops: LoopDetector = field(default_factory=LoopDetector)
     last_state: BrowserState | None = None
+    # How much of the history and the page the model reads; tightened for good once the model says it is too much.
+    budget: PromptBudget = field(default_factory=PromptBudget)
     step_controller: AbortController | None = None
     paused: bool = False
     # What the agent asked the user to do while the run is paused on a hand-off; "" for a Take over.
@@ -462,6 +466,27 @@ class Agent:
     async def _ask_model(
         self, run: _Run, spec: ToolSpec, state: BrowserState | None, signal: AbortSignal, final_note: str = ""
     ) -> LLMReply:
+        try:
+            try:
+                reply = await self._call_model(run, spec, state, signal, final_note)
+            except LLMError as exc:
+                tighter = run.budget.tighter()
+                if exc.kind != LLMErrorKind.CONTEXT_LENGTH or run.budget == tighter:
+                    raise
+                # A model with a smaller context window than the default budget assumes: shrink once, for good.
+                run.budget = tighter
+                self._add(run, ObservationEvent(content=PROMPT_SHORTENED))
+                reply = await self._call_model(run, spec, state, signal, final_note)
+        except LLMError as exc:
+            if exc.kind == LLMErrorKind.INVALID_OUTPUT:
+                raise InvalidOutput(exc.message) from exc
+            raise
+        run.usage += reply.usage
+        return reply
+
+    async def _call_model(
+        self, run: _Run, spec: ToolSpec, state: BrowserState | None, signal: AbortSignal, final_note: str
+    ) -> LLMReply:
         messages = build_messages(
             system=system_prompt(self.config.language, self.config.extra_instructions),
             task=run.task,
@@ -472,6 +497,7 @@ class Agent:
             state=state,
             now=self._clock(),
             final_note=final_note,
+            budget=run.budget,
         )
         # The last word before the wire: the task, the history and any page text, whatever was learnt when.
         mask = self.guardrails.secrets.mask
@@ -481,14 +507,7 @@ class Agent:
             self._add(run, RetryEvent(message=message, attempt=attempt, max_attempts=max_attempts))
             self._activity(RetryingActivity(attempt=attempt, max_attempts=max_attempts, message=message))
 
-        try:
-            reply = await self._llm.invoke(messages, spec, signal, on_retry)
-        except LLMError as exc:
-            if exc.kind == LLMErrorKind.INVALID_OUTPUT:
-                raise InvalidOutput(exc.message) from exc
-            raise
-        run.usage += reply.usage
-        return reply
+        return await self._llm.invoke(messages, spec, signal, on_retry)
 
     def _count_failure(self, run: _Run, message: str) -> None:
         run.step_count += 1

@@ -15,7 +15,9 @@ PAGE_NOT_RESPONDING = ("The page did not respond within {seconds} s: it may stil
                        "stuck. Wait and look again, go back or open another page, or stop.")
 BROWSER_CLOSED = "The browser was closed during the run."
 UNEXPECTED_ERROR = "Unexpected error: {error}"
+PROMPT_SHORTENED = ("The model said the request was too long for it: older steps are now summarised more briefly, "
+                    "and it was asked again.")
 
 # Every template above, for readers that match a message back to the template it was made from.
 TEMPLATES = (TASK_ABORTED, STEP_LIMIT, STEP_TIMED_OUT, TOO_MANY_FAILURES, TIME_BUDGET_EXCEEDED, UNUSABLE_ANSWER,
-             PAGE_UNREADABLE, PAGE_NOT_RESPONDING, BROWSER_CLOSED, UNEXPECTED_ERROR)
+             PAGE_UNREADABLE, PAGE_NOT_RESPONDING, BROWSER_CLOSED, UNEXPECTED_ERROR, PROMPT_SHORTENED)

@@ -13,6 +13,7 @@ from datetime import datetime
 from app.assets import read_resource
 from app.core.llm import Message
 from app.core.page import BrowserState
+from app.core.prompt_budget import PromptBudget, clip, clip_page, fold_lines, recent_tasks, split_history
 from app.core.safety.untrusted import escape_blocks, inert
 from app.core.types import (
     ErrorEvent,
@@ -28,8 +29,6 @@ LANGUAGE_NOTES = {
     "en": "",
     "zh": "\n\n# Language\nWrite evaluation_previous_goal, memory, next_goal and done's text in Simplified Chinese (简体中文).",
 }
-_MAX_RESULT_CHARS = 1200
-
 
 def system_prompt(language: str = "en", extra_instructions: str = "") -> str:
     prompt = read_resource("prompts/system_prompt.md").strip() + LANGUAGE_NOTES.get(language, "")
@@ -49,11 +48,12 @@ def build_messages(
     state: BrowserState | None,
     now: datetime,
     final_note: str = "",
+    budget: PromptBudget = PromptBudget(),
 ) -> list[Message]:
     parts = [
-        _agent_state(task, step_index, max_steps, previous_tasks, now),
-        "<agent_history>\n" + "\n".join(_format_event(event) for event in history) + "\n</agent_history>",
-        _browser_state(state),
+        _agent_state(task, step_index, max_steps, previous_tasks, now, budget),
+        _agent_history(history, budget),
+        _browser_state(state, budget),
     ]
     if final_note:
         parts.append(f"<sys>{final_note}</sys>")
@@ -61,17 +61,21 @@ def build_messages(
 
 
 def _agent_state(
-    task: str, step_index: int, max_steps: int, previous_tasks: Sequence[TaskRecord], now: datetime
+    task: str, step_index: int, max_steps: int, previous_tasks: Sequence[TaskRecord], now: datetime,
+    budget: PromptBudget,
 ) -> str:
     lines = ["<agent_state>"]
     if previous_tasks:
         lines.append("<previous_tasks>")
-        for number, record in enumerate(previous_tasks, 1):
+        left_out, kept = recent_tasks(previous_tasks, budget)
+        if left_out:
+            lines.append(f"({left_out} earlier tasks left out)")
+        for number, record in enumerate(kept, left_out + 1):
             outcome = "succeeded" if record.success else f"did not succeed, {record.status}"
             lines.append(f"Task {number} ({outcome}): {record.task}")
-            lines.append(f"Result: {inert(record.result)}")
+            lines.append(f"Result: {inert(clip(record.result, budget.result_chars))}")
             if record.last_memory:
-                lines.append(f"Last memory: {inert(record.last_memory)}")
+                lines.append(f"Last memory: {inert(clip(record.last_memory, budget.memory_chars))}")
         lines.append("</previous_tasks>")
         lines.append("The current task is a follow-up: continue from where the previous task left the browser.")
     lines.append(f"<user_request>\n{task}\n</user_request>")
@@ -80,21 +84,50 @@ def _agent_state(
     return "\n".join(lines)
 
 
-def _format_event(event: HistoricalEvent) -> str:
+def _agent_history(history: Sequence[HistoricalEvent], budget: PromptBudget) -> str:
+    older, recent = split_history(history, budget.recent_steps)
+    lines = []
+    if older:
+        lines.append("<earlier_steps>")
+        lines += fold_lines([_fold(event, budget) for event in older], budget)
+        lines.append("</earlier_steps>")
+    lines += [_format_event(event, budget) for event in recent]
+    return "<agent_history>\n" + "\n".join(lines) + "\n</agent_history>"
+
+
+def _action(event: StepEvent, budget: PromptBudget) -> str:
+    return clip(f"{event.action.name} {json.dumps(event.action.input, ensure_ascii=False)}", budget.field_chars)
+
+
+def _fold(event: HistoricalEvent, budget: PromptBudget) -> str:
+    """One line for an older entry, the memory first: it is what the model chose to keep."""
     if isinstance(event, StepEvent):
-        action = inert(f"{event.action.name} {json.dumps(event.action.input, ensure_ascii=False)}")
+        memory = event.reflection.memory or "(none)"
+        return inert(f"Step {event.step_index}: memory: {memory} | action: {_action(event, budget)} "
+                     f"| result: {event.action.output}")
+    return "App: " + _app_line(event)
+
+
+def _format_event(event: HistoricalEvent, budget: PromptBudget) -> str:
+    if isinstance(event, StepEvent):
+        reflection = event.reflection
         return (
             f"<step_{event.step_index}>\n"
-            f"Evaluation of previous step: {inert(event.reflection.evaluation_previous_goal)}\n"
-            f"Memory: {inert(event.reflection.memory)}\n"
-            f"Next goal: {inert(event.reflection.next_goal)}\n"
-            f"Action: {action}\n"
-            f"Result: {inert(_clip(event.action.output))}\n"
+            f"Evaluation of previous step: {inert(clip(reflection.evaluation_previous_goal, budget.field_chars))}\n"
+            f"Memory: {inert(clip(reflection.memory, budget.memory_chars))}\n"
+            f"Next goal: {inert(clip(reflection.next_goal, budget.field_chars))}\n"
+            f"Action: {inert(_action(event, budget))}\n"
+            f"Result: {inert(clip(event.action.output, budget.result_chars))}\n"
             f"</step_{event.step_index}>"
         )
+    return f"<sys>{clip(_app_line(event), budget.result_chars)}</sys>"
+
+
+def _app_line(event: HistoricalEvent) -> str:
+    """The app's own line about an event that is not a step (what the model reads inside <sys>)."""
     if isinstance(event, ObservationEvent):
         # The app's sentence, but it quotes the page (a dialog's message, a download's name, a URL).
-        return f"<sys>{inert(event.content)}</sys>"
+        return inert(event.content)
     if isinstance(event, UserTakeoverEvent):
         note = f" The user said: {event.note}" if event.note else ""
         if event.after_hand_off:
@@ -104,18 +137,18 @@ def _format_event(event: HistoricalEvent) -> str:
             opening = "The user took over the browser and handed it back."
             check = "Look at the new page state before acting."
         return (
-            f"<sys>{opening} Before: {inert(event.before_title)} ({inert(event.before_url)}). "
-            f"Now: {inert(event.after_title)} ({inert(event.after_url)}).{note} {check}</sys>"
+            f"{opening} Before: {inert(event.before_title)} ({inert(event.before_url)}). "
+            f"Now: {inert(event.after_title)} ({inert(event.after_url)}).{note} {check}"
         )
     if isinstance(event, RetryEvent):
-        return (f"<sys>The model call failed and was retried ({event.attempt}/{event.max_attempts}): "
-                f"{inert(event.message)}</sys>")
+        return (f"The model call failed and was retried ({event.attempt}/{event.max_attempts}): "
+                f"{inert(event.message)}")
     if isinstance(event, ErrorEvent):
-        return f"<sys>Error: {inert(event.message)}</sys>"
+        return f"Error: {inert(event.message)}"
     raise TypeError(f"unknown history event {event!r}")
 
 
-def _browser_state(state: BrowserState | None) -> str:
+def _browser_state(state: BrowserState | None, budget: PromptBudget) -> str:
     if state is None:
         return "<browser_state>\n(The page could not be read.)\n</browser_state>"
     tabs = "\n".join(
@@ -125,9 +158,5 @@ def _browser_state(state: BrowserState | None) -> str:
     )
     # The controller lays the page out in lines and makes each page-derived field inert; no tag of the page's may
     # still close the block, whichever controller wrote it.
-    content = escape_blocks(state.content)
+    content = escape_blocks(clip_page(state.content, budget.page_chars))
     return f"<browser_state>\nTabs:\n{tabs or '- (none)'}\n\n{content}\n</browser_state>"
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= _MAX_RESULT_CHARS else text[:_MAX_RESULT_CHARS] + " …(truncated)"

@@ -75,6 +75,7 @@ class FakeLLMServer:
     def __init__(self) -> None:
         self.script: list[FakeResponse] = []
         self.requests: list[dict[str, Any]] = []
+        self.request_bytes: list[int] = []  # each request body's size on the wire
         self.request_times: list[float] = []
         self.fallback: Callable[[dict[str, Any]], FakeResponse] | None = None
         self._lock = threading.Lock()
@@ -87,8 +88,9 @@ class FakeLLMServer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                response = server._next(body, dict(self.headers))
+                raw = self.rfile.read(length)
+                body = json.loads(raw or b"{}")
+                response = server._next(body, dict(self.headers), len(raw))
                 if response.delay:
                     server._release.wait(response.delay)
                 payload = json.dumps(response.body).encode()
@@ -124,9 +126,10 @@ class FakeLLMServer:
         with self._lock:
             self.script.extend(responses)
 
-    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> FakeResponse:
+    def _next(self, body: dict[str, Any], headers: dict[str, str], size: int) -> FakeResponse:
         with self._lock:
             self.requests.append({**body, "_headers": {k.lower(): v for k, v in headers.items()}})
+            self.request_bytes.append(size)
             self.request_times.append(time.monotonic())
             if self.script:
                 return self.script.pop(0)

@@ -25,7 +25,9 @@ _TAG = re.compile(rf"[{_OPEN}](?P<rest>[\s{_SLASH}]*(?P<name>[\w\-.:\uff3f]+))")
 # "[12]<button>Pay />" written by a page would read as one of the listing's element lines, where it starts a line
 # (a text line of the listing). Inside a line ("Result: Clicked [3] <button> Save", the app's own wording) it cannot.
 _ELEMENT_LINE = re.compile(rf"^(\s*\*?\[\s*\d+\s*\]\s*)[{_OPEN}]")
-_BLOCKS = frozenset({"agentstate", "agenthistory", "browserstate", "userrequest", "previoustasks", "sys", "system"})
+_BLOCKS = frozenset(
+    {"agentstate", "agenthistory", "earliersteps", "browserstate", "userrequest", "previoustasks", "sys", "system"}
+)
 _STEP = re.compile(r"step\d*")
 # Most text has none of the characters any rule above looks for.
 _SUSPECT = re.compile(f"[{_INVISIBLES}{_BREAKS}{_OPEN}]")

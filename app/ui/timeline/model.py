@@ -94,6 +94,8 @@ class TimelineItem:
             return tr("You stopped the task.")  # the result card says it in kinder words than the agent
         if isinstance(self.event, ErrorEvent) and self.kind in (Kind.ERROR, Kind.RESULT):
             return plain_message(self.text, self.event.kind)
+        if self.kind is Kind.OBSERVATION:
+            return plain_message(self.text)
         if self.kind is Kind.RETRY:
             return plain_retry(self.text)
         return self.text
