@@ -10,12 +10,10 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ import pytest
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.browser.processes import profile_pids
 from tests.browser.helpers import index_of
+from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import (
     FakeLLMServer,
     FakeResponse,
@@ -58,24 +57,12 @@ class PageServer:
 def page_server() -> Iterator[PageServer]:
     hits: list[str] = []
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            hits.append(self.path)
-            body = PAGE if self.path == "/" else b""
-            self.send_response(200)
-            self.send_header("content-type", "text/html; charset=utf-8")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def respond(path: str) -> bytes:
+        hits.append(path)
+        return PAGE if path == "/" else b""
 
-        def log_message(self, *_args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield PageServer(f"http://127.0.0.1:{httpd.server_address[1]}/", hits)
-    httpd.shutdown()
-    httpd.server_close()
+    with html_site(respond) as origin:
+        yield PageServer(origin + "/", hits)
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from app.core.types import AgentStatus, ErrorEvent, ObservationEvent
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
 from app.settings.model import Settings
+from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, done_reply, tool_reply
 from tests.fakes.memory_keyring import memory_keyring  # noqa: F401  (fixture)
 from tests.fakes.page import FakePage
@@ -52,28 +52,15 @@ def hostile_site() -> Iterator[str]:
     page."""
     release = threading.Event()
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path == "/never":
-                release.wait(NEVER)
-                return
-            body = STUCK_PAGE if self.path == "/stuck" else PLAIN_PAGE
-            self.send_response(200)
-            self.send_header("content-type", "text/html; charset=utf-8")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def respond(path: str) -> bytes | None:
+        if path == "/never":
+            release.wait(NEVER)
+            return None
+        return STUCK_PAGE if path == "/stuck" else PLAIN_PAGE
 
-        def log_message(self, *_args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    release.set()
-    httpd.shutdown()
-    httpd.server_close()
+    with html_site(respond) as origin:
+        yield origin
+        release.set()
 
 
 def settings_for(server: FakeLLMServer, **changes: Any) -> LLMSettings:

@@ -9,10 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +29,7 @@ from app.llm.errors import retry_after_seconds
 from app.llm.settings import LLMSettings
 from tests.browser.conftest import controller, launch_options, session  # noqa: F401  (fixtures)
 from tests.cli.test_cli import cli, cli_env, event_lines, home, statuses  # noqa: F401  (home: the fixture)
+from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import (
     FakeLLMServer,
     FakeResponse,
@@ -59,23 +58,8 @@ ALERT_PAGE = ODD_PAGE.replace(b"</script>", b"""setTimeout(() => alert("Hello " 
 
 @pytest.fixture
 def odd_page() -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = ALERT_PAGE if self.path == "/alert" else ODD_PAGE
-            self.send_response(200)
-            self.send_header("content-type", "text/html; charset=utf-8")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *_args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    httpd.server_close()
+    with html_site(lambda path: ALERT_PAGE if path == "/alert" else ODD_PAGE) as origin:
+        yield origin + "/"
 
 
 def run(args: list[str | bytes], env: dict[str, str]) -> subprocess.CompletedProcess[str]:

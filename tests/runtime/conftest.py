@@ -6,15 +6,14 @@ from __future__ import annotations
 import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
+from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import FakeLLMServer
 
 MAX_STEPS = 3
@@ -39,30 +38,18 @@ class Site:
 def site() -> Iterator[Site]:
     site = Site(url="")
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            site.hits.append(self.path)
-            body = PAGES.get(self.path, b"")
-            if self.path == "/slow":
-                site.requested.set()
-                site.release.wait(HOLD)
-            self.send_response(200 if body else 404)
-            self.send_header("content-type", "text/html; charset=utf-8")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def respond(path: str) -> tuple[int, bytes]:
+        site.hits.append(path)
+        body = PAGES.get(path, b"")
+        if path == "/slow":
+            site.requested.set()
+            site.release.wait(HOLD)
+        return (200 if body else 404), body
 
-        def log_message(self, *_args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    site.url = f"http://127.0.0.1:{httpd.server_address[1]}/"
-    yield site
-    site.release.set()
-    httpd.shutdown()
-    httpd.server_close()
+    with html_site(respond) as origin:
+        site.url = origin + "/"
+        yield site
+        site.release.set()
 
 
 @pytest.fixture
