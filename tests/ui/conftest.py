@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import qasync
 from pydantic import SecretStr
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.core.agent import Agent
 from app.core.config import AgentConfig
@@ -137,6 +137,17 @@ async def settle(win: MainWindow, timeout: float = 10.0) -> None:
     task = win.current_run
     if task is not None:
         await asyncio.wait_for(asyncio.shield(task), timeout)
+
+
+def lay_out(root: QWidget) -> None:
+    """Apply the pending layout changes of ``root`` and everything in it, now.
+
+    An async test must not call ``processEvents()``: on qasync's loop that runs the loop's callbacks inside the
+    test's own task, and a task woken there is never woken again (the run it drives then hangs)."""
+    for widget in [root, *root.findChildren(QWidget)]:
+        layout = widget.layout()
+        if layout is not None:
+            layout.activate()
 
 
 def screenshot(win: MainWindow, name: str) -> Path:

@@ -12,7 +12,7 @@ from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.ui.conftest import TestRuntime, screenshot, settle, until
+from tests.ui.conftest import TestRuntime, lay_out, screenshot, settle, until
 from tests.ui.test_hand_off import hand_off
 
 
@@ -139,14 +139,14 @@ def test_jump_to_latest_in_the_panel(window: MainWindow, qapp: QApplication) -> 
     screenshot(window, "jump_to_latest")
 
 
-async def test_at_the_minimum_size_the_buttons_never_cover_the_task(window: MainWindow, llm_server: FakeLLMServer,
-                                                                   qapp: QApplication) -> None:
+async def test_at_the_minimum_size_the_buttons_never_cover_the_task(window: MainWindow,
+                                                                   llm_server: FakeLLMServer) -> None:
     from app.ui.task_input import ComposerMode as Mode
 
     long_task = " ".join(["Sign in, add the customer Jane Doe with every detail from the email, then export."] * 4)
     window.show_demo_mode(True, long_task)
     window.resize(window.minimumSize())
-    qapp.processEvents()
+    lay_out(window)
     composer = window.composer
 
     def clear_of_the_text() -> None:
@@ -161,7 +161,7 @@ async def test_at_the_minimum_size_the_buttons_never_cover_the_task(window: Main
     llm_server.add(tool_reply({"wait": {"seconds": 1}}, delay=30), done_reply())
     composer.run.click()
     await until(lambda: composer.mode is Mode.RUNNING, message="running")
-    qapp.processEvents()
+    lay_out(window)
     assert composer.stop.isVisible() and composer.take_over.isVisible()
     clear_of_the_text()
     screenshot(window, "minimum_size_running")
