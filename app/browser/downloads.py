@@ -24,6 +24,7 @@ from typing import Any
 from playwright.async_api import Browser, CDPSession
 from playwright.async_api import Error as PlaywrightError
 
+from app.background import Background
 from app.browser.private_files import FILE_MODE, private_folder
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ class Downloads:
         self.folder = folder
         self._names: dict[str, str] = {}
         self._listeners: list[Callable[[Finished], None]] = []
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._background = Background("downloads")
         cdp.on("Browser.downloadWillBegin", self._began)
         cdp.on("Browser.downloadProgress", self._progressed)
 
@@ -76,9 +77,7 @@ class Downloads:
             return
         suggested = self._names.pop(event["guid"], "")
         work = self._move(suggested, event.get("filePath") or "") if state == "completed" else self._failed(suggested)
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._background.spawn(work)
 
     async def _move(self, suggested: str, file_path: str) -> None:
         source = Path(file_path)

@@ -21,6 +21,7 @@ from typing import Any
 from playwright.async_api import Dialog, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
+from app.background import Background
 from app.browser.downloads import Finished
 from app.browser.session import BrowserSession
 from app.core.abort import AbortController, AbortError
@@ -62,7 +63,7 @@ class PageEvents:
         self._session = session
         self._guardrails = guardrails
         self._entries: list[_Entry] = []
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._background = Background("browser events")
         # While a dialog is open its page is frozen, and so is an action that set it off.
         self.dialogs_opened = 0
         self._dialogs_open = 0
@@ -88,14 +89,14 @@ class PageEvents:
             if self._popups > _POPUPS_PER_STEP or len(self._session.pages) > _MAX_TABS:
                 self._popups_closed += 1
                 self._unwanted.add(page)
-                self._spawn(_settle(page.close()))
+                self._background.spawn(_settle(page.close()))
                 return
         self._entries.append(_Entry("opened", page))
 
     def _watch(self, page: Page) -> None:
         tab_id = self._session.tab_id(page)
         page.on("framenavigated", lambda frame: self._navigated(page, frame))
-        page.on("dialog", lambda dialog: self._spawn(self._dialog(tab_id, dialog)))
+        page.on("dialog", lambda dialog: self._background.spawn(self._dialog(tab_id, dialog)))
         page.on("close", lambda _page: self._closed(page, tab_id))
         page.on("crash", lambda _page: self._entries.append(
             _Entry("note", None, f"Tab {tab_id} crashed (Chromium stopped rendering it).")))
@@ -114,12 +115,6 @@ class PageEvents:
             # A new document starts with a clean slate (the old one's storm is still told at the next drain).
             self._run.pop(page, None)
             self._blocked.discard(page)
-
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     async def _dialog(self, tab_id: int, dialog: Dialog) -> None:
         self.dialogs_opened += 1
         self._dialogs_open += 1
@@ -130,7 +125,7 @@ class PageEvents:
             if page is not None and self._storming(page, tab_id):
                 await _settle(dialog.dismiss())
                 if not storming_already:
-                    self._spawn(self._mute(page))
+                    self._background.spawn(self._mute(page))
                 text = ""
             else:
                 text = await self._answer(tab_id, dialog)

@@ -19,6 +19,7 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
+from app.background import Background
 from app.assets import read_resource
 from app.browser.session import BrowserSession
 from app.core.agent import Agent
@@ -50,7 +51,7 @@ class StopBar:
         self._agent_keys_until = 0.0
         self._passive = False
         self._lock = asyncio.Lock()
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._background = Background("stop bar")
 
     async def install(self, on_stop: Callable[[], None]) -> None:
         """Bind the bar into every document from now on; ``on_stop()`` runs when the user asks to stop."""
@@ -130,30 +131,24 @@ class StopBar:
 
     def _status_changed(self, status: AgentStatus) -> None:
         if status == AgentStatus.RUNNING:
-            self._spawn(self.show())
+            self._background.spawn(self.show())
         elif status in TERMINAL_STATUSES:
-            self._spawn(self.hide())
+            self._background.spawn(self.hide())
 
     def _activity(self, agent: Agent, activity: object) -> None:
         if isinstance(activity, (PausedActivity, HandOffActivity)):
-            self._spawn(self.hide())
+            self._background.spawn(self.hide())
             if isinstance(activity, HandOffActivity):
-                self._spawn(self._bring_to_front())
+                self._background.spawn(self._bring_to_front())
         elif not self._active and agent.status == AgentStatus.RUNNING and not agent.paused:
             # Any other activity of a running agent after a pause means it works again.
-            self._spawn(self.show())
+            self._background.spawn(self.show())
 
     async def _bring_to_front(self) -> None:
         try:
             await self._session.active_page.bring_to_front()
         except (PlaywrightError, BrowserClosedError) as exc:
             log.debug("could not bring the tab to the front: %s", exc)
-
-    def _spawn(self, work: Any) -> None:
-        task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
 
 def bar_labels() -> dict[str, str]:
     """The bar's words in the panel's language, read at each show (a language switch applies at once)."""

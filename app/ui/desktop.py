@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtWidgets import QDialog
 
+from app.background import Background
 from app.core.agent import Agent
 from app.demo.script import DEMO_TASK
 from app.history.records import RunRecord
@@ -70,7 +70,7 @@ class Desktop:
         self._history: HistoryDialog | None = None
         self._saved_runs: list[SavedRunWindow] = []
         self._browser_opening: asyncio.Task[Any] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._background = Background("desktop")
         self.runtime: Runtime | None = None
         self.window: MainWindow | None = None
         self._tiler: BrowserTiler | None = None
@@ -112,9 +112,9 @@ class Desktop:
         self._place_windows(settings)
         if not choices.headless:  # Chromium follows the panel; the two never cover each other
             self._tiler = BrowserTiler(self.window, self.runtime.place_browser)
-        self.window.settingsRequested.connect(lambda: self._spawn(self.open_settings()))
+        self.window.settingsRequested.connect(lambda: self._background.spawn(self.open_settings()))
         self.window.historyRequested.connect(self.open_history)
-        self.window.demoRequested.connect(lambda: self._spawn(self.try_demo()))
+        self.window.demoRequested.connect(lambda: self._background.spawn(self.try_demo()))
         self.window.closing.connect(self._on_closing)
         self.window.show_demo_mode(demo, DEMO_TASK)
         self.window.show()
@@ -122,9 +122,9 @@ class Desktop:
         if unreadable or loaded.damaged:
             self.window.model.add_notice(unreadable or _damaged_settings_notice(loaded))
         # Chromium opens with the panel, so the first task starts at once.
-        self._browser_opening = self._spawn(self._open_browser())
+        self._browser_opening = self._background.spawn(self._open_browser())
         if not ready and not choices.demo and choices.replay is None:
-            self._spawn(self.open_settings(first_run=True))
+            self._background.spawn(self.open_settings(first_run=True))
         return self.window
 
     async def shutdown(self) -> None:
@@ -138,8 +138,7 @@ class Desktop:
             self._recorder = None
         for saved in list(self._saved_runs):
             saved.close()
-        for task in list(self._tasks):
-            task.cancel()
+        self._background.cancel_all()
 
     def _on_closing(self) -> None:
         if self._closed is not None:
@@ -284,19 +283,12 @@ class Desktop:
             replay=self._choices.replay is not None and not self.runtime.demo, secrets=[self._api_key],
             on_save_failed=self._run_not_saved)
         if previous is not None:
-            self._spawn(previous.close())
+            self._background.spawn(previous.close())
 
     def _run_not_saved(self, reason: str) -> None:
         if self.window is not None:
             self.window.model.add_notice(tr("This run could not be saved to the history ({reason}). Its result is "
                                             "above.", reason=reason))
-
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
 
 async def _read_settings(path: Path) -> tuple[LoadedSettings, str]:
     """The saved settings, and what to tell the user when the file cannot be read at all (the panel then starts

@@ -6,9 +6,7 @@ Listing reads the store's small index; opening and exporting read a whole run of
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
@@ -29,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.background import Background
 from app.core.types import AgentStatus
 from app.history.export import outcome_label
 from app.history.records import RunRecord, RunSummary
@@ -101,7 +100,7 @@ class HistoryDialog(QDialog):
         self.setObjectName("HistoryDialog")
         self.setWindowTitle(tr("Run history"))
         self._store = store
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._background = Background("history")
         self._build()
         self._connect()
         apply_dialog_style(self)
@@ -225,12 +224,6 @@ class HistoryDialog(QDialog):
 
     # --- actions -----------------------------------------------------------------------------------------------
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        task = asyncio.get_running_loop().create_task(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
     async def _load(self, run_id: str) -> RunRecord | None:
         try:
             return await asyncio.to_thread(self._store.load, run_id)
@@ -241,7 +234,7 @@ class HistoryDialog(QDialog):
 
     def open_selected(self) -> asyncio.Task[None] | None:
         run_id = self.selected_id()
-        return self._spawn(self._open(run_id)) if run_id else None
+        return self._background.spawn(self._open(run_id)) if run_id else None
 
     async def _open(self, run_id: str) -> None:
         record = await self._load(run_id)
@@ -252,7 +245,7 @@ class HistoryDialog(QDialog):
     def _choose_export_file(self, fmt: ExportFormat) -> None:
         run_id = self.selected_id()
         if run_id is not None:
-            choose_export_file(self, run_id, fmt, lambda path: self._spawn(self.export_to(run_id, path, fmt)))
+            choose_export_file(self, run_id, fmt, lambda path: self._background.spawn(self.export_to(run_id, path, fmt)))
 
     async def export_to(self, run_id: str, path: Path, fmt: ExportFormat) -> None:
         record = await self._load(run_id)
@@ -287,7 +280,5 @@ class HistoryDialog(QDialog):
         self.refresh()
 
     def done(self, result: int) -> None:
-        for task in list(self._tasks):
-            if task is not asyncio.current_task():
-                task.cancel()
+        self._background.cancel_all()
         super().done(result)

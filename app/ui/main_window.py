@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from PySide6.QtCore import QByteArray, QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QScreen, QShortcut
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.background import Background
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.safety.risky import ConfirmHandler
@@ -103,7 +104,7 @@ class MainWindow(QMainWindow):
         self._answer: asyncio.Future[str] | None = None
         self._stop_requested = False
         self._browser_lost = False
-        self._background: set[asyncio.Task[Any]] = set()
+        self._background = Background("panel")
         self._demo = bool(getattr(runtime, "demo", False))
         self._demo_finished = False  # the demo replayed everything it recorded: a follow-up has nothing to replay
         self._attention = Attention(self)
@@ -290,7 +291,7 @@ class MainWindow(QMainWindow):
         self.composer.set_mode(ComposerMode.STOPPING)
         agent = self._bridge.agent
         if agent is not None:
-            self._spawn(agent.stop())
+            self._background.spawn(agent.stop())
 
     def take_over(self) -> None:
         agent = self._bridge.agent
@@ -515,11 +516,6 @@ class MainWindow(QMainWindow):
         if event.type() == QEvent.Type.ApplicationPaletteChange:
             self._restyle()
         return super().event(event)
-
-    def _spawn(self, coroutine: Any) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
 
     def quit_now(self) -> None:
         """Close without asking (SIGTERM, a second Ctrl+C, "Stop and quit"); the owner stops the run on closing."""

@@ -3,13 +3,12 @@ that waits for the user)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.background import Background
 from app.history.export import outcome_label
 from app.history.records import RunRecord
 from app.text.i18n import tr
@@ -29,7 +28,7 @@ class SavedRunWindow(QDialog):
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setObjectName("SavedRunWindow")
         self.record = record
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._background = Background("saved run window")
         when = record.started_at.astimezone().strftime("%Y-%m-%d %H:%M")
         self.setWindowTitle(tr("Saved run · {when}", when=when))
         self.model = TimelineModel(self)
@@ -73,7 +72,7 @@ class SavedRunWindow(QDialog):
         self.close_button.clicked.connect(self.close)
 
     def _choose(self, fmt: ExportFormat) -> None:
-        choose_export_file(self, self.record.id, fmt, lambda path: self._spawn(self.export_to(path, fmt)))
+        choose_export_file(self, self.record.id, fmt, lambda path: self._background.spawn(self.export_to(path, fmt)))
 
     async def export_to(self, path: Path, fmt: ExportFormat) -> None:
         problem = await write_export(self.record, path, fmt)
@@ -82,7 +81,3 @@ class SavedRunWindow(QDialog):
         else:
             self.message.show_message(Tone.OK, tr("Exported"), str(path))
 
-    def _spawn(self, coroutine: Any) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import urlparse
 
@@ -42,6 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.background import Background
 from app.core.safety.navigation import NavigationPolicy
 from app.llm import probe
 from app.llm.probe import ProbeKind, ProbeResult
@@ -154,7 +154,7 @@ class SettingsDialog(QDialog):
         self._key_edited = False
         self._session_key = session_key or ""
         self._key_in_memory = False
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._background = Background("settings dialog")
         self._test_task: asyncio.Task[None] | None = None
         self._paths = paths or app_paths()
         self._available: QRect | None = None  # the area to fit, when not the screen's (tests)
@@ -168,7 +168,7 @@ class SettingsDialog(QDialog):
         self._connect()
         self._restyle()
         self._load_key()
-        self._spawn(self.secrets_page.check_keyring())
+        self._background.spawn(self.secrets_page.check_keyring())
         self.resize(580, 100)
         self.fit_to_screen()
 
@@ -311,7 +311,7 @@ class SettingsDialog(QDialog):
         agent_page.addWidget(browser_block)
         agent_page.addStretch(1)
 
-        self.safety_page = SafetyPage(self._original, self._paths, self._spawn)
+        self.safety_page = SafetyPage(self._original, self._paths, self._background.spawn)
         self.secrets_page = SecretsPage(self._original)
         self.tabs.addTab(_Page(self.safety_page), tr("Safety"))
         self.tabs.addTab(_Page(self.secrets_page), tr("Secrets"))
@@ -412,7 +412,7 @@ class SettingsDialog(QDialog):
         self.fix_button.clicked.connect(self._apply_fix)
         self.browse_button.clicked.connect(self._browse)
         self.cancel_button.clicked.connect(self.reject)
-        self.save_button.clicked.connect(lambda: self._spawn(self.save()))
+        self.save_button.clicked.connect(lambda: self._background.spawn(self.save()))
         if self.demo_button is not None:
             self.demo_button.clicked.connect(self._choose_demo)
 
@@ -534,7 +534,7 @@ class SettingsDialog(QDialog):
 
     def _load_key(self) -> None:
         if not self._env_key:
-            self._spawn(self._read_key(self.provider))
+            self._background.spawn(self._read_key(self.provider))
 
     async def _read_key(self, provider: str) -> None:
         # A closure and a SecretStr: qasync logs a worker's call and result at DEBUG level, and this is the key.
@@ -546,12 +546,6 @@ class SettingsDialog(QDialog):
             self._loaded_key = key
             self.key_edit.setText(key)
             self._update_key_hint()
-
-    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
-        task = asyncio.get_running_loop().create_task(coroutine)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
 
     def _form_settings(self) -> Settings:
         mode = ToolChoiceMode(self.mode_combo.currentData())
@@ -583,7 +577,7 @@ class SettingsDialog(QDialog):
     def test_connection(self) -> asyncio.Task[None]:
         """Start the probe (a second click while one runs is ignored); the result shows in the message area."""
         if self._test_task is None or self._test_task.done():
-            self._test_task = self._spawn(self._run_test())
+            self._test_task = self._background.spawn(self._run_test())
         return self._test_task
 
     async def _run_test(self) -> None:
@@ -706,7 +700,5 @@ class SettingsDialog(QDialog):
         self.done(self.DEMO)
 
     def done(self, result: int) -> None:
-        for task in list(self._tasks):
-            if task is not asyncio.current_task():
-                task.cancel()
+        self._background.cancel_all()
         super().done(result)

@@ -7,13 +7,13 @@ so that neither ever covers the other and Stop stays in sight.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
+from app.background import Background
 from app.ui.window_placement import Rect, tile
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ class BrowserTiler(QObject):
         self._window = window
         self._place_browser = place_browser
         self._sent: Rect | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._background = Background("tiling")
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(settle_ms)
@@ -61,9 +61,7 @@ class BrowserTiler(QObject):
             window.resize(width - decoration, height - (frame.height() - window.height()))
         if placement.browser != self._sent:
             self._sent = placement.browser
-            task = asyncio.ensure_future(self._send(placement.browser))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._background.spawn(self._send(placement.browser))
 
     async def _send(self, rect: Rect) -> None:
         try:
