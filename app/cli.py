@@ -13,23 +13,19 @@ import argparse
 import asyncio
 import json
 import logging
-import math
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any, TextIO
 
+from app.cli_args import base_url_problem
 from app.cli_confirm import cli_confirm
 from app.cli_handoff import TerminalHandOff
 from app.cli_signals import StopSignals
 from app.cli_terminal import Say, is_terminal
-from app.core.config import MAX_DURATION_LIMIT, MAX_STEPS_LIMIT
-from app.core.safety.navigation import parse_domains
 from app.core.safety.secrets import mask_everywhere
-from app.core.text_safety import is_valid_text, valid_text
+from app.core.text_safety import valid_text
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
 from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
@@ -38,109 +34,13 @@ from app.settings.paths import app_paths
 from app.settings.secrets import env_api_key, get_api_key
 
 if TYPE_CHECKING:
+    from app.browser.driver import DriverStart
     from app.core.agent import Agent
     from app.runtime import Runtime
 
 EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED, EXIT_NEEDS_PERSON = 0, 1, 2, 3, 4
 STOPPED_BEFORE_START = "Stopped before the task started."
 STOPPED_AT_ONCE = "Stopped at once; the task did not finish."
-
-N = TypeVar("N", int, float)
-
-
-def _bounded(convert: Callable[[str], N], most: N) -> Callable[[str], N]:
-    """An argparse type: ``convert`` the text and refuse what is not a finite number above 0 and up to ``most``,
-    here, before Chromium starts (settings copies are not validated again)."""
-
-    def parse(text: str) -> N:
-        value = convert(text)
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number, not {text}")
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
-        if value > most:
-            raise argparse.ArgumentTypeError(f"must be at most {most:g}, not {text}")
-        return value
-
-    parse.__name__ = convert.__name__  # argparse names it in "invalid int value"
-    return parse
-
-
-def _task_text(text: str) -> str:
-    # Refused here, before Chromium starts, rather than by the agent once the browser is up.
-    if not text.strip():
-        raise argparse.ArgumentTypeError("the task is empty; say what the agent should do")
-    if not is_valid_text(text):  # bytes that are not UTF-8 arrive as lone surrogates; no model could read them
-        raise argparse.ArgumentTypeError(
-            f"the task is not valid UTF-8 text: {valid_text(text)!r} (\ufffd marks what cannot be read); check the "
-            "terminal's encoding, or write the task again")
-    return text
-
-
-def base_url_problem(url: str) -> str | None:
-    """Why ``url`` cannot be a model endpoint, in plain words; None when it can."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:  # an unbalanced "[" or a port that is not a number
-        host = None
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not host:
-        return (f"The base URL {valid_text(url)!r} is not a web address: it must start with http:// or https:// "
-                "and name a server, like https://api.openai.com/v1.")
-    return None
-
-
-def _base_url(text: str) -> str:
-    # Refused here, before Chromium starts and before anything is sent, rather than as an unreadable answer.
-    problem = base_url_problem(text)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(problem)
-    return text
-
-
-def _domain_list(text: str) -> list[str]:
-    # A bad pattern stops the run here, before Chromium starts. "" clears the saved list: any http(s) site.
-    try:
-        return parse_domains(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
-
-
-def add_run_parser(subparsers: Any) -> None:
-    run = subparsers.add_parser("run", help="Run one task headlessly and exit.")
-    run.add_argument("task", type=_task_text, help="What the agent should do, in plain language.")
-    run.add_argument("--url", help="Open this page first.")
-    run.add_argument("--base-url", type=_base_url,
-                     help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or settings).")
-    run.add_argument("--model", help="Model name (default: PAGE_AGENT_MODEL or settings).")
-    run.add_argument("--api-key-env", metavar="VAR", help="Read the API key from this environment variable.")
-    run.add_argument("--max-steps", type=_bounded(int, MAX_STEPS_LIMIT),
-                     help=f"Step budget, 1 to {MAX_STEPS_LIMIT} (default: settings, 40).")
-    run.add_argument("--max-duration", type=_bounded(float, MAX_DURATION_LIMIT), metavar="SECONDS",
-                     help=f"Time budget for the whole task, its final report included (at most "
-                          f"{MAX_DURATION_LIMIT:g}).")
-    run.add_argument("--headless", dest="headless", action="store_true", default=True,
-                     help="Run Chromium without a window (default).")
-    run.add_argument("--headed", dest="headless", action="store_false", help="Show the Chromium window.")
-    run.add_argument("--cdp-url", help="Attach to a running Chromium/Chrome (its active tab); leave it running.")
-    run.add_argument("--events", action="store_true", help="Print every event as one JSON object per line on stderr.")
-    run.add_argument("--json", action="store_true", help="Print the final result as one JSON object on stdout.")
-    safety = run.add_argument_group("safety (see the README's Safety section)")
-    safety.add_argument("--allowed-domains", type=_domain_list, metavar="HOSTS",
-                        help="Only open these sites, comma-separated: example.com,*.example.com (default: settings).")
-    safety.add_argument("--secrets-file", type=Path, metavar="FILE",
-                        help="JSON object of secret name -> value; the model sees only <secret>name</secret>.")
-    safety.add_argument("--upload-dir", type=Path, action="append", default=[], metavar="DIR",
-                        help="A folder the agent may upload files from (repeatable).")
-    safety.add_argument("--risky", choices=("ask", "allow", "deny"), default="ask",
-                        help="A page's confirm()/prompt() and irreversible clicks: ask on the terminal (default; "
-                             "deny without one), allow, or deny.")
-    # SUPPRESS: the same options before "run" (page-agent-desktop --replay F run ...) must not be reset to None.
-    run.add_argument("--record", type=Path, metavar="FILE", default=argparse.SUPPRESS,
-                     help="Save the model's answers as a cassette.")
-    run.add_argument("--replay", type=Path, metavar="FILE", default=argparse.SUPPRESS,
-                     help="Replay a cassette instead of calling a model.")
 
 
 def resolve_settings(args: argparse.Namespace, saved: Settings) -> tuple[Settings, str | None]:
@@ -252,16 +152,17 @@ def check_record_file(path: Path) -> None:
         raise ValueError(f"--record {path}: you cannot write there; choose a folder you may write to.")
 
 
-async def run_task(args: argparse.Namespace, printer: EventPrinter | None) -> int:
+async def run_task(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
     signals = StopSignals()
     signals.install()  # from the start: a signal before Chromium is up stops the run too, without a traceback
     try:
-        return await _run_task(args, printer, signals)
+        return await _run_task(args, printer, signals, driver)
     finally:
         signals.hold_until_exit()
 
 
-async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals) -> int:
+async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals,
+                    driver: DriverStart) -> int:
     from app.runtime import Runtime, RuntimeOptions
 
     paths = app_paths()
@@ -292,6 +193,7 @@ async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, sign
         upload_dirs=upload_dirs,
         risky=args.risky,
         person_present=person_present,
+        driver=driver,
     )
     try:
         # Refused here, before Chromium starts; the agent reads them again when it is built.
@@ -349,9 +251,8 @@ async def _start(runtime: Runtime, url: str | None) -> Agent:
     return agent
 
 
-def run_cli(args: argparse.Namespace) -> int:
-    # A terminal or pipe that cannot show a character gets "?", rather than the finished run dying as it prints.
-    sys.stdout.reconfigure(errors="replace")  # type: ignore[union-attr]
+async def run(args: argparse.Namespace, driver: DriverStart) -> int:
+    """The run itself, once ``app.cli_start`` has started Playwright's driver and imported this module."""
     printer = EventPrinter(sys.stderr) if args.events else None
     _configure_logging(printer)
-    return asyncio.run(run_task(args, printer))
+    return await run_task(args, printer, driver)

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli import add_run_parser, run_cli
+from app.cli_args import add_run_parser
+from app.cli_start import run_cli
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -82,9 +82,10 @@ class BrowserSession:
     # --- starting ----------------------------------------------------------------------------------------------
 
     @classmethod
-    async def launch(cls, options: LaunchOptions) -> BrowserSession:
-        """Start Chromium with the persistent profile (logins survive restarts)."""
-        playwright = await async_playwright().start()
+    async def launch(cls, options: LaunchOptions, playwright: Playwright | None = None) -> BrowserSession:
+        """Start Chromium with the persistent profile (logins survive restarts), on ``playwright`` when a driver was
+        started ahead (the session owns it from now on)."""
+        playwright = playwright or await async_playwright().start()
         try:
             executable = await find_chromium(options.executable, playwright.chromium.executable_path)
             profile = options.profile_dir.resolve()
@@ -119,9 +120,10 @@ class BrowserSession:
             raise
 
     @classmethod
-    async def attach(cls, cdp_url: str, downloads_dir: Path | None = None) -> BrowserSession:
+    async def attach(cls, cdp_url: str, downloads_dir: Path | None = None,
+                     playwright: Playwright | None = None) -> BrowserSession:
         """Work in a running Chromium/Chrome (started with --remote-debugging-port) and its active tab."""
-        playwright = await async_playwright().start()
+        playwright = playwright or await async_playwright().start()
         try:
             try:
                 browser = await playwright.chromium.connect_over_cdp(cdp_url, timeout=_ATTACH_TIMEOUT_MS)

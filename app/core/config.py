@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-# The longest time budget a run may be given (a day): beyond it a number is a typo, not a plan.
-MAX_DURATION_LIMIT = 86_400.0
-MAX_STEPS_LIMIT = 500
+from app.core.limits import MAX_DURATION_LIMIT, MAX_STEPS_LIMIT
 
 
 class AgentConfig(BaseModel):

@@ -10,10 +10,10 @@ it leaves (the request, the CLI's output, saved and exported runs).
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-from pydantic_core import PydanticSerializationError
+if TYPE_CHECKING:  # pydantic is imported by whoever has a model to write; the command line checks text without it
+    from pydantic import BaseModel
 
 REPLACEMENT = "\ufffd"
 
@@ -45,6 +45,8 @@ def valid_data(value: Any) -> Any:
 
 def valid_json(model: BaseModel, indent: int | None = None) -> str:
     """``model`` as JSON text, valid even when one of its strings is not."""
+    from pydantic_core import PydanticSerializationError
+
     try:
         return model.model_dump_json(indent=indent)
     except PydanticSerializationError:  # pydantic refuses to write a lone surrogate
