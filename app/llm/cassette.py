@@ -137,6 +137,11 @@ class RecordingClient:
         self._path = path
         self.cassette = Cassette()
 
+    async def prepare(self) -> None:
+        prepare = getattr(self._inner, "prepare", None)
+        if prepare is not None:
+            await prepare()
+
     async def close(self) -> None:
         if self.cassette.entries:
             await asyncio.to_thread(self.cassette.save, self._path)

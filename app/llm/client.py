@@ -34,17 +34,31 @@ class OpenAICompatibleClient:
         hide_everywhere(self._key)  # masked in every log line and file from now on
         self._client: Any = None
 
+    async def prepare(self) -> None:
+        """Import the SDK and build its client on a worker thread (over a second: the import, and the TLS context
+        httpx loads), so that this overlaps Chromium starting instead of holding up the first model call and the
+        event loop."""
+        if self._client is None:
+            client = await asyncio.to_thread(self._new_client)
+            if self._client is None:  # the first call may have built one meanwhile
+                self._client = client
+
     def _sdk(self) -> Any:
         if self._client is None:
-            import openai  # lazily: importing openai costs over a second
-
-            self._client = openai.AsyncOpenAI(
-                base_url=self.settings.base_url,
-                api_key=self._key or _NO_KEY,
-                timeout=self.settings.request_timeout + _SDK_TIMEOUT_SLACK,
-                max_retries=0,  # retries are ours: they must be visible, abortable and honour Retry-After
-            )
+            self._client = self._new_client()
         return self._client
+
+    def _new_client(self) -> Any:
+        import openai  # lazily: see prepare()
+
+        client = openai.AsyncOpenAI(
+            base_url=self.settings.base_url,
+            api_key=self._key or _NO_KEY,
+            timeout=self.settings.request_timeout + _SDK_TIMEOUT_SLACK,
+            max_retries=0,  # retries are ours: they must be visible, abortable and honour Retry-After
+        )
+        _ = client.chat.completions  # imported on first use: here, on prepare()'s thread, not at the first call
+        return client
 
     async def close(self) -> None:
         if self._client is not None:
