@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -45,8 +45,8 @@ class StopSignals:
                             stop: Callable[[], Awaitable[None]] | None = None) -> T | None:
         """``work``'s result, or None when it was cancelled. A stop calls ``stop()`` and lets ``work`` end on its
         own; without ``stop``, or on a second signal, ``work`` is cancelled."""
-        stopped = asyncio.ensure_future(self.stop.wait())
-        forced = asyncio.ensure_future(self.force.wait())
+        stopped: asyncio.Future[Any] = asyncio.ensure_future(self.stop.wait())
+        forced: asyncio.Future[Any] = asyncio.ensure_future(self.force.wait())
         stopping: asyncio.Future[None] | None = None
         try:
             await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)

@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from app.assets import resource_path
+from app.background import Background
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.llm import LLMClient
+from app.core.page import BrowserClosedError
 from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
 from app.guardrails_setup import build_guardrails, check_start_page, navigation_policy
@@ -27,7 +29,10 @@ from app.settings.paths import AppPaths
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
+    from app.browser.controller import PlaywrightPageController
     from app.browser.driver import DriverStart
+    from app.browser.session import BrowserSession
+    from app.demo.site import DemoSite
 
 log = logging.getLogger(__name__)
 
@@ -80,15 +85,16 @@ class Runtime:
         self._ask_user: AskUserHandler | None = None
         self._confirm: ConfirmHandler | None = None
         self._closed_callbacks: list[Callable[[], None]] = []
-        self._browser: object | None = None  # BrowserSession, imported lazily (Playwright)
-        self._controller: object | None = None
+        # Imported when Chromium is first launched: the panel shows before Playwright is loaded.
+        self._browser: BrowserSession | None = None
+        self._controller: PlaywrightPageController | None = None
         self._llm: LLMClient | None = None
         self._llm_ready: LLMClient | None = None  # built while Chromium starts, for the agent built next
         self._agent: Agent | None = None
-        self._demo_site: object | None = None
+        self._demo_site: DemoSite | None = None
         self._agent_callbacks: list[Callable[[Agent], None]] = []
         self._stop_callbacks: list[Callable[[], None]] = []
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._background = Background("runtime")
         # One agent at a time: the panel opens Chromium at startup while the user may already press Run.
         self._lock = asyncio.Lock()
 
@@ -119,8 +125,8 @@ class Runtime:
     async def place_browser(self, rect: WindowRect) -> None:
         """Move and size Chromium's window (x, y, width, height); remembered for a Chromium launched later."""
         self.options.window = rect
-        if self._browser is not None and self._browser.is_connected:  # type: ignore[attr-defined]
-            await self._browser.set_window_bounds(rect)  # type: ignore[attr-defined]
+        if self._browser is not None and self._browser.is_connected:
+            await self._browser.set_window_bounds(rect)
 
     async def apply_settings(self, settings: Settings, api_key: str | None) -> None:
         async with self._lock:
@@ -135,7 +141,7 @@ class Runtime:
         async with self._lock:
             self.options.demo = demo
             await self._drop_agent()
-            if self._browser is not None and self._browser.is_connected:  # type: ignore[attr-defined]
+            if self._browser is not None and self._browser.is_connected:
                 await self._go_to_start_page()
 
     def page_url(self) -> str:
@@ -147,9 +153,9 @@ class Runtime:
     def active_page(self) -> Page | None:
         """The tab the agent works in (None while Chromium is not open), for whoever plays the person at the
         keyboard: the demo cassette's generator and tests solve the captcha there."""
-        if self._browser is None or not self._browser.is_connected:  # type: ignore[attr-defined]
+        if self._browser is None or not self._browser.is_connected:
             return None
-        return self._browser.active_page  # type: ignore[attr-defined]
+        return self._browser.active_page
 
     async def detected_browser(self) -> str:
         """The Chromium the app would launch when no path is configured, or "" when there is none."""
@@ -165,7 +171,7 @@ class Runtime:
         (and the demo from its sign-in page, so that "New task" runs the demo again)."""
         async with self._lock:
             preparing: asyncio.Future[None] | None = None
-            if self._browser is None or not self._browser.is_connected:  # type: ignore[attr-defined]
+            if self._browser is None or not self._browser.is_connected:
                 await self._drop_agent()
                 preparing = self._prepare_llm()
                 try:
@@ -182,11 +188,12 @@ class Runtime:
                 # Off the loop: it reads the secrets file and the keyring.
                 guardrails = await asyncio.to_thread(build_guardrails, self.settings, self.paths, self.options,
                                                      self._confirm)
-                self._controller.guardrails = guardrails  # type: ignore[attr-defined]
-                self._agent = Agent(self._llm, self._controller, config,  # type: ignore[arg-type]
+                controller = self._live_controller()
+                controller.guardrails = guardrails
+                self._agent = Agent(self._llm, controller, config,
                                     ask_user=self._ask_user, guardrails=guardrails,
                                     person_present=self.options.person_present)
-                self._controller.stop_bar.follow(self._agent)  # type: ignore[attr-defined]
+                controller.stop_bar.follow(self._agent)
                 for callback in list(self._agent_callbacks):
                     callback(self._agent)
             elif new_task and isinstance(self._llm, ReplayClient) and self._llm.position:
@@ -197,17 +204,17 @@ class Runtime:
 
     async def open_url(self, url: str) -> str:
         await self.agent()
-        return await self._controller.go_to_url(url, AbortSignal())  # type: ignore[attr-defined]
+        return await self._live_controller().go_to_url(url, AbortSignal())
 
     async def shutdown(self) -> None:
         # Under the lock: a Chromium still starting is closed once it is up, never left behind.
         async with self._lock:
             await self._drop_agent()
             if self._browser is not None:
-                await self._browser.close()  # type: ignore[attr-defined]
+                await self._browser.close()
                 self._browser = None
             if self._demo_site is not None:
-                await self._demo_site.stop()  # type: ignore[attr-defined]
+                await self._demo_site.stop()
                 self._demo_site = None
 
     # --- building ----------------------------------------------------------------------------------------------
@@ -263,15 +270,15 @@ class Runtime:
             await session.set_window_bounds(window)
         session.on_closed(self._browser_closed)
         self._browser = session
-        self._controller = PlaywrightPageController(session)
-        await self._controller.stop_bar.install(self._stop_requested)
+        self._controller = controller = PlaywrightPageController(session)
+        await controller.stop_bar.install(self._stop_requested)
         await self._go_to_start_page()
 
     async def _go_to_start_page(self) -> None:
         start = await self._start_page()
         if start:
             check_start_page(navigation_policy(self.settings, self.options), start, "The start page")
-            await self._controller.go_to_url(start, AbortSignal())  # type: ignore[attr-defined]
+            await self._live_controller().go_to_url(start, AbortSignal())
 
     async def _start_page(self) -> str:
         if self.options.demo:
@@ -279,18 +286,21 @@ class Runtime:
                 from app.demo.site import DemoSite
 
                 self._demo_site = DemoSite()
-                await self._demo_site.start()  # type: ignore[attr-defined]
-            return self._demo_site.url(DEMO_START)  # type: ignore[attr-defined]
+                await self._demo_site.start()
+            return self._demo_site.url(DEMO_START)
         return "" if self.options.cdp_url else self.settings.start_url
+
+    def _live_controller(self) -> PlaywrightPageController:
+        if self._controller is None:
+            raise BrowserClosedError("Chromium is not open.")
+        return self._controller
 
     def _stop_requested(self) -> None:
         if self._stop_callbacks:
             for callback in list(self._stop_callbacks):
                 callback()
         elif self._agent is not None:
-            task = asyncio.ensure_future(self._agent.stop())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._background.spawn(self._agent.stop())
 
     def _browser_closed(self) -> None:
         log.info("Chromium was closed")

@@ -177,7 +177,7 @@ class PageEvents:
             await _settle(dialog.dismiss())
         if why_not == _REPEATED:
             # Told once per quiet spell; the rest would only fill the model's view with the page's words.
-            if self._repeats[dialog.page] > 1:
+            if dialog.page is not None and self._repeats[dialog.page] > 1:
                 return ""
             why_not = (f"the tab asked again right after a dialog that was not allowed, so its dialogs are cancelled "
                        f"without asking for {_QUIET:g} s")

@@ -95,7 +95,10 @@ class NavigationGuard:
 
     def _watch(self, page: Page) -> None:
         page.on("framenavigated", lambda frame: self._navigated(page, frame))
-        page.on("close", lambda _page: self._refused.pop(page, None))
+        def closed(_page: Page) -> None:
+            self._refused.pop(page, None)
+
+        page.on("close", closed)
 
     def _navigated(self, page: Page, frame: Frame) -> None:
         # Only noted here; ``take_away`` acts when the agent next looks or navigates, so that a person using the

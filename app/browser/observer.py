@@ -269,7 +269,8 @@ async def _child_frames_by_slot(frame: Frame) -> dict[str, Frame]:
     async def slot_of(child: Frame) -> str | None:
         try:
             element = await child.frame_element()
-            return await element.evaluate(_SLOT_OF)
+            slot: str | None = await element.evaluate(_SLOT_OF)
+            return slot
         except PlaywrightError:
             return None
 

@@ -13,7 +13,7 @@ _PROC = Path("/proc")
 def _profile_pids(profile_dir: Path) -> list[int]:
     # The flag is how Chromium (browser and every helper process) records its profile on the command line.
     needle = f"--user-data-dir={profile_dir}".encode()
-    pids = []
+    pids: list[int] = []
     if not _PROC.is_dir():
         return pids
     for entry in _PROC.iterdir():
@@ -35,13 +35,48 @@ async def profile_pids(profile_dir: Path) -> list[int]:
 
 async def kill_profile_processes(profile_dir: Path, grace: float = 3.0) -> list[int]:
     """Wait up to ``grace`` seconds for the profile's processes to exit, then SIGKILL the rest; returns those."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + grace
-    while (pids := await profile_pids(profile_dir)) and loop.time() < deadline:
-        await asyncio.sleep(0.1)
+    await _exited(await profile_pids(profile_dir), grace)
+    pids = await profile_pids(profile_dir)
     for pid in pids:
         try:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
     return pids
+
+
+async def _exited(pids: list[int], timeout: float) -> None:
+    """Return when every one of ``pids`` has exited, or after ``timeout`` seconds.
+
+    A pidfd becomes readable when its process exits, so the loop is woken by the exit itself rather than by polling
+    /proc. Where pidfds are not available (an old kernel, a seccomp filter) the whole grace period is waited.
+    """
+    if not pids:
+        return
+    loop = asyncio.get_running_loop()
+    exits: list[asyncio.Future[None]] = []
+    fds: list[int] = []
+    try:
+        for pid in pids:
+            try:
+                fd = os.pidfd_open(pid)
+            except ProcessLookupError:
+                continue  # already gone
+            except OSError:
+                await asyncio.sleep(timeout)
+                return
+            fds.append(fd)
+            exited = loop.create_future()
+            loop.add_reader(fd, _settle, exited)
+            exits.append(exited)
+        if exits:
+            await asyncio.wait(exits, timeout=timeout)
+    finally:
+        for fd in fds:
+            loop.remove_reader(fd)
+            os.close(fd)
+
+
+def _settle(exited: asyncio.Future[None]) -> None:
+    if not exited.done():
+        exited.set_result(None)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, Playwright, ViewportSize, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
@@ -96,7 +96,9 @@ class BrowserSession:
             if options.window is not None and not options.headless:
                 x, y, width, height = options.window
                 args += [f"--window-position={x},{y}", f"--window-size={width},{height}"]
-            viewport = None if not options.headless else {"width": options.viewport[0], "height": options.viewport[1]}
+            viewport: ViewportSize | None = None
+            if options.headless:
+                viewport = {"width": options.viewport[0], "height": options.viewport[1]}
             try:
                 context = await playwright.chromium.launch_persistent_context(
                     str(profile),

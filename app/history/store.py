@@ -83,7 +83,7 @@ class RunStore:
             if index.pop(run_id, None) is not None:
                 self._write_index(index)
 
-    def list(self) -> list[RunSummary]:
+    def summaries(self) -> list[RunSummary]:
         """Every readable run, newest first."""
         with self._lock:
             index = self._read_index()

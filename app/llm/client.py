@@ -107,7 +107,7 @@ class OpenAICompatibleClient:
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(retry_after, self.settings.retry_max_delay)
-        exponential = self.settings.retry_base_delay * 2 ** (attempt - 1)
+        exponential = self.settings.retry_base_delay * 2.0 ** (attempt - 1)
         return min(exponential * random.uniform(0.5, 1.5), self.settings.retry_max_delay)
 
     async def _call(self, messages: list[Message], tool: ToolSpec) -> LLMReply:

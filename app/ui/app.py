@@ -52,6 +52,7 @@ def run_gui(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: loop.call_soon_threadsafe(lambda: desktop.close(force=True)))
     try:
         with loop:
-            return loop.run_until_complete(desktop.run())
+            code: int = loop.run_until_complete(desktop.run())
+            return code
     finally:
         heartbeat.stop()

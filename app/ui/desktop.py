@@ -229,6 +229,8 @@ class Desktop:
     # --- history -----------------------------------------------------------------------------------------------
 
     def open_history(self) -> None:
+        if self.window is None:  # History is opened from the panel, which exists from start() on
+            return
         if self._history is not None:
             self._history.raise_()
             self._history.activateWindow()

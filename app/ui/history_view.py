@@ -60,7 +60,7 @@ class _BadgeDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
               ) -> None:
-        text_index = index.siblingAtColumn(_Column.RESULT)
+        text_index = index.sibling(index.row(), _Column.RESULT)
         tone = str(text_index.data(_TONE) or "stopped")
         text = str(text_index.data(Qt.ItemDataRole.DisplayRole) or "")
         option.text = ""
@@ -174,7 +174,7 @@ class HistoryDialog(QDialog):
     def refresh(self) -> None:
         selected = self.selected_id()
         self.list.clear()
-        for summary in self._store.list():
+        for summary in self._store.summaries():
             item = self._item(summary)
             self.list.addTopLevelItem(item)
             if summary.id == selected:
@@ -184,8 +184,9 @@ class HistoryDialog(QDialog):
         self.skipped_notice.setText(tr("1 saved run could not be read and was skipped.") if skipped == 1 else
                                     tr("{n} saved runs could not be read and were skipped.", n=skipped))
         self.skipped_notice.setVisible(skipped > 0)
-        if self.list.topLevelItemCount() and not self.list.selectedItems():
-            self.list.setCurrentItem(self.list.topLevelItem(0))
+        first = self.list.topLevelItem(0)
+        if first is not None and not self.list.selectedItems():
+            self.list.setCurrentItem(first)
         self._update_buttons()
 
     @staticmethod
@@ -213,7 +214,7 @@ class HistoryDialog(QDialog):
     def select(self, run_id: str) -> None:
         for row in range(self.list.topLevelItemCount()):
             item = self.list.topLevelItem(row)
-            if item.data(_Column.WHEN, _ID) == run_id:
+            if item is not None and item.data(_Column.WHEN, _ID) == run_id:
                 self.list.setCurrentItem(item)
                 return
 

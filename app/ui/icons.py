@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from PySide6.QtCore import QByteArray, QRectF, QSize, Qt
+from PySide6.QtCore import QByteArray, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QIconEngine, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
@@ -41,7 +41,7 @@ class _SvgIconEngine(QIconEngine):
             return faded
         return self._color
 
-    def paint(self, painter: QPainter, rect, mode: QIcon.Mode, state: QIcon.State) -> None:  # noqa: ANN001
+    def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         paint_icon(painter, QRectF(rect), self._name, self._tint(mode))
 

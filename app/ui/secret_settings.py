@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -169,14 +169,13 @@ class SecretsPage(QWidget):
     # --- what the dialog reads ---------------------------------------------------------------------------------
 
     def entries(self) -> list[SecretEntry]:
-        return [self.secret_list.topLevelItem(i).data(_NAME_COLUMN, _ENTRY_ROLE)
-                for i in range(self.secret_list.topLevelItemCount())]
+        items = (self.secret_list.topLevelItem(i) for i in range(self.secret_list.topLevelItemCount()))
+        return [item.data(_NAME_COLUMN, _ENTRY_ROLE) for item in items if item is not None]
 
     async def check_keyring(self) -> None:
         """Mark the listed secrets whose value the keyring holds, and those it does not (read off the loop)."""
         for entry in self.entries():
-            # Only whether it is there: qasync logs a worker's result at DEBUG level.
-            found = await asyncio.to_thread(lambda name=entry.name: secrets.get_secret(name) is not None)
+            found = await asyncio.to_thread(_is_saved, entry.name)
             if entry.name not in self._unsaved:
                 self._set_state(entry.name, tr("Saved") if found else tr("Missing"))
 
@@ -191,8 +190,7 @@ class SecretsPage(QWidget):
                 await asyncio.to_thread(secrets.set_secret, name, "")
                 self._in_keyring.discard(name)
             for name in sorted(self._unsaved):
-                # A closure, not (function, *args): qasync logs a worker's arguments at DEBUG level.
-                await asyncio.to_thread(lambda value=self._unsaved[name]: secrets.set_secret(name, value))
+                await asyncio.to_thread(_saver(name, self._unsaved[name]))
                 self._unsaved.pop(name, None)  # gone already if the user removed it meanwhile
                 self._in_keyring.add(name)
                 self._set_state(name, tr("Saved"))
@@ -216,7 +214,9 @@ class SecretsPage(QWidget):
         entry = dialog.entry()
         self._unsaved[entry.name] = dialog.take_value()
         self._add_row(entry, tr("Not saved yet"))
-        self.secret_list.setCurrentItem(self._item(entry.name))
+        added = self._item(entry.name)
+        if added is not None:
+            self.secret_list.setCurrentItem(added)
 
     def _add_row(self, entry: SecretEntry, state: str) -> None:
         sites = ", ".join(entry.domains) or tr("any site")
@@ -243,3 +243,16 @@ class SecretsPage(QWidget):
 
     def _update_buttons(self) -> None:
         self.remove_button.setEnabled(self.secret_list.currentItem() is not None)
+
+
+def _is_saved(name: str) -> bool:
+    # Only whether it is there: qasync logs a worker's result at DEBUG level, and that must never be the value.
+    return secrets.get_secret(name) is not None
+
+
+def _saver(name: str, value: str) -> Callable[[], None]:
+    # A closure, not (function, *args): qasync logs a worker's arguments at DEBUG level.
+    def save() -> None:
+        secrets.set_secret(name, value)
+
+    return save

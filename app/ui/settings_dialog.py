@@ -122,12 +122,13 @@ class _Page(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setWidget(content)
+        self.content = content
         self.viewport().setAutoFillBackground(False)
         content.setAutoFillBackground(False)
 
     def sizeHint(self) -> QSize:  # noqa: N802
         # QScrollArea caps its hint at a few dozen lines; the dialog wants the whole page when it fits.
-        return self.widget().sizeHint().expandedTo(self.widget().minimumSizeHint())
+        return self.content.sizeHint().expandedTo(self.content.minimumSizeHint())
 
 
 class SettingsDialog(QDialog):
@@ -196,7 +197,7 @@ class SettingsDialog(QDialog):
     # --- construction ------------------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        root = QVBoxLayout(self)
+        root = self._root = QVBoxLayout(self)
         root.setContentsMargins(20, 18, 20, 16)
         root.setSpacing(14)
         root.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
@@ -212,6 +213,7 @@ class SettingsDialog(QDialog):
             root.addWidget(title)
 
         self.tabs = QTabWidget(self)
+        self._pages: list[_Page] = []  # the tabs, in order
         self.tabs.setObjectName("SettingsTabs")
         model_page = self._new_page(tr("Model"))
 
@@ -313,10 +315,10 @@ class SettingsDialog(QDialog):
 
         self.safety_page = SafetyPage(self._original, self._paths, self._background.spawn)
         self.secrets_page = SecretsPage(self._original)
-        self.tabs.addTab(_Page(self.safety_page), tr("Safety"))
-        self.tabs.addTab(_Page(self.secrets_page), tr("Secrets"))
-        for index in range(self.tabs.count()):
-            self.tabs.widget(index).widget().installEventFilter(self)
+        self._add_tab(self.safety_page, tr("Safety"))
+        self._add_tab(self.secrets_page, tr("Secrets"))
+        for page in self._pages:
+            page.content.installEventFilter(self)
         root.addWidget(self.tabs, 1)
 
         self.error_area = MessageArea(self)
@@ -365,8 +367,13 @@ class SettingsDialog(QDialog):
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(14)
-        self.tabs.addTab(_Page(content), title)
+        self._add_tab(content, title)
         return column
+
+    def _add_tab(self, content: QWidget, title: str) -> None:
+        page = _Page(content)
+        self._pages.append(page)
+        self.tabs.addTab(page, title)
 
     @staticmethod
     def _add_row(form: Any, label: str, field: QWidget, layout: Any = None) -> None:
@@ -433,7 +440,7 @@ class SettingsDialog(QDialog):
             self._available = available
         area = self._available or screen_area(self)
         room = cap_to_screen(self, area)
-        hint = self.layout().sizeHint()
+        hint = self._root.sizeHint()
         self.resize(max(self.width(), min(hint.width(), room.width())), min(hint.height(), room.height()))
         self._place(area)
 
@@ -454,7 +461,7 @@ class SettingsDialog(QDialog):
     def _grow(self) -> None:
         """Make room for content that appeared (a message), up to the screen's free height, keeping the whole
         dialog on the screen; never shrink under the user."""
-        wanted = min(self.layout().sizeHint().height(), self.maximumHeight())
+        wanted = min(self._root.sizeHint().height(), self.maximumHeight())
         if wanted > self.height():
             self.resize(self.width(), wanted)
             keep_on_screen(self, self._available)
@@ -462,8 +469,8 @@ class SettingsDialog(QDialog):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         # A page's content changed size: its scroll area's hint follows, and the dialog may grow to show it.
         if event.type() == QEvent.Type.LayoutRequest:
-            for index in range(self.tabs.count()):
-                self.tabs.widget(index).updateGeometry()
+            for page in self._pages:
+                page.updateGeometry()
             self._grow_timer.start()
         return False
 
@@ -650,7 +657,7 @@ class SettingsDialog(QDialog):
 
     def _show_field(self, field: QWidget) -> None:
         """Bring the tab holding ``field`` to the front and put the cursor in it."""
-        page = next(i for i in range(self.tabs.count()) if self.tabs.widget(i).isAncestorOf(field))
+        page = next(i for i, tab in enumerate(self._pages) if tab.isAncestorOf(field))
         self.tabs.setCurrentIndex(page)
         field.setFocus()
 

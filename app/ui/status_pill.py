@@ -97,10 +97,14 @@ class StatusPill(QWidget):
         self._pending: str | None = None
         self._shown = QElapsedTimer()
         self._shown.start()
-        self._hold = QTimer(self, singleShot=True, timeout=self._show_pending)
+        self._hold = QTimer(self)
+        self._hold.setSingleShot(True)
+        self._hold.timeout.connect(self._show_pending)
         # Each frame repaints the spinner's square only: a whole-pill repaint 30 times a second (its rounded,
         # translucent background pulls in the parents' painting) was the panel's largest cost during a run.
-        self._spin = QTimer(self, interval=33, timeout=self._spin_frame)
+        self._spin = QTimer(self)
+        self._spin.setInterval(33)
+        self._spin.timeout.connect(self._spin_frame)
         self._started = time.monotonic()
         self._layer: QPixmap | None = None
         self._layer_key: tuple[object, ...] | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent
+from PySide6.QtGui import QColor, QFontMetrics, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from app.text.i18n import tr
@@ -53,7 +53,7 @@ class TaskInput(QPlainTextEdit):
     def sizeHint(self) -> QSize:
         return QSize(super().sizeHint().width(), self.maximumHeight())
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
         self._fit()  # wrapping changes with the width
 

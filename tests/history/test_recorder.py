@@ -24,14 +24,14 @@ async def test_records_a_run_and_its_follow_up(llm_server: FakeLLMServer, make_a
     )
     await agent.execute("Add Ada")
     await recorder.flush()
-    [summary] = store.list()
+    [summary] = store.summaries()
     assert summary.title == "Add Ada" and summary.status == AgentStatus.COMPLETED and summary.steps == 2
     assert summary.demo and not summary.replay
 
     llm_server.add(done_reply("Nothing else to do.", success=False))
     await agent.execute("Now add Bob", follow_up=True)
     await recorder.flush()
-    [summary] = store.list()  # the same run, now with two tasks
+    [summary] = store.summaries()  # the same run, now with two tasks
     record = store.load(summary.id)
     assert [t.task for t in record.tasks] == ["Add Ada", "Now add Bob"]
     assert [t.follow_up for t in record.tasks] == [False, True]
@@ -45,7 +45,7 @@ async def test_records_a_run_and_its_follow_up(llm_server: FakeLLMServer, make_a
     llm_server.add(done_reply("Done again."))
     await agent.execute("A new task")
     await recorder.close()
-    assert [s.title for s in store.list()] == ["A new task", "Add Ada"]
+    assert [s.title for s in store.summaries()] == ["A new task", "Add Ada"]
 
 
 async def test_stopped_and_error_runs_are_saved(llm_server: FakeLLMServer, make_agent: AgentFactory,
@@ -61,7 +61,7 @@ async def test_stopped_and_error_runs_are_saved(llm_server: FakeLLMServer, make_
     llm_server.add(error_reply(401, "bad key"))
     await agent.execute("Fail please")
     await recorder.close()
-    statuses = {s.title: s.status for s in store.list()}
+    statuses = {s.title: s.status for s in store.summaries()}
     assert statuses == {"Wait for me": AgentStatus.STOPPED, "Fail please": AgentStatus.ERROR}
 
 
@@ -83,7 +83,7 @@ async def test_a_replayed_run_is_marked_as_such(llm_server: FakeLLMServer, make_
     llm_server.add(done_reply("Replayed."))
     await agent.execute("Replay me")
     await recorder.close()
-    [summary] = store.list()
+    [summary] = store.summaries()
     assert summary.replay and not summary.demo
     record = store.load(summary.id)
     assert record.replay and not record.model_called

@@ -26,22 +26,22 @@ def test_round_trip(store: RunStore) -> None:
 def test_list_is_newest_first_and_comes_from_the_index(store: RunStore) -> None:
     for n, run_id in enumerate(["20250314-093000-aaaaaa", "20250316-093000-cccccc", "20250315-093000-bbbbbb"]):
         store.save(make_record(run_id, started=T0 + timedelta(days=(0, 2, 1)[n]), task=f"task {n}"))
-    summaries = store.list()
+    summaries = store.summaries()
     assert [s.id for s in summaries] == ["20250316-093000-cccccc", "20250315-093000-bbbbbb", "20250314-093000-aaaaaa"]
     assert summaries[0].title == "task 1" and summaries[0].steps == 2 and summaries[0].success
     # Listing reads the index only: a run file's events are not parsed.
     run_file = store.runs_dir / "20250314-093000-aaaaaa.json"
     run_file.write_text(run_file.read_text().replace('"events"', '"evnts"'))
-    assert len(store.list()) == 3
+    assert len(store.summaries()) == 3
 
 
 def test_index_is_rebuilt_when_missing_or_damaged(store: RunStore) -> None:
     store.save(make_record("20250314-093000-aaaaaa"))
     store.save(make_record("20250315-093000-bbbbbb", started=T0 + timedelta(days=1)))
     (store.runs_dir / INDEX_NAME).write_text("{not json")
-    assert [s.id for s in store.list()] == ["20250315-093000-bbbbbb", "20250314-093000-aaaaaa"]
+    assert [s.id for s in store.summaries()] == ["20250315-093000-bbbbbb", "20250314-093000-aaaaaa"]
     (store.runs_dir / INDEX_NAME).unlink()
-    assert len(store.list()) == 2
+    assert len(store.summaries()) == 2
     assert json.loads((store.runs_dir / INDEX_NAME).read_text()).keys() == {
         "20250314-093000-aaaaaa", "20250315-093000-bbbbbb"}
 
@@ -50,7 +50,7 @@ def test_damaged_run_file_is_skipped_and_load_says_so(store: RunStore) -> None:
     store.save(make_record("20250314-093000-aaaaaa"))
     (store.runs_dir / "20250315-000000-dddddd.json").write_text('{"id": "20250315-000000-dddddd", "tasks": [')
     (store.runs_dir / "notes.txt").write_text("not a run")
-    assert [s.id for s in store.list()] == ["20250314-093000-aaaaaa"]
+    assert [s.id for s in store.summaries()] == ["20250314-093000-aaaaaa"]
     with pytest.raises(DamagedRun, match="damaged"):
         store.load("20250315-000000-dddddd")
 
@@ -59,7 +59,7 @@ def test_delete_and_missing(store: RunStore) -> None:
     record = make_record()
     store.save(record)
     store.delete(record.id)
-    assert store.list() == []
+    assert store.summaries() == []
     with pytest.raises(RunNotFound):
         store.load(record.id)
     store.delete(record.id)  # twice is fine
@@ -68,7 +68,7 @@ def test_delete_and_missing(store: RunStore) -> None:
 def test_a_file_removed_by_hand_leaves_the_list(store: RunStore) -> None:
     store.save(make_record())
     (store.runs_dir / "20250314-093000-aaaaaa.json").unlink()
-    assert store.list() == []
+    assert store.summaries() == []
 
 
 def test_ids_cannot_escape_the_folder(store: RunStore) -> None:

@@ -51,11 +51,11 @@ def damaged_store(tmp_path: Path) -> RunStore:
 
 
 def test_a_run_file_that_is_not_text_is_skipped_and_counted(damaged_store: RunStore) -> None:
-    assert [s.id for s in damaged_store.list()] == ["20250314-093000-aaaaaa"]
+    assert [s.id for s in damaged_store.summaries()] == ["20250314-093000-aaaaaa"]
     assert damaged_store.skipped == 1
 
     (damaged_store.runs_dir / "20250315-093000-bbbbbb.json").unlink()
-    damaged_store.list()
+    damaged_store.summaries()
     assert damaged_store.skipped == 0
 
 
@@ -63,7 +63,7 @@ def test_a_folder_in_place_of_a_run_file_is_skipped(tmp_path: Path) -> None:
     store = RunStore(tmp_path / "runs")
     store.save(make_record("20250314-093000-aaaaaa"))
     (tmp_path / "runs" / "20250316-093000-cccccc.json").mkdir()
-    assert [s.id for s in store.list()] == ["20250314-093000-aaaaaa"] and store.skipped == 1
+    assert [s.id for s in store.summaries()] == ["20250314-093000-aaaaaa"] and store.skipped == 1
 
 
 def test_the_history_dialog_lists_the_rest_and_says_one_was_skipped(qapp: QApplication,

@@ -195,7 +195,7 @@ def test_a_run_with_lone_surrogates_is_saved_listed_and_exported(tmp_path: Path)
 
     loaded = store.load(record.id)
     assert loaded.tasks[0].task == f"Find {REPLACEMENT} things" and loaded.tasks[0].result == f"Found {REPLACEMENT}"
-    assert [s.id for s in store.list()] == [record.id]
+    assert [s.id for s in store.summaries()] == [record.id]
     assert json.loads(export_json(record))["tasks"][0]["result"] == f"Found {REPLACEMENT}"
     html = export_html(record)
     html.encode("utf-8")  # writable as the file the user saves

@@ -92,7 +92,7 @@ class Rig:
 
     def outputs(self) -> dict[str, str]:
         """Every output, as text: later prompts are checked separately where the value was in the task."""
-        [summary] = self.store.list()
+        [summary] = self.store.summaries()
         record = self.store.load(summary.id)
         return {
             "model requests": json.dumps(self.llm_server.requests, ensure_ascii=False),

@@ -79,7 +79,7 @@ async def test_a_follow_up_after_the_demo_explains_itself(demo_window: tuple[Mai
     screenshot(window, "demo_follow_up")
 
     await recorder.close()
-    [summary] = store.list()
+    [summary] = store.summaries()
     assert summary.status == AgentStatus.COMPLETED and summary.success and summary.task_count == 1
     assert summary.demo and not summary.replay
 

@@ -99,8 +99,8 @@ async def test_a_run_is_saved_and_reopens_from_history(
     assert llm_server.requests[0]["_headers"]["authorization"] == "Bearer sk-secret-key-123"
 
     store = RunStore(paths.runs_dir)
-    await until(lambda: len(store.list()) == 1, message="the run on disk")
-    saved = store.path_of(store.list()[0].id).read_text(encoding="utf-8")
+    await until(lambda: len(store.summaries()) == 1, message="the run on disk")
+    saved = store.path_of(store.summaries()[0].id).read_text(encoding="utf-8")
     assert "blue mug" in saved and "sk-secret-key-123" not in saved
 
     # A second task is handed to the user (a captcha) when they open the first run from History.
@@ -122,7 +122,7 @@ async def test_a_run_is_saved_and_reopens_from_history(
     await until(lambda: history.list.topLevelItemCount() > 0)
     # History too opens beside the panel: the live run and its Stop stay in sight.
     assert history.frameGeometry().left() >= window.frameGeometry().right()
-    first = store.list()[-1]
+    first = store.summaries()[-1]
     assert first.title == "What product does the page show?"
     history.select(first.id)
     await history.open_selected()  # type: ignore[misc]

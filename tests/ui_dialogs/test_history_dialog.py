@@ -81,7 +81,7 @@ async def test_export_html_and_json(dialog: HistoryDialog, tmp_path: Path) -> No
 async def test_delete(dialog: HistoryDialog, store: RunStore) -> None:
     dialog.select("20250315-101500-bbbbbb")
     dialog.delete_selected(confirm=False)
-    assert [s.id for s in store.list()] == ["20250316-080000-cccccc", "20250314-093000-aaaaaa"]
+    assert [s.id for s in store.summaries()] == ["20250316-080000-cccccc", "20250314-093000-aaaaaa"]
     assert dialog.list.topLevelItemCount() == 2
 
 

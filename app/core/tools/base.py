@@ -43,7 +43,8 @@ class Tool(Generic[InputT]):
     prepare: Callable[[ToolContext, InputT], None] | None = None
 
     def input_schema(self) -> dict[str, Any]:
-        return _strip_titles(self.input_model.model_json_schema())
+        schema: dict[str, Any] = _strip_titles(self.input_model.model_json_schema())
+        return schema
 
     def single_field(self) -> str | None:
         """The field a bare value fills: the only required field, else the only field."""

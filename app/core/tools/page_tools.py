@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -126,7 +127,7 @@ async def _javascript(ctx: ToolContext, p: ScriptInput) -> str:
     return await ctx.page.execute_javascript(p.script, ctx.signal)
 
 
-PAGE_TOOLS: tuple[Tool, ...] = (
+PAGE_TOOLS: tuple[Tool[Any], ...] = (
     Tool("click_element_by_index", "Click an element (it is hovered first).", IndexInput, _click),
     Tool("input_text", "Clear a text field and type text into it.", InputTextInput, _input_text,
          prepare=_remember_password),

@@ -244,7 +244,8 @@ class TimelineDelegate(QStyledItemDelegate):
 
     @staticmethod
     def _item(index: QModelIndex | QPersistentModelIndex) -> TimelineItem:
-        return index.data(TimelineModel.ItemRole)
+        item: TimelineItem = index.data(TimelineModel.ItemRole)
+        return item
 
     def _layout(self, index: QModelIndex | QPersistentModelIndex, width: float,
                 expanded: bool | None = None) -> _Layout:

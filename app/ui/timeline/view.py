@@ -10,6 +10,7 @@ from PySide6.QtGui import (
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
+    QResizeEvent,
     QPainter,
     QPaintEvent,
 )
@@ -149,7 +150,7 @@ class TimelineView(QListView):
 
     # --- events ------------------------------------------------------------------------------------------------
 
-    def resizeEvent(self, event) -> None:  # noqa: ANN001
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
         self._place_jump()
 
@@ -161,7 +162,7 @@ class TimelineView(QListView):
         if chosen or self.model().rowCount() == 0:
             return
         model = self.timeline
-        index = self.indexAt(self.viewport().rect().topLeft() + QPoint(MARGIN_X + 1, MARGIN_Y + 1))
+        index = self.indexAt(self.viewport().rect().topLeft() + QPoint(int(MARGIN_X) + 1, int(MARGIN_Y) + 1))
         if self._follow or not index.isValid():
             index = model.index(model.rowCount() - 1)
         self.setCurrentIndex(index)

@@ -1,0 +1,51 @@
+"""Chromium's processes for a profile: waited for by their exit, killed after the grace period, never left behind."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+from app.browser.processes import kill_profile_processes, profile_pids
+
+
+def _stand_in(profile: Path, code: str) -> subprocess.Popen[bytes]:
+    # A process whose command line names the profile the way Chromium's does.
+    return subprocess.Popen([sys.executable, "-c", code, f"--user-data-dir={profile}"])
+
+
+async def _until_listed(profile: Path) -> list[int]:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while not (pids := await profile_pids(profile)) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+    return pids
+
+
+async def test_a_process_that_exits_ends_the_wait_early(tmp_path: Path) -> None:
+    quitting = _stand_in(tmp_path, "import time; time.sleep(0.5)")
+    try:
+        assert await _until_listed(tmp_path) == [quitting.pid]
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        assert await kill_profile_processes(tmp_path, grace=20) == []
+        assert loop.time() - started < 10  # woken by the exit, not by the end of the grace period
+    finally:
+        quitting.kill()
+        quitting.wait()
+
+
+async def test_a_process_that_stays_is_killed_after_the_grace_period(tmp_path: Path) -> None:
+    staying = _stand_in(tmp_path, "import time; time.sleep(60)")
+    try:
+        assert await _until_listed(tmp_path) == [staying.pid]
+        assert await kill_profile_processes(tmp_path, grace=0.3) == [staying.pid]
+        assert await asyncio.to_thread(staying.wait, 10) == -9
+    finally:
+        staying.kill()
+        staying.wait()
+
+
+async def test_nothing_to_wait_for(tmp_path: Path) -> None:
+    assert await kill_profile_processes(tmp_path, grace=20) == []
