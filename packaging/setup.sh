@@ -153,15 +153,20 @@ ensure_venv() {
   rm -f "$STAMP"
 }
 
+# requirements.lock pins every package to the versions the tests passed with, so two machines set up from the same
+# checkout get the same code. Regenerate it after changing the dependencies in pyproject.toml:
+#   .venv/bin/pip-compile --extra test --strip-extras --no-emit-index-url --no-emit-find-links \
+#       -o requirements.lock pyproject.toml
 ensure_python_packages() {
   local want
-  want="$(sha256sum "$REPO_ROOT/pyproject.toml" | cut -d' ' -f1)"
+  want="$(cat "$REPO_ROOT/pyproject.toml" "$REPO_ROOT/requirements.lock" | sha256sum | cut -d' ' -f1)"
   if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
-    say "Python packages are up to date (pyproject.toml unchanged since the last install)"
+    say "Python packages are up to date (pyproject.toml and requirements.lock unchanged since the last install)"
     return
   fi
-  say "Installing the app and its test dependencies (pip install -e \".[test]\")"
-  (cd "$REPO_ROOT" && "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test]")
+  say "Installing the app and its test dependencies at the locked versions (requirements.lock)"
+  (cd "$REPO_ROOT" && "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    --constraint requirements.lock -e ".[test]")
   printf '%s\n' "$want" >"$STAMP"
 }
 
