@@ -51,9 +51,10 @@ from app.ui.panel_bars import DemoOfferBar, HandOffBar
 from app.text.i18n import tr
 from app.ui.dialog_widgets import frame_margins
 from app.ui.icons import icon
-from app.ui.status_pill import PillState, StatusPill
-from app.ui.task_input import Composer, ComposerMode
-from app.ui.timeline.model import Outcome, TimelineModel, outcome_of
+from app.ui.panel_state import ENDED_AS, PanelState
+from app.ui.status_pill import StatusPill
+from app.ui.task_input import Composer
+from app.ui.timeline.model import TimelineModel, outcome_of
 from app.ui.timeline.view import TimelineView
 from app.ui.window_placement import side_by_side, tile
 from app.text.wording import describe_activity, format_tokens
@@ -102,7 +103,7 @@ class MainWindow(QMainWindow):
         self._model = TimelineModel(self)
         self._run_task: asyncio.Task[None] | None = None
         self._answer: asyncio.Future[str] | None = None
-        self._stop_requested = False
+        self.state = PanelState.READY
         self._browser_lost = False
         self._background = Background("panel")
         self._demo = bool(getattr(runtime, "demo", False))
@@ -259,7 +260,7 @@ class MainWindow(QMainWindow):
     @property
     def handed_off(self) -> bool:
         """The agent handed the browser to the person and waits for "I've done it — continue" or Stop."""
-        return self.pill.state is PillState.HANDED_OFF
+        return self.state is PanelState.HANDED_OFF
 
     def run_task(self, text: str, *, follow_up: bool = False) -> asyncio.Task[None] | None:
         """Start ``text`` as a new task (or as a follow-up in the same browser with the previous context)."""
@@ -270,43 +271,38 @@ class MainWindow(QMainWindow):
             self._explain_demo_end()
             return None
         # Everything the user sees change happens now, before the first await: a click answers at once.
-        self._stop_requested = False
         if not follow_up:
             self._model.clear()
         self._model.start_run(text, follow_up=follow_up)
         self._hide_bars()
-        self.pill.set_state(PillState.STARTING)
-        self.composer.set_mode(ComposerMode.STARTING)
+        self._enter(PanelState.STARTING)
         self._run_task = asyncio.ensure_future(self._run(text, follow_up))
         return self._run_task
 
     def stop(self) -> None:
         """Stop now (Esc, or Stop on the hand-off bar): the pill says "Stopping…" until the agent has settled."""
-        if not self.busy or self._stop_requested:
+        if not self.busy or self.state is PanelState.STOPPING:
             return
-        self._stop_requested = True
         self.confirm_bar.cancel()
         self._hide_bars()
-        self.pill.set_state(PillState.STOPPING)
-        self.composer.set_mode(ComposerMode.STOPPING)
+        self._enter(PanelState.STOPPING)
         agent = self._bridge.agent
         if agent is not None:
             self._background.spawn(agent.stop())
 
     def take_over(self) -> None:
         agent = self._bridge.agent
-        if agent is not None and self.composer.mode is ComposerMode.RUNNING:
+        if agent is not None and self.state is PanelState.RUNNING:
             agent.pause()  # answers with a PausedActivity, which switches the panel to "your turn"
 
     def resume(self, note: str = "") -> None:
         """Hand the browser back to the agent, after a take-over or a hand-off: the same run carries on."""
         agent = self._bridge.agent
-        if agent is None or not agent.paused or self._stop_requested:
+        if agent is None or not agent.paused or self.state is PanelState.STOPPING:
             return
         agent.resume(note)
         self._hide_bars()
-        self.pill.set_state(PillState.RUNNING, tr("Resuming…"))
-        self.composer.set_mode(ComposerMode.RUNNING)
+        self._enter(PanelState.RUNNING, tr("Resuming…"))
 
     def continue_after_handoff(self) -> None:
         """ "I've done it — continue": the note the user typed in the task box goes to the agent with the browser."""
@@ -321,8 +317,7 @@ class MainWindow(QMainWindow):
         self._model.clear()
         self._hide_bars()
         self._demo_finished = False
-        self.pill.set_state(PillState.IDLE)
-        self.composer.set_mode(ComposerMode.NEW)
+        self._enter(PanelState.READY)
 
     def show_demo_mode(self, demo: bool, task: str = "") -> None:
         """Demo mode: the banner, and the demo's task in the box, read-only (the demo replays nothing else)."""
@@ -338,7 +333,13 @@ class MainWindow(QMainWindow):
         items = self._model.items
         if not items or items[-1].text != words:  # said once, however often Run is pressed
             self._model.add_notice(words)
-        self.pill.set_state(PillState.IDLE, tr("The demo is over"))
+        self._enter(PanelState.DEMO_OVER, tr("The demo is over"))
+
+    def _enter(self, state: PanelState, detail: str | None = None) -> None:
+        """Move the panel to ``state``: the pill and the composer follow from the one table."""
+        self.state = state
+        self.pill.set_state(state.pill, detail)
+        self.composer.set_mode(state.composer)
 
     def _hide_bars(self) -> None:
         self.handoff_bar.hide()
@@ -354,16 +355,14 @@ class MainWindow(QMainWindow):
         answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._answer = answer
         self._model.add_question(question)
-        self.pill.set_state(PillState.ASKING)
-        self.composer.set_mode(ComposerMode.ASKING)
+        self._enter(PanelState.ASKING)
         try:
             text = await answer
         finally:
             answer.cancel()
             self._answer = None
         self._model.add_answer(text)
-        self.pill.set_state(PillState.RUNNING, tr("Thanks — carrying on…"))
-        self.composer.set_mode(ComposerMode.RUNNING)
+        self._enter(PanelState.RUNNING, tr("Thanks — carrying on…"))
         return text
 
     # --- window placement --------------------------------------------------------------------------------------
@@ -406,12 +405,11 @@ class MainWindow(QMainWindow):
             self._show_outcome(self._failure(tr("Could not start: {reason}", reason=str(exc) or type(exc).__name__),
                                              AgentStatus.ERROR))
             return
-        if self._stop_requested:
+        if self.state is PanelState.STOPPING:
             self._show_outcome(self._failure(tr("Stopped before the agent started."), AgentStatus.STOPPED))
             return
         self._bridge.attach(agent)
-        self.pill.set_state(PillState.RUNNING, tr("Thinking…"))
-        self.composer.set_mode(ComposerMode.RUNNING)
+        self._enter(PanelState.RUNNING, tr("Thinking…"))
         try:
             result = await agent.execute(text, follow_up=follow_up)
         except (RuntimeError, ValueError) as exc:
@@ -426,14 +424,8 @@ class MainWindow(QMainWindow):
 
     def _show_outcome(self, result: ExecutionResult) -> None:
         self._model.finish_run(result)
-        self._stop_requested = False
         self._hide_bars()
-        outcome = outcome_of(result)
-        state = {Outcome.SUCCESS: PillState.SUCCESS, Outcome.FAILED: PillState.FAILED,
-                 Outcome.ERROR: PillState.ERROR, Outcome.STOPPED: PillState.STOPPED,
-                 # Only a run with nobody to hand to ends so (the CLI); the panel always has its person.
-                 Outcome.NEEDS_PERSON: PillState.FAILED}[outcome]
-        self.pill.set_state(state)
+        self._enter(ENDED_AS[outcome_of(result)])
         if result.steps:
             self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))
         if self._browser_lost:
@@ -443,23 +435,21 @@ class MainWindow(QMainWindow):
             self._demo_finished = True
         if not self._demo and _model_unreachable(result):
             self.demo_offer.show()  # nothing was done, and the demo needs no model
-        self.composer.set_mode(ComposerMode.FOLLOW_UP)
 
     # --- agent events ------------------------------------------------------------------------------------------
 
     def _on_status(self, status: AgentStatus) -> None:
-        if status == AgentStatus.RUNNING and self.pill.state is PillState.STARTING:
-            self.pill.set_state(PillState.RUNNING, tr("Thinking…"))
+        if status == AgentStatus.RUNNING and self.state is PanelState.STARTING:
+            self._enter(PanelState.RUNNING, tr("Thinking…"))
 
     def _on_activity(self, activity: AgentActivity) -> None:
         if isinstance(activity, HandOffActivity):
-            if not self._stop_requested:
+            if self.state is not PanelState.STOPPING:
                 self._show_hand_off(activity.reason)
             return
         if isinstance(activity, PausedActivity):
-            if not self._stop_requested and not self.handed_off:
-                self.pill.set_state(PillState.PAUSED, tr("Paused — your turn"))
-                self.composer.set_mode(ComposerMode.PAUSED)
+            if self.state not in (PanelState.STOPPING, PanelState.HANDED_OFF):
+                self._enter(PanelState.PAUSED, tr("Paused — your turn"))
             return
         if isinstance(activity, ThinkingActivity):
             self.pill.set_detail(tr("Step {n} of {max}", n=activity.step_index, max=activity.max_steps))
@@ -467,8 +457,7 @@ class MainWindow(QMainWindow):
 
     def _show_hand_off(self, reason: str) -> None:
         self.confirm_bar.cancel()
-        self.pill.set_state(PillState.HANDED_OFF)
-        self.composer.set_mode(ComposerMode.HANDED_OFF)
+        self._enter(PanelState.HANDED_OFF)
         self.handoff_bar.show_reason(reason)
         sound = bool(getattr(self._runtime.settings, "hand_off_sound", False))
         self._attention.call(tr("Page Agent: your turn"), reason, sound=sound)
@@ -477,11 +466,11 @@ class MainWindow(QMainWindow):
         self._model.sync_history(history)
 
     def _on_submitted(self, text: str) -> None:
-        if self.composer.mode is ComposerMode.ASKING:
+        if self.state is PanelState.ASKING:
             if self._answer is not None and not self._answer.done():
                 self._answer.set_result(text)
             return
-        self.run_task(text, follow_up=self.composer.mode is ComposerMode.FOLLOW_UP)
+        self.run_task(text, follow_up=self.state.ended)
 
     def _on_browser_closed(self) -> None:
         # During a run the agent reports it as the run's error; the notice then follows the outcome.

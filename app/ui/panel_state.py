@@ -1,0 +1,66 @@
+"""The panel's moments, one table: what the status pill says and which buttons the composer offers in each.
+
+The main window is always in exactly one ``PanelState``; the pill and the composer follow it from this table, so they
+can never disagree (a "Stopping…" pill under a Run button, a "Paused" pill under Stop).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from app.ui.status_pill import PillState
+from app.ui.task_input import ComposerMode
+from app.ui.timeline.model import Outcome
+
+
+class PanelState(Enum):
+    READY = "ready"  # nothing run yet, or after "New task"
+    STARTING = "starting"  # launching Chromium, building the agent
+    RUNNING = "running"
+    ASKING = "asking"  # the agent asked the person a question; the task box takes the answer
+    PAUSED = "paused"  # the person took over the browser
+    HANDED_OFF = "handed_off"  # the agent handed the browser to the person: "Your turn"
+    STOPPING = "stopping"  # Stop pressed; the agent is settling
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"  # ended, but the agent says it did not succeed
+    ERROR = "error"
+    STOPPED = "stopped"
+    DEMO_OVER = "demo_over"  # the demo replayed everything it recorded; a follow-up has nothing to replay
+
+    @property
+    def pill(self) -> PillState:
+        return _LOOK[self][0]
+
+    @property
+    def composer(self) -> ComposerMode:
+        return _LOOK[self][1]
+
+    @property
+    def ended(self) -> bool:
+        """A task ended: what the person types next is a follow-up."""
+        return self.composer is ComposerMode.FOLLOW_UP
+
+
+_LOOK: dict[PanelState, tuple[PillState, ComposerMode]] = {
+    PanelState.READY: (PillState.IDLE, ComposerMode.NEW),
+    PanelState.STARTING: (PillState.STARTING, ComposerMode.STARTING),
+    PanelState.RUNNING: (PillState.RUNNING, ComposerMode.RUNNING),
+    PanelState.ASKING: (PillState.ASKING, ComposerMode.ASKING),
+    PanelState.PAUSED: (PillState.PAUSED, ComposerMode.PAUSED),
+    PanelState.HANDED_OFF: (PillState.HANDED_OFF, ComposerMode.HANDED_OFF),
+    PanelState.STOPPING: (PillState.STOPPING, ComposerMode.STOPPING),
+    PanelState.SUCCEEDED: (PillState.SUCCESS, ComposerMode.FOLLOW_UP),
+    PanelState.FAILED: (PillState.FAILED, ComposerMode.FOLLOW_UP),
+    PanelState.ERROR: (PillState.ERROR, ComposerMode.FOLLOW_UP),
+    PanelState.STOPPED: (PillState.STOPPED, ComposerMode.FOLLOW_UP),
+    PanelState.DEMO_OVER: (PillState.IDLE, ComposerMode.FOLLOW_UP),
+}
+
+ENDED_AS: dict[Outcome, PanelState] = {
+    Outcome.SUCCESS: PanelState.SUCCEEDED,
+    Outcome.FAILED: PanelState.FAILED,
+    Outcome.ERROR: PanelState.ERROR,
+    Outcome.STOPPED: PanelState.STOPPED,
+    # Only a run with nobody to hand the browser to ends so (the CLI); the panel always has its person.
+    Outcome.NEEDS_PERSON: PanelState.FAILED,
+}
