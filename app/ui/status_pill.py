@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from enum import Enum
 
-from PySide6.QtCore import QElapsedTimer, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen, QPixmap
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -86,7 +87,7 @@ class StatusPill(QWidget):
     stateChanged = Signal(object)  # PillState
     textChanged = Signal(str)  # every text actually shown (after coalescing)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(parent)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setAccessibleName(tr("Agent status"))
@@ -95,8 +96,8 @@ class StatusPill(QWidget):
         self._text = _default_text(PillState.IDLE)
         self._detail = ""
         self._pending: str | None = None
-        self._shown = QElapsedTimer()
-        self._shown.start()
+        self._clock = clock  # seconds; tests pass their own to step through the hold without waiting
+        self._shown_at = clock()
         self._hold = QTimer(self)
         self._hold.setSingleShot(True)
         self._hold.timeout.connect(self._show_pending)
@@ -105,7 +106,7 @@ class StatusPill(QWidget):
         self._spin = QTimer(self)
         self._spin.setInterval(33)
         self._spin.timeout.connect(self._spin_frame)
-        self._started = time.monotonic()
+        self._started = clock()
         self._layer: QPixmap | None = None
         self._layer_key: tuple[object, ...] | None = None
         self._update_accessibility()
@@ -141,7 +142,7 @@ class StatusPill(QWidget):
             return
         if text == (self._pending if self._pending is not None else self._text):
             return
-        remaining = MIN_HOLD_MS - self._shown.elapsed()
+        remaining = MIN_HOLD_MS - int((self._clock() - self._shown_at) * 1000)
         if remaining <= 0 and not self._hold.isActive():
             self._show(text)
         else:
@@ -165,7 +166,7 @@ class StatusPill(QWidget):
 
     def _show(self, text: str) -> None:
         self._text = text
-        self._shown.restart()
+        self._shown_at = self._clock()
         self._update_accessibility()
         self.update()
         self.textChanged.emit(text)
@@ -263,5 +264,5 @@ class StatusPill(QWidget):
         pen = QPen(color, 2.4)
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         painter.setPen(pen)
-        angle = int(((time.monotonic() - self._started) * 360 * 1.1) % 360)
+        angle = int(((self._clock() - self._started) * 360 * 1.1) % 360)
         painter.drawArc(inner, -angle * 16, 100 * 16)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from app.browser.driver import DriverStart
 from app.browser.session import BrowserSession, LaunchOptions
+from tests.waiting import until
 
 
 def _driver_pids() -> set[int]:
@@ -28,19 +29,12 @@ def _driver_pids() -> set[int]:
 
 
 async def _until_gone(pids: set[int]) -> set[int]:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 10
-    while (alive := pids & _driver_pids()) and loop.time() < deadline:
-        await asyncio.sleep(0.05)
-    return alive
+    await until(lambda: not pids & _driver_pids(), message=f"driver processes {pids} gone")
+    return pids & _driver_pids()
 
 
 async def _until_started(before: set[int]) -> set[int]:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 10
-    while not (started := _driver_pids() - before) and loop.time() < deadline:
-        await asyncio.sleep(0.01)
-    return started
+    return await until(lambda: _driver_pids() - before, message="a driver process started")
 
 
 async def test_a_driver_nobody_took_is_stopped() -> None:

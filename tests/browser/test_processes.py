@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from app.browser.processes import kill_profile_processes, profile_pids
+from tests.waiting import until
 
 
 def _stand_in(profile: Path, code: str) -> subprocess.Popen[bytes]:
@@ -16,11 +17,7 @@ def _stand_in(profile: Path, code: str) -> subprocess.Popen[bytes]:
 
 
 async def _until_listed(profile: Path) -> list[int]:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 10
-    while not (pids := await profile_pids(profile)) and loop.time() < deadline:
-        await asyncio.sleep(0.02)
-    return pids
+    return await until(lambda: profile_pids(profile), message="the stand-in listed")
 
 
 async def test_a_process_that_exits_ends_the_wait_early(tmp_path: Path) -> None:

@@ -69,8 +69,11 @@ async def test_attach_over_cdp_works_in_the_active_tab_and_leaves_the_browser_ru
         state = await controller.get_browser_state(AbortSignal())
         assert state.title == "New customer"
         await session.close()
-        await asyncio.sleep(0.5)
-        assert process.returncode is None  # still running
+        # Still running, and still answering: attached again, it shows the same page.
+        again = await BrowserSession.attach(endpoint, downloads_dir=tmp_path / "downloads")
+        assert await PlaywrightPageController(again).get_browser_state(AbortSignal())
+        await again.close()
+        assert process.returncode is None
         assert await profile_pids(tmp_path / "external")
     finally:
         if process.returncode is None:

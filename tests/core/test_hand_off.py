@@ -23,6 +23,7 @@ from app.core.types import (
 from tests.core.conftest import AgentFactory
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.fakes.page import FakePage
+from tests.waiting import until
 
 REASON = "Please solve the captcha in the browser window, then continue."
 WAIT = 10.0
@@ -163,8 +164,7 @@ async def test_a_take_over_during_an_action_keeps_that_step(
     llm_server.add(tool_reply({"click_element_by_index": {"index": 2}}, next_goal="Save"), done_reply("Saved."))
     run = asyncio.ensure_future(agent.execute("Save the form"))
     await activities.wait_for("executing")
-    while not page.actions:
-        await asyncio.sleep(0.01)
+    await until(lambda: page.actions)
 
     agent.pause()
     await activities.wait_for("executed")

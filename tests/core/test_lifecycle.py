@@ -13,6 +13,7 @@ from app.core.report import REPORT_SECTIONS
 from app.core.types import AgentStatus, ErrorEvent, ObservationEvent, StepEvent
 from tests.core.conftest import AgentFactory
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
+from tests.waiting import until
 
 
 async def test_completed_with_success(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
@@ -102,8 +103,7 @@ async def test_stop_during_slow_model_call_settles_fast(
     agent, _ = make_agent()
     llm_server.add(done_reply(delay=30))
     run = asyncio.ensure_future(agent.execute("Slow task"))
-    while not llm_server.requests:
-        await asyncio.sleep(0.01)
+    await llm_server.received()
     started = time.monotonic()
     await agent.stop()
     assert time.monotonic() - started < 1.0
@@ -120,8 +120,7 @@ async def test_stop_during_wait_tool(llm_server: FakeLLMServer, make_agent: Agen
     agent.on("activity", lambda a: executing.append(a.type))
     llm_server.add(tool_reply({"wait": {"seconds": 30}}))
     run = asyncio.ensure_future(agent.execute("Wait for it"))
-    while "executing" not in executing:
-        await asyncio.sleep(0.01)
+    await until(lambda: "executing" in executing)
     started = time.monotonic()
     await agent.stop()
     assert time.monotonic() - started < 1.0
@@ -138,8 +137,7 @@ async def test_cancelling_the_caller_stops_the_run(llm_server: FakeLLMServer, ma
     agent, _ = make_agent()
     llm_server.add(done_reply(delay=30))
     run = asyncio.ensure_future(agent.execute("Slow task"))
-    while not llm_server.requests:
-        await asyncio.sleep(0.01)
+    await llm_server.received()
     run.cancel()
     with pytest.raises(asyncio.CancelledError):
         await run
@@ -167,8 +165,7 @@ async def test_dispose_is_terminal(llm_server: FakeLLMServer, make_agent: AgentF
     agent.on("disposed", lambda: disposed.append(True))
     llm_server.add(done_reply(delay=30))
     run = asyncio.ensure_future(agent.execute("Slow"))
-    while not llm_server.requests:
-        await asyncio.sleep(0.01)
+    await llm_server.received()
     await agent.dispose()
     assert (await run).status == AgentStatus.STOPPED
     assert disposed == [True]

@@ -10,6 +10,7 @@ from app.core.types import AgentStatus, ErrorEvent, ObservationEvent, RetryEvent
 from app.llm.settings import ToolChoiceMode
 from tests.core.conftest import AgentFactory
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, completion, done_reply, error_reply, tool_reply
+from tests.waiting import until
 
 
 async def test_retries_429_honouring_retry_after_then_500_then_success(
@@ -169,12 +170,10 @@ async def test_pause_and_resume_records_takeover(llm_server: FakeLLMServer, make
     agent.on("activity", lambda a: activities.append(a.type))
     llm_server.add(done_reply(delay=30), done_reply("finished after takeover"))
     run = asyncio.ensure_future(agent.execute("Log in"))
-    while not llm_server.requests:
-        await asyncio.sleep(0.01)
+    await llm_server.received()
     agent.pause()
     assert agent.paused
-    await asyncio.sleep(0.1)
-    assert "paused" in activities
+    await until(lambda: "paused" in activities, message="the paused activity")
     page.url, page.title = "http://fake.test/home", "Home"
     agent.resume("I logged in")
     result = await run
@@ -188,12 +187,13 @@ async def test_pause_and_resume_records_takeover(llm_server: FakeLLMServer, make
 
 async def test_stop_while_paused(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
     agent, _ = make_agent()
+    activities: list[str] = []
+    agent.on("activity", lambda a: activities.append(a.type))
     llm_server.add(done_reply(delay=30))
     run = asyncio.ensure_future(agent.execute("Log in"))
-    while not llm_server.requests:
-        await asyncio.sleep(0.01)
+    await llm_server.received()
     agent.pause()
-    await asyncio.sleep(0.05)
+    await until(lambda: "paused" in activities, message="the paused activity")
     await agent.stop()
     assert (await run).status == AgentStatus.STOPPED
 

@@ -14,13 +14,14 @@ import pytest
 
 from app.assets import resource_path
 from app.core.abort import AbortSignal
-from app.core.llm import LLMError, Message, ToolSpec
 from app.core.agent import Agent
+from app.core.llm import LLMError, Message, ToolSpec
 from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity, StepEvent
 from app.demo.script import DEMO_TASK, ScriptedModel, Step, generate, solve_captcha
 from app.runtime import DEMO_CASSETTE, Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
+from tests.waiting import until
 
 DOWNLOAD_WAIT = 10.0
 TURN_WAIT = 60.0
@@ -42,10 +43,7 @@ async def runtime(paths: AppPaths) -> AsyncIterator[Runtime]:
 
 async def read_when_saved(path: Path) -> str:
     # The download is saved in the background; the agent may finish the moment it has seen it start.
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + DOWNLOAD_WAIT
-    while not path.exists() and loop.time() < deadline:
-        await asyncio.sleep(0.1)
+    await until(path.exists, DOWNLOAD_WAIT, message=f"{path.name} saved")
     return await asyncio.to_thread(path.read_text, encoding="utf-8")
 
 

@@ -13,18 +13,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, async_playwright, expect
 
+from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.demo import DemoSite
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--disable-dev-shm-usage",
-]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "demo"
 PAGES = ["index.html", "dashboard.html", "customers.html", "new-customer.html", "customer-saved.html",
          "verify.html", "404.html", "style.css", "app.js"]
@@ -169,10 +160,11 @@ async def test_start_twice_is_an_error(site: DemoSite) -> None:
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    # The browser the app itself would launch, with the app's flags.
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        executable = await find_chromium(None, playwright.chromium.executable_path)
+        browser = await playwright.chromium.launch(executable_path=executable, args=list(CHROMIUM_FLAGS),
+                                                   headless=True)
         yield browser
         await browser.close()
 

@@ -5,6 +5,8 @@ It runs in its own thread so that a response held for 30 s never blocks the test
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import threading
 import time
@@ -80,6 +82,8 @@ class FakeLLMServer:
         self.fallback: Callable[[dict[str, Any]], FakeResponse] | None = None
         self._lock = threading.Lock()
         self._release = threading.Event()
+        # (loop, future, count): woken from the server's thread when the count-th request has arrived.
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None], int]] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -131,11 +135,35 @@ class FakeLLMServer:
             self.requests.append({**body, "_headers": {k.lower(): v for k, v in headers.items()}})
             self.request_bytes.append(size)
             self.request_times.append(time.monotonic())
+            self._wake(len(self.requests))
             if self.script:
                 return self.script.pop(0)
         if self.fallback is not None:
             return self.fallback(body)
         return error_reply(500, "the fake server's script is exhausted")
+
+    async def received(self, count: int = 1, timeout: float = 10.0) -> None:
+        """Return once ``count`` requests in all have arrived (woken by the arrival, not by polling)."""
+        loop = asyncio.get_running_loop()
+        arrived: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            if len(self.requests) >= count:
+                return
+            self._waiters.append((loop, arrived, count))
+        try:
+            await asyncio.wait_for(arrived, timeout)
+        except TimeoutError:
+            raise AssertionError(f"the fake model server got {len(self.requests)} requests, not {count}") from None
+        finally:
+            with self._lock:
+                self._waiters = [w for w in self._waiters if w[1] is not arrived]
+
+    def _wake(self, arrived: int) -> None:
+        for waiter in [w for w in self._waiters if w[2] <= arrived]:
+            self._waiters.remove(waiter)
+            loop, future, _count = waiter
+            with contextlib.suppress(RuntimeError):  # the test's loop has closed meanwhile
+                loop.call_soon_threadsafe(lambda f=future: f.done() or f.set_result(None))
 
     def user_message(self, request_index: int = -1) -> str:
         """The text of the user message of a recorded request."""

@@ -54,8 +54,7 @@ async def test_stopped_and_error_runs_are_saved(llm_server: FakeLLMServer, make_
     recorder = RunRecorder(agent, store, Settings())
     llm_server.add(tool_reply({"wait": {"seconds": 1}}, delay=5))
     running = asyncio.create_task(agent.execute("Wait for me"))
-    while not llm_server.requests:
-        await asyncio.sleep(0.01)
+    await llm_server.received()
     await agent.stop()
     await running
     llm_server.add(error_reply(401, "bad key"))

@@ -3,14 +3,12 @@ cannot be saved, --record to a place that cannot be written, and who may read th
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
 import stat
 import subprocess
 import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -31,6 +29,7 @@ from tests.cli.test_cli import ROOT, cli, cli_env, home  # noqa: F401  (home: fi
 from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
 from tests.history.conftest import make_record
+from tests.waiting import until
 
 RUN_TIMEOUT = 45.0
 
@@ -122,9 +121,7 @@ async def test_a_history_that_cannot_be_saved_is_told_on_the_event_loop(tmp_path
 
     agent.finish("Say hello")
     await recorder.close()
-    deadline = time.monotonic() + 5
-    while not told and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
+    await until(lambda: told, 5, message="the failure told")
 
     assert told == [threading.get_ident()]
 

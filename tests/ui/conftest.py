@@ -123,15 +123,6 @@ async def window(qapp: QApplication, runtime: TestRuntime) -> AsyncIterator[Main
     win.deleteLater()
 
 
-async def until(condition: Callable[[], object], timeout: float = 10.0, message: str = "") -> None:
-    """Poll on the running loop (qtbot.waitUntil would spin a nested loop and hang under qasync)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {message or condition}")
-        await asyncio.sleep(0.01)
-
-
 async def settle(win: MainWindow, timeout: float = 10.0) -> None:
     """Wait until the current run has ended and the panel shows its outcome."""
     task = win.current_run

@@ -14,8 +14,9 @@ from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.main_window import MainWindow
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
-from tests.ui.conftest import screenshot, until
+from tests.ui.conftest import screenshot
 from tests.ui.test_panel_runs import type_and_run
+from tests.waiting import until
 
 
 def _button(box: QMessageBox, text: str) -> QPushButton:

@@ -15,8 +15,9 @@ from app.text.i18n import set_language
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.ui.conftest import TestRuntime, screenshot, settle, until
+from tests.ui.conftest import TestRuntime, screenshot, settle
 from tests.ui.test_panel_runs import type_and_run
+from tests.waiting import until
 
 TASK = "Update my address to 2 New Street"
 

@@ -24,7 +24,8 @@ from app.ui.timeline.model import Kind
 from tests.browser.conftest import origins, site  # noqa: F401  (fixtures)
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
-from tests.ui.conftest import screenshot, settle, until
+from tests.ui.conftest import screenshot, settle
+from tests.waiting import until
 
 # go_to_url opens web pages only: the shop is served by the test server (tests/pages/shop.html).
 PAGE = "/shop.html"
@@ -74,7 +75,9 @@ async def test_asked_for_demo_skips_the_first_run_screen(
     desktop = Desktop(paths, LaunchChoices(demo=True, headless=True))
     desktops.append(desktop)
     window = await desktop.start()
-    await asyncio.sleep(0.2)
+    # Started through to the demo site in Chromium, and no first-run screen on the way.
+    await until(lambda: desktop.runtime is not None and desktop.runtime.page_url().startswith("http://127.0.0.1"),
+                timeout=30, message="the demo site in Chromium")
     assert _dialog(SettingsDialog) is None
     assert window.demo_banner.isVisible()
 

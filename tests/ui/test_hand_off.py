@@ -16,8 +16,9 @@ from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.ui.conftest import TestRuntime, screenshot, settle, until
+from tests.ui.conftest import TestRuntime, screenshot, settle
 from tests.ui.test_panel_runs import kinds, type_and_run
+from tests.waiting import until
 
 REASON = "The sign-in page shows a captcha (“I'm not a robot”). Please solve it."
 HAS_TOOL = "hand_off_to_user" in build_tools(ask_user=True, javascript=False)

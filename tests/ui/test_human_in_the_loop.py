@@ -10,8 +10,9 @@ from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.ui.conftest import TestRuntime, screenshot, settle, until
+from tests.ui.conftest import TestRuntime, screenshot, settle
 from tests.ui.test_panel_runs import kinds, type_and_run
+from tests.waiting import until
 
 
 async def test_ask_user_round_trip(window: MainWindow, llm_server: FakeLLMServer) -> None:

@@ -13,7 +13,8 @@ from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 from app.ui.timeline.model import Kind, Outcome
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.ui.conftest import TestRuntime, screenshot, settle, until
+from tests.ui.conftest import TestRuntime, screenshot, settle
+from tests.waiting import until
 
 REPORT = (
     "Created the customer **Ada Lovelace**.\n\n## Completed work\n- Filled in the name and email\n"
@@ -78,7 +79,6 @@ async def test_stop_during_a_slow_model_call(window: MainWindow, llm_server: Fak
     llm_server.add(tool_reply({"scroll": {"down": True}}, delay=30))
     type_and_run(window, "Find the cheapest flight to Lisbon")
     await until(lambda: llm_server.requests and window.composer.mode is ComposerMode.RUNNING)
-    await asyncio.sleep(0.1)
     started = time.monotonic()
     window.stop()
     assert window.pill.state is PillState.STOPPING

@@ -17,7 +17,8 @@ from app.ui.status_pill import PillState
 from app.ui.timeline.model import Kind
 from tests.browser.conftest import origins, site  # noqa: F401  (fixtures)
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.ui.conftest import screenshot, settle, until
+from tests.ui.conftest import screenshot, settle
+from tests.waiting import until
 
 # go_to_url opens web pages only: the shop is served by the test server (tests/pages/shop.html).
 PAGE = "/shop.html"

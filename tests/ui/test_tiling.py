@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from app.browser.session import BrowserSession, LaunchOptions
 from app.ui.tiling import BrowserTiler
 from app.ui.window_placement import MIN_BROWSER_WIDTH, Rect, tile
-from tests.ui.conftest import until
+from tests.waiting import until
 
 
 def _overlap(a: Rect, b: Rect) -> bool:

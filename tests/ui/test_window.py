@@ -12,8 +12,9 @@ from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.ui.conftest import TestRuntime, lay_out, screenshot, settle, until
+from tests.ui.conftest import TestRuntime, lay_out, screenshot, settle
 from tests.ui.test_hand_off import hand_off
+from tests.waiting import until
 
 
 async def test_keyboard_only_run(window: MainWindow, llm_server: FakeLLMServer, qapp: QApplication) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,15 +17,6 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "ui"
 
 def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> Mapping[str, Callable[[], Any]]:
     return {"qasync": lambda: qasync.QEventLoop(QApplication.instance() or QApplication([]))}
-
-
-async def until(condition: Callable[[], object], timeout: float = 10.0) -> None:
-    """Poll on the running loop: qtbot.waitUntil would spin a nested loop and hang under qasync."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {condition}")
-        await asyncio.sleep(0.01)
 
 
 def screenshot(widget: QWidget, name: str) -> Path:

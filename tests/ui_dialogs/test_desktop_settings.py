@@ -11,7 +11,7 @@ import keyring
 import pytest
 from PySide6.QtWidgets import QApplication, QDialog
 
-from app.settings.model import Settings, load_settings, save_settings
+from app.settings.model import load_settings
 from app.settings.paths import AppPaths
 from app.text import i18n
 from app.ui.desktop import Desktop, LaunchChoices
@@ -22,7 +22,7 @@ from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.fakes.memory_keyring import MemoryKeyring, NoKeyring
 from tests.ui.conftest import settle
-from tests.ui_dialogs.conftest import until
+from tests.waiting import until
 
 KEY = "sk-typed-in-the-form-4321"
 NO_KEYRING = "No system keyring: the key is kept until you quit; you'll be asked again next time."

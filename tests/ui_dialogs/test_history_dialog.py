@@ -15,7 +15,8 @@ from app.history.store import RunStore
 from app.ui.dialog_widgets import Tone
 from app.ui.history_view import ExportFormat, HistoryDialog
 from tests.history.conftest import T0, make_record
-from tests.ui_dialogs.conftest import screenshot, until
+from tests.ui_dialogs.conftest import screenshot
+from tests.waiting import until
 
 
 @pytest.fixture

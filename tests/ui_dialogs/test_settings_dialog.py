@@ -20,7 +20,8 @@ from app.ui.dialog_widgets import Tone
 from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, completion
 from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring, NoKeyring
-from tests.ui_dialogs.conftest import screenshot, until
+from tests.ui_dialogs.conftest import screenshot
+from tests.waiting import until
 
 KEY = "sk-dialog-secret-123456"
 

@@ -20,8 +20,9 @@ from app.ui.dialog_widgets import move_frame, outer_geometry
 from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer, error_reply
 from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
-from tests.ui_dialogs.conftest import screenshot, until
+from tests.ui_dialogs.conftest import screenshot
 from tests.ui_dialogs.test_translations import ROOT, literal_tr_strings, zh_table
+from tests.waiting import until
 
 VALUE = "hunter2-Sécret!"
 

@@ -19,7 +19,8 @@ from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.ui.conftest import TestRuntime
-from tests.ui_dialogs.conftest import screenshot, until
+from tests.ui_dialogs.conftest import screenshot
+from tests.waiting import until
 
 DARK_WINDOW, LIGHT_WINDOW = "#181a1f", "#f4f5f7"
 
