@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from app.browser.actions import (
     CUSTOM_OPTIONS_JS,
@@ -348,12 +349,14 @@ class PlaywrightPageController:
         else:
             page = self.session.active_page
             async with self._failures(what):
+                clicked = False
                 try:
                     async with page.expect_file_chooser(timeout=self._action_ms) as chooser_info:
                         await signal.race(element.click(timeout=self._action_ms))
+                        clicked = True
                     chooser = await signal.race(chooser_info.value)
-                except PlaywrightError as exc:
-                    if "file chooser" in (exc.message or "") or "waiting for event" in (exc.message or ""):
+                except PlaywrightTimeoutError as exc:
+                    if clicked:  # the click landed; the wait for a chooser is what ran out
                         raise ToolError(f"{what}: clicking it did not open a file chooser; use the index of the "
                                         "file input or of the button that opens the file dialog.") from exc
                     raise
@@ -418,7 +421,7 @@ class PlaywrightPageController:
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
             await self._refuse_landing(page, url, signal)
-            if "Timeout" not in (exc.message or ""):
+            if not isinstance(exc, PlaywrightTimeoutError):
                 raise ToolError(f"Could not open {url}: {failure_text(exc)}") from exc
             slow = f" (still loading after {self._navigation_ms / 1000:g} s)"
         await self._refuse_landing(page, url, signal)
@@ -455,7 +458,7 @@ class PlaywrightPageController:
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
             await self._refuse_landing(page, "Going back", signal)
-            if "Timeout" not in (exc.message or ""):
+            if not isinstance(exc, PlaywrightTimeoutError):
                 raise ToolError(f"Could not go back: {failure_text(exc)}") from exc
         await self._refuse_landing(page, "Going back", signal)
         # go_back answers None both for "no history" and for an in-page (#hash, pushState) step back.

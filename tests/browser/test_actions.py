@@ -81,6 +81,15 @@ async def test_upload_through_a_file_input_and_through_a_button(controller, sign
         await controller.upload_file(1, str(tmp_path / "missing.pdf"), signal)
 
 
+async def test_upload_through_a_button_that_opens_no_chooser_says_so(session, signal, site, tmp_path: Path) -> None:
+    controller = PlaywrightPageController(session, action_timeout=0.5)
+    file = tmp_path / "invoice.pdf"
+    file.write_bytes(b"%PDF-1.4")
+    content = await open_page(controller, signal, f"{site}/upload.html")
+    with pytest.raises(ToolError, match="clicking it did not open a file chooser"):
+        await controller.upload_file(index_of(content, "Attach nothing"), str(file), signal)
+
+
 async def test_send_keys_and_hover(controller, signal, site) -> None:
     content = await open_page(controller, signal, f"{site}/form.html")
     await controller.click(index_of(content, "type=email"), signal)
