@@ -14,11 +14,11 @@ from app.core.safety.secrets import hide_everywhere
 from app.core.text_safety import valid_text
 from app.core.types import Usage
 from app.llm.errors import classify
+from app.llm.sdk import forced_tool, new_client
 from app.llm.settings import LLMSettings, ToolChoiceMode
 
 log = logging.getLogger(__name__)
 
-_NO_KEY = "not-needed"  # local servers (Ollama, LM Studio) want no key, but the SDK insists on one
 # A request that ran out of time is tried once more, not as often as other passing troubles: each try costs the
 # whole timeout, and an endpoint that is silent twice is unlikely to answer a third time.
 _TIMEOUT_TRIES = 2
@@ -49,14 +49,7 @@ class OpenAICompatibleClient:
         return self._client
 
     def _new_client(self) -> Any:
-        import openai  # lazily: see prepare()
-
-        client = openai.AsyncOpenAI(
-            base_url=self.settings.base_url,
-            api_key=self._key or _NO_KEY,
-            timeout=self.settings.request_timeout + _SDK_TIMEOUT_SLACK,
-            max_retries=0,  # retries are ours: they must be visible, abortable and honour Retry-After
-        )
+        client = new_client(self.settings.base_url, self._key, self.settings.request_timeout + _SDK_TIMEOUT_SLACK)
         _ = client.chat.completions  # imported on first use: here, on prepare()'s thread, not at the first call
         return client
 
@@ -115,14 +108,7 @@ class OpenAICompatibleClient:
         request: dict[str, Any] = {"model": self.settings.model, "messages": _wire_messages(messages, tool, mode)}
         if self.settings.temperature is not None:
             request["temperature"] = self.settings.temperature
-        if mode != ToolChoiceMode.JSON_TEXT:
-            request["tools"] = [
-                {"type": "function", "function": {"name": tool.name, "description": tool.description,
-                                                  "parameters": tool.parameters}}
-            ]
-            request["tool_choice"] = (
-                "required" if mode == ToolChoiceMode.REQUIRED else {"type": "function", "function": {"name": tool.name}}
-            )
+        request.update(forced_tool(tool.name, tool.description, tool.parameters, mode))
         response = await self._sdk().chat.completions.create(**request)
         return _reply_of(response)
 

@@ -47,7 +47,7 @@ def _classify(exc: Exception, base_url: str, model: str) -> LLMError:
         return LLMError(LLMErrorKind.INVALID_OUTPUT, f"The model's answer could not be read: {detail}")
 
     status = exc.status_code
-    kind = _status_kind(status, detail)
+    kind = status_kind(status, detail)
     if kind is None:  # another 4xx: the provider's words may tell what it objects to
         if any(hint in lowered for hint in _CONTEXT_HINTS):
             return LLMError(LLMErrorKind.CONTEXT_LENGTH, f"The prompt is too long for model '{model}'. ({detail})")
@@ -68,8 +68,9 @@ def _classify(exc: Exception, base_url: str, model: str) -> LLMError:
     return LLMError(kind, text, retry_after=retry)
 
 
-def _status_kind(status: int, detail: str) -> LLMErrorKind | None:
-    """What a status means for retrying and for the run's ending; None for a 4xx that says no more."""
+def status_kind(status: int, detail: str) -> LLMErrorKind | None:
+    """What a status means for retrying and for the run's ending; None for a 4xx that says no more. The one reading
+    of a status, for a running task and for the connection test alike."""
     if status in (401, 403):
         return LLMErrorKind.AUTH
     if status in (404, 405):

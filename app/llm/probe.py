@@ -17,14 +17,15 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel
 
+from app.core.llm import LLMErrorKind
 from app.core.safety.secrets import hide_everywhere
-from app.llm.errors import TOOL_HINTS, error_detail, redact_key, status_advice
+from app.llm.errors import TOOL_HINTS, error_detail, redact_key, status_advice, status_kind
+from app.llm.sdk import forced_tool, new_client
 from app.llm.settings import LLMSettings, ToolChoiceMode
 
 PROBE_TOOL = "connection_check"
 # Long enough for a local server that loads the model on the first request, short enough to feel like a test.
 PROBE_TIMEOUT = 45.0
-_NO_KEY = "not-needed"
 
 
 class ProbeKind(StrEnum):
@@ -56,12 +57,11 @@ async def test_connection(settings: LLMSettings) -> ProbeResult:
     invalid = _check_form(settings)
     if invalid is not None:
         return invalid
-    import openai  # lazily: importing openai costs over a second
-
     key = settings.api_key.get_secret_value() if settings.api_key else ""
     hide_everywhere(key)  # from the log too, whatever the SDK or a server says
     timeout = min(settings.request_timeout, PROBE_TIMEOUT)
-    client = openai.AsyncOpenAI(base_url=settings.base_url, api_key=key or _NO_KEY, timeout=timeout, max_retries=0)
+    client = new_client(settings.base_url, key, timeout)
+    import openai  # imported by new_client already; here for its exception types
     try:
         response = await client.chat.completions.create(**_request(settings))
     except openai.APITimeoutError:
@@ -94,21 +94,10 @@ def _request(settings: LLMSettings) -> dict[str, Any]:
     if settings.tool_choice == ToolChoiceMode.JSON_TEXT:
         prompt = 'This is a connection test. Answer with exactly this JSON object and nothing else: {"ok": true}'
         return {"model": settings.model, "messages": [{"role": "user", "content": prompt}]}
-    tool = {
-        "type": "function",
-        "function": {
-            "name": PROBE_TOOL,
-            "description": "Report that the connection works.",
-            "parameters": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]},
-        },
-    }
-    choice: Any = (
-        "required" if settings.tool_choice == ToolChoiceMode.REQUIRED
-        else {"type": "function", "function": {"name": PROBE_TOOL}}
-    )
+    parameters = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
     prompt = f"This is a connection test. Call the {PROBE_TOOL} tool with ok set to true."
-    return {"model": settings.model, "messages": [{"role": "user", "content": prompt}], "tools": [tool],
-            "tool_choice": choice}
+    return {"model": settings.model, "messages": [{"role": "user", "content": prompt}],
+            **forced_tool(PROBE_TOOL, "Report that the connection works.", parameters, settings.tool_choice)}
 
 
 def _verdict(settings: LLMSettings, response: Any) -> ProbeResult:
@@ -177,14 +166,19 @@ def _root_cause(exc: BaseException) -> BaseException:
     return current
 
 
-_STATUS_KINDS = {401: ProbeKind.AUTH, 403: ProbeKind.AUTH, 404: ProbeKind.NOT_FOUND, 405: ProbeKind.NOT_FOUND,
-                 429: ProbeKind.RATE_LIMIT}
+def _probe_kind(status: int, detail: str) -> ProbeKind | None:
+    """The running agent's reading of the status (``status_kind``), in the connection test's words."""
+    kind = status_kind(status, detail)
+    if kind is LLMErrorKind.CONFIG:
+        return ProbeKind.NOT_FOUND  # 404, 405: the model's name or the address
+    return {LLMErrorKind.AUTH: ProbeKind.AUTH, LLMErrorKind.RATE_LIMIT: ProbeKind.RATE_LIMIT,
+            LLMErrorKind.SERVER: ProbeKind.SERVER}.get(kind) if kind is not None else None
 
 
 def _refused(settings: LLMSettings, status: int, detail: str, sent_key: bool) -> ProbeResult:
     said = status_advice(status, settings.base_url, settings.model, detail, sent_key=sent_key)
     server_said = f" The server said: {detail}" if detail else ""
-    kind = _STATUS_KINDS.get(status) or (ProbeKind.SERVER if status >= 500 or status in (408, 409) else None)
+    kind = _probe_kind(status, detail)
     if kind is None and any(hint in detail.lower() for hint in TOOL_HINTS) \
             and settings.tool_choice != ToolChoiceMode.JSON_TEXT:
         return _result(ProbeKind.NO_TOOLS, f"{settings.model} refused the tool call ({status}).{server_said}",

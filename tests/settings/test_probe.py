@@ -9,7 +9,10 @@ import pytest
 
 from pydantic import SecretStr
 
+from app.core.abort import AbortSignal
+from app.core.llm import LLMError, LLMErrorKind, Message, ToolSpec
 from app.llm import probe
+from app.llm.client import OpenAICompatibleClient
 from app.llm.probe import ProbeKind
 from app.llm.settings import LLMSettings, ToolChoiceMode
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, completion, error_reply
@@ -109,8 +112,31 @@ async def test_rate_limit_and_quota_and_server_error(llm_server: FakeLLMServer) 
     quota = await probe.test_connection(settings_for(llm_server))
     server = await probe.test_connection(settings_for(llm_server))
     assert limited.kind == ProbeKind.RATE_LIMIT and "limiting requests" in limited.message
-    assert quota.kind == ProbeKind.RATE_LIMIT and "no quota left" in quota.message
+    # An account out of credit is not helped by waiting: an account problem, as a running task reads it too.
+    assert quota.kind == ProbeKind.AUTH and "no quota left" in quota.message
     assert server.kind == ProbeKind.SERVER and "(503)" in server.message
+
+
+@pytest.mark.parametrize(("status", "detail"), [
+    (401, "bad key"), (403, "forbidden"), (404, "The model does not exist"), (405, "Method Not Allowed"),
+    (408, "timeout"), (409, "conflict"), (429, "Rate limit reached"), (429, "You exceeded your current quota"),
+    (500, "oops"), (503, "overloaded"),
+])
+async def test_the_connection_test_reads_a_status_as_a_running_task_does(
+        llm_server: FakeLLMServer, status: int, detail: str) -> None:
+    settings = settings_for(llm_server)
+    llm_server.add(error_reply(status, detail), error_reply(status, detail))
+    tested = await probe.test_connection(settings)
+    client = OpenAICompatibleClient(settings.model_copy(update={"max_attempts": 1}))
+    tool = ToolSpec(name="check", description="Check.", parameters={"type": "object", "properties": {}})
+    try:
+        with pytest.raises(LLMError) as raised:
+            await client.invoke([Message(role="user", content="hi")], tool, AbortSignal())
+    finally:
+        await client.close()
+    same = {LLMErrorKind.AUTH: ProbeKind.AUTH, LLMErrorKind.RATE_LIMIT: ProbeKind.RATE_LIMIT,
+            LLMErrorKind.SERVER: ProbeKind.SERVER, LLMErrorKind.CONFIG: ProbeKind.NOT_FOUND}
+    assert tested.kind == same[raised.value.kind], (tested, raised.value)
 
 
 async def test_unreachable_port() -> None:
