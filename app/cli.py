@@ -68,7 +68,6 @@ class EventPrinter:
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         self._started = time.monotonic()
-        self._seen = 0
 
     def _write(self, kind: str, payload: dict[str, Any]) -> None:
         line = {"t": round(time.monotonic() - self._started, 4), "event": kind, **payload}
@@ -81,12 +80,8 @@ class EventPrinter:
     def activity(self, activity: Any) -> None:
         self._write("activity", {"activity": activity.model_dump(mode="json")})
 
-    def history(self, history: list[HistoricalEvent]) -> None:
-        if len(history) < self._seen:
-            self._seen = 0  # a new task started with a fresh history
-        for event in history[self._seen:]:
-            self._write("history", {"item": event.model_dump(mode="json")})
-        self._seen = len(history)
+    def history(self, event: HistoricalEvent) -> None:
+        self._write("history", {"item": event.model_dump(mode="json")})
 
     def log(self, level: str, logger: str, message: str) -> None:
         self._write("log", {"level": level, "logger": logger, "message": message})
@@ -218,7 +213,7 @@ async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, sign
             if printer is not None:
                 agent.on("status_changed", printer.status)
                 agent.on("activity", printer.activity)
-                agent.on("history_changed", printer.history)
+                agent.on("event_added", printer.history)
             if person_present:
                 hand_off = TerminalHandOff(agent, sys.stdin.fileno(), Say(printer is not None),
                                            windowless=args.headless and not args.cdp_url)

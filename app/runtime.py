@@ -245,8 +245,8 @@ class Runtime:
         return client
 
     async def _launch_browser(self) -> None:
-        from app.browser.session import BrowserSession, LaunchOptions
         from app.browser.controller import PlaywrightPageController
+        from app.browser.session import BrowserSession, LaunchOptions
 
         launched_with = self.options.window
         playwright = await self.options.driver.take() if self.options.driver is not None else None

@@ -19,8 +19,8 @@ from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
-from app.background import Background
 from app.assets import read_resource
+from app.background import Background
 from app.browser.session import BrowserSession
 from app.core.agent import Agent
 from app.core.page import BrowserClosedError

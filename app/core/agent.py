@@ -55,7 +55,9 @@ from app.core.types import (
     RetryEvent,
     RetryingActivity,
     StepEvent,
+    TaskFinished,
     TaskRecord,
+    TaskStarted,
     ThinkingActivity,
     Usage,
     UserTakeoverEvent,
@@ -87,6 +89,7 @@ class _Run:
     tools: ToolSet
     tool_spec: ToolSpec
     started: float
+    follow_up: bool = False
     # Seconds spent waiting for the user (a hand-off, a Take over): not charged to the time budget.
     paused_for: float = 0.0
     # Masked as each event is added, and again whenever the vault learns a value (Agent._history_of).
@@ -113,8 +116,9 @@ class _Run:
 class Agent:
     """Runs one task at a time against a page, through a model, and reports everything through events.
 
-    Events (subscribe with ``on``): ``status_changed(AgentStatus)``, ``activity(AgentActivity)``,
-    ``history_changed(list[HistoricalEvent])``, ``disposed()``.
+    Events (subscribe with ``on``; see app/core/events.py): ``status_changed(AgentStatus)``,
+    ``activity(AgentActivity)``, ``task_started(TaskStarted)``, ``event_added(HistoricalEvent)``,
+    ``task_finished(TaskFinished)``, ``disposed()``.
     """
 
     def __init__(
@@ -201,10 +205,11 @@ class Agent:
             tools=tools,
             tool_spec=build_tool_spec(tools),
             started=asyncio.get_running_loop().time(),
+            follow_up=follow_up,
         )
         self._run = run
         self._set_status(AgentStatus.RUNNING)
-        self._emit_history()
+        self._events.emit("task_started", TaskStarted(follow_up=follow_up))
         try:
             ending = await self._drive(run)
         finally:
@@ -299,6 +304,8 @@ class Agent:
             usage=run.usage,
         ))
         self._set_status(ending.status)
+        self._events.emit("task_finished", self._masked(TaskFinished(task=run.task, follow_up=run.follow_up,
+                                                                     result=self._last_result)))
         return self._last_result
 
     async def _loop(self, run: _Run) -> _Ending:
@@ -603,11 +610,9 @@ class Agent:
         self._events.emit("activity", self._masked(activity))
 
     def _add(self, run: _Run, event: HistoricalEvent) -> None:
-        self._history_of(run).append(self._masked(event))
-        self._emit_history()
-
-    def _emit_history(self) -> None:
-        self._events.emit("history_changed", self.history)
+        masked = self._masked(event)
+        self._history_of(run).append(masked)
+        self._events.emit("event_added", masked)
 
     # --- secrets -----------------------------------------------------------------------------------------------
 

@@ -7,7 +7,10 @@ import logging
 from collections.abc import Callable
 from typing import Any, Literal
 
-EventName = Literal["status_changed", "activity", "history_changed", "disposed"]
+# status_changed(AgentStatus), activity(AgentActivity), task_started(TaskStarted), event_added(HistoricalEvent: one
+# event appended to the running task's history), task_finished(TaskFinished), disposed(): each says what changed, so
+# no listener compares lists or reads the agent's state to find out.
+EventName = Literal["status_changed", "activity", "task_started", "event_added", "task_finished", "disposed"]
 Listener = Callable[..., Any]
 
 log = logging.getLogger(__name__)

@@ -190,3 +190,20 @@ class ExecutionResult(BaseModel):
     status: AgentStatus
     steps: int = 0
     usage: Usage = Field(default_factory=Usage)
+
+
+class TaskStarted(BaseModel):
+    """The ``task_started`` event: a task began (its history starts empty).
+
+    Without the task's text: it may hold a password the agent learns only when it types it; ``TaskFinished`` carries
+    the text, masked by then."""
+
+    follow_up: bool  # carries on from the tasks before it (the model keeps their context)
+
+
+class TaskFinished(BaseModel):
+    """The ``task_finished`` event: a task ended, after its status became final; ``result`` is what execute returns."""
+
+    task: str
+    follow_up: bool
+    result: ExecutionResult

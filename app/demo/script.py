@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.core.abort import AbortSignal
-from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
 from app.core.agent import Agent
+from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
 from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity
 from app.llm.cassette import RecordingClient
 from app.runtime import Runtime, RuntimeOptions

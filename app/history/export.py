@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from html import escape
 
+from app.core.safety.secrets import mask_everywhere, masked_model
+from app.core.text_safety import valid_json, valid_text
 from app.core.types import (
     AgentStatus,
     ErrorEvent,
@@ -15,12 +17,9 @@ from app.core.types import (
     StepEvent,
     UserTakeoverEvent,
 )
-from app.core.safety.secrets import mask_everywhere, masked_model
-from app.core.text_safety import valid_json, valid_text
 from app.history.records import RunRecord, TaskRun
 from app.text.i18n import language, tr
 from app.text.wording import (
-    takeover_title,
     Reading,
     action_details,
     action_failed,
@@ -32,6 +31,7 @@ from app.text.wording import (
     format_tokens,
     plain_message,
     plain_retry,
+    takeover_title,
 )
 
 # The agent's judgement as small inline pictures: emoji glyphs show as empty boxes where no emoji font is installed.

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from app.core.events import EventName, Listener
 from app.core.safety.secrets import mask_everywhere, masked_model
-from app.core.types import TERMINAL_STATUSES, AgentStatus, ExecutionResult, TaskRecord
+from app.core.types import TaskFinished, TaskStarted
 from app.history.records import RunRecord, TaskRun, new_run_id, settings_snapshot
 from app.history.store import RunStore
 
@@ -27,13 +27,9 @@ _MIN_SECRET = 6  # shorter strings would mask ordinary words
 
 
 class RecordableAgent(Protocol):
+    """All the recorder needs: the task_started and task_finished events carry what it saves."""
+
     def on(self, event: EventName, listener: Listener) -> Callable[[], None]: ...
-
-    @property
-    def previous_tasks(self) -> list[TaskRecord]: ...
-
-    @property
-    def last_result(self) -> ExecutionResult | None: ...
 
 
 def _utcnow() -> datetime:
@@ -55,7 +51,6 @@ class RunRecorder:
         clock: Callable[[], datetime] = _utcnow,
         on_save_failed: Callable[[str], None] | None = None,
     ) -> None:
-        self._agent = agent
         self._store = store
         self._settings = settings_snapshot(settings)
         self._demo = demo
@@ -69,37 +64,39 @@ class RunRecorder:
         self._follow_up = False
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-recorder")
         self._last_write: Future[None] | None = None
-        self._unsubscribe = agent.on("status_changed", self._on_status)
+        self._unsubscribes = [agent.on("task_started", self._on_started),
+                              agent.on("task_finished", self._on_finished)]
 
     @property
     def current(self) -> RunRecord | None:
         """The run being recorded (its finished tasks), or None before the first task."""
         return self._record
 
-    def _on_status(self, status: AgentStatus) -> None:
-        if status == AgentStatus.RUNNING:
-            self._task_started = self._clock()
-            # The agent forgets earlier tasks when a task is not a follow-up: that is where a new run begins.
-            self._follow_up = bool(self._agent.previous_tasks) and self._record is not None
-            if not self._follow_up:
-                self._record = RunRecord(id=new_run_id(self._task_started), started_at=self._task_started,
-                                         demo=self._demo, replay=self._replay, settings=self._settings)
-        elif status in TERMINAL_STATUSES and self._record is not None:
-            self._record.tasks.append(self._task_run(status))
-            # Masked as a whole each time: a password learnt in a follow-up is masked in the earlier tasks too.
-            self._record = self._masked(self._record)
-            self._save(self._record)
+    def _on_started(self, started: TaskStarted) -> None:
+        self._task_started = self._clock()
+        # A task that is not a follow-up (the agent forgot the tasks before it) begins a new run.
+        self._follow_up = started.follow_up and self._record is not None
+        if not self._follow_up:
+            self._record = RunRecord(id=new_run_id(self._task_started), started_at=self._task_started,
+                                     demo=self._demo, replay=self._replay, settings=self._settings)
 
-    def _task_run(self, status: AgentStatus) -> TaskRun:
-        result = self._agent.last_result or ExecutionResult(success=False, data="", status=status)
-        tasks = self._agent.previous_tasks
+    def _on_finished(self, finished: TaskFinished) -> None:
+        if self._record is None:
+            return
+        self._record.tasks.append(self._task_run(finished))
+        # Masked as a whole each time: a password learnt in a follow-up is masked in the earlier tasks too.
+        self._record = self._masked(self._record)
+        self._save(self._record)
+
+    def _task_run(self, finished: TaskFinished) -> TaskRun:
+        result = finished.result
         now = self._clock()
         return TaskRun(
-            task=tasks[-1].task if tasks else "",
+            task=finished.task,
             follow_up=self._follow_up,
             started_at=self._task_started or now,
             finished_at=now,
-            status=status,
+            status=result.status,
             success=result.success,
             result=result.data,
             steps=result.steps,
@@ -145,6 +142,7 @@ class RunRecorder:
 
     async def close(self) -> None:
         """Stop listening, finish pending writes and release the writer thread."""
-        self._unsubscribe()
+        for unsubscribe in self._unsubscribes:
+            unsubscribe()
         await self.flush()
         self._writer.shutdown(wait=False)

@@ -14,9 +14,9 @@ from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
 from app.assets import resource_path
+from app.logging_setup import configure_logging
 from app.settings.paths import app_paths
 from app.ui.desktop import Desktop, LaunchChoices
-from app.logging_setup import configure_logging
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ def _unsubscribe_all(unsubscribes: list[Callable[[], None]]) -> None:
 class AgentBridge(QObject):
     statusChanged = Signal(object)  # AgentStatus
     activity = Signal(object)  # AgentActivity
-    historyChanged = Signal(object)  # list[HistoricalEvent]
+    eventAdded = Signal(object)  # HistoricalEvent: one more event in the running task's history
     disposed = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -43,7 +43,7 @@ class AgentBridge(QObject):
         self._unsubscribe.extend([
             agent.on("status_changed", self.statusChanged.emit),
             agent.on("activity", self.activity.emit),
-            agent.on("history_changed", self.historyChanged.emit),
+            agent.on("event_added", self.eventAdded.emit),
             agent.on("disposed", self._on_disposed),
         ])
 

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import QDialog
 from app.background import Background
 from app.core.agent import Agent
 from app.demo.script import DEMO_TASK
-from app.history.records import RunRecord
 from app.history.recorder import RunRecorder
+from app.history.records import RunRecord
 from app.history.store import RunStore
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import (
@@ -36,10 +36,10 @@ from app.settings.model import (
 )
 from app.settings.paths import AppPaths
 from app.settings.secrets import get_api_key
+from app.text.i18n import language, set_language, tr
 from app.ui import style
 from app.ui.dialog_widgets import place_beside_panel, run_dialog
 from app.ui.history_view import HistoryDialog
-from app.text.i18n import language, set_language, tr
 from app.ui.main_window import MainWindow
 from app.ui.saved_run_window import SavedRunWindow
 from app.ui.settings_dialog import SettingsDialog

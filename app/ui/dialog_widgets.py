@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+from collections.abc import Callable
 from enum import StrEnum
 from functools import cache
 from html import escape
 from pathlib import Path
-
-from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QMargins, QObject, QRect, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent, QPen, QResizeEvent

@@ -32,10 +32,10 @@ from app.core.types import AgentStatus
 from app.history.export import outcome_label
 from app.history.records import RunRecord, RunSummary
 from app.history.store import RunStore, RunStoreError
-from app.ui import style
-from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, small_label
 from app.text.i18n import tr
 from app.text.wording import format_tokens
+from app.ui import style
+from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, small_label
 from app.ui.run_export import ExportFormat, choose_export_file, write_export
 
 _ID = Qt.ItemDataRole.UserRole

@@ -35,7 +35,6 @@ from app.core.types import (
     AgentStatus,
     ExecutionResult,
     HandOffActivity,
-    HistoricalEvent,
     PausedActivity,
     RetryEvent,
     StepEvent,
@@ -43,21 +42,21 @@ from app.core.types import (
     Usage,
 )
 from app.settings.model import Settings
-from app.ui import style
-from app.ui.bridge import AgentBridge
-from app.ui.attention import Attention
-from app.ui.confirm_bar import ConfirmBar
-from app.ui.panel_bars import DemoOfferBar, HandOffBar
 from app.text.i18n import tr
+from app.text.wording import describe_activity, format_tokens
+from app.ui import style
+from app.ui.attention import Attention
+from app.ui.bridge import AgentBridge
+from app.ui.confirm_bar import ConfirmBar
 from app.ui.dialog_widgets import frame_margins
 from app.ui.icons import icon
+from app.ui.panel_bars import DemoOfferBar, HandOffBar
 from app.ui.panel_state import ENDED_AS, PanelState
 from app.ui.status_pill import StatusPill
 from app.ui.task_input import Composer
 from app.ui.timeline.model import TimelineModel, outcome_of
 from app.ui.timeline.view import TimelineView
 from app.ui.window_placement import side_by_side, tile
-from app.text.wording import describe_activity, format_tokens
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +215,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self._bridge.statusChanged.connect(self._on_status)
         self._bridge.activity.connect(self._on_activity)
-        self._bridge.historyChanged.connect(self._on_history)
+        self._bridge.eventAdded.connect(self._model.add_event)
         self._model.usageChanged.connect(self._show_usage)
         self.composer.submitted.connect(self._on_submitted)
         self.composer.stopRequested.connect(self.stop)
@@ -462,8 +461,6 @@ class MainWindow(QMainWindow):
         sound = bool(getattr(self._runtime.settings, "hand_off_sound", False))
         self._attention.call(tr("Page Agent: your turn"), reason, sound=sound)
 
-    def _on_history(self, history: list[HistoricalEvent]) -> None:
-        self._model.sync_history(history)
 
     def _on_submitted(self, text: str) -> None:
         if self.state is PanelState.ASKING:

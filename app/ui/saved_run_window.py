@@ -19,7 +19,6 @@ from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
 
 
-
 class SavedRunWindow(QDialog):
     def __init__(self, record: RunRecord, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -33,8 +32,7 @@ class SavedRunWindow(QDialog):
         self.setWindowTitle(tr("Saved run · {when}", when=when))
         self.model = TimelineModel(self)
         for task in record.tasks:
-            self.model.start_run(task.task, follow_up=task.follow_up)
-            self.model.finish_run(task.to_result())
+            self.model.add_finished_run(task.task, task.to_result(), follow_up=task.follow_up)
         self._build(when)
         apply_dialog_style(self)
         self.resize(560, 640)

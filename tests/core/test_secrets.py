@@ -203,17 +203,17 @@ async def test_a_password_learnt_late_is_masked_in_what_was_recorded_before(
     page = FakePage(PASSWORD_PAGE, url="http://site.test/login")
     page.elements[1] = ElementInfo(tag="input", input_type="password", frame_url="http://site.test/login")
     agent, _ = make_agent(page=page, guardrails=Guardrails())
-    histories: list[str] = []
-    agent.on("history_changed", lambda history: histories.append(json.dumps([e.model_dump() for e in history])))
+    told: list[str] = []
+    agent.on("event_added", lambda event: told.append(json.dumps(event.model_dump())))
     llm_server.add(
         tool_reply({"wait": {"seconds": 0}}, memory=f"I will type {literal} next"),  # written before it is learnt
         tool_reply({"input_text": {"index": 1, "text": literal}}),
         done_reply("Signed in."),
     )
     result = await agent.execute("Sign in with the password I gave you")
-    assert literal in histories[1]  # step 1 as first told: nothing had been learnt yet
-    assert literal not in histories[-1] and "<secret>typed_password</secret>" in histories[-1]
-    assert literal not in json.dumps([e.model_dump() for e in agent.history])
+    assert literal in told[0]  # step 1 as first told: nothing had been learnt yet
+    assert literal not in told[1] and "<secret>typed_password</secret>" in told[1]  # the typing step
+    assert literal not in json.dumps([e.model_dump() for e in agent.history])  # step 1 too, once learnt
     assert literal not in result.model_dump_json()
 
 

@@ -16,7 +16,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from app.core.events import Listener
-from app.core.types import AgentStatus, ExecutionResult, TaskRecord
+from app.core.types import AgentStatus, ExecutionResult, TaskFinished, TaskStarted
 from app.history.recorder import RunRecorder
 from app.history.store import RunStore
 from app.logging_setup import LOG_FILE, configure_logging
@@ -82,21 +82,16 @@ class _Agent:
     """Just what the recorder listens to."""
 
     def __init__(self) -> None:
-        self.listeners: list[Listener] = []
-        self.previous_tasks: list[TaskRecord] = []
-        self.last_result: ExecutionResult | None = None
+        self.listeners: dict[str, Listener] = {}
 
-    def on(self, _event: str, listener: Listener) -> Callable[[], None]:
-        self.listeners.append(listener)
+    def on(self, event: str, listener: Listener) -> Callable[[], None]:
+        self.listeners[event] = listener
         return lambda: None
 
     def finish(self, task: str) -> None:
-        for listener in self.listeners:
-            listener(AgentStatus.RUNNING)
-        self.previous_tasks.append(TaskRecord(task=task, result="Done.", status=AgentStatus.COMPLETED, success=True))
-        self.last_result = ExecutionResult(success=True, data="Done.", status=AgentStatus.COMPLETED)
-        for listener in self.listeners:
-            listener(AgentStatus.COMPLETED)
+        self.listeners["task_started"](TaskStarted(follow_up=False))
+        result = ExecutionResult(success=True, data="Done.", status=AgentStatus.COMPLETED)
+        self.listeners["task_finished"](TaskFinished(task=task, follow_up=False, result=result))
 
 
 def test_a_history_that_cannot_be_saved_is_told(tmp_path: Path) -> None:

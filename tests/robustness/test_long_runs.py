@@ -17,8 +17,8 @@ from app.core.types import AgentStatus, ErrorEvent, ObservationEvent
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
 from tests.fakes.llm_server import FakeLLMServer, error_reply
-from tests.fakes.page import FakePage
 from tests.fakes.long_run import ReportPages, answer, code_of, expected_sum, long_run_model
+from tests.fakes.page import FakePage
 
 PAGES = 120
 LIMIT = 64 * 1024

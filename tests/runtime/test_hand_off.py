@@ -48,15 +48,15 @@ class Watch:
         self.handed_off = asyncio.Event()
         self.stepped = asyncio.Event()
         agent.on("activity", self._activity)
-        agent.on("history_changed", self._history)
+        agent.on("event_added", self._event)
 
     def _activity(self, activity: AgentActivity) -> None:
         self.activities.append(activity)
         if isinstance(activity, HandOffActivity):
             self.handed_off.set()
 
-    def _history(self, history: list[HistoricalEvent]) -> None:
-        if any(isinstance(event, StepEvent) for event in history):
+    def _event(self, event: HistoricalEvent) -> None:
+        if isinstance(event, StepEvent):
             self.stepped.set()
 
 

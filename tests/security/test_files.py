@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from app.browser.controller import PlaywrightPageController
-from app.browser.downloads import download_name as _download_name, free_path as _free_path
+from app.browser.downloads import download_name as _download_name
+from app.browser.downloads import free_path as _free_path
 from app.browser.processes import profile_pids
 from app.browser.session import LaunchOptions
 from app.core.abort import AbortSignal

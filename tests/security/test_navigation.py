@@ -144,7 +144,7 @@ async def test_links_scripts_and_forms_to_another_site_are_blocked_in_the_browse
     assert any(hit.path == "/nav-logo.txt" for hit in hostile.hits if hit.origin == hostile.attacker)
     # The panel's timeline shows each block as a line of its own.
     timeline = TimelineModel()
-    timeline.sync_history(result.history)
+    timeline.add_events(result.history)
     lines = [plain_text(item) for item in timeline.items if item.kind is Kind.OBSERVATION]
     assert sum(line.startswith("Blocked: ") for line in lines) == 4
 

@@ -15,8 +15,8 @@ from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.config import AgentConfig
-from app.core.safety.guardrails import Guardrails
 from app.core.safety import risky
+from app.core.safety.guardrails import Guardrails
 from app.core.types import AgentStatus, StepEvent
 from tests.browser.helpers import index_of
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.browser.helpers import index_of
-from tests.cli.test_cli import RUN_TIMEOUT, ROOT, browser_state, cli, cli_env, home, run_cli  # noqa: F401  (fixture)
+from tests.cli.test_cli import ROOT, RUN_TIMEOUT, browser_state, cli, cli_env, home, run_cli  # noqa: F401  (fixture)
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion
 from tests.security.conftest import HostileSite
 

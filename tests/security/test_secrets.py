@@ -135,7 +135,7 @@ async def rig_for(controller: PlaywrightPageController, llm_server: FakeLLMServe
         store = RunStore(tmp_path / f"runs-{len(rigs)}")
         rig = Rig(agent, llm_server, RunRecorder(agent, store, Settings()), store, cassette,
                   log_dir / "page-agent.log")
-        for name in ("status_changed", "activity", "history_changed"):
+        for name in ("status_changed", "activity", "task_started", "event_added", "task_finished"):
             agent.on(name, lambda payload, rig=rig: rig.events.append(_dump(payload)))  # type: ignore[misc]
         rigs.append(rig)
         return rig

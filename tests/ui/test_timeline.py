@@ -64,17 +64,16 @@ def view(qapp: QApplication, qtbot) -> TimelineView:  # noqa: ANN001
     return widget
 
 
-def test_sync_appends_only_new_events() -> None:
+def test_each_added_event_is_appended() -> None:
     model = TimelineModel()
     inserted: list[tuple[int, int]] = []
     model.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
     model.start_run("Do it", follow_up=False)
-    history: list[HistoricalEvent] = [step(1)]
-    model.sync_history(history)
-    model.sync_history(list(history))  # the same history again adds nothing
-    history += [ObservationEvent(content="Page changed"), step(2)]
-    model.sync_history(history)
-    assert inserted == [(0, 0), (1, 1), (2, 3)]
+    history: list[HistoricalEvent] = [step(1), ObservationEvent(content="Page changed"), step(2)]
+    for event in history:  # as the agent's event_added tells them
+        model.add_event(event)
+    model.add_event(ErrorEvent(message="Task aborted"))  # said by the result card instead
+    assert inserted == [(0, 0), (1, 1), (2, 2), (3, 3)]
     assert [item.kind for item in model.items] == [Kind.TASK, Kind.STEP, Kind.OBSERVATION, Kind.STEP]
     assert model.usage.prompt_tokens == 2000
     result = ExecutionResult(success=False, data="Task aborted", history=history + [ErrorEvent(message="Task aborted")],
@@ -90,7 +89,7 @@ def test_reflection_and_failure_reach_the_model_data() -> None:
     model.start_run("Task", follow_up=False)
     failed = step(2, output="❌ Element [2] is not on the page")
     failed.action.target = ActionTarget(tag="input", name="Last name", input_type="text")
-    model.sync_history([failed])
+    model.add_events([failed])
     text = model.data(model.index(1))
     assert text.splitlines()[0] == "Step 2: Type “value 2” into the Last name field (1.5 s)"
     assert "✅ done" in text and "Memory: Filled 2 fields so far" in text and "Next goal: Fill field 3" in text
@@ -107,9 +106,8 @@ def test_two_hundred_steps_stay_smooth(view: TimelineView) -> None:
     model.start_run("Fill in 250 fields", follow_up=False)
     history = long_history(250)
     started = time.perf_counter()
-    # The agent re-sends its whole history after every event; the model must only append.
-    for end in range(1, len(history) + 1):
-        model.sync_history(history[:end])
+    for event in history:  # one event_added at a time, as a run tells them
+        model.add_event(event)
     synced = time.perf_counter() - started
     QApplication.processEvents()
     view.grab()
@@ -131,21 +129,21 @@ def test_two_hundred_steps_stay_smooth(view: TimelineView) -> None:
 def test_follow_tail_and_jump_to_latest(view: TimelineView) -> None:
     model = view.timeline
     model.start_run("Task", follow_up=False)
-    model.sync_history(long_history(30))
+    model.add_events(long_history(30))
     QApplication.processEvents()
     bar = view.verticalScrollBar()
     assert bar.value() == bar.maximum()
     bar.setValue(0)  # the user scrolls up to read
     assert not view.following
     assert view.jump_button.isVisible()
-    model.sync_history(long_history(35))
+    model.add_events(long_history(35)[30:])
     QApplication.processEvents()
     assert bar.value() == 0  # new steps do not yank the view away
     view.jump_button.click()
     QApplication.processEvents()
     assert bar.value() == bar.maximum()
     assert view.following and not view.jump_button.isVisible()
-    model.sync_history(long_history(40))
+    model.add_events(long_history(40)[35:])
     QApplication.processEvents()
     assert bar.value() == bar.maximum()
 
@@ -153,7 +151,7 @@ def test_follow_tail_and_jump_to_latest(view: TimelineView) -> None:
 def test_click_expands_long_text(view: TimelineView, qtbot) -> None:  # noqa: ANN001
     model = view.timeline
     model.start_run("Task", follow_up=False)
-    model.sync_history([step(1, memory=LONG)])
+    model.add_events([step(1, memory=LONG)])
     QApplication.processEvents()
     index = model.index(1)
     option = QStyleOptionViewItem()

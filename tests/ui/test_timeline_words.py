@@ -72,7 +72,7 @@ def test_a_step_names_the_element_and_keeps_the_raw_action_behind_details(panel,
     _host, _before, view = panel
     model = view.timeline
     model.start_run("Add Ada", follow_up=False)
-    model.sync_history([click_step(1), click_step(2, output="❌ Element [9] is not on the page")])
+    model.add_events([click_step(1), click_step(2, output="❌ Element [9] is not on the page")])
     QApplication.processEvents()
     collapsed = " ".join(card_texts(view, 1))
     assert "Click the Save button" in collapsed and "Details" in collapsed
@@ -95,6 +95,7 @@ def test_a_long_error_result_is_shown_whole_with_its_quoted_markup(panel) -> Non
     model.start_run("Add a customer", follow_up=False)
     result = ExecutionResult(success=False, data=REPLAY_ERROR, status=AgentStatus.ERROR,
                              history=[ErrorEvent(message=REPLAY_ERROR)])
+    model.add_events(result.history)
     model.finish_run(result)
     QApplication.processEvents()
     error_card, result_card = model.rowCount() - 2, model.rowCount() - 1
@@ -112,10 +113,10 @@ def test_errors_and_outcomes_in_the_panels_language(panel) -> None:  # noqa: ANN
     message = "The endpoint http://x/v1 rejected the API key (401). Server said: bad key"
     set_language("zh")
     try:
-        model.start_run("任务", follow_up=False)
-        model.finish_run(ExecutionResult(success=False, data=message, status=AgentStatus.ERROR,
-                                         history=[ErrorEvent(message="Step 3 timed out after 30 s"),
-                                                  ErrorEvent(message=message, kind="auth")]))
+        model.add_finished_run("任务", ExecutionResult(success=False, data=message, status=AgentStatus.ERROR,
+                                                        history=[ErrorEvent(message="Step 3 timed out after 30 s"),
+                                                                 ErrorEvent(message=message, kind="auth")]),
+                               follow_up=False)
         QApplication.processEvents()
         assert "第 3 步在 30 秒后超时" in " ".join(card_texts(view, 1))
         assert " ".join(card_texts(view, 2)).startswith("模型服务不接受该 API 密钥。")
@@ -130,7 +131,7 @@ def test_tab_lands_on_a_card_and_the_arrows_and_enter_work_at_once(panel, qtbot)
     host, before, view = panel
     model = view.timeline
     model.start_run("Add Ada", follow_up=False)
-    model.sync_history([click_step(i) for i in range(1, 4)])
+    model.add_events([click_step(i) for i in range(1, 4)])
     QApplication.processEvents()
     host.activateWindow()
     before.setFocus()
@@ -154,7 +155,7 @@ def test_a_language_switch_says_the_cards_already_shown_in_the_new_language(pane
     _host, _before, view = panel
     model = view.timeline
     model.start_run("Add Ada", follow_up=False)
-    model.sync_history([click_step(1)])
+    model.add_events([click_step(1)])
     model.finish_run(ExecutionResult(success=False, data="Task aborted", status=AgentStatus.STOPPED,
                                      history=[click_step(1), ErrorEvent(message="Task aborted")]))
     QApplication.processEvents()

@@ -132,7 +132,7 @@ def test_jump_to_latest_in_the_panel(window: MainWindow, qapp: QApplication) -> 
     from tests.ui.test_timeline import long_history
 
     window.model.start_run("Fill in the 40-field onboarding form", follow_up=False)
-    window.model.sync_history(long_history(40))
+    window.model.add_events(long_history(40))
     qapp.processEvents()
     window.timeline.verticalScrollBar().setValue(window.timeline.verticalScrollBar().maximum() // 2)
     qapp.processEvents()

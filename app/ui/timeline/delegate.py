@@ -29,7 +29,6 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem,
 from app.core.types import RetryEvent, StepEvent, UserTakeoverEvent
 from app.text.i18n import tr
 from app.text.wording import (
-    takeover_title,
     Reading,
     action_details,
     action_failed,
@@ -37,6 +36,7 @@ from app.text.wording import (
     displayable,
     evaluation_reading,
     format_duration,
+    takeover_title,
 )
 from app.ui.icons import paint_icon
 from app.ui.style import Theme, theme

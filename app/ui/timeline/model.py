@@ -28,7 +28,6 @@ from app.core.types import (
 )
 from app.text.i18n import tr
 from app.text.wording import (
-    takeover_title,
     Reading,
     action_details,
     action_failed,
@@ -38,6 +37,7 @@ from app.text.wording import (
     format_duration,
     plain_message,
     plain_retry,
+    takeover_title,
 )
 
 _ids = itertools.count(1)
@@ -199,7 +199,6 @@ class TimelineModel(QAbstractListModel):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self._items: list[TimelineItem] = []
-        self._shown_events = 0  # how much of the current run's history is already in the list
         self._usage = Usage()
 
     # --- Qt model ----------------------------------------------------------------------------------------------
@@ -240,26 +239,23 @@ class TimelineModel(QAbstractListModel):
     def clear(self) -> None:
         self.beginResetModel()
         self._items = []
-        self._shown_events = 0
         self.endResetModel()
         self._set_usage(Usage())
 
     def start_run(self, task: str, *, follow_up: bool) -> None:
-        self._shown_events = 0
         self._set_usage(Usage())
         self._append([TimelineItem(Kind.TASK, text=task, follow_up=follow_up)])
 
-    def sync_history(self, history: Sequence[HistoricalEvent]) -> None:
-        """Add the events of the current run not shown yet (the agent's history only ever grows)."""
-        new = history[self._shown_events:]
-        if not new:
-            return
-        self._shown_events = len(history)
+    def add_event(self, event: HistoricalEvent) -> None:
+        """One more event of the running task (the agent's event_added)."""
+        self.add_events([event])
+
+    def add_events(self, events: Sequence[HistoricalEvent]) -> None:
         # A stop records "Task aborted" as an error; the result card already says it, in kinder words.
-        items = [_item_for(event) for event in new if event != _ABORTED]
+        items = [_item_for(event) for event in events if event != _ABORTED]
         if items:
             self._append(items)
-        steps = [event.usage for event in new if isinstance(event, StepEvent)]
+        steps = [event.usage for event in events if isinstance(event, StepEvent)]
         if steps:
             self._set_usage(sum(steps, self._usage))
 
@@ -273,7 +269,7 @@ class TimelineModel(QAbstractListModel):
         self._append([TimelineItem(Kind.NOTICE, text=text)])
 
     def finish_run(self, result: ExecutionResult) -> TimelineItem:
-        self.sync_history(result.history)
+        """The result card, once the task's events have been added."""
         outcome = outcome_of(result)
         # An error's result is the error's own message: its event says what kind of failure it was.
         error = next((event for event in reversed(result.history) if isinstance(event, ErrorEvent)), None)
@@ -287,7 +283,12 @@ class TimelineModel(QAbstractListModel):
     def load_run(self, task: str, result: ExecutionResult) -> None:
         """Show a finished run (for example one reopened from history) on its own."""
         self.clear()
-        self.start_run(task, follow_up=False)
+        self.add_finished_run(task, result, follow_up=False)
+
+    def add_finished_run(self, task: str, result: ExecutionResult, *, follow_up: bool) -> None:
+        """A task that ended before it was shown: its card, its events and its result."""
+        self.start_run(task, follow_up=follow_up)
+        self.add_events(result.history)
         self.finish_run(result)
 
     def toggle_expanded(self, row: int) -> None:

@@ -10,9 +10,9 @@ from PySide6.QtGui import (
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
-    QResizeEvent,
     QPainter,
     QPaintEvent,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import QAbstractItemView, QGraphicsDropShadowEffect, QListView, QMenu, QPushButton, QWidget
 
