@@ -5,12 +5,31 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
+
+
+TESTS = Path(__file__).resolve().parent
+# `pytest -m "not slow"` leaves out what starts Chromium, a CLI process or the whole desktop: whole folders, and
+# these files elsewhere. The rest checks the engine, the model client, settings, history and the panel's widgets.
+SLOW_FOLDERS = {"browser", "security", "robustness", "demo", "cli", "runtime"}
+SLOW_FILES = {
+    "core/test_hand_off.py", "core/test_navigation_policy.py", "test_packaging.py", "ui/test_closing.py",
+    "ui/test_confirm.py", "ui/test_desktop.py", "ui/test_real_runtime.py", "ui/test_tiling.py",
+    "ui_dialogs/test_desktop_settings.py", "ui_dialogs/test_theme.py",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        where = item.path.resolve().relative_to(TESTS)
+        if where.parts[0] in SLOW_FOLDERS or where.as_posix() in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture
