@@ -11,8 +11,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from tests.fakes.llm_server import FakeLLMServer  # noqa: E402
-
+from tests.fakes.llm_server import FakeLLMServer
 
 TESTS = Path(__file__).resolve().parent
 # `pytest -m "not slow"` leaves out what starts Chromium, a CLI process or the whole desktop: whole folders, and

@@ -156,14 +156,14 @@ class PlaywrightPageController:
                 return ""  # a title is page content too
             try:
                 return await asyncio.wait_for(page.title(), 1.0)
-            except (PlaywrightError, asyncio.TimeoutError):
+            except (TimeoutError, PlaywrightError):
                 return ""
 
         # Ids taken now: a page may close a tab (or we a pop-up) while the titles are read.
         tabs = [(page, self.session.tab_id(page)) for page in self.session.pages]
         titles = await asyncio.gather(*(title(page) for page, _id in tabs))
         return [TabInfo(tab_id=tab_id, url=p.url, title=t, active=p is active)
-                for (p, tab_id), t in zip(tabs, titles) if not p.is_closed()]
+                for (p, tab_id), t in zip(tabs, titles, strict=True) if not p.is_closed()]
 
     def drain_events(self) -> list[str]:
         return self._events.drain() + self._guard.drain()
@@ -445,7 +445,7 @@ class PlaywrightPageController:
     async def _title(self, page: Page) -> str:
         try:
             return await asyncio.wait_for(page.title(), 2.0)
-        except (PlaywrightError, asyncio.TimeoutError):
+        except (TimeoutError, PlaywrightError):
             return ""
 
     async def go_back(self, signal: AbortSignal) -> str:

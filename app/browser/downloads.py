@@ -82,7 +82,7 @@ class Downloads:
     async def _move(self, suggested: str, file_path: str) -> None:
         source = Path(file_path)
         name = download_name(suggested or source.name)
-        if not file_path or source.resolve().parent != self._staging:
+        if not file_path or (await asyncio.to_thread(source.resolve)).parent != self._staging:
             self._tell(Finished(name, None, "the browser did not say where it saved it"))
             return
         try:
@@ -104,7 +104,7 @@ class Downloads:
         try:
             await asyncio.wait_for(self._cdp.send("Browser.setDownloadBehavior", {"behavior": "default"}), 5.0)
             await self._cdp.detach()
-        except (PlaywrightError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, PlaywrightError) as exc:
             log.debug("download behaviour not given back: %s", exc)
 
 

@@ -157,7 +157,7 @@ class PageEvents:
         to Chromium, so a storm's script (once it yields) stops costing anything."""
         try:
             await asyncio.wait_for(page.evaluate(_MUTE_JS), _MUTE_TIMEOUT)
-        except (PlaywrightError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, PlaywrightError) as exc:
             log.debug("could not quiet a tab's dialogs: %s", exc)
 
     async def dialogs_answered(self) -> None:
@@ -234,7 +234,7 @@ class PageEvents:
         try:
             question = asyncio.wait_for(handler(request, gone.signal), risky.CONFIRM_TIMEOUT)
             allowed = await gone.signal.race(question)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return f"the user did not answer within {risky.CONFIRM_TIMEOUT:g} s"
         except AbortError:
             return "the tab was closed"

@@ -229,7 +229,7 @@ async def _observe_frame(frame: Frame, options: dict[str, object],
         results = await asyncio.gather(
             *(_observe_child(child, slot, options, depth_offset, snapshot.origin) for slot, child in wanted)
         )
-        children = {slot.slot: pieces for (slot, _child), pieces in zip(wanted, results)}
+        children = {slot.slot: pieces for (slot, _child), pieces in zip(wanted, results, strict=True)}
     pieces: list[Piece] = []
     for item in snapshot.items:
         if isinstance(item, FrameItem):
@@ -276,7 +276,7 @@ async def _child_frames_by_slot(frame: Frame) -> dict[str, Frame]:
 
     children = frame.child_frames
     slots = await asyncio.gather(*(slot_of(child) for child in children))
-    return {slot: child for slot, child in zip(slots, children) if slot}
+    return {slot: child for slot, child in zip(slots, children, strict=True) if slot}
 
 
 async def resolve(ref: ElementRef) -> ElementHandle | None:

@@ -30,7 +30,7 @@ def _profile_pids(profile_dir: Path) -> list[int]:
 
 async def profile_pids(profile_dir: Path) -> list[int]:
     """Pids of live processes running with this profile (Linux; empty elsewhere)."""
-    return await asyncio.to_thread(_profile_pids, profile_dir.resolve())
+    return await asyncio.to_thread(lambda: _profile_pids(profile_dir.resolve()))
 
 
 async def kill_profile_processes(profile_dir: Path, grace: float = 3.0) -> list[int]:

@@ -329,7 +329,7 @@ class BrowserSession:
             if self._browser is None and self._connected:
                 try:
                     await asyncio.wait_for(self.context.close(), _CLOSE_TIMEOUT)
-                except (PlaywrightError, asyncio.TimeoutError) as exc:
+                except (TimeoutError, PlaywrightError) as exc:
                     log.warning("Chromium did not close cleanly: %s", _first_line(exc))
         finally:
             self._connected = False
@@ -374,7 +374,7 @@ async def _visible_page(pages: list[Page]) -> Page | None:
     for page in reversed(pages):
         try:
             state = await asyncio.wait_for(page.evaluate("document.visibilityState"), 2.0)
-        except (PlaywrightError, asyncio.TimeoutError):
+        except (TimeoutError, PlaywrightError):
             continue
         if state == "visible":
             return page

@@ -124,7 +124,7 @@ class StopBar:
             for page in self._session.pages:
                 try:
                     await asyncio.wait_for(page.evaluate(_APPLY, [self._hook, labels]), 2.0)
-                except (PlaywrightError, asyncio.TimeoutError) as exc:  # closing, or frozen by a dialog
+                except (TimeoutError, PlaywrightError) as exc:  # closing, or frozen by a dialog
                     log.debug("stop bar not updated in a tab: %s", exc)
 
     # --- following the agent -----------------------------------------------------------------------------------

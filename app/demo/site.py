@@ -93,7 +93,7 @@ class DemoSite:
         try:
             method, response = await self._respond(reader)
             await self._send(writer, response, include_body=method != "HEAD")
-        except (ConnectionError, asyncio.TimeoutError):
+        except (TimeoutError, ConnectionError):
             pass
         finally:
             self._handlers.discard(task)

@@ -10,7 +10,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -33,7 +33,7 @@ class RecordableAgent(Protocol):
 
 
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class RunRecorder:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
@@ -27,7 +27,7 @@ def settings_snapshot(settings: BaseModel | Mapping[str, Any]) -> dict[str, Any]
 
 def new_run_id(now: datetime) -> str:
     """Sorts by time as text; the random tail keeps two runs started in one second apart."""
-    return f"{now.astimezone(timezone.utc):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+    return f"{now.astimezone(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
 class TaskRun(BaseModel):

@@ -432,7 +432,7 @@ def format_duration(seconds: float) -> str:
         return tr("{s:.1f} s", s=seconds)
     if seconds < 60:
         return tr("{s:.0f} s", s=seconds)
-    minutes, rest = divmod(int(round(seconds)), 60)
+    minutes, rest = divmod(round(seconds), 60)
     return tr("{m} min {s} s", m=minutes, s=rest)
 
 

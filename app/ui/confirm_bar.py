@@ -82,7 +82,7 @@ class ConfirmBar(QFrame):
             self._ticker.start()
             try:
                 return await signal.race(asyncio.wait_for(self._answer, risky.CONFIRM_TIMEOUT))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return False
             finally:
                 self._ticker.stop()

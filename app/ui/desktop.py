@@ -159,7 +159,7 @@ class Desktop:
         assert self.runtime is not None and self.window is not None
         try:
             await self.runtime.agent()
-        except Exception as exc:  # noqa: BLE001 - shown to the user; the next task tries again
+        except Exception as exc:
             log.warning("could not open Chromium: %s", exc)
             self.window.model.add_notice(tr("Chromium did not start: {reason}", reason=str(exc) or type(exc).__name__))
             return

@@ -142,7 +142,7 @@ class _DialogCare(QObject):
         self._restyle = restyle
         dialog.installEventFilter(self)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.ApplicationPaletteChange:
             self._restyle()
         elif event.type() == QEvent.Type.Show and self._dialog.isWindow():
@@ -267,11 +267,11 @@ class WrappedLabel(QLabel):
         super().__init__(text, parent)
         self.setWordWrap(True)
 
-    def setText(self, text: str) -> None:  # noqa: N802
+    def setText(self, text: str) -> None:
         super().setText(text)
         self._hold_height()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._hold_height()
 
@@ -298,17 +298,17 @@ class Spinner(QWidget):
         self._timer.setInterval(30)
         self._timer.timeout.connect(self._turn)
 
-    def showEvent(self, event: object) -> None:  # noqa: N802
+    def showEvent(self, event: object) -> None:
         self._timer.start()
 
-    def hideEvent(self, event: object) -> None:  # noqa: N802
+    def hideEvent(self, event: object) -> None:
         self._timer.stop()
 
     def _turn(self) -> None:
         self._angle = (self._angle + 12) % 360
         self.update()
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         pen = QPen(style.theme().accent, 2.2)

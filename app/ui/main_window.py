@@ -399,7 +399,7 @@ class MainWindow(QMainWindow):
     async def _run(self, text: str, follow_up: bool) -> None:
         try:
             agent = await self._runtime.agent(new_task=not follow_up)
-        except Exception as exc:  # noqa: BLE001 - every failure to start is shown, none is fatal
+        except Exception as exc:
             log.exception("could not prepare the agent")
             self._show_outcome(self._failure(tr("Could not start: {reason}", reason=str(exc) or type(exc).__name__),
                                              AgentStatus.ERROR))

@@ -126,7 +126,7 @@ class _Page(QScrollArea):
         self.viewport().setAutoFillBackground(False)
         content.setAutoFillBackground(False)
 
-    def sizeHint(self) -> QSize:  # noqa: N802
+    def sizeHint(self) -> QSize:
         # QScrollArea caps its hint at a few dozen lines; the dialog wants the whole page when it fits.
         return self.content.sizeHint().expandedTo(self.content.minimumSizeHint())
 
@@ -453,7 +453,7 @@ class SettingsDialog(QDialog):
             move_frame(self, x + max(0, (width - outer.width()) // 2), y + max(0, (height - outer.height()) // 2))
         keep_on_screen(self, area)
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         # Laid out at its real width, wrapped text knows its height; and the window manager's frame is known.
         QTimer.singleShot(0, self, self.fit_to_screen)
@@ -466,7 +466,7 @@ class SettingsDialog(QDialog):
             self.resize(self.width(), wanted)
             keep_on_screen(self, self._available)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         # A page's content changed size: its scroll area's hint follows, and the dialog may grow to show it.
         if event.type() == QEvent.Type.LayoutRequest:
             for page in self._pages:

@@ -53,7 +53,7 @@ class TaskInput(QPlainTextEdit):
     def sizeHint(self) -> QSize:
         return QSize(super().sizeHint().width(), self.maximumHeight())
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit()  # wrapping changes with the width
 

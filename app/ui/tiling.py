@@ -39,7 +39,7 @@ class BrowserTiler(QObject):
         self._timer.timeout.connect(self.tile_now)
         window.installEventFilter(self)
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self._window and event.type() in (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show):
             self._timer.start()
         return False
@@ -66,7 +66,7 @@ class BrowserTiler(QObject):
     async def _send(self, rect: Rect) -> None:
         try:
             await self._place_browser(rect)
-        except Exception as exc:  # noqa: BLE001 - a closing Chromium must not break the panel; the next move retries
+        except Exception as exc:
             self._sent = None
             log.warning("could not move Chromium beside the panel: %s", exc)
 

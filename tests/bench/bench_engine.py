@@ -63,8 +63,7 @@ async def stop_latency(server: FakeLLMServer, client: OpenAICompatibleClient) ->
     agent = Agent(client, FakePage())
     seen = len(server.requests)
     run = asyncio.ensure_future(agent.execute("Slow"))
-    while len(server.requests) == seen:
-        await asyncio.sleep(0.005)
+    await server.received(seen + 1)
     started = time.perf_counter()
     await agent.stop()
     elapsed = (time.perf_counter() - started) * 1000

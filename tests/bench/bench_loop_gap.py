@@ -34,6 +34,7 @@ from app.settings.paths import AppPaths
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.timeline.model import Kind, Outcome
 from tests.bench.bench_observation import controls_page
+from tests.waiting import until
 
 RUNS = 5
 TICK_MS = 20
@@ -98,7 +99,7 @@ def serve(folder: Path) -> Iterator[str]:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
@@ -110,15 +111,14 @@ async def one_run(home: Path, choices: LaunchChoices, settings: Settings, task: 
     meter = GapMeter()
     try:
         window = await desktop.start()
-        while desktop.runtime is None or not desktop.runtime.page_url():  # Chromium is up: launching is not a run
-            await asyncio.sleep(0.05)
+        # Chromium is up: launching is not a run.
+        await until(lambda: desktop.runtime is not None and desktop.runtime.page_url(), timeout=60)
         await asyncio.sleep(0.5)
         meter.start()
         run = window.run_task(task)
         assert run is not None
         agent = await desktop.runtime.agent()
-        while not run.done() and agent.hand_off_reason is None:
-            await asyncio.sleep(0.05)
+        await until(lambda: run.done() or agent.hand_off_reason is not None, timeout=120)
         meter.stop()
         if not run.done():  # the demo pauses for the person at the captcha: its measured part ends there
             await agent.stop()

@@ -44,8 +44,7 @@ async def _one(runtime: Runtime, server: FakeLLMServer, url: str, first: bool) -
     requests = len(server.requests)
     run = asyncio.ensure_future(agent.execute("Export the orders", follow_up=not first))
     # The second model call has begun: the agent is thinking, the page is loaded and the bar is up.
-    while len(server.requests) < requests + 2:
-        await asyncio.sleep(0.01)
+    await server.received(requests + 2)
     page = runtime.active_page
     assert page is not None
     await page.focus("input")

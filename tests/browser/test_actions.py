@@ -43,7 +43,7 @@ async def test_fill_and_submit_a_form(controller, signal, site) -> None:
 
 async def test_select_option_reports_the_options_when_none_matches(controller, signal, site) -> None:
     content = await open_page(controller, signal, f"{site}/form.html")
-    with pytest.raises(ToolError, match='no such option. Options: "Basic", "Pro", "Enterprise"'):
+    with pytest.raises(ToolError, match=r'no such option\. Options: "Basic", "Pro", "Enterprise"'):
         await controller.select_option(index_of(content, "<select"), "Platinum", signal)
 
 
@@ -140,7 +140,7 @@ async def test_execute_javascript_returns_json(controller, signal, site) -> None
                                                signal) == 'The script returned {"sum": 3, "t": "New customer"}'
     long = await controller.execute_javascript("'x'.repeat(10000)", signal)
     assert len(long) < 4100 and long.endswith("more characters)")
-    with pytest.raises(ToolError, match="The script failed: .*nope"):
+    with pytest.raises(ToolError, match=r"The script failed: .*nope"):
         await controller.execute_javascript("throw new Error('nope')", signal)
 
 

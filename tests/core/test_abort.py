@@ -108,14 +108,15 @@ async def test_work_cancelled_by_the_abort_itself_raises_abort_error() -> None:
 
 async def test_work_failing_because_of_the_abort_raises_abort_error(loop_errors: list[dict[str, Any]]) -> None:
     controller = AbortController()
-    future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-    controller.signal.add_callback(lambda _reason: future.set_exception(RuntimeError("page closed")))
+    # Deleted at the end on purpose (the callback then finds no future): ruff reads that as undefined.
+    work: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    controller.signal.add_callback(lambda _reason: work.set_exception(RuntimeError("page closed")))  # noqa: F821
     asyncio.get_running_loop().call_soon(controller.abort, "stop")
 
     with pytest.raises(AbortError):
-        await controller.signal.race(future)
+        await controller.signal.race(work)
 
-    del future
+    del work
     assert collected_loop_errors(loop_errors) == []
 
 

@@ -73,7 +73,7 @@ def test_action_name_as_string_with_input_beside() -> None:
 
 
 def test_unknown_tool_lists_valid_ones() -> None:
-    with pytest.raises(InvalidOutput, match="Unknown action 'fly'. Valid actions: done, wait, ask_user"):
+    with pytest.raises(InvalidOutput, match=r"Unknown action 'fly'\. Valid actions: done, wait, ask_user"):
         parse_agent_output(call({"action": {"fly": {}}}), TOOLS)
 
 

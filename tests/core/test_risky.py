@@ -10,7 +10,7 @@ import pytest
 from app.core.abort import AbortController, AbortError, AbortSignal
 from app.core.page import ElementInfo
 from app.core.safety.guardrails import Guardrails
-from app.core.safety.risky import ConfirmRequest, is_irreversible, irreversible_kinds, task_asks_for
+from app.core.safety.risky import ConfirmRequest, irreversible_kinds, is_irreversible, task_asks_for
 from app.core.tools.base import ToolContext, run_tool
 from app.core.tools.page_tools import PAGE_TOOLS
 from tests.fakes.page import FakePage

@@ -14,8 +14,8 @@ from pydantic import SecretStr
 from app.core.abort import AbortSignal
 from app.core.page import ElementInfo, ToolError
 from app.core.safety.guardrails import Guardrails
-from app.core.safety.risky import ConfirmRequest
 from app.core.safety.navigation import site_of
+from app.core.safety.risky import ConfirmRequest
 from app.core.safety.secrets import Secret, SecretVault, hide_everywhere, mask_everywhere, placeholder
 from app.core.types import ExecutingActivity
 from app.guardrails_setup import build_guardrails, load_secrets

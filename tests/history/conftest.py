@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ from app.history.records import RunRecord, TaskRun
 from app.history.store import RunStore
 from app.settings.model import Settings
 
-T0 = datetime(2025, 3, 14, 9, 30, tzinfo=timezone.utc)
+T0 = datetime(2025, 3, 14, 9, 30, tzinfo=UTC)
 
 
 def make_record(run_id: str = "20250314-093000-aaaaaa", *, started: datetime = T0, task: str = "Add Ada",

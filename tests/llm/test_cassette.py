@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from pydantic import SecretStr
 
 from app.core.agent import Agent

@@ -162,7 +162,7 @@ def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str
     return subprocess.run(args, env=env, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT)
 
 
-def test_cli_settings_folder_exits_2_with_a_plain_message(home: Path, llm_server: FakeLLMServer) -> None:  # noqa: F811
+def test_cli_settings_folder_exits_2_with_a_plain_message(home: Path, llm_server: FakeLLMServer) -> None:
     (home / "config" / "settings.json").mkdir(parents=True)
     done = run(cli("Say hello"), cli_env(home, llm_server))
     assert done.returncode == 2, done.stderr
@@ -171,7 +171,7 @@ def test_cli_settings_folder_exits_2_with_a_plain_message(home: Path, llm_server
 
 
 def test_cli_damaged_settings_keep_the_saved_endpoint_and_name_what_was_reset(
-        home: Path, llm_server: FakeLLMServer) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer) -> None:
     settings = home / "config" / "settings.json"
     settings.parent.mkdir(parents=True)
     settings.write_text(json.dumps({"base_url": llm_server.base_url, "max_steps": "many"}))
@@ -191,7 +191,7 @@ def test_cli_damaged_settings_keep_the_saved_endpoint_and_name_what_was_reset(
 # --- --record --------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("where, says", [("missing/cassette.json", "does not exist"), (".", "that is a folder")])
-def test_record_to_a_bad_place_fails_before_chromium(tmp_path: Path, home: Path,  # noqa: F811
+def test_record_to_a_bad_place_fails_before_chromium(tmp_path: Path, home: Path,
                                                      llm_server: FakeLLMServer, where: str, says: str) -> None:
     done = run(cli("Say hello", "--record", str(tmp_path / where)), cli_env(home, llm_server))
     assert done.returncode == 2, done.stderr
@@ -201,7 +201,7 @@ def test_record_to_a_bad_place_fails_before_chromium(tmp_path: Path, home: Path,
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
 def test_record_to_a_folder_that_cannot_be_written_fails_before_chromium(
-        tmp_path: Path, home: Path, llm_server: FakeLLMServer) -> None:  # noqa: F811
+        tmp_path: Path, home: Path, llm_server: FakeLLMServer) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     done = run(cli("Say hello", "--record", str(locked / "c.json")), cli_env(home, llm_server))
@@ -242,7 +242,7 @@ def test_logs_are_the_users_only_even_after_a_rollover(tmp_path: Path, root_logg
 
 @pytest.fixture
 async def desktop(qapp: QApplication, tmp_path: Path,
-                  memory_keyring: MemoryKeyring) -> AsyncIterator[Desktop]:  # noqa: F811
+                  memory_keyring: MemoryKeyring) -> AsyncIterator[Desktop]:
     qapp.setQuitOnLastWindowClosed(False)
     started = Desktop(AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs"),
                       LaunchChoices(demo=True, headless=True))

@@ -71,7 +71,7 @@ def click(*needles: str) -> Step:
     return lambda page: {"click_element_by_index": {"index": index_of(page, *needles)}}
 
 
-async def run(agent_on_page: AgentOnPage, controller: PlaywrightPageController, url: str,  # noqa: F811
+async def run(agent_on_page: AgentOnPage, controller: PlaywrightPageController, url: str,
               person: Person | None = None) -> tuple[Any, list[str]]:
     rails = Guardrails(confirm=person)
     controller.guardrails = rails  # as the composition root does: the page's dialogs ask the same person
@@ -93,7 +93,7 @@ def told(llm_server: FakeLLMServer) -> str:
 
 
 async def test_an_alert_storm_reaches_the_model_as_three_alerts_and_one_line_then_the_tab_is_quiet(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,  # noqa: F811
+        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
         llm_server: FakeLLMServer) -> None:
     obey(llm_server, wait(0.5), wait(0.5), wait(0.5))
     started = time.monotonic()
@@ -118,7 +118,7 @@ async def test_an_alert_storm_reaches_the_model_as_three_alerts_and_one_line_the
 
 @pytest.mark.parametrize("answer", [True, False], ids=["the user allows", "the user refuses"])
 async def test_a_confirm_storm_asks_the_user_a_few_times_then_dismisses_the_rest_at_once(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,  # noqa: F811
+        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
         llm_server: FakeLLMServer, answer: bool) -> None:
     obey(llm_server, click("Tidy up the projects"))
     person = Person(answer)
@@ -139,7 +139,7 @@ async def test_a_confirm_storm_asks_the_user_a_few_times_then_dismisses_the_rest
 
 
 async def test_a_single_confirm_after_a_storm_elsewhere_is_still_asked(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,  # noqa: F811
+        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
         llm_server: FakeLLMServer) -> None:
     """The block belongs to the storming page: once the agent takes the tab elsewhere, a dialog is asked again."""
     obey(llm_server, click("Tidy up the projects"), lambda _page: {"go_to_url": {"url": f"{site}/confirm-storm.html"}},
@@ -155,7 +155,7 @@ async def test_a_single_confirm_after_a_storm_elsewhere_is_still_asked(
 
 
 async def test_a_popup_storm_leaves_the_working_tab_alone_and_its_extra_windows_are_closed(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,  # noqa: F811
+        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
         llm_server: FakeLLMServer) -> None:
     opened = 0
     all_opened = asyncio.Event()
@@ -188,7 +188,7 @@ async def test_a_popup_storm_leaves_the_working_tab_alone_and_its_extra_windows_
 
 
 async def test_a_link_the_agent_clicks_opens_its_tab_and_the_agent_works_there(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,  # noqa: F811
+        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
         llm_server: FakeLLMServer) -> None:
     obey(llm_server, click("Open the yearly report"))
     result, outputs = await run(agent_on_page, controller, f"{site}/report-link.html")
@@ -202,7 +202,7 @@ async def test_a_link_the_agent_clicks_opens_its_tab_and_the_agent_works_there(
 
 
 async def test_a_page_that_keeps_opening_popups_step_after_step_never_has_more_than_ten_tabs(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,  # noqa: F811
+        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
         llm_server: FakeLLMServer) -> None:
     obey(llm_server, *[wait(1)] * 5)
     result, _outputs = await run(agent_on_page, controller, f"{site}/popup-drip.html")

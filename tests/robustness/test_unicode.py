@@ -86,7 +86,7 @@ def test_valid_text_replaces_lone_halves_and_keeps_everything_else() -> None:
 # --- the page -----------------------------------------------------------------------------------------------------
 
 async def test_the_page_and_its_dialog_enter_the_product_as_valid_text(
-        controller: PlaywrightPageController, odd_page: str) -> None:  # noqa: F811
+        controller: PlaywrightPageController, odd_page: str) -> None:
     signal = AbortSignal()
     await controller.go_to_url(odd_page + "alert", signal)
 
@@ -104,7 +104,7 @@ async def test_the_page_and_its_dialog_enter_the_product_as_valid_text(
 
 
 def test_a_lone_surrogate_on_the_page_and_in_the_answer_still_ends_in_success_with_parsable_json(
-        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:
     # Inside the tool call's arguments, as JSON text: "\\ud800" arrives escaped twice.
     llm_server.add(done_reply(f"Read it: {LONE}."))
 
@@ -120,7 +120,7 @@ def test_a_lone_surrogate_on_the_page_and_in_the_answer_still_ends_in_success_wi
 
 
 def test_a_raw_surrogate_in_the_model_answer_keeps_every_events_line_parsable(
-        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:
     # The arguments as a Python str holding a real lone surrogate: the server's JSON carries it as a bare "\ud800"
     # escape, which the SDK decodes into the arguments themselves; the content carries one too.
     arguments = json.dumps(agent_output({"done": {"text": f"Done {LONE}", "success": True}},
@@ -139,7 +139,7 @@ def test_a_raw_surrogate_in_the_model_answer_keeps_every_events_line_parsable(
 
 
 def test_a_dialog_with_a_lone_surrogate_reaches_the_model_and_the_events_valid(
-        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:
     llm_server.add(done_reply("Saw it."))
 
     done = run(cli("Read the note", "--url", odd_page + "alert", "--events"), cli_env(home, llm_server))
@@ -153,7 +153,7 @@ def test_a_dialog_with_a_lone_surrogate_reaches_the_model_and_the_events_valid(
 
 
 def test_an_action_result_with_a_lone_surrogate_survives_the_history_the_next_request_and_the_output(
-        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:
     # Playwright hands page.title() back with its lone surrogate, and go_to_url's result quotes the title.
     llm_server.add(tool_reply({"go_to_url": {"url": odd_page}}), done_reply("Read it."))
 
@@ -205,7 +205,7 @@ def test_a_run_with_lone_surrogates_is_saved_listed_and_exported(tmp_path: Path)
 # --- words that are not the model's fault -------------------------------------------------------------------------
 
 def test_a_task_that_is_not_utf8_is_refused_before_chromium_starts(
-        home: Path, llm_server: FakeLLMServer) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer) -> None:
     args: list[str | bytes] = [*cli(), b"Press the \xff button"]
 
     done = run(args, cli_env(home, llm_server))
@@ -219,7 +219,7 @@ def test_a_task_that_is_not_utf8_is_refused_before_chromium_starts(
 
 @pytest.mark.parametrize("base_url", ["ftp://example.com/v1", "http://", "localhost:11434/v1", "http://[::1/v1"])
 def test_a_bad_base_url_flag_is_refused_before_chromium_starts(
-        home: Path, llm_server: FakeLLMServer, base_url: str) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer, base_url: str) -> None:
     done = run(cli("Press the button", "--base-url", base_url), cli_env(home, llm_server))
 
     assert done.returncode == 2
@@ -229,7 +229,7 @@ def test_a_bad_base_url_flag_is_refused_before_chromium_starts(
 
 
 def test_a_bad_base_url_from_the_environment_is_refused_before_chromium_starts(
-        home: Path, llm_server: FakeLLMServer) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer) -> None:
     done = run(cli("Press the button", "--events"), cli_env(home, llm_server, OPENAI_BASE_URL="api.example.com"))
 
     assert done.returncode == 2
@@ -276,7 +276,7 @@ def test_a_garbage_or_huge_retry_after_is_retried_with_a_capped_wait(
 
 
 def test_the_cli_prints_a_result_even_where_stdout_cannot_show_it(
-        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:
     llm_server.add(done_reply("Gefunden: 中文 😀"))
     env = cli_env(home, llm_server, PYTHONIOENCODING="ascii")
 

@@ -117,7 +117,7 @@ AgentOnPage = Callable[..., Agent]
 
 @pytest.fixture
 async def agent_on_page(
-    controller: PlaywrightPageController, llm_server: FakeLLMServer  # noqa: F811
+    controller: PlaywrightPageController, llm_server: FakeLLMServer
 ) -> AsyncIterator[AgentOnPage]:
     """``agent_on_page(config=None, **agent_kwargs)``: an Agent on the real Chromium controller and the fake model."""
     settings = LLMSettings(base_url=llm_server.base_url, api_key=SecretStr("sk-test-secret"), model="fake-model",

@@ -306,7 +306,7 @@ def secrets_file(tmp_path: Path, data: dict[str, Any], mode: int = 0o600) -> Pat
 
 
 def test_the_cli_types_a_secret_from_a_private_file_and_prints_and_records_only_the_placeholder(
-        home: Path, llm_server: FakeLLMServer, hostile: HostileSite, tmp_path: Path, value: str) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer, hostile: HostileSite, tmp_path: Path, value: str) -> None:
     path = secrets_file(tmp_path, {"pw": {"value": value, "domains": [hostile.page.removeprefix("http://")]}})
     cassette = tmp_path / "cassette.json"
     obeying_model(llm_server, type_into("name=email", "ada@example.com"), type_into("type=password",
@@ -329,7 +329,7 @@ def test_the_cli_types_a_secret_from_a_private_file_and_prints_and_records_only_
     ({"Bad Name": "long-enough-value"}, 0o600, "not a usable secret name"),
 ])
 def test_the_cli_refuses_a_bad_secrets_file_before_chromium_starts(
-        home: Path, llm_server: FakeLLMServer, hostile: HostileSite, tmp_path: Path, content: dict[str, Any],  # noqa: F811
+        home: Path, llm_server: FakeLLMServer, hostile: HostileSite, tmp_path: Path, content: dict[str, Any],
         mode: int, words: str) -> None:
     path = secrets_file(tmp_path, content, mode)
 
@@ -341,13 +341,13 @@ def test_the_cli_refuses_a_bad_secrets_file_before_chromium_starts(
     assert not (home / "data" / "browser-profile").exists() and hostile.hits == [] and llm_server.requests == []
 
 
-def test_the_cli_refuses_a_missing_secrets_file(home: Path, llm_server: FakeLLMServer, tmp_path: Path) -> None:  # noqa: F811
+def test_the_cli_refuses_a_missing_secrets_file(home: Path, llm_server: FakeLLMServer, tmp_path: Path) -> None:
     run = run_cli(cli("Sign in", "--secrets-file", str(tmp_path / "none.json")), cli_env(home, llm_server))
     assert run.returncode == 2 and "does not exist" in run.stderr
 
 
 def test_an_api_key_quoted_in_a_401_is_masked_in_every_cli_output(
-        home: Path, llm_server: FakeLLMServer) -> None:  # noqa: F811
+        home: Path, llm_server: FakeLLMServer) -> None:
     key = "plainkey" + secrets.token_hex(16)  # no "sk-" prefix: only knowing the key itself can mask it
     llm_server.fallback = lambda _body: error_reply(401, f"Incorrect API key provided: {key}")
 

@@ -6,7 +6,6 @@ import socket
 from types import SimpleNamespace
 
 import pytest
-
 from pydantic import SecretStr
 
 from app.core.abort import AbortSignal

@@ -17,7 +17,6 @@ from tests.fakes.llm_server import FakeLLMServer, done_reply, error_reply, tool_
 from tests.fakes.page import FakePage
 
 
-
 async def test_the_element_acted_on_reaches_activities_and_history(
         llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
     agent, page = make_agent()

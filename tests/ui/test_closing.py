@@ -83,7 +83,7 @@ async def _desktop_running_the_demo(paths: AppPaths) -> tuple[Desktop, asyncio.T
 
 
 async def test_ctrl_c_twice_quits_during_a_run(qapp: QApplication, tmp_path: Path,
-                                                memory_keyring: MemoryKeyring) -> None:  # noqa: F811
+                                                memory_keyring: MemoryKeyring) -> None:
     qapp.setQuitOnLastWindowClosed(False)
     paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
     desktop, run = await _desktop_running_the_demo(paths)
@@ -96,7 +96,7 @@ async def test_ctrl_c_twice_quits_during_a_run(qapp: QApplication, tmp_path: Pat
 
 
 async def test_sigterm_quits_without_a_question(qapp: QApplication, tmp_path: Path,
-                                                memory_keyring: MemoryKeyring) -> None:  # noqa: F811
+                                                memory_keyring: MemoryKeyring) -> None:
     qapp.setQuitOnLastWindowClosed(False)
     paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
     desktop, run = await _desktop_running_the_demo(paths)

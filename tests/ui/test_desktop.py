@@ -84,7 +84,7 @@ async def test_asked_for_demo_skips_the_first_run_screen(
 
 async def test_a_run_is_saved_and_reopens_from_history(
         desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring,
-        site: str) -> None:  # noqa: F811
+        site: str) -> None:
     memory_keyring.set_password("page-agent-desktop", "api-key:custom", "sk-secret-key-123")
     save_settings(paths.settings_file, Settings(provider="custom", base_url=llm_server.base_url, model="fake-model",
                                                 max_steps=5, first_run_done=True))

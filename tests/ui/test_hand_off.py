@@ -95,7 +95,7 @@ async def test_hand_off_shows_your_turn_and_continue_resumes_the_same_run(
 
 
 async def test_ctrl_enter_in_the_note_continues(window: MainWindow, runtime: TestRuntime,
-                                                llm_server: FakeLLMServer, alerts: list[str], qtbot) -> None:  # noqa: ANN001
+                                                llm_server: FakeLLMServer, alerts: list[str], qtbot) -> None:
     await hand_off(window, runtime, llm_server)
     window.composer.input.setPlainText("done")
     qtbot.keyClick(window.composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)

@@ -93,7 +93,7 @@ async def test_stop_during_a_slow_model_call(window: MainWindow, llm_server: Fak
     screenshot(window, "stopped")
 
 
-async def test_escape_stops(window: MainWindow, llm_server: FakeLLMServer, qtbot) -> None:  # noqa: ANN001
+async def test_escape_stops(window: MainWindow, llm_server: FakeLLMServer, qtbot) -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
@@ -212,7 +212,7 @@ async def test_stop_while_the_browser_starts(window: MainWindow, runtime: TestRu
                                              llm_server: FakeLLMServer) -> None:
     original = runtime.agent
 
-    async def slow_start(*, new_task: bool = False):  # noqa: ANN202
+    async def slow_start(*, new_task: bool = False):
         await asyncio.sleep(0.3)
         return await original()
 

@@ -54,7 +54,7 @@ def long_history(count: int) -> list[HistoricalEvent]:
 
 
 @pytest.fixture
-def view(qapp: QApplication, qtbot) -> TimelineView:  # noqa: ANN001
+def view(qapp: QApplication, qtbot) -> TimelineView:
     model = TimelineModel()
     widget = TimelineView(model)
     model.setParent(widget)
@@ -76,7 +76,7 @@ def test_each_added_event_is_appended() -> None:
     assert inserted == [(0, 0), (1, 1), (2, 2), (3, 3)]
     assert [item.kind for item in model.items] == [Kind.TASK, Kind.STEP, Kind.OBSERVATION, Kind.STEP]
     assert model.usage.prompt_tokens == 2000
-    result = ExecutionResult(success=False, data="Task aborted", history=history + [ErrorEvent(message="Task aborted")],
+    result = ExecutionResult(success=False, data="Task aborted", history=[*history, ErrorEvent(message="Task aborted")],
                              status=AgentStatus.STOPPED, usage=Usage(prompt_tokens=2100, completion_tokens=210))
     item = model.finish_run(result)
     assert item.outcome is Outcome.STOPPED and item.message == "You stopped the task."
@@ -148,7 +148,7 @@ def test_follow_tail_and_jump_to_latest(view: TimelineView) -> None:
     assert bar.value() == bar.maximum()
 
 
-def test_click_expands_long_text(view: TimelineView, qtbot) -> None:  # noqa: ANN001
+def test_click_expands_long_text(view: TimelineView, qtbot) -> None:
     model = view.timeline
     model.start_run("Task", follow_up=False)
     model.add_events([step(1, memory=LONG)])

@@ -37,7 +37,7 @@ def click_step(index: int, output: str = "Clicked [9] <button> Save") -> StepEve
 
 
 @pytest.fixture
-def panel(qapp: QApplication, qtbot) -> tuple[QWidget, QPushButton, TimelineView]:  # noqa: ANN001
+def panel(qapp: QApplication, qtbot) -> tuple[QWidget, QPushButton, TimelineView]:
     host = QWidget()
     before = QPushButton("Run", host)
     model = TimelineModel()
@@ -68,7 +68,7 @@ def card_docs(view: TimelineView, row: int) -> list[_Doc]:
             if isinstance(op, _Doc)]
 
 
-def test_a_step_names_the_element_and_keeps_the_raw_action_behind_details(panel, qtbot) -> None:  # noqa: ANN001
+def test_a_step_names_the_element_and_keeps_the_raw_action_behind_details(panel, qtbot) -> None:
     _host, _before, view = panel
     model = view.timeline
     model.start_run("Add Ada", follow_up=False)
@@ -89,7 +89,7 @@ def test_a_step_names_the_element_and_keeps_the_raw_action_behind_details(panel,
     view.grab().save(str(ARTIFACTS / "timeline_details.png"))
 
 
-def test_a_long_error_result_is_shown_whole_with_its_quoted_markup(panel) -> None:  # noqa: ANN001
+def test_a_long_error_result_is_shown_whole_with_its_quoted_markup(panel) -> None:
     _host, _before, view = panel
     model = view.timeline
     model.start_run("Add a customer", follow_up=False)
@@ -107,7 +107,7 @@ def test_a_long_error_result_is_shown_whole_with_its_quoted_markup(panel) -> Non
     assert view.visualRect(model.index(result_card)).height() > doc.height
 
 
-def test_errors_and_outcomes_in_the_panels_language(panel) -> None:  # noqa: ANN001
+def test_errors_and_outcomes_in_the_panels_language(panel) -> None:
     _host, _before, view = panel
     model = view.timeline
     message = "The endpoint http://x/v1 rejected the API key (401). Server said: bad key"
@@ -127,7 +127,7 @@ def test_errors_and_outcomes_in_the_panels_language(panel) -> None:  # noqa: ANN
         set_language("en")
 
 
-def test_tab_lands_on_a_card_and_the_arrows_and_enter_work_at_once(panel, qtbot) -> None:  # noqa: ANN001
+def test_tab_lands_on_a_card_and_the_arrows_and_enter_work_at_once(panel, qtbot) -> None:
     host, before, view = panel
     model = view.timeline
     model.start_run("Add Ada", follow_up=False)
@@ -151,7 +151,7 @@ def test_tab_lands_on_a_card_and_the_arrows_and_enter_work_at_once(panel, qtbot)
     view.grab().save(str(ARTIFACTS / "timeline_focus.png"))
 
 
-def test_a_language_switch_says_the_cards_already_shown_in_the_new_language(panel) -> None:  # noqa: ANN001
+def test_a_language_switch_says_the_cards_already_shown_in_the_new_language(panel) -> None:
     _host, _before, view = panel
     model = view.timeline
     model.start_run("Add Ada", follow_up=False)

@@ -76,7 +76,7 @@ def test_geometry_is_saved_and_restored(window: MainWindow) -> None:
 def test_a_panel_restored_in_the_middle_snaps_to_an_edge_and_chromium_takes_the_rest(window: MainWindow) -> None:
     screen = (window.screen() or QGuiApplication.primaryScreen()).availableGeometry()
     window.setGeometry(QRect(screen.x() + screen.width() // 2 - 300, screen.y() + 40, 430, 600))
-    x, y, width, height = window.tile_with_browser()
+    x, _y, width, height = window.tile_with_browser()
     panel = window.frameGeometry()
     # Side by side, touching, both inside the screen: neither covers the other.
     assert panel.x() == screen.x() + screen.width() - panel.width() or panel.x() == screen.x()

@@ -193,7 +193,7 @@ async def confirm_irreversible_click(handler: ConfirmHandler | None, index: int,
     request = ConfirmRequest(kind="irreversible", message=f"The agent wants to click {shown}.", quote=name[:_NAME_MAX])
     try:
         allowed = await signal.race(asyncio.wait_for(handler(request, signal), CONFIRM_TIMEOUT + _HANDLER_GRACE))
-    except asyncio.TimeoutError:
+    except TimeoutError:
         allowed = False
     if not allowed:
         raise ToolError(refused)

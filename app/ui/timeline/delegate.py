@@ -115,7 +115,7 @@ def _wrap(text: str, font: QFont, width: float, max_lines: int | None) -> tuple[
         return lines, False
     rest = text[spans[max_lines - 1][0]:].replace("\u2028", " ")
     last = QFontMetricsF(font).elidedText(rest, Qt.TextElideMode.ElideRight, width)
-    return lines[: max_lines - 1] + [last], True
+    return [*lines[: max_lines - 1], last], True
 
 
 class _Builder:

@@ -150,7 +150,7 @@ class TimelineView(QListView):
 
     # --- events ------------------------------------------------------------------------------------------------
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._place_jump()
 
