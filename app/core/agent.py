@@ -35,10 +35,11 @@ from app.core.prompt import build_messages, system_prompt
 from app.core.prompt_budget import PromptBudget
 from app.core.report import build_report, has_report_sections, report_instruction
 from app.core.safety.guardrails import Guardrails
-from app.core.tools.base import AskUserHandler, ToolContext, is_failure, run_tool
+from app.core.tools.base import AskUserHandler, ToolContext, ToolResult, run_tool
 from app.core.tools.control import DONE, HAND_OFF, DoneInput, HandOffInput
 from app.core.tools.registry import ToolSet, build_tools, done_only
 from app.core.types import (
+    STOPPED_KIND,
     ActionRecord,
     ActionTarget,
     AgentActivity,
@@ -278,7 +279,7 @@ class Agent:
             return self._error(run, UNEXPECTED_ERROR.format(error=f"{type(exc).__name__}: {exc}"))
 
     def _stopped(self, run: _Run) -> _Ending:
-        self._add(run, ErrorEvent(message=TASK_ABORTED))
+        self._add(run, ErrorEvent(message=TASK_ABORTED, kind=STOPPED_KIND))
         return _Ending(AgentStatus.STOPPED, False, TASK_ABORTED)
 
     def _error(self, run: _Run, message: str, kind: str = "") -> _Ending:
@@ -399,13 +400,13 @@ class Agent:
         self._activity(ExecutingActivity(tool=parsed.action_name, input=params, target=target))
         action_started = loop.time()
         try:
-            output = await run_tool(tool, ctx, parsed.action_input)
+            result = await run_tool(tool, ctx, parsed.action_input)
         except AbortError:
             if signal.reason != _PAUSED:
                 raise
-            output = TAKEN_OVER_MID_STEP
+            result = ToolResult(TAKEN_OVER_MID_STEP)
         self._activity(
-            ExecutedActivity(tool=parsed.action_name, input=params, output=output,
+            ExecutedActivity(tool=parsed.action_name, input=params, output=result.text, ok=result.ok,
                              duration=loop.time() - action_started, target=target)
         )
         run.step_count += 1
@@ -414,7 +415,8 @@ class Agent:
             StepEvent(
                 step_index=step_index,
                 reflection=parsed.reflection,
-                action=ActionRecord(name=parsed.action_name, input=params, output=output, target=target),
+                action=ActionRecord(name=parsed.action_name, input=params, output=result.text, target=target,
+                                    ok=result.ok),
                 usage=reply.usage,
                 duration=loop.time() - started,
             ),
@@ -427,7 +429,7 @@ class Agent:
             return self._hand_off(run, parsed.action_input.reason)
         if signal.reason == _PAUSED:
             return None  # taken over mid-step: the loop waits for the user's resume() or stop()
-        if is_failure(output) or run.unresponsive > 1:
+        if not result.ok or run.unresponsive > 1:
             run.failures += 1
         elif not run.unresponsive:  # an action that worked on a page that never answered proves nothing
             run.failures = 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.core.tools.base import is_failure
 from app.core.types import ErrorEvent, HistoricalEvent, StepEvent
 
 REPORT_SECTIONS = (
@@ -36,8 +35,8 @@ def has_report_sections(text: str) -> bool:
 def build_report(task: str, reason: str, history: Sequence[HistoricalEvent], model_text: str = "") -> str:
     """A report made from the history alone, for when the model could not write one."""
     steps = [event for event in history if isinstance(event, StepEvent)]
-    succeeded = [step for step in steps if not is_failure(step.action.output)]
-    failed = [step for step in steps if is_failure(step.action.output)]
+    succeeded = [step for step in steps if step.action.ok]
+    failed = [step for step in steps if not step.action.ok]
     errors = [event.message for event in history if isinstance(event, ErrorEvent)]
     memory = next((step.reflection.memory for step in reversed(steps) if step.reflection.memory), "")
     next_goal = next((step.reflection.next_goal for step in reversed(steps) if step.reflection.next_goal), "")

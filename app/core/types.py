@@ -5,7 +5,14 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+
+from app.core.messages import TASK_ABORTED
+
+# The mark in front of a failed action's result where the model reads it; ``ActionRecord.ok`` is what code reads.
+FAILURE_MARK = "❌"
+# ErrorEvent.kind of the error a stop records (its message is TASK_ABORTED).
+STOPPED_KIND = "stopped"
 
 
 class AgentStatus(StrEnum):
@@ -77,6 +84,7 @@ class ExecutedActivity(BaseModel):
     output: str
     duration: float
     target: ActionTarget | None = None
+    ok: bool = True
 
 
 class RetryingActivity(BaseModel):
@@ -125,6 +133,15 @@ class ActionRecord(BaseModel):
     input: dict[str, Any] = Field(default_factory=dict)
     output: str = ""
     target: ActionTarget | None = None
+    ok: bool = True  # False: the action failed, and ``output`` says why
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_older_runs(cls, data: Any) -> Any:
+        # Runs saved before ``ok`` existed marked a failure only by the ❌ in front of the output.
+        if isinstance(data, dict) and "ok" not in data and str(data.get("output", "")).startswith(FAILURE_MARK):
+            return {**data, "ok": False}
+        return data
 
 
 class StepEvent(BaseModel):
@@ -162,9 +179,22 @@ class RetryEvent(BaseModel):
 class ErrorEvent(BaseModel):
     type: Literal["error"] = "error"
     message: str
-    # What failed, for the panel's words in its own language: the LLMErrorKind of a model endpoint's failure, else
-    # "" (the agent's own messages are read back against their templates in app/core/messages.py).
+    # What failed, for the panel's words in its own language: the LLMErrorKind of a model endpoint's failure,
+    # STOPPED_KIND for the person's stop, else "" (the agent's own messages are read back against their templates in
+    # app/core/messages.py).
     kind: str = ""
+
+    @property
+    def stopped(self) -> bool:
+        return self.kind == STOPPED_KIND
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_older_runs(cls, data: Any) -> Any:
+        # Runs saved before STOPPED_KIND existed told a stop by its message alone.
+        if isinstance(data, dict) and not data.get("kind") and data.get("message") == TASK_ABORTED:
+            return {**data, "kind": STOPPED_KIND}
+        return data
 
 
 HistoricalEvent = Annotated[

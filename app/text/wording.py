@@ -13,7 +13,6 @@ from urllib.parse import urlparse
 
 from app.core import messages
 from app.core.llm import LLMErrorKind
-from app.core.tools.base import FAILURE_MARK
 from app.core.types import (
     ActionTarget,
     AgentActivity,
@@ -227,7 +226,7 @@ def action_details(step: StepEvent) -> str:
 
 
 def action_failed(step: StepEvent) -> bool:
-    return step.action.output.startswith(FAILURE_MARK)
+    return not step.action.ok
 
 
 def _doing(tool: str, params: dict[str, Any], target: ActionTarget | None) -> str:
@@ -268,7 +267,7 @@ def _doing(tool: str, params: dict[str, Any], target: ActionTarget | None) -> st
 
 def _did(activity: ExecutedActivity) -> str:
     """After an action: what was done to which element, or the same words as while doing it."""
-    if activity.output.startswith(FAILURE_MARK):
+    if not activity.ok:
         return tr("That didn't work; rethinking…")
     if activity.target is not None and activity.tool == "click_element_by_index":
         return tr("Clicked {target}", target=target_words(activity.target))

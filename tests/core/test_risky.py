@@ -11,7 +11,7 @@ from app.core.abort import AbortController, AbortError, AbortSignal
 from app.core.page import ElementInfo
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmRequest, irreversible_kinds, is_irreversible, task_asks_for
-from app.core.tools.base import ToolContext, run_tool
+from app.core.tools.base import ToolContext, ToolResult, run_tool
 from app.core.tools.page_tools import PAGE_TOOLS
 from tests.fakes.page import FakePage
 from tests.fakes.person import Person
@@ -99,38 +99,39 @@ def page_with(name: str) -> FakePage:
 
 async def test_an_irreversible_click_the_task_did_not_ask_for_is_refused_without_a_handler() -> None:
     page = page_with("Delete account permanently")
-    output = await run_tool(CLICK, click_context(page, "update my address", None), CLICK.input_model(index=2))
-    assert output.startswith("❌ The user did not allow clicking [2] \"Delete account permanently\"")
-    assert "Do not try to do it another way" in output
+    result = await run_tool(CLICK, click_context(page, "update my address", None), CLICK.input_model(index=2))
+    assert not result.ok
+    assert result.text.startswith("❌ The user did not allow clicking [2] \"Delete account permanently\"")
+    assert "Do not try to do it another way" in result.text
     assert page.actions == []
 
 
 async def test_a_refusal_is_a_tool_error_and_an_allowance_clicks() -> None:
     page = page_with("Delete account permanently")
     refusing = Person(False)
-    output = await run_tool(CLICK, click_context(page, "update my address", refusing), CLICK.input_model(index=2))
-    assert output.startswith("❌ The user did not allow") and page.actions == []
+    result = await run_tool(CLICK, click_context(page, "update my address", refusing), CLICK.input_model(index=2))
+    assert not result.ok and result.text.startswith("❌ The user did not allow") and page.actions == []
     assert refusing.requests == [ConfirmRequest(kind="irreversible",
                                                 message='The agent wants to click "Delete account permanently".',
                                                 quote="Delete account permanently")]
 
     allowing = Person(True)
-    output = await run_tool(CLICK, click_context(page, "update my address", allowing), CLICK.input_model(index=2))
-    assert output == "click 2" and page.actions == [("click", (2,))]
+    result = await run_tool(CLICK, click_context(page, "update my address", allowing), CLICK.input_model(index=2))
+    assert result == ToolResult("click 2") and page.actions == [("click", (2,))]
 
 
 async def test_no_question_when_the_task_asked_or_the_setting_is_off_or_the_name_is_harmless() -> None:
     never = Person(False)
     page = page_with("Delete account permanently")
     assert await run_tool(CLICK, click_context(page, "delete my account", never), CLICK.input_model(index=2)) \
-        == "click 2"
+        == ToolResult("click 2")
     assert await run_tool(CLICK, click_context(page, "update my address", never, ask=False),
-                          CLICK.input_model(index=2)) == "click 2"
+                          CLICK.input_model(index=2)) == ToolResult("click 2")
     harmless = page_with("Save draft")
     assert await run_tool(CLICK, click_context(harmless, "update my address", never), CLICK.input_model(index=2)) \
-        == "click 2"
+        == ToolResult("click 2")
     unknown = FakePage()  # no element_info: the controller reports the index itself
-    assert await run_tool(CLICK, click_context(unknown, "x", never), CLICK.input_model(index=5)) == "click 5"
+    assert await run_tool(CLICK, click_context(unknown, "x", never), CLICK.input_model(index=5)) == ToolResult("click 5")
     assert never.requests == []
 
 
@@ -153,6 +154,6 @@ async def test_a_handler_that_never_answers_is_a_refusal_after_the_deadline(monk
     monkeypatch.setattr(risky, "CONFIRM_TIMEOUT", 0.1)
     monkeypatch.setattr(risky, "_HANDLER_GRACE", 0.1)
     page = page_with("Pay $120")
-    output = await asyncio.wait_for(
+    result = await asyncio.wait_for(
         run_tool(CLICK, click_context(page, "update my address", Person(None)), CLICK.input_model(index=2)), 5)
-    assert output.startswith("❌ The user did not allow") and page.actions == []
+    assert not result.ok and result.text.startswith("❌ The user did not allow") and page.actions == []

@@ -150,7 +150,7 @@ def test_no_tool_says_an_index_a_tag_or_its_own_name(tool: str, target: ActionTa
          "Choosing “Pro” in the Plan list…"),
         (ExecutingActivity(tool="go_to_url", input={"url": "https://crm.example/new"}), "Opening crm.example…"),
         (ExecutedActivity(tool="click_element_by_index", input={"index": 4}, output="❌ Element [4] is gone",
-                          duration=0.1, target=SAVE), "That didn't work; rethinking…"),
+                          duration=0.1, target=SAVE, ok=False), "That didn't work; rethinking…"),
         (RetryingActivity(attempt=2, max_attempts=3), "Retrying (2/3)…"),
         (ErrorActivity(message="boom"), "Hit a problem; trying again…"),
         (PausedActivity(), "Paused — your turn"),

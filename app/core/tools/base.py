@@ -12,10 +12,17 @@ from pydantic import BaseModel
 from app.core.abort import AbortError, AbortSignal
 from app.core.page import BrowserClosedError, PageController, ToolError
 from app.core.safety.guardrails import Guardrails
+from app.core.types import FAILURE_MARK
 
 log = logging.getLogger(__name__)
 
-FAILURE_MARK = "❌"
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call came to: its text for the model, and whether it worked."""
+
+    text: str
+    ok: bool = True
 
 AskUserHandler = Callable[[str, AbortSignal], Awaitable[str]]
 
@@ -73,21 +80,18 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
-def is_failure(output: str) -> bool:
-    return output.startswith(FAILURE_MARK)
-
-
-async def run_tool(tool: Tool[Any], ctx: ToolContext, params: BaseModel) -> str:
-    """Run a tool; expected failures come back as a ❌ result the model can read, never as an exception.
+async def run_tool(tool: Tool[Any], ctx: ToolContext, params: BaseModel) -> ToolResult:
+    """Run a tool; expected failures come back as a failed result the model can read (its text led by ❌), never as
+    an exception.
 
     An abort, and a browser that is gone, still raise: neither is something the model can fix.
     """
     try:
-        return await tool.run(ctx, params)
+        return ToolResult(await tool.run(ctx, params))
     except (AbortError, BrowserClosedError):
         raise
     except ToolError as exc:
-        return f"{FAILURE_MARK} {exc}"
+        return ToolResult(f"{FAILURE_MARK} {exc}", ok=False)
     except Exception as exc:
         log.exception("tool %s failed", tool.name)
-        return f"{FAILURE_MARK} {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+        return ToolResult(f"{FAILURE_MARK} {tool.name} failed unexpectedly: {type(exc).__name__}: {exc}", ok=False)

@@ -14,7 +14,6 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
-from app.core.messages import TASK_ABORTED
 from app.core.types import (
     AgentStatus,
     ErrorEvent,
@@ -41,7 +40,6 @@ from app.text.wording import (
 )
 
 _ids = itertools.count(1)
-_ABORTED = ErrorEvent(message=TASK_ABORTED)
 
 
 class Kind(Enum):
@@ -90,7 +88,7 @@ class TimelineItem:
     def message(self) -> str:
         """The card's text as the panel shows it, in the panel's language at the moment it is shown: an agent's or
         a model endpoint's error, or a stop."""
-        if self.outcome is Outcome.STOPPED and self.text == TASK_ABORTED:
+        if self.outcome is Outcome.STOPPED and isinstance(self.event, ErrorEvent) and self.event.stopped:
             return tr("You stopped the task.")  # the result card says it in kinder words than the agent
         if isinstance(self.event, ErrorEvent) and self.kind in (Kind.ERROR, Kind.RESULT):
             return plain_message(self.text, self.event.kind)
@@ -252,7 +250,7 @@ class TimelineModel(QAbstractListModel):
 
     def add_events(self, events: Sequence[HistoricalEvent]) -> None:
         # A stop records "Task aborted" as an error; the result card already says it, in kinder words.
-        items = [_item_for(event) for event in events if event != _ABORTED]
+        items = [_item_for(event) for event in events if not (isinstance(event, ErrorEvent) and event.stopped)]
         if items:
             self._append(items)
         steps = [event.usage for event in events if isinstance(event, StepEvent)]
@@ -273,7 +271,8 @@ class TimelineModel(QAbstractListModel):
         outcome = outcome_of(result)
         # An error's result is the error's own message: its event says what kind of failure it was.
         error = next((event for event in reversed(result.history) if isinstance(event, ErrorEvent)), None)
-        event = error if outcome is Outcome.ERROR and error is not None and error.message == result.data else None
+        ends_so = outcome is Outcome.ERROR or (outcome is Outcome.STOPPED and error is not None and error.stopped)
+        event = error if ends_so and error is not None and error.message == result.data else None
         item = TimelineItem(Kind.RESULT, text=result.data, event=event, outcome=outcome)
         self._append([item])
         # The result's usage also counts calls that made no step (the final report).
