@@ -35,24 +35,26 @@ class ParsedOutput(BaseModel):
 
 def build_tool_spec(tools: ToolSet) -> ToolSpec:
     actions = {
-        name: {"description": tool.description, **tool.input_schema()} for name, tool in tools.items()
+        # A name that says it all goes without a description: the schema is sent with every step.
+        name: {**({"description": tool.description} if tool.description else {}), **tool.input_schema()}
+        for name, tool in tools.items()
     }
     text = {"type": "string"}
     return ToolSpec(
         name=AGENT_OUTPUT,
-        description="Reflect on the last step, then choose exactly one action.",
+        description="One step: reflect, then act.",
         parameters={
             "type": "object",
             "properties": {
                 "evaluation_previous_goal": {
                     **text,
-                    "description": "Did the previous action succeed? Start with ✅, ❌ or ❔ and say why.",
+                    "description": "did the last action work? ✅, ❌ or ❔, and why, judged from the page now",
                 },
-                "memory": {**text, "description": "What to remember: progress so far, data found, what is left."},
-                "next_goal": {**text, "description": "The immediate goal of the action below, in one sentence."},
+                "memory": {**text, "description": "progress, values found, what is left; be specific"},
+                "next_goal": {**text, "description": "this action's goal"},
                 "action": {
                     "type": "object",
-                    "description": "Exactly one key: the action's name; its value: that action's input.",
+                    "description": "one key: an action's name, with its input",
                     "properties": actions,
                     "minProperties": 1,
                     "maxProperties": 1,

@@ -50,7 +50,7 @@ class Tool(Generic[InputT]):
     prepare: Callable[[ToolContext, InputT], None] | None = None
 
     def input_schema(self) -> dict[str, Any]:
-        schema: dict[str, Any] = _strip_titles(self.input_model.model_json_schema())
+        schema: dict[str, Any] = _compact(self.input_model.model_json_schema())
         return schema
 
     def single_field(self) -> str | None:
@@ -71,13 +71,24 @@ class Tool(Generic[InputT]):
         return ", ".join(parts) or "no fields"
 
 
-def _strip_titles(schema: Any) -> Any:
-    """Pydantic adds a title to every node; models read them as noise and some endpoints reject unknown keys."""
-    if isinstance(schema, dict):
-        return {key: _strip_titles(value) for key, value in schema.items() if key != "title"}
+def _compact(schema: Any) -> Any:
+    """The schema as the model needs it, sent with every step. Pydantic adds a title to every node (noise; some
+    endpoints reject unknown keys), and writes an optional field as anyOf [its type, null] with a null default: a
+    field left out says that already. Validation is pydantic's either way."""
     if isinstance(schema, list):
-        return [_strip_titles(item) for item in schema]
-    return schema
+        return [_compact(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    nullable = schema.get("anyOf")
+    if isinstance(nullable, list) and {"type": "null"} in nullable and len(nullable) == 2:
+        rest = {key: value for key, value in schema.items() if key not in ("anyOf", "default")}
+        return _compact({**next(item for item in nullable if item != {"type": "null"}), **rest})
+    return {key: _compact(value) for key, value in schema.items() if key != "title" and not _goes_without(key, value)}
+
+
+def _goes_without(key: str, value: Any) -> bool:
+    # An index, a tab id or a number of seconds is never negative; a tool without input needs no empty property list.
+    return (key == "minimum" and value == 0) or (key == "properties" and value == {})
 
 
 async def run_tool(tool: Tool[Any], ctx: ToolContext, params: BaseModel) -> ToolResult:

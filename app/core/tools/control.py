@@ -12,26 +12,20 @@ HAND_OFF = "hand_off_to_user"
 
 
 class DoneInput(BaseModel):
-    text: str = Field(description="The final answer or summary for the user.")
-    success: bool = Field(
-        default=True,
-        description="True only if the WHOLE request was completed and verified; false otherwise.",
-    )
+    text: str
+    success: bool = Field(default=True, description="true only if the whole request is done and checked")
 
 
 class WaitInput(BaseModel):
-    seconds: float = Field(default=3, ge=0, le=60, description="How long to wait, in seconds (max 60).")
+    seconds: float = Field(default=3, ge=0, le=60)
 
 
 class AskUserInput(BaseModel):
-    question: str = Field(description="A short, specific question for the user.")
+    question: str
 
 
 class HandOffInput(BaseModel):
-    reason: str = Field(
-        min_length=1,
-        description="What the user must do, in plain words.",
-    )
+    reason: str = Field(min_length=1, description="what the user must do, in plain words")
 
 
 async def _done(_ctx: ToolContext, params: DoneInput) -> str:
@@ -55,23 +49,8 @@ async def _hand_off(_ctx: ToolContext, _params: HandOffInput) -> str:
     return "Handed the browser to the user."
 
 
-done_tool = Tool(
-    DONE,
-    "Finish the task. Use success=false when the task could not be completed (say why, and what the user can do).",
-    DoneInput,
-    _done,
-)
-wait_tool = Tool("wait", "Wait for the page to load or change.", WaitInput, _wait)
-ask_user_tool = Tool(
-    "ask_user",
-    "Ask the user a question when information only they have is missing (never for things on the page).",
-    AskUserInput,
-    _ask_user,
-)
-hand_off_tool = Tool(
-    HAND_OFF,
-    "For what only a person may do (a captcha, a sign-in without credentials, a two-factor code): the task pauses "
-    "until the user hands the browser back.",
-    HandOffInput,
-    _hand_off,
-)
+done_tool = Tool(DONE, "End the task.", DoneInput, _done)
+wait_tool = Tool("wait", "", WaitInput, _wait)
+ask_user_tool = Tool("ask_user", "For what only the user knows.", AskUserInput, _ask_user)
+hand_off_tool = Tool(HAND_OFF, "Pause; the user acts in the browser (captcha, sign-in, 2FA).", HandOffInput,
+                     _hand_off)

@@ -11,29 +11,31 @@ from app.core.safety.risky import confirm_irreversible_click
 from app.core.tools.base import Tool, ToolContext
 
 
+# Field descriptions only where the name and type do not say it all: every word here is sent with every step.
+
+
 class IndexInput(BaseModel):
-    index: int = Field(ge=0, description="The element's [index] from the current browser state.")
+    index: int = Field(ge=0)
 
 
 class InputTextInput(BaseModel):
     index: int = Field(ge=0)
-    text: str = Field(description="The text to type; the field is cleared first. <secret>name</secret> types the "
-                                  "user's secret of that name (you never see its value).")
+    text: str
 
 
 class SelectOptionInput(BaseModel):
-    index: int = Field(ge=0, description="The dropdown's [index].")
-    text: str = Field(description="The visible text of the option to choose.")
+    index: int = Field(ge=0)
+    text: str = Field(description="the option's visible text")
 
 
 class SendKeysInput(BaseModel):
-    keys: str = Field(description='Keys to press, e.g. "Enter", "Escape", "Tab", "Control+A".')
+    keys: str = Field(description='e.g. "Enter", "Control+A"')
 
 
 class ScrollInput(BaseModel):
-    down: bool = Field(default=True, description="true scrolls down, false up.")
-    num_pages: float = Field(default=1, gt=0, le=10, description="How many viewport heights to scroll.")
-    index: int | None = Field(default=None, ge=0, description="A scrollable element's index; omit for the page.")
+    down: bool = True
+    num_pages: float = Field(default=1, gt=0, le=10)
+    index: int | None = Field(default=None, ge=0, description="a scrollable element; omit for the page")
 
 
 class UrlInput(BaseModel):
@@ -49,13 +51,12 @@ class TabInput(BaseModel):
 
 
 class UploadFileInput(BaseModel):
-    index: int = Field(ge=0, description="The file input (or the button that opens the file chooser).")
-    path: str = Field(description="Full path of a local file (/... or ~/...), in a folder the user allowed for "
-                                  "uploads or named in the task.")
+    index: int = Field(ge=0, description="a file input, or the button that opens the file chooser")
+    path: str = Field(description="absolute path, in a folder the user allowed or named in the task")
 
 
 class ScriptInput(BaseModel):
-    script: str = Field(description="JavaScript run in the page; the value of the last expression is returned.")
+    script: str = Field(description="its last expression's value is returned")
 
 
 async def _click(ctx: ToolContext, p: IndexInput) -> str:
@@ -128,27 +129,20 @@ async def _javascript(ctx: ToolContext, p: ScriptInput) -> str:
 
 
 PAGE_TOOLS: tuple[Tool[Any], ...] = (
-    Tool("click_element_by_index", "Click an element (it is hovered first).", IndexInput, _click),
-    Tool("input_text", "Clear a text field and type text into it.", InputTextInput, _input_text,
-         prepare=_remember_password),
-    Tool(
-        "select_dropdown_option",
-        "Choose an option of a dropdown (native or custom) by its visible text.",
-        SelectOptionInput,
-        _select,
-    ),
-    Tool("send_keys", "Press keys or shortcuts on the focused element.", SendKeysInput, _send_keys),
-    Tool("hover_element", "Move the mouse over an element (menus, tooltips).", IndexInput, _hover),
-    Tool("scroll", "Scroll the page or a scrollable element.", ScrollInput, _scroll),
-    Tool("go_to_url", "Open a URL in the current tab.", UrlInput, _go_to_url),
-    Tool("go_back", "Go back to the previous page.", NoInput, _go_back),
-    Tool("open_new_tab", "Open a URL in a new tab and switch to it.", UrlInput, _open_tab),
-    Tool("switch_to_tab", "Switch to another tab by its id.", TabInput, _switch_tab),
-    Tool("close_tab", "Close a tab by its id.", TabInput, _close_tab),
-    Tool("upload_file", "Upload a local file through a file input.", UploadFileInput, _upload),
+    Tool("click_element_by_index", "", IndexInput, _click),
+    Tool("input_text", "Clears the field first.", InputTextInput, _input_text, prepare=_remember_password),
+    Tool("select_dropdown_option", "Native or custom.", SelectOptionInput, _select),
+    Tool("send_keys", "To the focused element.", SendKeysInput, _send_keys),
+    Tool("hover_element", "For menus and tooltips.", IndexInput, _hover),
+    Tool("scroll", "By viewport heights.", ScrollInput, _scroll),
+    Tool("go_to_url", "", UrlInput, _go_to_url),
+    Tool("go_back", "", NoInput, _go_back),
+    Tool("open_new_tab", "", UrlInput, _open_tab),
+    Tool("switch_to_tab", "", TabInput, _switch_tab),
+    Tool("close_tab", "", TabInput, _close_tab),
+    Tool("upload_file", "", UploadFileInput, _upload),
 )
 
 JAVASCRIPT_TOOL = Tool(
-    "execute_javascript", "Run JavaScript in the current page (use only when no other action works).", ScriptInput,
-    _javascript,
+    "execute_javascript", "Run JavaScript in the page, only when no other action works.", ScriptInput, _javascript,
 )
