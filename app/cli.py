@@ -54,6 +54,8 @@ def resolve_settings(args: argparse.Namespace, saved: Settings) -> tuple[Setting
         updates["model"] = model
     if args.max_steps is not None:
         updates["max_steps"] = args.max_steps
+    if args.vision:
+        updates["vision"] = True
     settings = saved.model_copy(update=updates)
     api_key = env_api_key(args.api_key_env) if args.api_key_env else get_api_key(settings.provider)
     return settings, api_key

@@ -94,6 +94,9 @@ def add_run_parser(subparsers: Any) -> None:
                      help="Run Chromium without a window (default).")
     run.add_argument("--headed", dest="headless", action="store_false", help="Show the Chromium window.")
     run.add_argument("--cdp-url", help="Attach to a running Chromium/Chrome (its active tab); leave it running.")
+    run.add_argument("--vision", action="store_true",
+                     help="Show the model a screenshot of the page with each step (models that accept images; "
+                          "default: settings, off).")
     run.add_argument("--events", action="store_true", help="Print every event as one JSON object per line on stderr.")
     run.add_argument("--json", action="store_true", help="Print the final result as one JSON object on stdout.")
     safety = run.add_argument_group("safety (see the README's Safety section)")

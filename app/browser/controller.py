@@ -28,11 +28,13 @@ from app.browser.actions import (
 from app.browser.events import PageEvents
 from app.browser.navigation_guard import NavigationGuard, unread_page
 from app.browser.observer import ElementRef, Observation, item_now, observe, resolve
+from app.browser.screenshot import capture
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
+from app.browser.settle import Settler
 from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
-from app.core.page import BrowserClosedError, BrowserState, ElementInfo, TabInfo, ToolError
+from app.core.page import BrowserClosedError, BrowserState, ElementInfo, Screenshot, TabInfo, ToolError
 from app.core.safety.guardrails import Guardrails
 
 log = logging.getLogger(__name__)
@@ -40,7 +42,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _RESULT_MAX = 4000
-_SETTLE = 0.25  # s after a click for a popup or navigation to show itself
 _ADOPT_GRACE = 1.0  # s after an action in which a tab the page opens is still that action's outcome
 
 
@@ -55,6 +56,20 @@ def _beside_the_stop_bar(action: Action) -> Action:
     async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
         async with self.stop_bar.step_aside():
             return await action(self, *args, **kwargs)
+
+    return acting  # type: ignore[return-value]
+
+
+def _settles(action: Action) -> Action:
+    """The page is read next only once what the action set off has shown (app/browser/settle.py)."""
+
+    @functools.wraps(action)
+    async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
+        signal: AbortSignal = kwargs.get("signal") or args[-1]
+        self.settler.watch(self.session.active_page)
+        result = await action(self, *args, **kwargs)
+        await self.settler.settle(self.session.active_page, signal)
+        return result
 
     return acting  # type: ignore[return-value]
 
@@ -81,6 +96,7 @@ class PlaywrightPageController:
                  navigation_timeout: float = 20.0) -> None:
         self.session = session
         self.margin = margin
+        self.settler = Settler()
         self._action_ms = action_timeout * 1000
         self._navigation_ms = navigation_timeout * 1000
         self._events = PageEvents(session, lambda: self.guardrails)
@@ -118,6 +134,11 @@ class PlaywrightPageController:
         self._last, self._last_page = observation, page
         tabs = await signal.race(self._tabs(page, observation.title))
         return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
+
+    async def screenshot(self, signal: AbortSignal) -> Screenshot:
+        page = self.session.active_page
+        refs = self._last.refs if self._last is not None and self._last_page is page else {}
+        return await capture(page, refs, signal)
 
     async def _crashed_state(self, page: Page, signal: AbortSignal) -> BrowserState:
         self._last, self._last_page = None, page
@@ -234,6 +255,7 @@ class PlaywrightPageController:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
         page = self.session.active_page
+        self.settler.watch(page)
         url_before = page.url
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
         await self._still_as_seen(index, ref, element, signal)  # a page may rename it on mouseover
@@ -250,10 +272,11 @@ class PlaywrightPageController:
 
     async def _aftermath(self, page: Page, url_before: str, signal: AbortSignal) -> str:
         """What the action set off: a new tab (now active) or a navigation, told once here and not as an event."""
-        await signal.sleep(_SETTLE)
+        await self.settler.settle(page, signal)
         active = self.session.active_page
         if active is not page:
             await self._settle_load(active, signal)
+            await self.settler.settle(active, signal)
             self._events.forget(active)
             return f"; it opened a new tab (tab {self.session.tab_id(active)}) — now working in it: {active.url}"
         if page.url != url_before:
@@ -268,6 +291,7 @@ class PlaywrightPageController:
         except PlaywrightError as exc:
             log.debug("page did not finish loading: %s", exc.message.splitlines()[0])
 
+    @_settles
     @_may_open_a_tab
     @_beside_the_stop_bar
     async def input_text(self, index: int, text: str, signal: AbortSignal) -> str:
@@ -291,6 +315,7 @@ class PlaywrightPageController:
                 await signal.race(keyboard.type(text))
         return f"Typed {shown} into {label}"
 
+    @_settles
     @_beside_the_stop_bar
     async def select_option(self, index: int, text: str, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
@@ -326,6 +351,7 @@ class PlaywrightPageController:
         await self._race(signal, what, option.click(timeout=self._action_ms))
         return f"Selected {json.dumps(choices[picked], ensure_ascii=False)} in {label}"
 
+    @_settles
     @_beside_the_stop_bar
     async def hover(self, index: int, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
@@ -333,6 +359,7 @@ class PlaywrightPageController:
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
         return f"Hovered {label}"
 
+    @_settles
     @_beside_the_stop_bar
     async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str:
         # Exactly the file given: the upload tool hands over the path its policy resolved and judged; expanding or
@@ -365,6 +392,7 @@ class PlaywrightPageController:
 
     # --- page-wide actions -------------------------------------------------------------------------------------
 
+    @_settles
     @_may_open_a_tab
     async def send_keys(self, keys: str, signal: AbortSignal) -> str:
         combos = keys.split()
@@ -376,6 +404,7 @@ class PlaywrightPageController:
                 await self._race(signal, f"Could not press {combo}", keyboard.press(combo))
         return f"Pressed {' '.join(combos)}"
 
+    @_settles
     async def scroll(self, down: bool, num_pages: float, index: int | None, signal: AbortSignal) -> str:
         direction = "down" if down else "up"
         fraction = num_pages if down else -num_pages
@@ -394,6 +423,7 @@ class PlaywrightPageController:
         return (f"Scrolled {target} {direction} by {num_pages:g} page(s); now {above:.1f} pages above, "
                 f"{below:.1f} below")
 
+    @_settles
     async def go_to_url(self, url: str, signal: AbortSignal) -> str:
         target = self._allowed_url(url)
         page = self.session.active_page
@@ -448,6 +478,7 @@ class PlaywrightPageController:
         except (TimeoutError, PlaywrightError):
             return ""
 
+    @_settles
     async def go_back(self, signal: AbortSignal) -> str:
         page = self.session.active_page
         url_before = page.url
@@ -467,6 +498,7 @@ class PlaywrightPageController:
         self._events.forget(page)
         return f"Went back to {page.url}"
 
+    @_settles
     async def open_new_tab(self, url: str, signal: AbortSignal) -> str:
         target = self._allowed_url(url)
         page = await self._race(signal, "Could not open a new tab", self.session.new_tab())
@@ -497,6 +529,7 @@ class PlaywrightPageController:
             raise ToolError(f"There is no tab {tab_id}; open tabs: {open_ids}.")
         return page
 
+    @_settles
     @_may_open_a_tab
     async def execute_javascript(self, script: str, signal: AbortSignal) -> str:
         page = self.session.active_page

@@ -30,7 +30,7 @@ from app.core.messages import (
     UNUSABLE_ANSWER,
 )
 from app.core.output import InvalidOutput, build_tool_spec, parse_agent_output
-from app.core.page import BrowserClosedError, BrowserState, PageController, ToolError
+from app.core.page import BrowserClosedError, BrowserState, PageController, Screenshot, ToolError
 from app.core.prompt import build_messages, system_prompt
 from app.core.prompt_budget import PromptBudget
 from app.core.report import build_report, has_report_sections, report_instruction
@@ -450,9 +450,20 @@ class Agent:
             state = self._not_responding(run)
         else:
             run.unresponsive = 0
+            if self.config.vision:
+                state = state.model_copy(update={"screenshot": await self._screenshot(signal)})
             run.last_state = state
         self._drain_page_events(run)
         return state
+
+    async def _screenshot(self, signal: AbortSignal) -> Screenshot | None:
+        """The labelled viewport for a model that reads images; without it (a page that cannot be captured) the
+        step goes on with the text alone."""
+        try:
+            return await asyncio.wait_for(self._page.screenshot(signal), self.config.observe_timeout)
+        except (ToolError, TimeoutError) as exc:
+            log.info("no screenshot this step: %s", exc or "it took too long")
+            return None
 
     def _not_responding(self, run: _Run) -> BrowserState:
         """What the model gets of a page that did not answer in time: the plain fact (in its history, said once)
@@ -461,7 +472,7 @@ class Agent:
         run.unresponsive += 1
         self._add(run, ErrorEvent(message=PAGE_NOT_RESPONDING.format(seconds=f"{self.config.observe_timeout:g}")))
         last = run.last_state
-        return last.model_copy(update={"content": ""}) if last is not None else BrowserState()
+        return last.model_copy(update={"content": "", "screenshot": None}) if last is not None else BrowserState()
 
     def _drain_page_events(self, run: _Run) -> None:
         for sentence in self._page.drain_events():
@@ -511,6 +522,9 @@ class Agent:
         # The last word before the wire: the task, the history and any page text, whatever was learnt when.
         mask = self.guardrails.secrets.mask
         messages = [message.model_copy(update={"content": mask(message.content)}) for message in messages]
+        if state is not None and state.screenshot is not None:
+            # With the current page only: older steps' images would grow every request for little.
+            messages[-1] = messages[-1].model_copy(update={"images": [state.screenshot.data_url()]})
 
         def on_retry(attempt: int, max_attempts: int, message: str) -> None:
             self._add(run, RetryEvent(message=message, attempt=attempt, max_attempts=max_attempts))

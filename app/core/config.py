@@ -21,4 +21,6 @@ class AgentConfig(BaseModel):
     final_call_timeout: float = Field(default=60.0, gt=0, allow_inf_nan=False)
     language: str = "en"
     enable_javascript: bool = False
+    # Show the model a labelled screenshot of the viewport with each step (for models that accept images).
+    vision: bool = False
     extra_instructions: str = ""

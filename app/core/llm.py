@@ -54,6 +54,8 @@ class LLMReply(BaseModel):
 class Message(BaseModel):
     role: str  # "system" | "user" | "assistant"
     content: str
+    # data: URLs of images shown with the text (the page's screenshot, on the last message only).
+    images: list[str] = Field(default_factory=list)
 
 
 class ToolSpec(BaseModel):

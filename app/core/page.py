@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Protocol
 
 from pydantic import BaseModel, Field
@@ -27,8 +28,21 @@ class BrowserState(BaseModel):
     url: str = ""
     title: str = ""
     tabs: list[TabInfo] = Field(default_factory=list)
-    # The serialized page as DESIGN.md shows it: header lines, one line per interactive element, scroll hints.
+    # The serialized page: header lines, one line per interactive element, scroll hints (app/browser/serialize.py).
     content: str = ""
+    # Only when the model is shown screenshots; never part of what is masked or saved.
+    screenshot: Screenshot | None = Field(default=None, exclude=True)
+
+
+class Screenshot(BaseModel):
+    """The viewport as a JPEG, each listed element boxed with its [index]: for models that accept images."""
+
+    jpeg: bytes
+    width: int
+    height: int
+
+    def data_url(self) -> str:
+        return "data:image/jpeg;base64," + base64.b64encode(self.jpeg).decode("ascii")
 
 
 class ElementInfo(BaseModel):
@@ -84,6 +98,10 @@ class PageController(Protocol):
     async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str: ...
 
     async def execute_javascript(self, script: str, signal: AbortSignal) -> str: ...
+
+    async def screenshot(self, signal: AbortSignal) -> Screenshot:
+        """The viewport as the last state listed it, each element's [index] drawn on it (ToolError if it cannot)."""
+        ...
 
 
 class BrowserClosedError(Exception):

@@ -119,9 +119,9 @@ def _is_sdk_timeout(exc: Exception) -> bool:
     return isinstance(exc, openai.APITimeoutError)
 
 
-def _wire_messages(messages: list[Message], tool: ToolSpec, mode: ToolChoiceMode) -> list[dict[str, str]]:
+def _wire_messages(messages: list[Message], tool: ToolSpec, mode: ToolChoiceMode) -> list[dict[str, Any]]:
     # Valid once more on the way out: one lone surrogate (a tab's title) would make the whole request unsendable.
-    wire = [{"role": message.role, "content": valid_text(message.content)} for message in messages]
+    wire: list[dict[str, Any]] = [{"role": message.role, "content": _content(message)} for message in messages]
     if mode == ToolChoiceMode.JSON_TEXT:
         wire.append(
             {
@@ -133,6 +133,16 @@ def _wire_messages(messages: list[Message], tool: ToolSpec, mode: ToolChoiceMode
             }
         )
     return wire
+
+
+def _content(message: Message) -> str | list[dict[str, Any]]:
+    """Plain text, or text and images as content parts (the OpenAI image-input format)."""
+    text = valid_text(message.content)
+    if not message.images:
+        return text
+    # "auto" lets the endpoint pick the detail the image needs; the image is already scaled down to keep it modest.
+    images = [{"type": "image_url", "image_url": {"url": url, "detail": "auto"}} for url in message.images]
+    return [{"type": "text", "text": text}, *images]
 
 
 def _reply_of(response: Any) -> LLMReply:

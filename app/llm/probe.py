@@ -8,6 +8,7 @@ to try next), so it talks to the openai package directly.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import re
 import socket
@@ -17,6 +18,7 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel
 
+from app.assets import resource_path
 from app.core.llm import LLMErrorKind
 from app.core.safety.secrets import hide_everywhere
 from app.llm.errors import TOOL_HINTS, error_detail, redact_key, status_advice, status_kind
@@ -24,6 +26,10 @@ from app.llm.sdk import forced_tool, new_client
 from app.llm.settings import LLMSettings, ToolChoiceMode
 
 PROBE_TOOL = "connection_check"
+TEST_IMAGE = "probe/white-8x8.jpg"  # sent when the model is to be shown screenshots
+# What providers say when a model takes no images: "image input is not supported", "does not support vision"...
+_IMAGE_HINTS = ("image", "vision", "multimodal", "multi-modal")
+_AND_IMAGES = {False: "", True: " and images"}
 # Long enough for a local server that loads the model on the first request, short enough to feel like a test.
 PROBE_TIMEOUT = 45.0
 
@@ -36,6 +42,7 @@ class ProbeKind(StrEnum):
     AUTH = "auth"
     NOT_FOUND = "not_found"
     NO_TOOLS = "no_tools"
+    NO_IMAGES = "no_images"  # asked with an image (Show the model screenshots), and the model does not take one
     RATE_LIMIT = "rate_limit"
     SERVER = "server"
     REFUSED = "refused"  # any other 4xx
@@ -52,8 +59,9 @@ def _result(kind: ProbeKind, message: str, suggestion: str | None = None) -> Pro
     return ProbeResult(ok=kind == ProbeKind.OK, kind=kind, message=message, suggestion=suggestion)
 
 
-async def test_connection(settings: LLMSettings) -> ProbeResult:
-    """Make one request to ``settings``' endpoint and say in plain words whether the agent can use it."""
+async def test_connection(settings: LLMSettings, *, images: bool = False) -> ProbeResult:
+    """Make one request to ``settings``' endpoint and say in plain words whether the agent can use it; with
+    ``images`` the request carries a small image, as every step does when the model is shown screenshots."""
     invalid = _check_form(settings)
     if invalid is not None:
         return invalid
@@ -63,7 +71,7 @@ async def test_connection(settings: LLMSettings) -> ProbeResult:
     client = new_client(settings.base_url, key, timeout)
     import openai  # imported by new_client already; here for its exception types
     try:
-        response = await client.chat.completions.create(**_request(settings))
+        response = await client.chat.completions.create(**_request(settings, images))
     except openai.APITimeoutError:
         result = _result(
             ProbeKind.TIMEOUT, f"{settings.base_url} did not answer within {timeout:g} s.",
@@ -72,9 +80,9 @@ async def test_connection(settings: LLMSettings) -> ProbeResult:
     except openai.APIConnectionError as exc:
         result = _unreachable(settings.base_url, exc)
     except openai.APIStatusError as exc:
-        result = _refused(settings, exc.status_code, error_detail(exc), bool(key))
+        result = _refused(settings, exc.status_code, error_detail(exc), bool(key), images)
     else:
-        result = _verdict(settings, response)
+        result = _verdict(settings, response, images)
     finally:
         await asyncio.shield(client.close())
     return _redacted(result, key)
@@ -90,17 +98,25 @@ def _check_form(settings: LLMSettings) -> ProbeResult | None:
     return None
 
 
-def _request(settings: LLMSettings) -> dict[str, Any]:
+def _request(settings: LLMSettings, images: bool) -> dict[str, Any]:
     if settings.tool_choice == ToolChoiceMode.JSON_TEXT:
         prompt = 'This is a connection test. Answer with exactly this JSON object and nothing else: {"ok": true}'
-        return {"model": settings.model, "messages": [{"role": "user", "content": prompt}]}
+        return {"model": settings.model, "messages": [_user(prompt, images)]}
     parameters = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
     prompt = f"This is a connection test. Call the {PROBE_TOOL} tool with ok set to true."
-    return {"model": settings.model, "messages": [{"role": "user", "content": prompt}],
+    return {"model": settings.model, "messages": [_user(prompt, images)],
             **forced_tool(PROBE_TOOL, "Report that the connection works.", parameters, settings.tool_choice)}
 
 
-def _verdict(settings: LLMSettings, response: Any) -> ProbeResult:
+def _user(prompt: str, images: bool) -> dict[str, Any]:
+    if not images:
+        return {"role": "user", "content": prompt}
+    pixel = base64.b64encode(resource_path(TEST_IMAGE).read_bytes()).decode("ascii")
+    picture = {"type": "image_url", "image_url": {"url": f"data:image/jpeg;base64,{pixel}", "detail": "low"}}
+    return {"role": "user", "content": [{"type": "text", "text": prompt}, picture]}
+
+
+def _verdict(settings: LLMSettings, response: Any, images: bool) -> ProbeResult:
     where = f"{settings.model} at {settings.base_url}"
     choices = getattr(response, "choices", None)
     if not choices:
@@ -110,11 +126,12 @@ def _verdict(settings: LLMSettings, response: Any) -> ProbeResult:
     message = choices[0].message
     if settings.tool_choice == ToolChoiceMode.JSON_TEXT:
         if _has_json_object(message.content or ""):
-            return _result(ProbeKind.OK, f"Connected to {where}; JSON answers work.")
+            return _result(ProbeKind.OK, f"Connected to {where}; JSON answers{_AND_IMAGES[images]} work.")
         return _result(ProbeKind.NO_TOOLS, f"{where} answered, but not with the JSON object it was asked for.",
                        "This model may be too small to follow the agent's format; try a larger model.")
     if any(getattr(call, "function", None) is not None for call in (message.tool_calls or [])):
-        return _result(ProbeKind.OK, f"Connected to {where}; tool calling works.")
+        works = "tool calling and images work" if images else "tool calling works"
+        return _result(ProbeKind.OK, f"Connected to {where}; {works}.")
     return _result(ProbeKind.NO_TOOLS, f"{where} answered in plain text instead of calling the tool.",
                    _next_mode_hint(settings.tool_choice))
 
@@ -175,10 +192,13 @@ def _probe_kind(status: int, detail: str) -> ProbeKind | None:
             LLMErrorKind.SERVER: ProbeKind.SERVER}.get(kind) if kind is not None else None
 
 
-def _refused(settings: LLMSettings, status: int, detail: str, sent_key: bool) -> ProbeResult:
+def _refused(settings: LLMSettings, status: int, detail: str, sent_key: bool, images: bool) -> ProbeResult:
     said = status_advice(status, settings.base_url, settings.model, detail, sent_key=sent_key)
     server_said = f" The server said: {detail}" if detail else ""
     kind = _probe_kind(status, detail)
+    if images and kind is None and any(hint in detail.lower() for hint in _IMAGE_HINTS):
+        return _result(ProbeKind.NO_IMAGES, f"{settings.model} does not accept images ({status}).{server_said}",
+                       "Turn off \"Show the model screenshots\", or choose a model that reads images.")
     if kind is None and any(hint in detail.lower() for hint in TOOL_HINTS) \
             and settings.tool_choice != ToolChoiceMode.JSON_TEXT:
         return _result(ProbeKind.NO_TOOLS, f"{settings.model} refused the tool call ({status}).{server_said}",

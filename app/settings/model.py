@@ -72,6 +72,7 @@ class Settings(BaseModel):
     hand_off_sound: bool = False  # a sound, besides the notification, when the agent hands the browser over
     start_url: str = ""
     allow_javascript: bool = False
+    vision: bool = False  # show the model a labelled screenshot with each step (models that accept images)
     browser_path: str = ""  # empty: found automatically
     # Safety (see README "Safety"): hosts the agent may open (empty: any http/https site), folders it may upload
     # from, named secrets, and whether an irreversible click waits for the user.
@@ -96,7 +97,7 @@ class Settings(BaseModel):
 
     def agent_config(self) -> AgentConfig:
         return AgentConfig(max_steps=self.max_steps, language=self.running_language or self.language,
-                           enable_javascript=self.allow_javascript)
+                           enable_javascript=self.allow_javascript, vision=self.vision)
 
 
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})

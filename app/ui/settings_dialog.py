@@ -99,6 +99,7 @@ def _headline(kind: ProbeKind) -> str:
         ProbeKind.AUTH: tr("API key problem"),
         ProbeKind.NOT_FOUND: tr("Model or address not found"),
         ProbeKind.NO_TOOLS: tr("The model doesn't call tools"),
+        ProbeKind.NO_IMAGES: tr("The model doesn't take images"),
         ProbeKind.RATE_LIMIT: tr("Rate limited"),
         ProbeKind.SERVER: tr("Server error"),
         ProbeKind.REFUSED: tr("Request refused"),
@@ -258,6 +259,14 @@ class SettingsDialog(QDialog):
         self._add_row(form, tr("API key"), self.key_edit, key_column)
         self._add_row(form, tr("Tool calling"), self.mode_combo)
         self._add_row(form, tr("Model answer timeout (s)"), self.timeout_spin)
+        self.vision_check = QCheckBox(tr("Show the model screenshots"), self)
+        vision_column = QVBoxLayout()
+        vision_column.setSpacing(4)
+        vision_column.addWidget(self.vision_check)
+        vision_column.addWidget(small_label(self, tr(
+            "For models that read images: each step also sends a picture of the page with its elements numbered. "
+            "Test connection checks that the model takes them.")))
+        form.addRow("", vision_column)
         column.addLayout(test_row)
         column.addWidget(self.message)
         model_page.addWidget(model_block)
@@ -398,6 +407,7 @@ class SettingsDialog(QDialog):
         self.start_url_edit.setText(settings.start_url)
         self.browser_edit.setText(settings.browser_path)
         self.javascript_check.setChecked(settings.allow_javascript)
+        self.vision_check.setChecked(settings.vision)
         self._update_key_hint()
 
     @staticmethod
@@ -569,6 +579,7 @@ class SettingsDialog(QDialog):
             "hand_off_sound": self.sound_check.isChecked(),
             "start_url": self.start_url_edit.text().strip(),
             "allow_javascript": self.javascript_check.isChecked(),
+            "vision": self.vision_check.isChecked(),
             "browser_path": self.browser_edit.text().strip(),
         })
 
@@ -596,7 +607,7 @@ class SettingsDialog(QDialog):
         self.message.show_message(Tone.BUSY, tr("Testing the connection…"),
                                   tr("Sending one small request to {url}.", url=self.base_url_edit.text().strip()))
         try:
-            result = await probe.test_connection(self._llm_settings())
+            result = await probe.test_connection(self._llm_settings(), images=self.vision_check.isChecked())
         finally:
             self.test_button.setEnabled(True)
             self.test_button.setText(tr("Test connection"))

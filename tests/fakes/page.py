@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+from app.assets import resource_path
 from app.core.abort import AbortSignal
-from app.core.page import BrowserState, ElementInfo, TabInfo, ToolError
+from app.core.page import BrowserState, ElementInfo, Screenshot, TabInfo, ToolError
+from app.llm.probe import TEST_IMAGE
 
 DEFAULT_CONTENT = (
     "Current page: [Form](http://fake.test/form)\nViewport 1280x800; 0.0 pages above, 0.0 pages below\n"
@@ -25,6 +27,7 @@ class FakePage:
         self.action_delay = 0.0
         self.fail_indices: set[int] = set()
         self.change_on_action = True
+        self.screenshots = 0  # how often the agent asked for one
         self._counter = 0
 
     async def get_browser_state(self, signal: AbortSignal) -> BrowserState:
@@ -92,3 +95,9 @@ class FakePage:
     async def execute_javascript(self, script: str, signal: AbortSignal) -> str:
         await asyncio.sleep(0)
         return await self._act("execute_javascript", signal, script)
+
+
+    async def screenshot(self, signal: AbortSignal) -> Screenshot:
+        signal.throw_if_aborted()
+        self.screenshots += 1
+        return Screenshot(jpeg=resource_path(TEST_IMAGE).read_bytes(), width=8, height=8)

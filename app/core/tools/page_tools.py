@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field
 from app.core.safety.risky import confirm_irreversible_click
 from app.core.tools.base import Tool, ToolContext
 
-
 # Field descriptions only where the name and type do not say it all: every word here is sent with every step.
 
 

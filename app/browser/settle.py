@@ -1,0 +1,125 @@
+"""After an action, wait for the page to settle before it is read again.
+
+What an action sets off often shows a little later: suggestions under a field a few hundred milliseconds after
+typing (a debounce, then a request), a menu after a hover delay, a validation message. The page is read once it has
+been quiet for ``QUIET`` seconds: no DOM mutation in the main document and no fetch/XHR or document load in flight.
+``CAP`` ends the wait on a page that never stops changing (a ticking clock, a spinner), so a step never stalls on it.
+Stop ends the wait at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page, Request
+
+from app.core.abort import AbortSignal
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Longer than the usual debounce of a search-as-you-type field (200-300 ms) before its request starts: a shorter
+# window would call a page quiet in the pause between the keystroke and the request.
+QUIET = 0.35
+# Most pages settle well within this; a page that keeps changing is read as it is then.
+CAP = 2.0
+# Requests the page's own scripts make, and documents loading: the ones whose answers change what is shown.
+_WATCHED = frozenset({"fetch", "xhr", "document"})
+
+# Resolves once no mutation has happened in the document for `quiet` ms, or after `cap` ms: how long it waited.
+_DOM_QUIET_JS = """([quiet, cap]) => new Promise(resolve => {
+  const start = performance.now();
+  let timer = 0;
+  const done = () => { observer.disconnect(); clearTimeout(timer); clearTimeout(limit); resolve(performance.now() - start); };
+  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quiet); });
+  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  timer = setTimeout(done, quiet);
+  const limit = setTimeout(done, cap);
+})"""
+
+
+@dataclass
+class _InFlight:
+    """The watched requests of one page that have not finished; ``idle`` is set while there are none."""
+
+    requests: set[Request] = field(default_factory=set)
+    idle: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self.idle.set()
+
+    def started(self, request: Request) -> None:
+        if request.resource_type in _WATCHED and request.frame.parent_frame is None:
+            self.requests.add(request)
+            self.idle.clear()
+
+    def ended(self, request: Request) -> None:
+        self.requests.discard(request)
+        if not self.requests:
+            self.idle.set()
+
+
+class Settler:
+    """Knows what is in flight on each page (from the moment it is first watched) and waits for quiet."""
+
+    def __init__(self, quiet: float = QUIET, cap: float = CAP) -> None:
+        self.quiet = quiet
+        self.cap = cap
+        self._pages: dict[Page, _InFlight] = {}
+
+    def watch(self, page: Page) -> None:
+        """Count ``page``'s requests from now on (called before the agent acts on it)."""
+        if page in self._pages or page.is_closed():
+            return
+        flight = self._pages[page] = _InFlight()
+        page.on("request", flight.started)
+        page.on("requestfinished", flight.ended)
+        page.on("requestfailed", flight.ended)
+        def closed(_page: Page) -> None:
+            self._pages.pop(page, None)
+
+        page.on("close", closed)
+
+    async def settle(self, page: Page, signal: AbortSignal) -> float:
+        """Wait until ``page`` is quiet, at most ``cap`` seconds; returns the seconds waited. Raises AbortError on
+        Stop; anything else (a closed tab, a navigation under way) just ends the wait early or goes on with it."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + self.cap
+        flight = self._pages.get(page)
+        while (left := deadline - loop.time()) > 0 and not page.is_closed():
+            if flight is not None and not flight.idle.is_set():
+                await self._until(signal, flight.idle.wait(), left)
+                continue
+            quiet_for = await self._dom_quiet(page, signal, min(self.quiet, left), left)
+            if quiet_for is None:  # a navigation replaced the document: wait for the new one to be readable
+                await self._until(signal, page.wait_for_load_state("domcontentloaded"), deadline - loop.time())
+                continue
+            if flight is None or flight.idle.is_set():
+                break
+        return loop.time() - started
+
+    async def _dom_quiet(self, page: Page, signal: AbortSignal, quiet: float, left: float) -> float | None:
+        """Milliseconds until the document was quiet; None when it could not be watched (it navigated away, or
+        its script does not answer)."""
+        try:
+            waited = await self._until(signal, page.evaluate(_DOM_QUIET_JS, [quiet * 1000, left * 1000]), left + 1)
+        except PlaywrightError as exc:
+            # "Execution context was destroyed": the action navigated. A closed page ends the caller's loop.
+            log.debug("settle: %s", (exc.message or str(exc)).splitlines()[0])
+            return None
+        return float(waited) if waited is not None else None
+
+    @staticmethod
+    async def _until(signal: AbortSignal, work: Awaitable[T], timeout: float) -> T | None:
+        """``work``'s result, or None once ``timeout`` seconds have passed; AbortError on Stop."""
+        try:
+            return await asyncio.wait_for(signal.race(work), max(timeout, 0.0))
+        except TimeoutError:
+            return None
