@@ -74,6 +74,8 @@
   const pending = [];
   // Controls under their own label's decoration, and the label that takes their clicks.
   const standIns = new Map();
+  // Wrappers listed through the one element inside them (mergeIntoOnly).
+  const merged = new Set();
 
   const vw = window.innerWidth;
   const vh = window.innerHeight;
@@ -466,8 +468,21 @@
     // Generated addresses say nothing to the model and change on every visit.
     if (url.protocol === 'data:' || url.protocol === 'blob:') return `${url.protocol}…`;
     const local = url.origin === location.origin;
-    const text = (local ? '' : url.host) + url.pathname + url.search + url.hash;
-    return cut(text || '/', VALUE_MAX);
+    // "#" and "#top" on this very page lead nowhere new (the page's own path would be noise): only a named fragment
+    // says where it goes.
+    if (local && url.pathname === location.pathname && url.search === location.search) {
+      return url.hash.length > 1 ? cutMiddle(url.hash, VALUE_MAX) : null;
+    }
+    // Same-origin links by their path: the page's origin is on the "Current page" line already.
+    const text = (local ? '' : url.host.replace(/^www\./, '')) + url.pathname + url.search;
+    return cutMiddle(text, VALUE_MAX);
+  }
+
+  // Long addresses differ at their end (an id, a page number) as often as at their start: keep both.
+  function cutMiddle(s, max) {
+    if (s.length <= max) return s;
+    const tail = Math.floor(max / 3);
+    return `${s.slice(0, max - tail - 1)}…${s.slice(s.length - tail)}`;
   }
 
   function scrollInfo(el, style) {
@@ -557,8 +572,11 @@
   function itemOf(el, tag, style) {
     const {shown, named} = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY'
       ? {shown: '', named: ''} : labelOf(el);
-    return {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(),
-      attrs: attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named), text: shown, isNew: false};
+    const said = shown.toLowerCase();
+    // A tooltip or name that repeats the visible text says nothing more.
+    const attrs = attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named)
+      .filter(([name, value]) => !((name === 'title' || name === 'aria-label') && value.toLowerCase() === said));
+    return {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(), attrs, text: shown, isNew: false};
   }
 
   // Parallel to items: the element an 'el' item stands for.
@@ -571,6 +589,29 @@
     }
     items.push(item);
     owners.push(owner);
+    return true;
+  }
+
+  // A wrapper with no words of its own around exactly one listed element (<li role=tab><a>Prices</a></li>) is one
+  // target: the inner element is listed, carrying the wrapper's role and state. Returns whether it merged.
+  const STATE_ATTRS = ['role', 'aria-selected', 'aria-expanded', 'aria-checked', 'aria-pressed', 'aria-haspopup'];
+  function mergeIntoOnly(outer) {
+    const wrapper = items[outer];
+    if (wrapper.text || wrapper.attrs.some(([name]) => name === 'scrollable' || name === 'aria-label')) return false;
+    if (NATIVE_TAGS.has(wrapper.tag.toUpperCase())) return false;
+    let inner = -1;
+    for (let i = outer + 1; i < items.length; i++) {
+      if (items[i].kind === 'el') {
+        if (inner >= 0) return false;
+        inner = i;
+      }
+    }
+    if (inner < 0 || !items[inner].text) return false;
+    const names = new Set(items[inner].attrs.map(([name]) => name));
+    for (const attr of wrapper.attrs) {
+      if (STATE_ATTRS.includes(attr[0]) && !names.has(attr[0])) items[inner].attrs.push(attr);
+    }
+    merged.add(outer);
     return true;
   }
 
@@ -625,6 +666,7 @@
     let wroteText = false;
     let waiting = null;
     let seen = false;
+    let own = -1;  // this element's item, when listed
     if (inRegion) {
       style = styleOf(el);
       if (style.display === 'none') return;
@@ -657,6 +699,7 @@
         item.isNew = markNew && !state.known.has(el);
         if (!push(item, el)) return;
         listed = true;
+        own = items.length - 1;
         if (box) waiting = {box, item: items.length - 1, end: 0, opaqueOnly: false};
       } else if (!ctx.inInteractive && !(ctx.inText && isInline(el))) {
         const text = ownText(el);
@@ -677,6 +720,7 @@
     };
     visitChildren(el, childCtx);
     if (box) box.last = visited - 1;
+    if (listed && mergeIntoOnly(own)) waiting = null;
     if (waiting) {
       waiting.end = items.length;
       pending.push(waiting);
@@ -728,7 +772,11 @@
     inRow: false});
 
   // A covered element is left out (the click would land on what covers it); what it contained moves up a level.
-  const dropped = new Set();
+  const dropped = new Set(merged);
+  // What a merged wrapper contained moves up a level, like a covered element's.
+  for (const i of merged) {
+    for (let j = i + 1; j < items.length && items[j].depth > items[i].depth; j++) items[j].depth -= 1;
+  }
   for (const {box, item, end, opaqueOnly} of pending) {
     if (!isCovered(box, opaqueOnly)) continue;
     dropped.add(item);

@@ -5,14 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.browser.controller import PlaywrightPageController
-from app.core.abort import AbortSignal
 from tests.browser.helpers import element_lines, index_of
-
-
-async def state_of(controller: PlaywrightPageController, signal: AbortSignal, url: str) -> str:
-    await controller.go_to_url(url, signal)
-    return (await controller.get_browser_state(signal)).content
+from tests.browser.test_observation import state_of
 
 
 async def test_a_checkbox_under_its_own_labels_decoration_is_listed_and_toggles(controller, signal, site) -> None:
