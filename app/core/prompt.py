@@ -151,9 +151,10 @@ def _app_line(event: HistoricalEvent) -> str:
 def _browser_state(state: BrowserState | None, budget: PromptBudget) -> str:
     if state is None:
         return "<browser_state>\n(The page could not be read.)\n</browser_state>"
+    # The page's own first line names the current tab's title and address; its tab line does not repeat them.
     tabs = "\n".join(
-        f"- Tab {tab.tab_id}{' (current)' if tab.active else ''}: {inert(tab.title) or '(untitled)'} — "
-        f"{inert(tab.url)}"
+        f"- Tab {tab.tab_id} (current)" if tab.active else
+        f"- Tab {tab.tab_id}: {inert(tab.title) or '(untitled)'} — {inert(tab.url)}"
         for tab in state.tabs
     )
     # The controller lays the page out in lines and makes each page-derived field inert; no tag of the page's may

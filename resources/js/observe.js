@@ -44,6 +44,11 @@
     'B', 'I', 'EM', 'STRONG', 'SPAN', 'CODE', 'SMALL', 'MARK', 'SUP', 'SUB', 'ABBR', 'TIME', 'U', 'S', 'Q', 'CITE',
     'KBD', 'VAR', 'DFN', 'FONT', 'BDI', 'BDO', 'DATA', 'INS', 'DEL',
   ]);
+  // A pointer cursor set on one of these is the list's, not one target: its rows and items are the targets.
+  const LIST_TAGS = new Set(['UL', 'OL', 'MENU', 'DL', 'TABLE', 'THEAD', 'TBODY', 'TFOOT']);
+  // Listed elements inside which a nested element can be a target of its own (an inbox row's star icon); inside a
+  // link or a button it cannot.
+  const CONTROL_TAGS = new Set(['A', 'BUTTON', 'SUMMARY', 'LABEL']);
   const TEXT_INPUT_TYPES = new Set(['text', 'email', 'search', 'tel', 'url', 'number', 'date', 'time',
     'datetime-local', 'month', 'week', 'color', 'range']);
 
@@ -53,6 +58,8 @@
     state = {known: new WeakSet(), observed: false, nonce: '', elements: []};
     Object.defineProperty(window, STATE_KEY, {value: state, configurable: true});
   }
+  // A document that outlived an app update keeps the older observer's state.
+  if (!state.controls) state.controls = new WeakMap();
   // Nothing is "new" on the first look at a document: the marker is about what changed since the last step.
   const markNew = state.observed;
   const elements = [];
@@ -65,6 +72,10 @@
   let visited = 0;
   // Listed candidates whose cover check waits until every element that might lie on top has been seen.
   const pending = [];
+  // Controls under their own label's decoration, and the label that takes their clicks.
+  const standIns = new Map();
+  // Wrappers listed through the one element inside them (mergeIntoOnly).
+  const merged = new Set();
 
   const vw = window.innerWidth;
   const vh = window.innerHeight;
@@ -288,6 +299,13 @@
     const hit = (root.elementFromPoint ? root : document).elementFromPoint(centre.x, centre.y);
     if (!hit || hit === el || composedContains(el, hit) || composedContains(hit, el)) return false;
     if (hit.tagName === SKIP) return false;
+    // A control under its own label's decoration (a custom checkbox's box): the click lands on the label, which
+    // passes it to the control.
+    const label = el.labels && Array.from(el.labels).find((l) => l === hit || composedContains(l, hit));
+    if (label) {
+      standIns.set(el, label);  // a click on the control would hit the decoration: the label takes it
+      return false;
+    }
     if (!opaqueOnly) return true;
     for (let n = hit; n && !composedContains(n, el); n = composedParent(n)) {
       if (hides(n)) return true;
@@ -303,6 +321,20 @@
     const colour = rgba(style.backgroundColor);
     return style.backgroundImage !== 'none' || (colour !== null && colour[3] * parseFloat(style.opacity) >= OPAQUE);
   }
+
+  // Whether an element's text stands apart from its neighbours' rather than continuing their word.
+  const setApart = (style) => style.display !== 'inline' || parseFloat(style.marginLeft) > 0
+    || parseFloat(style.marginRight) > 0 || parseFloat(style.paddingLeft) > 0 || parseFloat(style.paddingRight) > 0;
+  // Markup inside a word sits next to text ("y<b>A</b>"); two elements side by side are two pieces of a component
+  // ("<span>Card title</span><span>More</span>"), set apart by styling more often than not.
+  const afterElement = (node) => !!node.previousSibling && node.previousSibling.nodeType === Node.ELEMENT_NODE;
+
+  // A <label> whose control is on the page: its words go on the control's line (label=), not on a line of their own.
+  const namesControl = (el) => el.tagName === 'LABEL' && !!el.control && el.control.getClientRects().length > 0;
+
+  // Inline content that continues the sentence around it (a <label> that names no control reads as text:
+  // "<label>Seats left:</label><span>7</span>").
+  const isInline = (el) => INLINE_TAGS.has(el.tagName) || (el.tagName === 'LABEL' && !namesControl(el));
 
   // Text of an element's subtree without the text of nested interactive elements (those get their own line):
   // {shown: what a person sees, named: its accessible name (hidden-but-announced text included)}.
@@ -321,6 +353,11 @@
         shownLength += text.length;
       }
     };
+    // Pieces are glued as the page sets them ("y<b>A</b>" reads "yA"); a box or a margin sets a piece apart.
+    const gap = () => {
+      shown.push(' ');
+      named.push(' ');
+    };
     const childrenOf = (node) => (node.tagName === 'SLOT' && node.assignedNodes().length
       ? node.assignedNodes() : (node.shadowRoot || node).childNodes);
     const walk = (node, visible, announced) => {
@@ -330,12 +367,16 @@
           const text = child.data.trim();
           const parent = child.parentElement || node;
           if (text && styleOf(parent).visibility === 'visible') {
-            add(text, visible && !isClosedDetails(node) && textShows(child, parent), announced);
+            add(child.data, visible && !isClosedDetails(node) && textShows(child, parent), announced);
           }
+        } else if (child.nodeType === Node.ELEMENT_NODE && child.tagName === 'BR') {
+          gap();
         } else if (child.nodeType === Node.ELEMENT_NODE && !SKIP_TAGS.has(child.tagName)
                    && !isCheapInteractive(child, child.tagName)) {
           const style = styleOf(child);
           if (style.display === 'none') continue;  // neither seen nor announced
+          const apart = child.tagName === 'IMG' || afterElement(child) || setApart(style);
+          if (apart) gap();
           const told = announced && child.getAttribute('aria-hidden') !== 'true';
           const rect = child.getBoundingClientRect();
           const paint = paintOf(child, style, rect);
@@ -347,28 +388,35 @@
           } else {
             walk(child, seen, told);
           }
+          if (apart) gap();
         }
       }
     };
     walk(el, true, true);
-    return {shown: cut(clean(shown.join(' ')), LABEL_MAX), named: cut(clean(named.join(' ')), LABEL_MAX)};
+    return {shown: cut(clean(shown.join('')), LABEL_MAX), named: cut(clean(named.join('')), LABEL_MAX)};
   }
 
   // Direct text of a non-interactive element plus its inline formatting children: one readable sentence, of the
   // pieces a person can see.
   function ownText(el) {
     if (isClosedDetails(el)) return '';
-    const parts = [];
+    if (namesControl(el)) return '';
+    let text = '';
     for (let child = el.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === Node.TEXT_NODE) {
-        if (child.data.trim() && textShows(child, el)) parts.push(child.data);
-      } else if (child.nodeType === Node.ELEMENT_NODE && INLINE_TAGS.has(child.tagName)
+        text += child.data.trim() && textShows(child, el) ? child.data : ' ';
+      } else if (child.nodeType === Node.ELEMENT_NODE && isInline(child)
                && !isCheapInteractive(child, child.tagName)) {
-        parts.push(inlineText(child));
+        // Glued as the page sets them; a styled piece with a margin ("Phone" + "optional") and a caption
+        // ("Seats left:" + "7") are set apart.
+        const piece = inlineText(child);
+        const apart = child.tagName === 'LABEL' || afterElement(child) || setApart(styleOf(child));
+        text += apart ? ` ${piece} ` : piece;
+      } else {
+        text += ' ';
       }
     }
-    // Joined with spaces: styled pieces ("Phone" + "optional") are usually set apart visually, not glued.
-    return clean(parts.join(' '));
+    return clean(text);
   }
 
   // The visible text of an inline element; a <br> still separates words ("demo1234<br>Any" is not "demo1234Any").
@@ -377,7 +425,13 @@
     let text = '';
     for (let child = el.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === Node.TEXT_NODE) text += child.data.trim() && textShows(child, el) ? child.data : ' ';
-      else if (child.nodeType === Node.ELEMENT_NODE) text += child.tagName === 'BR' ? ' ' : inlineText(child);
+      else if (child.nodeType === Node.ELEMENT_NODE) {
+        // A nested control has its own line; a <br> still separates words.
+        const own = child.tagName === 'BR' || SKIP_TAGS.has(child.tagName) || namesControl(child)
+          || isCheapInteractive(child, child.tagName);
+        const piece = own ? ' ' : inlineText(child);
+        text += afterElement(child) ? ` ${piece}` : piece;
+      }
     }
     return text;
   }
@@ -414,8 +468,21 @@
     // Generated addresses say nothing to the model and change on every visit.
     if (url.protocol === 'data:' || url.protocol === 'blob:') return `${url.protocol}…`;
     const local = url.origin === location.origin;
-    const text = (local ? '' : url.host) + url.pathname + url.search + url.hash;
-    return cut(text || '/', VALUE_MAX);
+    // "#" and "#top" on this very page lead nowhere new (the page's own path would be noise): only a named fragment
+    // says where it goes.
+    if (local && url.pathname === location.pathname && url.search === location.search) {
+      return url.hash.length > 1 ? cutMiddle(url.hash, VALUE_MAX) : null;
+    }
+    // Same-origin links by their path: the page's origin is on the "Current page" line already.
+    const text = (local ? '' : url.host.replace(/^www\./, '')) + url.pathname + url.search;
+    return cutMiddle(text, VALUE_MAX);
+  }
+
+  // Long addresses differ at their end (an id, a page number) as often as at their start: keep both.
+  function cutMiddle(s, max) {
+    if (s.length <= max) return s;
+    const tail = Math.floor(max / 3);
+    return `${s.slice(0, max - tail - 1)}…${s.slice(s.length - tail)}`;
   }
 
   function scrollInfo(el, style) {
@@ -505,8 +572,11 @@
   function itemOf(el, tag, style) {
     const {shown, named} = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY'
       ? {shown: '', named: ''} : labelOf(el);
-    return {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(),
-      attrs: attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named), text: shown, isNew: false};
+    const said = shown.toLowerCase();
+    // A tooltip or name that repeats the visible text says nothing more.
+    const attrs = attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named)
+      .filter(([name, value]) => !((name === 'title' || name === 'aria-label') && value.toLowerCase() === said));
+    return {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(), attrs, text: shown, isNew: false};
   }
 
   // Parallel to items: the element an 'el' item stands for.
@@ -522,8 +592,48 @@
     return true;
   }
 
+  // A wrapper with no words of its own around exactly one listed element (<li role=tab><a>Prices</a></li>) is one
+  // target: the inner element is listed, carrying the wrapper's role and state. Returns whether it merged.
+  const STATE_ATTRS = ['role', 'aria-selected', 'aria-expanded', 'aria-checked', 'aria-pressed', 'aria-haspopup'];
+  function mergeIntoOnly(outer) {
+    const wrapper = items[outer];
+    if (wrapper.text || wrapper.attrs.some(([name]) => name === 'scrollable' || name === 'aria-label')) return false;
+    if (NATIVE_TAGS.has(wrapper.tag.toUpperCase())) return false;
+    let inner = -1;
+    for (let i = outer + 1; i < items.length; i++) {
+      if (items[i].kind === 'el') {
+        if (inner >= 0) return false;
+        inner = i;
+      }
+    }
+    if (inner < 0 || !items[inner].text) return false;
+    const names = new Set(items[inner].attrs.map(([name]) => name));
+    for (const attr of wrapper.attrs) {
+      if (STATE_ATTRS.includes(attr[0]) && !names.has(attr[0])) items[inner].attrs.push(attr);
+    }
+    merged.add(outer);
+    return true;
+  }
+
+  // A control whose visible <label> names it.
+  const hasShownLabel = (el) => !!el.labels && Array.from(el.labels, (label) => labelOf(label).shown).some(Boolean);
+
+  // A link, a button or the like: what is inside it is part of it, not a target of its own.
+  function isControl(el, tag) {
+    const role = el.getAttribute('role');
+    return CONTROL_TAGS.has(tag) || NATIVE_TAGS.has(tag) || role === 'button' || role === 'link';
+  }
+
+  // An icon that names itself (aria-label or title) and shows at most a ligature word of text ("star").
+  function isNamedIcon(el) {
+    if (!el.getAttribute('aria-label') && !el.getAttribute('title')) return false;
+    const text = el.textContent.trim();
+    return text.length <= 20 && !/\s/.test(text);
+  }
+
   // ctx: {depth, parentPointer (true/false/undefined when the parent's style was not read), inInteractive,
-  //       inText (the parent's line already carries this inline element's text)}
+  //       inText (the parent's line already carries this inline element's text),
+  //       inRow (the nearest listed ancestor is a clickable container, inside which an icon can be a target)}
   // What this element paints in is read from its parent's paint context (paintOf), which the walk has already
   // computed for any parent inside the region.
   function visit(el, ctx) {
@@ -556,11 +666,14 @@
     let wroteText = false;
     let waiting = null;
     let seen = false;
+    let own = -1;  // this element's item, when listed
     if (inRegion) {
       style = styleOf(el);
       if (style.display === 'none') return;
       const paint = paintOf(el, style, rect);
-      if (paint.alpha < ALPHA_MIN) return;  // nothing inside can show through
+      // Nothing inside can show through; but a transparent control that a visible label stands for (Bootstrap's
+      // custom file input) is what a click on that label reaches.
+      if (paint.alpha < ALPHA_MIN && !(tag === 'INPUT' && hasShownLabel(el))) return;
       pointer = style.cursor === 'pointer';
       seen = style.visibility === 'visible' && shows(rect, paint.clip);
     }
@@ -575,16 +688,20 @@
         parentPointer = !!parent && styleOf(parent).cursor === 'pointer';
       }
       const scroll = scrollInfo(el, style);
-      // A pointer cursor is inherited: only the element where it starts is the clickable one.
-      const candidate = cheap || (pointer && !parentPointer && tag !== 'BODY' && tag !== 'HTML') || scroll !== null;
+      // A pointer cursor is inherited: only the element where it starts is the clickable one, unless it is a list's
+      // (its items are), or it is an icon with a name of its own inside a clickable row (a star, a bin).
+      const startsPointer = pointer && !parentPointer && tag !== 'BODY' && tag !== 'HTML' && !LIST_TAGS.has(tag);
+      const icon = pointer && parentPointer && ctx.inRow && isNamedIcon(el);
+      const candidate = cheap || startsPointer || icon || scroll !== null;
       if (candidate) {
         const item = itemOf(el, tag, style);
         item.depth = ctx.depth;
         item.isNew = markNew && !state.known.has(el);
         if (!push(item, el)) return;
         listed = true;
+        own = items.length - 1;
         if (box) waiting = {box, item: items.length - 1, end: 0, opaqueOnly: false};
-      } else if (!ctx.inInteractive && !(ctx.inText && INLINE_TAGS.has(tag))) {
+      } else if (!ctx.inInteractive && !(ctx.inText && isInline(el))) {
         const text = ownText(el);
         if (text) {
           if (!push({kind: 'text', depth: ctx.depth, text: cut(text, TEXT_MAX)})) return;
@@ -596,12 +713,14 @@
     }
     const childCtx = {
       depth: ctx.depth + (listed ? 1 : 0),
-      parentPointer: pointer,
+      parentPointer: pointer && !LIST_TAGS.has(tag),
       inInteractive: ctx.inInteractive || listed || cheap,
-      inText: wroteText || (ctx.inText && INLINE_TAGS.has(tag)),
+      inText: wroteText || (ctx.inText && isInline(el)),
+      inRow: listed ? !isControl(el, tag) : ctx.inRow,
     };
     visitChildren(el, childCtx);
     if (box) box.last = visited - 1;
+    if (listed && mergeIntoOnly(own)) waiting = null;
     if (waiting) {
       waiting.end = items.length;
       pending.push(waiting);
@@ -649,10 +768,15 @@
     }
   }
 
-  visit(document.documentElement, {depth: 0, parentPointer: false, inInteractive: false, inText: false});
+  visit(document.documentElement, {depth: 0, parentPointer: false, inInteractive: false, inText: false,
+    inRow: false});
 
   // A covered element is left out (the click would land on what covers it); what it contained moves up a level.
-  const dropped = new Set();
+  const dropped = new Set(merged);
+  // What a merged wrapper contained moves up a level, like a covered element's.
+  for (const i of merged) {
+    for (let j = i + 1; j < items.length && items[j].depth > items[i].depth; j++) items[j].depth -= 1;
+  }
   for (const {box, item, end, opaqueOnly} of pending) {
     if (!isCovered(box, opaqueOnly)) continue;
     dropped.add(item);
@@ -663,7 +787,9 @@
     if (dropped.has(i)) return;
     if (item.kind === 'el') {
       item.ref = elements.length;
-      elements.push(owners[i]);
+      const standIn = standIns.get(owners[i]);
+      if (standIn) state.controls.set(standIn, owners[i]);
+      elements.push(standIn || owners[i]);
       // Only now is it known: a covered element seen again once the overlay goes is news to the model.
       state.known.add(owners[i]);
     }
@@ -680,7 +806,8 @@
     paints = new Map();
     backgrounds = new Map();
     textStyles = new Map();
-    return JSON.stringify(itemOf(el, el.tagName, styleOf(el)));
+    const control = state.controls.get(el) || el;  // a label acted on for its control reads as the control
+    return JSON.stringify(itemOf(control, control.tagName, styleOf(control)));
   };
 
   return {

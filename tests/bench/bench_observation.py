@@ -1,7 +1,9 @@
 """Observation benchmark: time to extract and serialize a page (get_browser_state), and the size of what it says.
 
 Run: .venv/bin/python -m tests.bench.bench_observation   (headless Chromium; prints medians over repeated runs)
-Targets: <= 30 ms at 200 interactive elements, <= 150 ms at 10,000.
+Targets (issue 11, this 2-core machine): <= 10 ms up to 200 interactive elements, <= 20 ms at 2,000, <= 60 ms at
+10,000, <= 200 ms on a 50,000-node document. "first look" is the median of the first observation of freshly loaded
+copies of the page (it installs the observer); the steady figure is the median of later looks.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from app.browser.session import BrowserSession, LaunchOptions
 from app.core.abort import AbortSignal
 
 RUNS = 21
+FIRST_RUNS = 5
 
 
 def controls_page(count: int) -> str:
@@ -40,6 +43,46 @@ def text_page(paragraphs: int) -> str:
     body = "\n".join(f"<h2>Section {i}</h2><p>{sentence * 6}<a href='#s{i}'>anchor</a> {sentence * 3}</p>"
                      for i in range(paragraphs))
     return f"<title>Long article</title><article>{body}</article>"
+
+
+def docs_index(nodes: int) -> str:
+    """A documentation index of about ``nodes`` elements: nested lists of links, a few per entry, as API indexes are."""
+    entries = nodes // 4  # li, a, code, span
+    items = "\n".join(f"<li><a href='/api/module{i // 50}/symbol{i}.html'><code>symbol_{i}</code></a>"
+                       f"<span> Summary of symbol {i}.</span></li>" for i in range(entries))
+    return f"<title>API index</title><h1>Index</h1><ul>{items}</ul>"
+
+
+def admin_page(rows: int) -> str:
+    """An admin template's list view: icon sidebar, top bar with menus, a table of rows with custom checkboxes,
+    status badges and icon actions, pagination."""
+    nav = "".join(f"<li><a href='/admin/section{i}'><i class='icon' aria-hidden=true></i><span>Section {i}</span>"
+                  f"</a></li>" for i in range(24))
+    row = ("<tr><td><label class=check for=r{i}><input type=checkbox id=r{i}><span class=box></span></label></td>"
+           "<td><a href='/admin/orders/{i}/edit'>#{i}</a></td><td>Customer {i}</td><td><span class=badge>Paid</span>"
+           "</td><td>{i}.00 EUR</td><td><a href='/admin/orders/{i}' title='View'><i class=icon></i></a>"
+           "<button type=button aria-label='Delete order {i}'><i class=icon></i></button></td></tr>")
+    body = "".join(row.format(i=i) for i in range(rows))
+    pages = "".join(f"<a href='/admin/orders?page={i}'>{i}</a>" for i in range(1, 30))
+    style = ("<style>body{display:flex;margin:0}aside{width:220px}main{flex:1}.icon{display:inline-block;width:14px;"
+             "height:14px;background:#888}.check{position:relative;display:inline-block;width:18px;height:18px}"
+             ".check input{position:absolute;inset:0;margin:0}.check .box{position:absolute;inset:0;background:#fff;"
+             "border:1px solid #333}.badge{padding:2px 6px;background:#def}</style>")
+    return (f"<title>Orders - Admin</title>{style}<aside><ul>{nav}</ul></aside><main><header><input type=search "
+            f"placeholder=Search><button aria-haspopup=menu>Account</button></header><h1>Orders</h1><table><thead><tr>"
+            f"<th></th><th>Order</th><th>Customer</th><th>Status</th><th>Total</th><th></th></tr></thead><tbody>{body}"
+            f"</tbody></table><nav>{pages}</nav></main>")
+
+
+async def first_look(controller: PlaywrightPageController, html: str) -> float:
+    page = controller.session.active_page
+    times = []
+    for _ in range(FIRST_RUNS):
+        await page.set_content(html)
+        started = time.perf_counter()
+        await controller.get_browser_state(AbortSignal())
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
 
 
 async def measure(controller: PlaywrightPageController, html: str, scroll_to: float = 0.0) -> tuple[float, int]:
@@ -69,11 +112,14 @@ async def main() -> None:
                 ("10,000 interactive elements", controls_page(10_000), 0.0),
                 ("10,000, scrolled to the middle", controls_page(10_000), 0.5),
                 ("long text page (300 sections)", text_page(300), 0.0),
+                ("docs index (50,000 nodes)", docs_index(50_000), 0.0),
+                ("admin list (200 rows)", admin_page(200), 0.0),
             ]
-            print(f"{'page':34} {'median ms':>10} {'output chars':>13}")
+            print(f"{'page':34} {'first ms':>9} {'median ms':>10} {'output chars':>13}")
             for name, html, scroll in cases:
+                first = await first_look(controller, html) if not scroll else float("nan")
                 median, size = await measure(controller, html, scroll)
-                print(f"{name:34} {median:10.1f} {size:13,d}")
+                print(f"{name:34} {first:9.1f} {median:10.1f} {size:13,d}")
         finally:
             await session.close()
 

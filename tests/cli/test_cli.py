@@ -284,7 +284,8 @@ def test_cdp_url_works_in_the_open_tab_and_leaves_that_browser_running(
 
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["data"] == "Pressed it."
-        assert "Tab 1 (current): Counter" in browser_state(llm_server.requests[0])
+        state = browser_state(llm_server.requests[0])
+        assert "Tab 1 (current)" in state and "Current page: [Counter]" in state
         assert "/pressed" in page_server.hits
         time.sleep(0.3)
         assert chromium.poll() is None, "the attached browser was closed"

@@ -219,7 +219,9 @@ async def test_a_password_learnt_late_is_masked_in_what_was_recorded_before(
 
 async def test_a_page_that_echoes_a_secret_shows_the_placeholder(llm_server: FakeLLMServer,
                                                                  make_agent: AgentFactory) -> None:
-    page = FakePage(PASSWORD_PAGE.replace("[End of page]", f"Your password is {VALUE}\n[End of page]"))
+    # The title as the real page text carries it: on its "Current page" line (the current tab's line omits it).
+    page = FakePage(PASSWORD_PAGE.replace("[End of page]", f"Your password is {VALUE}\n[End of page]")
+                    .replace("[Sign in]", f"[Hello {VALUE}]"))
     page.title = f"Hello {VALUE}"
     page.pending_events.append(f"A download finished: {VALUE}.txt")
     agent, _ = make_agent(page=page, guardrails=Guardrails(secrets=vault()))
