@@ -266,7 +266,7 @@ class SettingsDialog(QDialog):
         vision_column.addWidget(small_label(self, tr(
             "For models that read images: each step also sends a picture of the page with its elements numbered. "
             "Test connection checks that the model takes them.")))
-        form.addRow("", vision_column)
+        column.addLayout(vision_column)
         column.addLayout(test_row)
         column.addWidget(self.message)
         model_page.addWidget(model_block)

@@ -314,3 +314,28 @@ def wait_for_devtools(cdp_url: str, chromium: subprocess.Popen[bytes]) -> None:
         except OSError:
             time.sleep(0.1)
     raise AssertionError(f"Chromium never listened on {cdp_url}")
+
+
+def test_vision_sends_a_screenshot_each_step_and_its_recording_replays_without_the_images(
+        home: Path, llm_server: FakeLLMServer, page_server: PageServer, tmp_path: Path) -> None:
+    respond = press_then_done()
+
+    def reading_text_and_image(body: dict[str, Any]) -> FakeResponse:
+        last = body["messages"][-1]
+        assert [part["type"] for part in last["content"]] == ["text", "image_url"]  # one image, with the text
+        assert all(isinstance(m["content"], str) for m in body["messages"][:-1])
+        return respond({**body, "messages": [*body["messages"][:-1], {"role": "user",
+                                                                      "content": last["content"][0]["text"]}]})
+
+    llm_server.fallback = reading_text_and_image
+    cassette = tmp_path / "vision.json"
+    done = run_cli(cli("Press the button", "--url", page_server.url, "--vision", "--record", str(cassette), "--json"),
+                   cli_env(home, llm_server))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["success"] is True and len(llm_server.requests) == 2
+    assert "base64" not in cassette.read_text()  # answers are recorded, never the screenshots sent
+
+    replayed = run_cli(cli("Press the button", "--url", page_server.url, "--vision", "--replay", str(cassette),
+                           "--json"), cli_env(home, llm_server))
+    assert replayed.returncode == 0, replayed.stderr
+    assert json.loads(replayed.stdout)["data"] == "Pressed it." and len(llm_server.requests) == 2

@@ -204,3 +204,20 @@ def test_the_sdks_status_line_is_not_repeated_as_the_servers_words() -> None:
     assert error_detail(bare) == ""
     worded = openai.APIStatusError("Error code: 405 - Method Not Allowed", response=response, body=None)
     assert error_detail(worded) == "Method Not Allowed"
+
+
+async def test_with_screenshots_on_the_test_sends_an_image_and_says_it_was_taken(llm_server: FakeLLMServer) -> None:
+    llm_server.add(FakeResponse(body=completion(tool_name=probe.PROBE_TOOL, arguments={"ok": True})))
+    result = await probe.test_connection(settings_for(llm_server), images=True)
+    assert result.ok and result.message.endswith("tool calling and images work.")
+    parts = llm_server.requests[0]["messages"][0]["content"]
+    assert [part["type"] for part in parts] == ["text", "image_url"]
+    assert parts[1]["image_url"]["url"].startswith("data:image/jpeg;base64,/9j/")
+
+
+async def test_a_model_that_takes_no_images_is_told_in_plain_words(llm_server: FakeLLMServer) -> None:
+    llm_server.add(error_reply(400, "Invalid content type. image_url is only supported by certain models."))
+    result = await probe.test_connection(settings_for(llm_server), images=True)
+    assert not result.ok and result.kind == ProbeKind.NO_IMAGES
+    assert "does not accept images (400)" in result.message
+    assert result.suggestion and "Show the model screenshots" in result.suggestion

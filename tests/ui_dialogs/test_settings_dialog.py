@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QLineEdit
 from app.llm.probe import PROBE_TOOL
 from app.llm.settings import ToolChoiceMode
 from app.settings import secrets
-from app.settings.model import Settings, save_settings
+from app.settings.model import Settings, load_settings, save_settings
 from app.ui.dialog_widgets import Tone
 from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, completion
@@ -78,19 +78,22 @@ async def test_save_returns_settings_and_key_goes_to_the_keyring(
     dialog.language_combo.setCurrentIndex(dialog.language_combo.findData("zh"))
     dialog.start_url_edit.setText("https://crm.example/")
     dialog.javascript_check.setChecked(True)
+    assert not dialog.vision_check.isChecked()  # off unless asked for
+    dialog.vision_check.setChecked(True)
     dialog.browser_edit.setText("/opt/chrome/chrome")
     dialog.save_button.click()
     await until(lambda: dialog.result() == QDialog.DialogCode.Accepted)
     settings = dialog.result_settings()
     assert settings.provider == "openrouter" and settings.base_url == "https://openrouter.ai/api/v1"
     assert settings.model == "anthropic/claude-sonnet-4" and settings.tool_choice == ToolChoiceMode.REQUIRED
-    assert settings.max_steps == 25 and settings.language == "zh" and settings.allow_javascript
+    assert settings.max_steps == 25 and settings.language == "zh" and settings.allow_javascript and settings.vision
     assert settings.start_url == "https://crm.example/" and settings.browser_path == "/opt/chrome/chrome"
     assert dialog.result_api_key() == "sk-or-new-key-987654"
     assert memory_keyring.passwords[(secrets.SERVICE, "api-key:openrouter")] == "sk-or-new-key-987654"
     path = tmp_path / "settings.json"
     save_settings(path, settings)  # what the caller does
     assert "sk-or-new-key" not in path.read_text() and KEY not in path.read_text()
+    assert load_settings(path).vision
 
 
 async def test_untouched_key_is_not_rewritten(dialog: SettingsDialog, memory_keyring: MemoryKeyring) -> None:
