@@ -204,7 +204,7 @@ class Runtime:
 
     async def open_url(self, url: str) -> str:
         await self.agent()
-        return await self._live_controller().go_to_url(url, AbortSignal())
+        return await self._live_controller().open(url, AbortSignal())
 
     async def shutdown(self) -> None:
         # Under the lock: a Chromium still starting is closed once it is up, never left behind.
@@ -278,7 +278,7 @@ class Runtime:
         start = await self._start_page()
         if start:
             check_start_page(navigation_policy(self.settings, self.options), start, "The start page")
-            await self._live_controller().go_to_url(start, AbortSignal())
+            await self._live_controller().open(start, AbortSignal())
 
     async def _start_page(self) -> str:
         if self.options.demo:

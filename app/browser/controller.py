@@ -425,6 +425,11 @@ class PlaywrightPageController:
 
     @_settles
     async def go_to_url(self, url: str, signal: AbortSignal) -> str:
+        return await self.open(url, signal)
+
+    async def open(self, url: str, signal: AbortSignal) -> str:
+        """go_to_url without waiting for the page to settle: the start page, opened before a task begins, is read
+        when the task's first step looks at it."""
         target = self._allowed_url(url)
         page = self.session.active_page
         if self.session.is_crashed(page):
