@@ -1,4 +1,6 @@
-"""The page as the model reads it (DESIGN.md, "What the model sees of the page").
+"""The page as the model reads it: a header (address, viewport, scroll), then one line per listed element,
+``[index]<tag attrs>text />``, indented by nesting, with context text between and ``*[`` marking what is new since
+the last look (app/README.md, "One task, step by step").
 
 The layout (the lines, `[index]<tag`, ` />`, the markers) is the app's; every field from the page is made ``inert``.
 """
