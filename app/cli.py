@@ -158,8 +158,9 @@ async def run_task(args: argparse.Namespace, printer: EventPrinter | None, drive
         signals.hold_until_exit()
 
 
-async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals,
-                    driver: DriverStart) -> int:
+async def _run_task(
+    args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals, driver: DriverStart
+) -> int:
     from app.runtime import Runtime, RuntimeOptions
 
     paths = app_paths()
@@ -183,7 +184,10 @@ async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, sign
         _tell(printer, str(exc))
         return EXIT_ERROR
     options = RuntimeOptions(
-        headless=args.headless, cdp_url=args.cdp_url, replay=args.replay, record=args.record,
+        headless=args.headless,
+        cdp_url=args.cdp_url,
+        replay=args.replay,
+        record=args.record,
         max_duration=args.max_duration,
         allowed_domains=args.allowed_domains,
         secrets_file=args.secrets_file,
@@ -217,12 +221,14 @@ async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, sign
                 agent.on("activity", printer.activity)
                 agent.on("event_added", printer.history)
             if person_present:
-                hand_off = TerminalHandOff(agent, sys.stdin.fileno(), Say(printer is not None),
-                                           windowless=args.headless and not args.cdp_url)
+                hand_off = TerminalHandOff(
+                    agent, sys.stdin.fileno(), Say(printer is not None), windowless=args.headless and not args.cdp_url
+                )
                 agent.on("activity", hand_off.on_activity)
             finished = await signals.until_stopped(asyncio.ensure_future(agent.execute(args.task)), agent.stop)
-            result = finished or ExecutionResult(success=False, data=STOPPED_AT_ONCE, status=AgentStatus.STOPPED,
-                                                 history=agent.history)
+            result = finished or ExecutionResult(
+                success=False, data=STOPPED_AT_ONCE, status=AgentStatus.STOPPED, history=agent.history
+            )
     finally:
         if hand_off is not None:
             await hand_off.close()
@@ -236,8 +242,7 @@ async def _run_task(args: argparse.Namespace, printer: EventPrinter | None, sign
         _tell(printer, result.data)
     if result.status == AgentStatus.NEEDS_PERSON:
         # On stderr even with --json, so that a script's log says why the run could not go on.
-        _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on: "
-                       f"{result.data}")
+        _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on: {result.data}")
     return exit_code(result)
 
 

@@ -43,7 +43,8 @@ def _task_text(text: str) -> str:
     if not is_valid_text(text):  # bytes that are not UTF-8 arrive as lone surrogates; no model could read them
         raise argparse.ArgumentTypeError(
             f"the task is not valid UTF-8 text: {valid_text(text)!r} (\ufffd marks what cannot be read); check the "
-            "terminal's encoding, or write the task again")
+            "terminal's encoding, or write the task again"
+        )
     return text
 
 
@@ -56,8 +57,10 @@ def base_url_problem(url: str) -> str | None:
         host = None
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not host:
-        return (f"The base URL {valid_text(url)!r} is not a web address: it must start with http:// or https:// "
-                "and name a server, like https://api.openai.com/v1.")
+        return (
+            f"The base URL {valid_text(url)!r} is not a web address: it must start with http:// or https:// "
+            "and name a server, like https://api.openai.com/v1."
+        )
     return None
 
 
@@ -81,36 +84,75 @@ def add_run_parser(subparsers: Any) -> None:
     run = subparsers.add_parser("run", help="Run one task headlessly and exit.")
     run.add_argument("task", type=_task_text, help="What the agent should do, in plain language.")
     run.add_argument("--url", help="Open this page first.")
-    run.add_argument("--base-url", type=_base_url,
-                     help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or settings).")
+    run.add_argument(
+        "--base-url", type=_base_url, help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or settings)."
+    )
     run.add_argument("--model", help="Model name (default: PAGE_AGENT_MODEL or settings).")
     run.add_argument("--api-key-env", metavar="VAR", help="Read the API key from this environment variable.")
-    run.add_argument("--max-steps", type=_bounded(int, MAX_STEPS_LIMIT),
-                     help=f"Step budget, 1 to {MAX_STEPS_LIMIT} (default: settings, 40).")
-    run.add_argument("--max-duration", type=_bounded(float, MAX_DURATION_LIMIT), metavar="SECONDS",
-                     help=f"Time budget for the whole task, its final report included (at most "
-                          f"{MAX_DURATION_LIMIT:g}).")
-    run.add_argument("--headless", dest="headless", action="store_true", default=True,
-                     help="Run Chromium without a window (default).")
+    run.add_argument(
+        "--max-steps",
+        type=_bounded(int, MAX_STEPS_LIMIT),
+        help=f"Step budget, 1 to {MAX_STEPS_LIMIT} (default: settings, 40).",
+    )
+    run.add_argument(
+        "--max-duration",
+        type=_bounded(float, MAX_DURATION_LIMIT),
+        metavar="SECONDS",
+        help=f"Time budget for the whole task, its final report included (at most {MAX_DURATION_LIMIT:g}).",
+    )
+    run.add_argument(
+        "--headless",
+        dest="headless",
+        action="store_true",
+        default=True,
+        help="Run Chromium without a window (default).",
+    )
     run.add_argument("--headed", dest="headless", action="store_false", help="Show the Chromium window.")
     run.add_argument("--cdp-url", help="Attach to a running Chromium/Chrome (its active tab); leave it running.")
-    run.add_argument("--vision", action="store_true",
-                     help="Show the model a screenshot of the page with each step (models that accept images; "
-                          "default: settings, off).")
+    run.add_argument(
+        "--vision",
+        action="store_true",
+        help="Show the model a screenshot of the page with each step (models that accept images; "
+        "default: settings, off).",
+    )
     run.add_argument("--events", action="store_true", help="Print every event as one JSON object per line on stderr.")
     run.add_argument("--json", action="store_true", help="Print the final result as one JSON object on stdout.")
     safety = run.add_argument_group("safety (see the README's Safety section)")
-    safety.add_argument("--allowed-domains", type=_domain_list, metavar="HOSTS",
-                        help="Only open these sites, comma-separated: example.com,*.example.com (default: settings).")
-    safety.add_argument("--secrets-file", type=Path, metavar="FILE",
-                        help="JSON object of secret name -> value; the model sees only <secret>name</secret>.")
-    safety.add_argument("--upload-dir", type=Path, action="append", default=[], metavar="DIR",
-                        help="A folder the agent may upload files from (repeatable).")
-    safety.add_argument("--risky", choices=("ask", "allow", "deny"), default="ask",
-                        help="A page's confirm()/prompt() and irreversible clicks: ask on the terminal (default; "
-                             "deny without one), allow, or deny.")
+    safety.add_argument(
+        "--allowed-domains",
+        type=_domain_list,
+        metavar="HOSTS",
+        help="Only open these sites, comma-separated: example.com,*.example.com (default: settings).",
+    )
+    safety.add_argument(
+        "--secrets-file",
+        type=Path,
+        metavar="FILE",
+        help="JSON object of secret name -> value; the model sees only <secret>name</secret>.",
+    )
+    safety.add_argument(
+        "--upload-dir",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="A folder the agent may upload files from (repeatable).",
+    )
+    safety.add_argument(
+        "--risky",
+        choices=("ask", "allow", "deny"),
+        default="ask",
+        help="A page's confirm()/prompt() and irreversible clicks: ask on the terminal (default; "
+        "deny without one), allow, or deny.",
+    )
     # SUPPRESS: the same options before "run" (page-agent-desktop --replay F run ...) must not be reset to None.
-    run.add_argument("--record", type=Path, metavar="FILE", default=argparse.SUPPRESS,
-                     help="Save the model's answers as a cassette.")
-    run.add_argument("--replay", type=Path, metavar="FILE", default=argparse.SUPPRESS,
-                     help="Replay a cassette instead of calling a model.")
+    run.add_argument(
+        "--record", type=Path, metavar="FILE", default=argparse.SUPPRESS, help="Save the model's answers as a cassette."
+    )
+    run.add_argument(
+        "--replay",
+        type=Path,
+        metavar="FILE",
+        default=argparse.SUPPRESS,
+        help="Replay a cassette instead of calling a model.",
+    )

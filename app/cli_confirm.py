@@ -19,8 +19,9 @@ from app.core.safety.risky import ConfirmHandler, ConfirmRequest
 RiskyMode = Literal["ask", "allow", "deny"]
 
 
-def cli_confirm(mode: RiskyMode, *, stopped: asyncio.Event, events: bool,
-                stdin: TextIO | None = None) -> ConfirmHandler:
+def cli_confirm(
+    mode: RiskyMode, *, stopped: asyncio.Event, events: bool, stdin: TextIO | None = None
+) -> ConfirmHandler:
     """The handler for ``--risky mode``. ``stopped`` is set when the user asks the run to stop (Ctrl+C): a question
     still open is then answered no. ``events``: stderr carries JSON lines only, so lines go through the log."""
     stdin = stdin if stdin is not None else sys.stdin
@@ -75,8 +76,9 @@ class _TerminalQuestion:
         reading = asyncio.ensure_future(read_line(self._fd))
         stop = asyncio.ensure_future(self._stopped.wait())
         try:
-            done, _ = await signal.race(asyncio.wait({reading, stop}, timeout=risky.CONFIRM_TIMEOUT,
-                                                     return_when=asyncio.FIRST_COMPLETED))
+            done, _ = await signal.race(
+                asyncio.wait({reading, stop}, timeout=risky.CONFIRM_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+            )
         except BaseException:
             self._say.end_prompt()
             raise

@@ -39,8 +39,10 @@ class TerminalHandOff:
         if self._windowless:
             self._say.line("Chromium has no window in this run (it is headless); run with --headed to act in it.")
         discard_typed_ahead(self._fd)
-        self._say.prompt("When you are done, press Enter to let the agent carry on (type a note first if you like), "
-                         "or Ctrl+C to stop:")
+        self._say.prompt(
+            "When you are done, press Enter to let the agent carry on (type a note first if you like), "
+            "or Ctrl+C to stop:"
+        )
         try:
             note = await read_line(self._fd)
         except TerminalUnreadable:

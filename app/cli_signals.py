@@ -41,8 +41,9 @@ class StopSignals:
             self.force.set()
         self.stop.set()
 
-    async def until_stopped(self, work: asyncio.Future[T],
-                            stop: Callable[[], Awaitable[None]] | None = None) -> T | None:
+    async def until_stopped(
+        self, work: asyncio.Future[T], stop: Callable[[], Awaitable[None]] | None = None
+    ) -> T | None:
         """``work``'s result, or None when it was cancelled. A stop calls ``stop()`` and lets ``work`` end on its
         own; without ``stop``, or on a second signal, ``work`` is cancelled."""
         stopped: asyncio.Future[Any] = asyncio.ensure_future(self.stop.wait())

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def build_guardrails(settings: Settings, paths: AppPaths, options: RuntimeOptions,
-                     confirm: ConfirmHandler | None) -> Guardrails:
+def build_guardrails(
+    settings: Settings, paths: AppPaths, options: RuntimeOptions, confirm: ConfirmHandler | None
+) -> Guardrails:
     """Command-line options beat the saved settings. Reads files and the keyring: call it off the event loop."""
     secrets = load_secrets(settings, options)
     if options.demo:
@@ -110,11 +111,15 @@ def check_upload_dirs(folders: list[Path], paths: AppPaths) -> list[Path]:
         own = folder_clash(folder, [mine.resolve() for mine in _app_folders(paths)])
         if own is not None and folder.is_relative_to(own):
             where = "" if folder == own else "inside "
-            raise ValueError(f"--upload-dir {given} is {where}Page Agent's own folder {own}: its settings, "
-                             "browser profile, history, downloads and logs are never uploaded.")
+            raise ValueError(
+                f"--upload-dir {given} is {where}Page Agent's own folder {own}: its settings, "
+                "browser profile, history, downloads and logs are never uploaded."
+            )
         if own is not None:
-            raise ValueError(f"--upload-dir {given} holds Page Agent's own folder {own}; choose a folder that "
-                             "holds only the files the agent may upload.")
+            raise ValueError(
+                f"--upload-dir {given} holds Page Agent's own folder {own}; choose a folder that "
+                "holds only the files the agent may upload."
+            )
         checked.append(folder)
     return checked
 

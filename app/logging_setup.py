@@ -65,8 +65,9 @@ def configure_logging(log_dir: Path) -> Path | None:
     root.addHandler(console)
     try:
         private_folder(log_dir)
-        file = _PrivateFileHandler(log_dir / LOG_FILE, maxBytes=1_000_000, backupCount=2, encoding="utf-8",
-                                  errors="backslashreplace")  # a lone surrogate from a page must not lose the line
+        file = _PrivateFileHandler(
+            log_dir / LOG_FILE, maxBytes=1_000_000, backupCount=2, encoding="utf-8", errors="backslashreplace"
+        )  # a lone surrogate from a page must not lose the line
     except OSError as exc:
         root.warning("no log file in %s: %s", log_dir, exc)
         return None

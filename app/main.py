@@ -15,8 +15,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="page-agent-desktop",
         description="A panel beside Chromium where an AI agent does your web task step by step, in plain sight.",
     )
-    parser.add_argument("--demo", action="store_true",
-                        help="Replay a recorded run on a bundled demo site (offline, no API key).")
+    parser.add_argument(
+        "--demo", action="store_true", help="Replay a recorded run on a bundled demo site (offline, no API key)."
+    )
     parser.add_argument("--record", type=Path, metavar="FILE", help="Save the model's answers as a cassette.")
     parser.add_argument("--replay", type=Path, metavar="FILE", help="Replay a cassette instead of calling a model.")
     subparsers = parser.add_subparsers(dest="command")

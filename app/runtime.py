@@ -42,10 +42,14 @@ DEMO_START = "index.html?reset"  # signed out, sample data only: every demo run 
 DEMO_PACE = 1.2
 # A captcha handed back unsolved is handed over again by the replay; any other page the recording did not expect
 # ends the demo with this (the fields: app/llm/cassette.py MISMATCH).
-DEMO_MISMATCH = ("The demo can only follow its recording, and this page is not where the recording expects it (its "
-                 "next step acts on {element}). Press New task to start the demo again.")
-DEMO_END = ("That is the end of the recorded demo. To give the agent tasks of your own, add a model and its API key "
-            "in Settings.")
+DEMO_MISMATCH = (
+    "The demo can only follow its recording, and this page is not where the recording expects it (its "
+    "next step acts on {element}). Press New task to start the demo again."
+)
+DEMO_END = (
+    "That is the end of the recorded demo. To give the agent tasks of your own, add a model and its API key "
+    "in Settings."
+)
 
 WindowRect = tuple[int, int, int, int]
 # Builds the model client in place of the configured one (the demo cassette's generator scripts its own model).
@@ -75,8 +79,15 @@ class RuntimeOptions:
 
 
 class Runtime:
-    def __init__(self, settings: Settings, paths: AppPaths, options: RuntimeOptions | None = None, *,
-                 api_key: str | None = None, llm_factory: LLMFactory | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        paths: AppPaths,
+        options: RuntimeOptions | None = None,
+        *,
+        api_key: str | None = None,
+        llm_factory: LLMFactory | None = None,
+    ) -> None:
         self.settings = settings
         self.paths = paths
         self.options = options or RuntimeOptions()
@@ -186,13 +197,19 @@ class Runtime:
                 self._llm = self._llm_ready or self._build_llm()
                 self._llm_ready = None
                 # Off the loop: it reads the secrets file and the keyring.
-                guardrails = await asyncio.to_thread(build_guardrails, self.settings, self.paths, self.options,
-                                                     self._confirm)
+                guardrails = await asyncio.to_thread(
+                    build_guardrails, self.settings, self.paths, self.options, self._confirm
+                )
                 controller = self._live_controller()
                 controller.guardrails = guardrails
-                self._agent = Agent(self._llm, controller, config,
-                                    ask_user=self._ask_user, guardrails=guardrails,
-                                    person_present=self.options.person_present)
+                self._agent = Agent(
+                    self._llm,
+                    controller,
+                    config,
+                    ask_user=self._ask_user,
+                    guardrails=guardrails,
+                    person_present=self.options.person_present,
+                )
                 controller.stop_bar.follow(self._agent)
                 for callback in list(self._agent_callbacks):
                     callback(self._agent)
@@ -251,8 +268,9 @@ class Runtime:
         launched_with = self.options.window
         playwright = await self.options.driver.take() if self.options.driver is not None else None
         if self.options.cdp_url:
-            session = await BrowserSession.attach(self.options.cdp_url, downloads_dir=self.paths.downloads_dir,
-                                                  playwright=playwright)
+            session = await BrowserSession.attach(
+                self.options.cdp_url, downloads_dir=self.paths.downloads_dir, playwright=playwright
+            )
         else:
             session = await BrowserSession.launch(
                 LaunchOptions(

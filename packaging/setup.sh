@@ -3,7 +3,7 @@
 # every step checks first and only does work that is missing.
 #
 #   bash packaging/setup.sh                           set up only
-#   bash packaging/setup.sh --test                    set up, then run the test suite (exits with pytest's code)
+#   bash packaging/setup.sh --test                    set up, run the checks (ruff, mypy), then the test suite
 #   bash packaging/setup.sh --run [ARGS...]           set up, then start the app with ARGS
 #   bash packaging/setup.sh --install-desktop-entry   set up, then add the app to your desktop's menu
 #
@@ -207,6 +207,11 @@ case "$MODE" in
     say "Setup complete. Start the app with: bash packaging/setup.sh --run"
     ;;
   test)
+    # The checks first: a finding fails the run as a failing test does (configured in pyproject.toml).
+    say "Checking the code (ruff lint, ruff format, mypy)"
+    "$VENV/bin/ruff" check app tests
+    "$VENV/bin/ruff" format --check app tests
+    "$VENV/bin/mypy"
     say "Running the tests"
     exec env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q
     ;;

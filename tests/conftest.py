@@ -18,9 +18,16 @@ TESTS = Path(__file__).resolve().parent
 # these files elsewhere. The rest checks the engine, the model client, settings, history and the panel's widgets.
 SLOW_FOLDERS = {"browser", "security", "robustness", "demo", "cli", "runtime"}
 SLOW_FILES = {
-    "core/test_hand_off.py", "core/test_navigation_policy.py", "test_packaging.py", "ui/test_closing.py",
-    "ui/test_confirm.py", "ui/test_desktop.py", "ui/test_real_runtime.py", "ui/test_tiling.py",
-    "ui_dialogs/test_desktop_settings.py", "ui_dialogs/test_theme.py",
+    "core/test_hand_off.py",
+    "core/test_navigation_policy.py",
+    "test_packaging.py",
+    "ui/test_closing.py",
+    "ui/test_confirm.py",
+    "ui/test_desktop.py",
+    "ui/test_real_runtime.py",
+    "ui/test_tiling.py",
+    "ui_dialogs/test_desktop_settings.py",
+    "ui_dialogs/test_theme.py",
 }
 
 
@@ -49,4 +56,3 @@ def collect_qt_garbage_on_the_main_thread(request: pytest.FixtureRequest) -> Ite
     yield
     if qt:
         gc.collect()
-

@@ -23,25 +23,50 @@ def test_every_package_is_listed_in_pyproject() -> None:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet", "-w",
-                    str(out), str(ROOT)], check=True, capture_output=True, timeout=240)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
     return next(out.glob("page_agent_desktop-*.whl"))
 
 
 def test_the_wheel_holds_the_resources(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    bundled = {str(path.relative_to(ROOT)).replace("resources/", "app/resources/", 1)
-               for path in (ROOT / "resources").rglob("*") if path.is_file()}
+    bundled = {
+        str(path.relative_to(ROOT)).replace("resources/", "app/resources/", 1)
+        for path in (ROOT / "resources").rglob("*")
+        if path.is_file()
+    }
     assert bundled <= names, sorted(bundled - names)[:5]
 
 
 def test_resources_load_from_an_unpacked_wheel(wheel: Path, tmp_path: Path) -> None:
     zipfile.ZipFile(wheel).extractall(tmp_path)
-    probe = ("from app.assets import read_resource, resources_root; "
-             "print(resources_root()); print(len(read_resource('prompts/system_prompt.md')))")
+    probe = (
+        "from app.assets import read_resource, resources_root; "
+        "print(resources_root()); print(len(read_resource('prompts/system_prompt.md')))"
+    )
     # -I: isolated mode, so the checkout (and its editable install) cannot be imported instead of the wheel.
-    result = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); {probe}"],
-                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); {probe}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     root, size = result.stdout.split()
     assert Path(root) == tmp_path / "app" / "resources"

@@ -105,8 +105,13 @@ def failure_text(exc: PlaywrightError) -> str:
     if blocker:
         return f"another element is covering it ({blocker[-1][:120]}); close that first or scroll"
     if isinstance(exc, PlaywrightTimeoutError):
-        for reason in ("element is not visible", "element is not enabled", "element is not stable",
-                       "element is outside of the viewport", "element is not editable"):
+        for reason in (
+            "element is not visible",
+            "element is not enabled",
+            "element is not stable",
+            "element is outside of the viewport",
+            "element is not editable",
+        ):
             if reason in message:
                 return f"timed out: {reason}"
         return "timed out waiting for the element to be ready"

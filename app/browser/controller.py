@@ -92,8 +92,14 @@ class PlaywrightPageController:
     ``margin``: viewport heights listed above and below the visible part. Timeouts are in seconds.
     """
 
-    def __init__(self, session: BrowserSession, *, margin: float = 0.5, action_timeout: float = 5.0,
-                 navigation_timeout: float = 20.0) -> None:
+    def __init__(
+        self,
+        session: BrowserSession,
+        *,
+        margin: float = 0.5,
+        action_timeout: float = 5.0,
+        navigation_timeout: float = 20.0,
+    ) -> None:
         self.session = session
         self.margin = margin
         self.settler = Settler()
@@ -129,8 +135,9 @@ class PlaywrightPageController:
             self._last, self._last_page = None, page
             reason = self._guard.refusal(page) or "a frame inside it is on an address that is not allowed."
             tabs = await signal.race(self._tabs(page, ""))
-            return BrowserState(url=page.url, title="", tabs=tabs,
-                                content=unread_page(self.session.tab_id(page), page.url, reason))
+            return BrowserState(
+                url=page.url, title="", tabs=tabs, content=unread_page(self.session.tab_id(page), page.url, reason)
+            )
         self._last, self._last_page = observation, page
         tabs = await signal.race(self._tabs(page, observation.title))
         return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
@@ -143,8 +150,9 @@ class PlaywrightPageController:
     async def _crashed_state(self, page: Page, signal: AbortSignal) -> BrowserState:
         self._last, self._last_page = None, page
         tabs = await signal.race(self._tabs(page, ""))
-        return BrowserState(url=page.url, title="", tabs=tabs,
-                            content=render_crashed(self.session.tab_id(page), page.url))
+        return BrowserState(
+            url=page.url, title="", tabs=tabs, content=render_crashed(self.session.tab_id(page), page.url)
+        )
 
     async def _observe_allowed(self, page: Page, signal: AbortSignal) -> Observation | None:
         """Observe the tab unless it, or a frame in it, stays on a refused address (None). Such frames are taken away
@@ -183,8 +191,11 @@ class PlaywrightPageController:
         # Ids taken now: a page may close a tab (or we a pop-up) while the titles are read.
         tabs = [(page, self.session.tab_id(page)) for page in self.session.pages]
         titles = await asyncio.gather(*(title(page) for page, _id in tabs))
-        return [TabInfo(tab_id=tab_id, url=p.url, title=t, active=p is active)
-                for (p, tab_id), t in zip(tabs, titles, strict=True) if not p.is_closed()]
+        return [
+            TabInfo(tab_id=tab_id, url=p.url, title=t, active=p is active)
+            for (p, tab_id), t in zip(tabs, titles, strict=True)
+            if not p.is_closed()
+        ]
 
     def drain_events(self) -> list[str]:
         return self._events.drain() + self._guard.drain()
@@ -227,8 +238,10 @@ class PlaywrightPageController:
         if now is None or now.identity() == ref.item.identity():
             return
         reads = now.reads() if now.tag == ref.item.tag else f"<{now.tag}> {now.reads()}".strip()
-        raise ToolError(f'Refused to act on [{index}]: the element changed since you saw it (it now reads '
-                        f'"{reads}"); look at the new state.')
+        raise ToolError(
+            f"Refused to act on [{index}]: the element changed since you saw it (it now reads "
+            f'"{reads}"); look at the new state.'
+        )
 
     @asynccontextmanager
     async def _failures(self, what: str) -> AsyncIterator[None]:
@@ -299,8 +312,11 @@ class PlaywrightPageController:
         label = describe(index, ref.item)
         secret = dict(ref.item.attrs).get("type") == "password"
         shown = "••••" if secret else json.dumps(text, ensure_ascii=False)
-        editable = await self._race(signal, f"Could not type into {label}", element.evaluate(
-            "el => ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || el.isContentEditable"))
+        editable = await self._race(
+            signal,
+            f"Could not type into {label}",
+            element.evaluate("el => ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || el.isContentEditable"),
+        )
         async with self._failures(f"Could not type into {label}"):
             if editable:
                 # fill() sets the value the way a user's typing would and fires input/change, so frameworks that
@@ -333,10 +349,12 @@ class PlaywrightPageController:
             return f"Selected {json.dumps(labels[picked], ensure_ascii=False)} in {label}"
         return await self._select_custom(element, label, text, what, signal)
 
-    async def _select_custom(self, element: ElementHandle, label: str, text: str, what: str,
-                             signal: AbortSignal) -> str:
-        attrs = await self._race(signal, what, element.evaluate(
-            "el => [el.getAttribute('role'), el.getAttribute('aria-expanded')]"))
+    async def _select_custom(
+        self, element: ElementHandle, label: str, text: str, what: str, signal: AbortSignal
+    ) -> str:
+        attrs = await self._race(
+            signal, what, element.evaluate("el => [el.getAttribute('role'), el.getAttribute('aria-expanded')]")
+        )
         if attrs[0] != "listbox" and attrs[1] != "true":
             await self._race(signal, what, element.click(timeout=self._action_ms))
             await signal.sleep(0.15)  # menus often open on the next frame, with a transition
@@ -384,8 +402,10 @@ class PlaywrightPageController:
                     chooser = await signal.race(chooser_info.value)
                 except PlaywrightTimeoutError as exc:
                     if clicked:  # the click landed; the wait for a chooser is what ran out
-                        raise ToolError(f"{what}: clicking it did not open a file chooser; use the index of the "
-                                        "file input or of the button that opens the file dialog.") from exc
+                        raise ToolError(
+                            f"{what}: clicking it did not open a file chooser; use the index of the "
+                            "file input or of the button that opens the file dialog."
+                        ) from exc
                     raise
                 await signal.race(chooser.set_files(file, timeout=self._action_ms))
         return f"Uploaded {file} through {label}"
@@ -414,14 +434,16 @@ class PlaywrightPageController:
             ref, handle = await self._element(index, signal)
             target = describe(index, ref.item)
         # A handle can only be used in its own frame, so an element scrolls itself.
-        work = (handle.evaluate(f"(el, f) => ({SCROLL_JS})(el, f)", fraction) if handle is not None
-                else self.session.active_page.evaluate(f"f => ({SCROLL_JS})(null, f)", fraction))
+        work = (
+            handle.evaluate(f"(el, f) => ({SCROLL_JS})(el, f)", fraction)
+            if handle is not None
+            else self.session.active_page.evaluate(f"f => ({SCROLL_JS})(null, f)", fraction)
+        )
         moved, above, below = await self._race(signal, f"Could not scroll {target}", work)
         if abs(moved) < 1:
             edge = "bottom" if down else "top"
             return f"Did not scroll {target} {direction}: it is already at the {edge}"
-        return (f"Scrolled {target} {direction} by {num_pages:g} page(s); now {above:.1f} pages above, "
-                f"{below:.1f} below")
+        return f"Scrolled {target} {direction} by {num_pages:g} page(s); now {above:.1f} pages above, {below:.1f} below"
 
     @_settles
     async def go_to_url(self, url: str, signal: AbortSignal) -> str:
@@ -474,8 +496,9 @@ class PlaywrightPageController:
         await signal.race(self._guard.take_away(page))
         self._guard.forget(page)
         self._events.forget(page)
-        raise ToolError(f"{what} led to {target}, which was refused and not read: {reason} The tab is now on "
-                        f"{page.url}.")
+        raise ToolError(
+            f"{what} led to {target}, which was refused and not read: {reason} The tab is now on {page.url}."
+        )
 
     async def _title(self, page: Page) -> str:
         try:

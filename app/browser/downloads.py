@@ -61,8 +61,10 @@ class Downloads:
         await asyncio.to_thread(_empty_private_folder, staging)
         cdp = await browser.new_browser_cdp_session()
         downloads = cls(cdp, staging, folder)
-        await cdp.send("Browser.setDownloadBehavior",
-                       {"behavior": "allow", "downloadPath": str(downloads._staging), "eventsEnabled": True})
+        await cdp.send(
+            "Browser.setDownloadBehavior",
+            {"behavior": "allow", "downloadPath": str(downloads._staging), "eventsEnabled": True},
+        )
         return downloads
 
     def on_finished(self, listener: Callable[[Finished], None]) -> None:

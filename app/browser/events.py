@@ -98,8 +98,12 @@ class PageEvents:
         page.on("framenavigated", lambda frame: self._navigated(page, frame))
         page.on("dialog", lambda dialog: self._background.spawn(self._dialog(tab_id, dialog)))
         page.on("close", lambda _page: self._closed(page, tab_id))
-        page.on("crash", lambda _page: self._entries.append(
-            _Entry("note", None, f"Tab {tab_id} crashed (Chromium stopped rendering it).")))
+        page.on(
+            "crash",
+            lambda _page: self._entries.append(
+                _Entry("note", None, f"Tab {tab_id} crashed (Chromium stopped rendering it).")
+            ),
+        )
 
     def _closed(self, page: Page, tab_id: int) -> None:
         if page not in self._unwanted:
@@ -115,6 +119,7 @@ class PageEvents:
             # A new document starts with a clean slate (the old one's storm is still told at the next drain).
             self._run.pop(page, None)
             self._blocked.discard(page)
+
     async def _dialog(self, tab_id: int, dialog: Dialog) -> None:
         self.dialogs_opened += 1
         self._dialogs_open += 1
@@ -179,14 +184,17 @@ class PageEvents:
             # Told once per quiet spell; the rest would only fill the model's view with the page's words.
             if dialog.page is not None and self._repeats[dialog.page] > 1:
                 return ""
-            why_not = (f"the tab asked again right after a dialog that was not allowed, so its dialogs are cancelled "
-                       f"without asking for {_QUIET:g} s")
+            why_not = (
+                f"the tab asked again right after a dialog that was not allowed, so its dialogs are cancelled "
+                f"without asking for {_QUIET:g} s"
+            )
         if kind == "beforeunload":
             asked = f"Tab {tab_id} asked to confirm leaving the page"
             if why_not is None:
                 return f"{asked}; the user allowed leaving."
-            return f"{asked}; " + ("the user chose to stay (not allowed)." if why_not == _REFUSED
-                                   else f"it stayed on the page: {why_not}.")
+            return f"{asked}; " + (
+                "the user chose to stay (not allowed)." if why_not == _REFUSED else f"it stayed on the page: {why_not}."
+            )
         asked = f"A {kind} dialog in tab {tab_id} asked {_quote(dialog.message)}"
         if why_not == _REFUSED:
             return f"{asked}; the user answered Cancel (not allowed)."
@@ -221,8 +229,13 @@ class PageEvents:
             message = "The page asks whether to leave it (changes made on it may be lost)."
         else:
             message = f"The page asks: {_quote(dialog.message)}"
-        request = ConfirmRequest(kind="dialog", dialog_type=dialog.type, message=message, quote=dialog.message,
-                                 url=page.url if page is not None else "")
+        request = ConfirmRequest(
+            kind="dialog",
+            dialog_type=dialog.type,
+            message=message,
+            quote=dialog.message,
+            url=page.url if page is not None else "",
+        )
         # The question ends with its tab: nobody can answer a dialog that is gone.
         gone = AbortController()
 
@@ -287,14 +300,18 @@ class PageEvents:
 
     def _storms(self) -> list[str]:
         """One line per storm since the last drain, in place of all the dialogs and pop-ups it stood for."""
-        sentences = [f"Tab {tab_id} kept opening dialogs: {count:,} more {_plural(count, 'was', 'were')} "
-                     "dismissed without being shown; its further dialogs are blocked until it goes to another page."
-                     for tab_id, count in self._dismissed.items()]
+        sentences = [
+            f"Tab {tab_id} kept opening dialogs: {count:,} more {_plural(count, 'was', 'were')} "
+            "dismissed without being shown; its further dialogs are blocked until it goes to another page."
+            for tab_id, count in self._dismissed.items()
+        ]
         self._dismissed = {}
         if self._popups_closed:
             count = self._popups_closed
-            sentences.append(f"The page opened {count:,} more {_plural(count, 'pop-up window', 'pop-up windows')}; "
-                             f"{'they were' if count > 1 else 'it was'} closed.")
+            sentences.append(
+                f"The page opened {count:,} more {_plural(count, 'pop-up window', 'pop-up windows')}; "
+                f"{'they were' if count > 1 else 'it was'} closed."
+            )
         self._popups = self._popups_closed = 0
         return sentences
 

@@ -88,13 +88,17 @@ class NavigationGuard:
             self._note(frame.page, f"Blocked: a frame in tab {self._tab(frame.page)} tried to load {url}: {reason}")
         else:
             self._refused[frame.page] = (request.url, reason)
-            self._note(frame.page, f"Blocked: the page in tab {self._tab(frame.page)} tried to go to {url}, and the "
-                                   f"tab stayed where it was: {reason}")
+            self._note(
+                frame.page,
+                f"Blocked: the page in tab {self._tab(frame.page)} tried to go to {url}, and the "
+                f"tab stayed where it was: {reason}",
+            )
 
     # --- taking refused frames away ----------------------------------------------------------------------------
 
     def _watch(self, page: Page) -> None:
         page.on("framenavigated", lambda frame: self._navigated(page, frame))
+
         def closed(_page: Page) -> None:
             self._refused.pop(page, None)
 
@@ -119,8 +123,11 @@ class NavigationGuard:
                     await page.goto("about:blank", timeout=_LEAVE_MS)
             if page.is_closed():
                 return
-            self._note(page, f"Taken back: tab {self._tab(page)} was on {url}, which was not read; it is now on "
-                             f"{_clip(page.url)}. Why: {reason}")
+            self._note(
+                page,
+                f"Taken back: tab {self._tab(page)} was on {url}, which was not read; it is now on "
+                f"{_clip(page.url)}. Why: {reason}",
+            )
         for frame in page.frames[1:]:
             reason = self._frame_refusal(frame)
             if reason is None or frame.is_detached():
@@ -187,5 +194,7 @@ def _clip(url: str) -> str:
 
 def unread_page(tab_id: int, url: str, reason: str) -> str:
     """The page state shown instead of a page the policy refuses: what it is, that it was not read, how to go on."""
-    return (f"Tab {tab_id} is on {_clip(url)}: {reason} The page was not read. Use go_back, or go_to_url with an "
-            "allowed http(s) page, to go on.")
+    return (
+        f"Tab {tab_id} is on {_clip(url)}: {reason} The page was not read. Use go_back, or go_to_url with an "
+        "allowed http(s) page, to go on."
+    )

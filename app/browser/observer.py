@@ -218,8 +218,9 @@ async def observe(page: Page, margin: float, skip: str | None = None) -> Observa
 Piece = tuple[Frame, int, ElementItem | TextItem | FrameOrigin]
 
 
-async def _observe_frame(frame: Frame, options: dict[str, object],
-                         depth_offset: int) -> tuple[FrameSnapshot, list[Piece]]:
+async def _observe_frame(
+    frame: Frame, options: dict[str, object], depth_offset: int
+) -> tuple[FrameSnapshot, list[Piece]]:
     snapshot = await _snapshot(frame, options)
     slots = [item for item in snapshot.items if isinstance(item, FrameItem)]
     children: dict[str, list[Piece]] = {}
@@ -239,8 +240,9 @@ async def _observe_frame(frame: Frame, options: dict[str, object],
     return snapshot, pieces
 
 
-async def _observe_child(child: Frame, slot: FrameItem, options: dict[str, object],
-                         depth_offset: int, parent_origin: str) -> list[Piece]:
+async def _observe_child(
+    child: Frame, slot: FrameItem, options: dict[str, object], depth_offset: int, parent_origin: str
+) -> list[Piece]:
     depth = depth_offset + slot.depth
     try:
         snapshot, pieces = await _observe_frame(
@@ -252,8 +254,10 @@ async def _observe_child(child: Frame, slot: FrameItem, options: dict[str, objec
         return []
     if (snapshot.origin == parent_origin and snapshot.origin != "null") or not pieces:
         return pieces
-    return [(child, depth, FrameOrigin(_origin_name(snapshot))),
-            *((frame, piece_depth + 1, item) for frame, piece_depth, item in pieces)]
+    return [
+        (child, depth, FrameOrigin(_origin_name(snapshot))),
+        *((frame, piece_depth + 1, item) for frame, piece_depth, item in pieces),
+    ]
 
 
 def _origin_name(snapshot: FrameSnapshot) -> str:

@@ -99,10 +99,15 @@ async def _jpeg(page: Page) -> Screenshot:
     scale = min(1.0, MAX_WIDTH / max(width, 1))
     cdp = await page.context.new_cdp_session(page)
     try:
-        shot = await cdp.send("Page.captureScreenshot", {
-            "format": "jpeg", "quality": QUALITY, "captureBeyondViewport": False,
-            "clip": {"x": x, "y": y, "width": width, "height": height, "scale": scale},
-        })
+        shot = await cdp.send(
+            "Page.captureScreenshot",
+            {
+                "format": "jpeg",
+                "quality": QUALITY,
+                "captureBeyondViewport": False,
+                "clip": {"x": x, "y": y, "width": width, "height": height, "scale": scale},
+            },
+        )
     finally:
         await cdp.detach()
     data = base64.b64decode(shot["data"])

@@ -35,9 +35,11 @@ def render(observation: Observation) -> str:
 def render_crashed(tab_id: int, url: str) -> str:
     """What the model sees of a tab whose renderer died: there is no page to list, only a way on."""
     url = inert(url)
-    return (f"Current page: [{url}]({url})\n"
-            f"Tab {tab_id} crashed: Chromium stopped rendering this page (its \"Aw, Snap!\" screen), so nothing on it "
-            "can be read or clicked. Open the page again with go_to_url, or switch to another tab.")
+    return (
+        f"Current page: [{url}]({url})\n"
+        f'Tab {tab_id} crashed: Chromium stopped rendering this page (its "Aw, Snap!" screen), so nothing on it '
+        "can be read or clicked. Open the page again with go_to_url, or switch to another tab."
+    )
 
 
 def scroll_pages(observation: Observation) -> tuple[float, float]:

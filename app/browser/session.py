@@ -49,8 +49,15 @@ class BrowserSession:
     with every helper process, and only disconnects from an attached one.
     """
 
-    def __init__(self, playwright: Playwright, context: BrowserContext, *, browser: Browser | None,
-                 downloads: Downloads, profile_dir: Path | None) -> None:
+    def __init__(
+        self,
+        playwright: Playwright,
+        context: BrowserContext,
+        *,
+        browser: Browser | None,
+        downloads: Downloads,
+        profile_dir: Path | None,
+    ) -> None:
         self._playwright = playwright
         self.context = context
         self._browser = browser  # set when attached: the browser we must not close
@@ -113,8 +120,13 @@ class BrowserSession:
             except PlaywrightError as exc:
                 raise RuntimeError(_launch_failure(exc, executable, profile)) from exc
             # Unfinished downloads stay inside the private profile until they are complete.
-            session = cls(playwright, context, browser=None, profile_dir=profile,
-                          downloads=await _take_downloads(context, profile / _STAGING, downloads))
+            session = cls(
+                playwright,
+                context,
+                browser=None,
+                profile_dir=profile,
+                downloads=await _take_downloads(context, profile / _STAGING, downloads),
+            )
             await session._ensure_tab()
             return session
         except BaseException:
@@ -122,8 +134,9 @@ class BrowserSession:
             raise
 
     @classmethod
-    async def attach(cls, cdp_url: str, downloads_dir: Path | None = None,
-                     playwright: Playwright | None = None) -> BrowserSession:
+    async def attach(
+        cls, cdp_url: str, downloads_dir: Path | None = None, playwright: Playwright | None = None
+    ) -> BrowserSession:
         """Work in a running Chromium/Chrome (started with --remote-debugging-port) and its active tab."""
         playwright = playwright or await async_playwright().start()
         try:
@@ -137,8 +150,13 @@ class BrowserSession:
             context = browser.contexts[0] if browser.contexts else await browser.new_context()
             downloads = (downloads_dir or Path.home() / "Downloads").resolve()
             # Another machine's browser may be at the other end: the unfinished files wait in a hidden folder.
-            session = cls(playwright, context, browser=browser, profile_dir=None,
-                          downloads=await _take_downloads(context, downloads / _ATTACHED_STAGING, downloads))
+            session = cls(
+                playwright,
+                context,
+                browser=browser,
+                profile_dir=None,
+                downloads=await _take_downloads(context, downloads / _ATTACHED_STAGING, downloads),
+            )
             session._active = await _visible_page(context.pages)
             await session._ensure_tab()
             return session
@@ -280,12 +298,20 @@ class BrowserSession:
             if rect is not None:
                 window_id = window["windowId"]
                 if window["bounds"].get("windowState", "normal") != "normal":
-                    await asyncio.wait_for(cdp.send("Browser.setWindowBounds", {
-                        "windowId": window_id, "bounds": {"windowState": "normal"}}), _CDP_TIMEOUT)
+                    await asyncio.wait_for(
+                        cdp.send(
+                            "Browser.setWindowBounds", {"windowId": window_id, "bounds": {"windowState": "normal"}}
+                        ),
+                        _CDP_TIMEOUT,
+                    )
                 x, y, width, height = rect
-                await asyncio.wait_for(cdp.send("Browser.setWindowBounds", {
-                    "windowId": window_id, "bounds": {"left": x, "top": y, "width": width, "height": height}}),
-                    _CDP_TIMEOUT)
+                await asyncio.wait_for(
+                    cdp.send(
+                        "Browser.setWindowBounds",
+                        {"windowId": window_id, "bounds": {"left": x, "top": y, "width": width, "height": height}},
+                    ),
+                    _CDP_TIMEOUT,
+                )
             return window
         finally:
             with contextlib.suppress(PlaywrightError):
@@ -362,8 +388,10 @@ def _first_line(exc: BaseException) -> str:
 def _launch_failure(exc: PlaywrightError, executable: str, profile: Path) -> str:
     text = exc.message or str(exc)
     if "ProcessSingleton" in text or "SingletonLock" in text or "profile appears to be in use" in text:
-        return (f"The browser profile {profile} is in use by another Chromium window. Close that window (or the "
-                "other Page Agent) and try again.")
+        return (
+            f"The browser profile {profile} is in use by another Chromium window. Close that window (or the "
+            "other Page Agent) and try again."
+        )
     if "libatomic" in text:
         return "Chromium is missing a library: on Debian/Ubuntu run `sudo apt-get install libatomic1`."
     return f"Chromium ({executable}) did not start: {_first_line(exc)}"

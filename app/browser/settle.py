@@ -36,7 +36,9 @@ _WATCHED = frozenset({"fetch", "xhr", "document"})
 _DOM_QUIET_JS = """([quiet, cap]) => new Promise(resolve => {
   const start = performance.now();
   let timer = 0;
-  const done = () => { observer.disconnect(); clearTimeout(timer); clearTimeout(limit); resolve(performance.now() - start); };
+  const done = () => {
+    observer.disconnect(); clearTimeout(timer); clearTimeout(limit); resolve(performance.now() - start);
+  };
   const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, quiet); });
   observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   timer = setTimeout(done, quiet);
@@ -81,6 +83,7 @@ class Settler:
         page.on("request", flight.started)
         page.on("requestfinished", flight.ended)
         page.on("requestfailed", flight.ended)
+
         def closed(_page: Page) -> None:
             self._pages.pop(page, None)
 

@@ -150,6 +150,7 @@ class StopBar:
         except (PlaywrightError, BrowserClosedError) as exc:
             log.debug("could not bring the tab to the front: %s", exc)
 
+
 def bar_labels() -> dict[str, str]:
     """The bar's words in the panel's language, read at each show (a language switch applies at once)."""
     return {"working": tr("Page Agent is working"), "stop": tr("Stop (Esc)")}

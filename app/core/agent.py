@@ -293,20 +293,25 @@ class Agent:
             "",
         )
         self._previous_tasks.append(
-            TaskRecord(task=run.task, status=ending.status, success=ending.success, result=ending.data,
-                       last_memory=memory)
+            TaskRecord(
+                task=run.task, status=ending.status, success=ending.success, result=ending.data, last_memory=memory
+            )
         )
-        self._last_result = self._masked(ExecutionResult(
-            success=ending.success,
-            data=ending.data,
-            history=list(run.history),
-            status=ending.status,
-            steps=run.step_count,
-            usage=run.usage,
-        ))
+        self._last_result = self._masked(
+            ExecutionResult(
+                success=ending.success,
+                data=ending.data,
+                history=list(run.history),
+                status=ending.status,
+                steps=run.step_count,
+                usage=run.usage,
+            )
+        )
         self._set_status(ending.status)
-        self._events.emit("task_finished", self._masked(TaskFinished(task=run.task, follow_up=run.follow_up,
-                                                                     result=self._last_result)))
+        self._events.emit(
+            "task_finished",
+            self._masked(TaskFinished(task=run.task, follow_up=run.follow_up, result=self._last_result)),
+        )
         return self._last_result
 
     async def _loop(self, run: _Run) -> _Ending:
@@ -390,8 +395,9 @@ class Agent:
 
         params = parsed.action_input.model_dump()
         tool = run.tools[parsed.action_name]
-        ctx = ToolContext(signal=signal, page=self._page, ask_user=self._masked_ask_user(), task=run.task,
-                          guardrails=self.guardrails)
+        ctx = ToolContext(
+            signal=signal, page=self._page, ask_user=self._masked_ask_user(), task=run.task, guardrails=self.guardrails
+        )
         if tool.prepare is not None:
             tool.prepare(ctx, parsed.action_input)
         # The element as a person names it ("the Email field"), read before the action changes the page.
@@ -406,8 +412,14 @@ class Agent:
                 raise
             result = ToolResult(TAKEN_OVER_MID_STEP)
         self._activity(
-            ExecutedActivity(tool=parsed.action_name, input=params, output=result.text, ok=result.ok,
-                             duration=loop.time() - action_started, target=target)
+            ExecutedActivity(
+                tool=parsed.action_name,
+                input=params,
+                output=result.text,
+                ok=result.ok,
+                duration=loop.time() - action_started,
+                target=target,
+            )
         )
         run.step_count += 1
         self._add(
@@ -415,8 +427,9 @@ class Agent:
             StepEvent(
                 step_index=step_index,
                 reflection=parsed.reflection,
-                action=ActionRecord(name=parsed.action_name, input=params, output=result.text, target=target,
-                                    ok=result.ok),
+                action=ActionRecord(
+                    name=parsed.action_name, input=params, output=result.text, target=target, ok=result.ok
+                ),
                 usage=reply.usage,
                 duration=loop.time() - started,
             ),

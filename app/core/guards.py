@@ -45,7 +45,8 @@ class LoopDetector:
         if len(self._actions) == REPEATED_ACTION_LIMIT and len(set(self._actions)) == 1:
             self._actions.clear()
             return (
-                f"You have done the same action {REPEATED_ACTION_LIMIT} times in a row on the same page. It is not working: "
+                f"You have done the same action {REPEATED_ACTION_LIMIT} times in a row on the same page. "
+                "It is not working: "
                 "try a different element or approach, or finish with done (success=false) and explain."
             )
         return None

@@ -85,12 +85,8 @@ def parse_agent_output(reply: LLMReply, tools: ToolSet) -> ParsedOutput:
     try:
         params = tool.input_model.model_validate(raw_input)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}" for err in exc.errors()
-        )
-        raise InvalidOutput(
-            f"Invalid input for '{name}': {problems}. Its fields: {tool.describe_fields()}."
-        ) from None
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}" for err in exc.errors())
+        raise InvalidOutput(f"Invalid input for '{name}': {problems}. Its fields: {tool.describe_fields()}.") from None
     reflection = AgentReflection(**{key: _as_text(payload.get(key)) for key in REFLECTION_FIELDS})
     return ParsedOutput(reflection=reflection, action_name=name, action_input=params)
 
@@ -132,7 +128,7 @@ def _action_of(payload: dict[str, Any], tools: ToolSet) -> tuple[str, Any]:
         named = [key for key in payload if key in tools]
         if len(named) == 1:
             return named[0], payload[named[0]]
-        raise InvalidOutput(f"No action given. Add \"action\": {{\"<name>\": {{...}}}} with one of: {', '.join(tools)}.")
+        raise InvalidOutput(f'No action given. Add "action": {{"<name>": {{...}}}} with one of: {", ".join(tools)}.')
     if isinstance(action, list):
         if not action:
             raise InvalidOutput("The action list was empty; give exactly one action.")
@@ -159,7 +155,7 @@ def _decode(value: Any) -> Any:
         if not isinstance(value, str):
             return value
         stripped = value.strip()
-        if not stripped or stripped[0] not in "{[\"":
+        if not stripped or stripped[0] not in '{["':
             return value
         try:
             value = valid_data(json.loads(stripped))

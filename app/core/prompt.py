@@ -27,8 +27,10 @@ from app.core.types import (
 
 LANGUAGE_NOTES = {
     "en": "",
-    "zh": "\n\n# Language\nWrite evaluation_previous_goal, memory, next_goal and done's text in Simplified Chinese (简体中文).",
+    "zh": "\n\n# Language\nWrite evaluation_previous_goal, memory, next_goal and done's text in "
+    "Simplified Chinese (简体中文).",
 }
+
 
 def system_prompt(language: str = "en", extra_instructions: str = "") -> str:
     prompt = read_resource("prompts/system_prompt.md").strip() + LANGUAGE_NOTES.get(language, "")
@@ -61,7 +63,11 @@ def build_messages(
 
 
 def _agent_state(
-    task: str, step_index: int, max_steps: int, previous_tasks: Sequence[TaskRecord], now: datetime,
+    task: str,
+    step_index: int,
+    max_steps: int,
+    previous_tasks: Sequence[TaskRecord],
+    now: datetime,
     budget: PromptBudget,
 ) -> str:
     lines = ["<agent_state>"]
@@ -103,8 +109,10 @@ def _fold(event: HistoricalEvent, budget: PromptBudget) -> str:
     """One line for an older entry, the memory first: it is what the model chose to keep."""
     if isinstance(event, StepEvent):
         memory = event.reflection.memory or "(none)"
-        return inert(f"Step {event.step_index}: memory: {memory} | action: {_action(event, budget)} "
-                     f"| result: {event.action.output}")
+        return inert(
+            f"Step {event.step_index}: memory: {memory} | action: {_action(event, budget)} "
+            f"| result: {event.action.output}"
+        )
     return "App: " + _app_line(event)
 
 
@@ -141,8 +149,7 @@ def _app_line(event: HistoricalEvent) -> str:
             f"Now: {inert(event.after_title)} ({inert(event.after_url)}).{note} {check}"
         )
     if isinstance(event, RetryEvent):
-        return (f"The model call failed and was retried ({event.attempt}/{event.max_attempts}): "
-                f"{inert(event.message)}")
+        return f"The model call failed and was retried ({event.attempt}/{event.max_attempts}): {inert(event.message)}"
     if isinstance(event, ErrorEvent):
         return f"Error: {inert(event.message)}"
     raise TypeError(f"unknown history event {event!r}")
@@ -153,8 +160,9 @@ def _browser_state(state: BrowserState | None, budget: PromptBudget) -> str:
         return "<browser_state>\n(The page could not be read.)\n</browser_state>"
     # The page's own first line names the current tab's title and address; its tab line does not repeat them.
     tabs = "\n".join(
-        f"- Tab {tab.tab_id} (current)" if tab.active else
-        f"- Tab {tab.tab_id}: {inert(tab.title) or '(untitled)'} — {inert(tab.url)}"
+        f"- Tab {tab.tab_id} (current)"
+        if tab.active
+        else f"- Tab {tab.tab_id}: {inert(tab.title) or '(untitled)'} — {inert(tab.url)}"
         for tab in state.tabs
     )
     # The controller lays the page out in lines and makes each page-derived field inert; no tag of the page's may

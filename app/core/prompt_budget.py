@@ -80,7 +80,7 @@ def fold_lines(lines: Sequence[str], budget: PromptBudget) -> list[str]:
 
 def recent_tasks(records: Sequence[TaskRecord], budget: PromptBudget) -> tuple[int, list[TaskRecord]]:
     """(how many earlier tasks are left out, the ones carried along)."""
-    kept = list(records[-budget.previous_tasks:]) if budget.previous_tasks else []
+    kept = list(records[-budget.previous_tasks :]) if budget.previous_tasks else []
     return len(records) - len(kept), kept
 
 

@@ -50,8 +50,8 @@ def build_report(task: str, reason: str, history: Sequence[HistoricalEvent], mod
     return "\n\n".join(
         [
             f"## Task\n{task}\n\nThe run stopped early: {reason}.",
-            "## Completed work\n" + bullets([f"Step {s.step_index}: {_describe(s)}" for s in succeeded],
-                                            "No step completed successfully."),
+            "## Completed work\n"
+            + bullets([f"Step {s.step_index}: {_describe(s)}" for s in succeeded], "No step completed successfully."),
             "## Key findings\n" + bullets(findings, "Nothing recorded."),
             "## Attempted but inconclusive\n" + bullets(inconclusive, "Nothing."),
             "## Not started\n" + bullets([next_goal] if next_goal else [], "Unknown: the agent left no plan."),

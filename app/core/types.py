@@ -26,8 +26,7 @@ class AgentStatus(StrEnum):
     NEEDS_PERSON = "needs_person"
 
 
-TERMINAL_STATUSES = frozenset(
-    {AgentStatus.COMPLETED, AgentStatus.ERROR, AgentStatus.STOPPED, AgentStatus.NEEDS_PERSON})
+TERMINAL_STATUSES = frozenset({AgentStatus.COMPLETED, AgentStatus.ERROR, AgentStatus.STOPPED, AgentStatus.NEEDS_PERSON})
 
 
 class AgentReflection(BaseModel):

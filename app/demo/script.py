@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from playwright.async_api import Page
 
 DEMO_TASK = (
-    "Sign in to Acme CRM with demo@acme.test / <secret>demo_password</secret> and add a new customer: Jane Doe, jane@example.com, "
+    "Sign in to Acme CRM with demo@acme.test / <secret>demo_password</secret> and add a new customer: "
+    "Jane Doe, jane@example.com, "
     "company Example Ltd, plan Pro, start date 2026-12-01, send a welcome email, and add the note "
     "“Met at the expo”. Then export the customer list as CSV."
 )
@@ -60,97 +61,174 @@ class Step:
 
 
 # How the reflections sum up the customer once it is entered.
-_CUSTOMER = ("Jane Doe (jane@example.com, Example Ltd), plan Pro from 2026-12-01, welcome email on, "
-             "note “Met at the expo”")
+_CUSTOMER = (
+    "Jane Doe (jane@example.com, Example Ltd), plan Pro from 2026-12-01, welcome email on, note “Met at the expo”"
+)
 
 TASK_STEPS: tuple[Step, ...] = (
-    Step("❔ Nothing to judge yet: this is the Acme CRM sign-in page, with Email and Password fields.",
-         "To do: sign in; add Jane Doe (jane@example.com, Example Ltd, Pro, starts 2026-12-01, welcome email, note "
-         "“Met at the expo”); export the customer list as CSV. Nothing done yet.",
-         "Type the demo account's email into the Email field.",
-         "input_text", {"text": "demo@acme.test"}, target="placeholder=you@company.com",
-         sees="Sign in to your account"),
-    Step("✅ The Email field now holds demo@acme.test.",
-         "Signing in: email entered, password next.",
-         "Type the password.",
-         "input_text", {"text": "<secret>demo_password</secret>"}, target="type=password"),
-    Step("✅ The password is in (the field shows it masked).",
-         "Both sign-in fields are filled.",
-         "Click Sign in.",
-         "click_element_by_index", target=">Sign in />"),
-    Step("✅ Signed in as Dana Demo: the dashboard is open and shows 1,280 customers.",
-         "Signed in. Left: add Jane Doe, then export as CSV (there is an Export customers button here too).",
-         "Open the New customer form.",
-         "click_element_by_index", target=">New customer />", sees="Dana Demo"),
-    Step("✅ The New customer form is open: contact details, a Plan picker, start date, a welcome-email checkbox and "
-         "notes.",
-         "The form splits the name, so Jane goes in First name and Doe in Last name. Phone is optional and not in the "
-         "task: leave it empty.",
-         "Enter the first name, Jane.",
-         "input_text", {"text": "Jane"}, target="name=first_name", sees="Contact details"),
-    Step("✅ First name shows Jane.",
-         "Filled: first name.",
-         "Enter the last name, Doe.",
-         "input_text", {"text": "Doe"}, target="name=last_name"),
-    Step("✅ Last name shows Doe.",
-         "Filled: first and last name.",
-         "Enter the email address.",
-         "input_text", {"text": "jane@example.com"}, target="placeholder=name@company.com"),
-    Step("✅ Email shows jane@example.com.",
-         "Filled: name and email; phone stays empty on purpose.",
-         "Enter the company, Example Ltd.",
-         "input_text", {"text": "Example Ltd"}, target="name=company"),
-    Step("✅ Company shows Example Ltd; the contact details are done.",
-         "Left on the form: plan Pro, start date 2026-12-01, welcome email, note. The Plan field is a custom list "
-         "button, not a native select.",
-         "Pick Pro in the Plan dropdown.",
-         "select_dropdown_option", {"text": "Pro"}, target="role=combobox"),
-    Step("✅ The Plan button now reads Pro.",
-         "Filled: contact details and plan Pro.",
-         "Set the start date to 2026-12-01.",
-         "input_text", {"text": "2026-12-01"}, target="name=start_date"),
-    Step("✅ Start date shows 2026-12-01.",
-         "Left on the form: tick Send welcome email, add the note, save.",
-         "Tick Send welcome email.",
-         "click_element_by_index", target="name=welcome_email"),
-    Step("✅ The welcome-email checkbox is checked now.",
-         "Only the note is missing before saving.",
-         "Write “Met at the expo” in Notes.",
-         "input_text", {"text": "Met at the expo"}, target="name=notes"),
-    Step("✅ Notes shows “Met at the expo”.",
-         f"Every field is filled: {_CUSTOMER}. Ready to save.",
-         "Save the customer.",
-         "click_element_by_index", target=">Save customer />"),
-    Step("✅ Saved: the confirmation says “Jane Doe was added to your customers”, and its summary matches what I "
-         "entered (Pro, Dec 1, 2026, welcome email will be sent).",
-         f"Customer saved: {_CUSTOMER}. Left: export the customer list as CSV.",
-         "Open the customer list, where the export is.",
-         "click_element_by_index", target=">View customers />", sees="Jane Doe was added to your customers"),
-    Step("✅ The customer list shows Jane Doe at the top, marked New.",
-         f"Customer saved: {_CUSTOMER}. Left: the CSV export.",
-         "Click Export customers.",
-         "click_element_by_index", target=">Export customers />", sees="Jane Doe New"),
-    Step("❔ The export has not started: a Security check page wants the characters from a captcha image and an "
-         "“I'm not a robot” tick first.",
-         f"Customer saved: {_CUSTOMER}. The CSV export waits behind a captcha, which only the user may solve.",
-         "Hand the captcha to the user, then finish the export when they hand the browser back.",
-         "hand_off_to_user", {"reason": (
-             "The export is behind a captcha, and only a person may solve it. Please solve it in the browser window: "
-             "type the characters you see, tick “I'm not a robot” and click “Verify and continue”. Then press "
-             "“I've done it — continue” and I'll finish the export.")},
-         sees="Security check"),
-    Step("✅ The security check is passed: the page says Export ready and previews the CSV, with Jane Doe first.",
-         f"Customer saved: {_CUSTOMER}. The user solved the captcha. Left: download the CSV.",
-         "Click Download CSV.",
-         "click_element_by_index", target="Download CSV", sees="Export ready"),
-    Step("✅ The download finished: acme-customers.csv was saved.",
-         f"All done: customer saved ({_CUSTOMER}); customer list exported as acme-customers.csv.",
-         "Tell the user everything is done.",
-         "done", {"success": True, "text": (
-             "All done. I signed in to Acme CRM, added Jane Doe (jane@example.com, Example Ltd, plan Pro starting "
-             "1 Dec 2026, welcome email on, note “Met at the expo”), and — after you solved the security check — "
-             "exported the customer list. It was downloaded as acme-customers.csv, with Jane Doe in it.")},
-         sees='Downloaded "acme-customers.csv"'),
+    Step(
+        "❔ Nothing to judge yet: this is the Acme CRM sign-in page, with Email and Password fields.",
+        "To do: sign in; add Jane Doe (jane@example.com, Example Ltd, Pro, starts 2026-12-01, welcome email, note "
+        "“Met at the expo”); export the customer list as CSV. Nothing done yet.",
+        "Type the demo account's email into the Email field.",
+        "input_text",
+        {"text": "demo@acme.test"},
+        target="placeholder=you@company.com",
+        sees="Sign in to your account",
+    ),
+    Step(
+        "✅ The Email field now holds demo@acme.test.",
+        "Signing in: email entered, password next.",
+        "Type the password.",
+        "input_text",
+        {"text": "<secret>demo_password</secret>"},
+        target="type=password",
+    ),
+    Step(
+        "✅ The password is in (the field shows it masked).",
+        "Both sign-in fields are filled.",
+        "Click Sign in.",
+        "click_element_by_index",
+        target=">Sign in />",
+    ),
+    Step(
+        "✅ Signed in as Dana Demo: the dashboard is open and shows 1,280 customers.",
+        "Signed in. Left: add Jane Doe, then export as CSV (there is an Export customers button here too).",
+        "Open the New customer form.",
+        "click_element_by_index",
+        target=">New customer />",
+        sees="Dana Demo",
+    ),
+    Step(
+        "✅ The New customer form is open: contact details, a Plan picker, start date, a welcome-email checkbox and "
+        "notes.",
+        "The form splits the name, so Jane goes in First name and Doe in Last name. Phone is optional and not in the "
+        "task: leave it empty.",
+        "Enter the first name, Jane.",
+        "input_text",
+        {"text": "Jane"},
+        target="name=first_name",
+        sees="Contact details",
+    ),
+    Step(
+        "✅ First name shows Jane.",
+        "Filled: first name.",
+        "Enter the last name, Doe.",
+        "input_text",
+        {"text": "Doe"},
+        target="name=last_name",
+    ),
+    Step(
+        "✅ Last name shows Doe.",
+        "Filled: first and last name.",
+        "Enter the email address.",
+        "input_text",
+        {"text": "jane@example.com"},
+        target="placeholder=name@company.com",
+    ),
+    Step(
+        "✅ Email shows jane@example.com.",
+        "Filled: name and email; phone stays empty on purpose.",
+        "Enter the company, Example Ltd.",
+        "input_text",
+        {"text": "Example Ltd"},
+        target="name=company",
+    ),
+    Step(
+        "✅ Company shows Example Ltd; the contact details are done.",
+        "Left on the form: plan Pro, start date 2026-12-01, welcome email, note. The Plan field is a custom list "
+        "button, not a native select.",
+        "Pick Pro in the Plan dropdown.",
+        "select_dropdown_option",
+        {"text": "Pro"},
+        target="role=combobox",
+    ),
+    Step(
+        "✅ The Plan button now reads Pro.",
+        "Filled: contact details and plan Pro.",
+        "Set the start date to 2026-12-01.",
+        "input_text",
+        {"text": "2026-12-01"},
+        target="name=start_date",
+    ),
+    Step(
+        "✅ Start date shows 2026-12-01.",
+        "Left on the form: tick Send welcome email, add the note, save.",
+        "Tick Send welcome email.",
+        "click_element_by_index",
+        target="name=welcome_email",
+    ),
+    Step(
+        "✅ The welcome-email checkbox is checked now.",
+        "Only the note is missing before saving.",
+        "Write “Met at the expo” in Notes.",
+        "input_text",
+        {"text": "Met at the expo"},
+        target="name=notes",
+    ),
+    Step(
+        "✅ Notes shows “Met at the expo”.",
+        f"Every field is filled: {_CUSTOMER}. Ready to save.",
+        "Save the customer.",
+        "click_element_by_index",
+        target=">Save customer />",
+    ),
+    Step(
+        "✅ Saved: the confirmation says “Jane Doe was added to your customers”, and its summary matches what I "
+        "entered (Pro, Dec 1, 2026, welcome email will be sent).",
+        f"Customer saved: {_CUSTOMER}. Left: export the customer list as CSV.",
+        "Open the customer list, where the export is.",
+        "click_element_by_index",
+        target=">View customers />",
+        sees="Jane Doe was added to your customers",
+    ),
+    Step(
+        "✅ The customer list shows Jane Doe at the top, marked New.",
+        f"Customer saved: {_CUSTOMER}. Left: the CSV export.",
+        "Click Export customers.",
+        "click_element_by_index",
+        target=">Export customers />",
+        sees="Jane Doe New",
+    ),
+    Step(
+        "❔ The export has not started: a Security check page wants the characters from a captcha image and an "
+        "“I'm not a robot” tick first.",
+        f"Customer saved: {_CUSTOMER}. The CSV export waits behind a captcha, which only the user may solve.",
+        "Hand the captcha to the user, then finish the export when they hand the browser back.",
+        "hand_off_to_user",
+        {
+            "reason": (
+                "The export is behind a captcha, and only a person may solve it. "
+                "Please solve it in the browser window: "
+                "type the characters you see, tick “I'm not a robot” and click “Verify and continue”. Then press "
+                "“I've done it — continue” and I'll finish the export."
+            )
+        },
+        sees="Security check",
+    ),
+    Step(
+        "✅ The security check is passed: the page says Export ready and previews the CSV, with Jane Doe first.",
+        f"Customer saved: {_CUSTOMER}. The user solved the captcha. Left: download the CSV.",
+        "Click Download CSV.",
+        "click_element_by_index",
+        target="Download CSV",
+        sees="Export ready",
+    ),
+    Step(
+        "✅ The download finished: acme-customers.csv was saved.",
+        f"All done: customer saved ({_CUSTOMER}); customer list exported as acme-customers.csv.",
+        "Tell the user everything is done.",
+        "done",
+        {
+            "success": True,
+            "text": (
+                "All done. I signed in to Acme CRM, added Jane Doe (jane@example.com, Example Ltd, plan Pro starting "
+                "1 Dec 2026, welcome email on, note “Met at the expo”), and — after you solved the security check — "
+                "exported the customer list. It was downloaded as acme-customers.csv, with Jane Doe in it."
+            ),
+        },
+        sees='Downloaded "acme-customers.csv"',
+    ),
 )
 
 
@@ -176,19 +254,21 @@ class ScriptedModel:
         shown = next((m.content for m in reversed(messages) if m.role == "user"), "")
         if step.sees is not None and step.sees not in shown:
             raise LLMError(LLMErrorKind.CONFIG, f"Demo step {number} expects {step.sees!r} on the page:\n{shown}")
-        params = step.params if step.target is None else {"index": _index_of(step.target, shown, number),
-                                                           **step.params}
-        arguments = {"evaluation_previous_goal": step.evaluation, "memory": step.memory,
-                     "next_goal": step.next_goal, "action": {step.action: params}}
+        params = step.params if step.target is None else {"index": _index_of(step.target, shown, number), **step.params}
+        arguments = {
+            "evaluation_previous_goal": step.evaluation,
+            "memory": step.memory,
+            "next_goal": step.next_goal,
+            "action": {step.action: params},
+        }
         self._position += 1
         return LLMReply(tool_calls=[ToolCall(name=tool.name, arguments=json.dumps(arguments, ensure_ascii=False))])
 
 
 def _index_of(target: str, shown: str, number: int) -> int:
     # Only the browser state: the history repeats earlier pages' element lines in the actions' results.
-    state = shown[shown.rfind(_BROWSER_STATE):]
-    indices = [int(match.group(1)) for line in state.splitlines()
-               if target in line and (match := _ELEMENT.match(line))]
+    state = shown[shown.rfind(_BROWSER_STATE) :]
+    indices = [int(match.group(1)) for line in state.splitlines() if target in line and (match := _ELEMENT.match(line))]
     if len(indices) != 1:
         found = "no element" if not indices else f"{len(indices)} elements"
         raise LLMError(LLMErrorKind.CONFIG, f"Demo step {number}: {found} with {target!r} on the page:\n{state}")
@@ -242,8 +322,12 @@ async def generate(out: Path) -> int:
         root = Path(home)
         # Recorded next to the throwaway profile: a failed run must not leave a half cassette at ``out``.
         recorder = RecordingClient(model, root / "cassette.json")
-        runtime = Runtime(Settings(), AppPaths(root / "config", root / "data", root / "logs"),
-                          RuntimeOptions(demo=True, headless=True), llm_factory=lambda: recorder)
+        runtime = Runtime(
+            Settings(),
+            AppPaths(root / "config", root / "data", root / "logs"),
+            RuntimeOptions(demo=True, headless=True),
+            llm_factory=lambda: recorder,
+        )
         try:
             result = await run_with_the_person(await runtime.agent(), runtime)
         finally:

@@ -77,7 +77,7 @@ def export_html(record: RunRecord) -> str:
     demo = f'<span class="badge demo">{_e(tr("Replayed demo"))}</span>' if record.demo else ""
     tasks = "\n".join(_task_html(task, number) for number, task in enumerate(record.tasks, start=1))
     return f"""<!DOCTYPE html>
-<html lang="{'zh-CN' if language() == 'zh' else 'en'}">
+<html lang="{"zh-CN" if language() == "zh" else "en"}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -129,8 +129,11 @@ def _event_html(event: HistoricalEvent) -> str:
         case ObservationEvent():
             return _note("observation", tr("Observation"), event.content)
         case RetryEvent():
-            return _note("retry", tr("Retry {attempt} of {max}", attempt=event.attempt, max=event.max_attempts),
-                         plain_retry(event.message))
+            return _note(
+                "retry",
+                tr("Retry {attempt} of {max}", attempt=event.attempt, max=event.max_attempts),
+                plain_retry(event.message),
+            )
         case ErrorEvent():
             return _note("error", tr("Error"), plain_message(event.message, event.kind))
         case UserTakeoverEvent():
@@ -174,8 +177,10 @@ def _plain(text: str) -> str:
 def _mark(reading: Reading) -> str:
     tone, path = _MARK_PATHS[reading]
     label = {Reading.SUCCESS: tr("Success"), Reading.FAILURE: tr("Failed"), Reading.UNKNOWN: tr("Unclear")}[reading]
-    return (f'<svg class="mark {tone}" viewBox="0 0 16 16" width="16" height="16" role="img" '
-            f'aria-label="{_e(label)}"><circle cx="8" cy="8" r="7.2"/><path d="{path}"/></svg>')
+    return (
+        f'<svg class="mark {tone}" viewBox="0 0 16 16" width="16" height="16" role="img" '
+        f'aria-label="{_e(label)}"><circle cx="8" cy="8" r="7.2"/><path d="{path}"/></svg>'
+    )
 
 
 def _row(label: str, value: str, *, mark: str = "") -> str:
@@ -259,7 +264,8 @@ dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; }
 .result {
   border-radius: 12px; padding: 14px 16px; margin-top: 6px;
-  border: 1px solid color-mix(in srgb, var(--c) 45%, transparent); background: color-mix(in srgb, var(--c) 9%, var(--surface));
+  border: 1px solid color-mix(in srgb, var(--c) 45%, transparent);
+  background: color-mix(in srgb, var(--c) 9%, var(--surface));
 }
 .result-head { margin: 0 0 6px; }
 @media print { body { background: #fff; } .timeline > li, .result { break-inside: avoid; } }

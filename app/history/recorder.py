@@ -64,8 +64,7 @@ class RunRecorder:
         self._follow_up = False
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-recorder")
         self._last_write: Future[None] | None = None
-        self._unsubscribes = [agent.on("task_started", self._on_started),
-                              agent.on("task_finished", self._on_finished)]
+        self._unsubscribes = [agent.on("task_started", self._on_started), agent.on("task_finished", self._on_finished)]
 
     @property
     def current(self) -> RunRecord | None:
@@ -77,8 +76,13 @@ class RunRecorder:
         # A task that is not a follow-up (the agent forgot the tasks before it) begins a new run.
         self._follow_up = started.follow_up and self._record is not None
         if not self._follow_up:
-            self._record = RunRecord(id=new_run_id(self._task_started), started_at=self._task_started,
-                                     demo=self._demo, replay=self._replay, settings=self._settings)
+            self._record = RunRecord(
+                id=new_run_id(self._task_started),
+                started_at=self._task_started,
+                demo=self._demo,
+                replay=self._replay,
+                settings=self._settings,
+            )
 
     def _on_finished(self, finished: TaskFinished) -> None:
         if self._record is None:
@@ -115,6 +119,7 @@ class RunRecorder:
 
     def _masked(self, record: RunRecord) -> RunRecord:
         """Without the given secrets, nor any value a live secret vault or the process's API keys hold."""
+
         def mask(text: str) -> str:
             for secret in self._secrets:
                 text = text.replace(secret, _MASK)

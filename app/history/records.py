@@ -21,8 +21,9 @@ _NOT_A_RUN_SETTING = frozenset({"panel_geometry", "first_run_done"})
 
 def settings_snapshot(settings: BaseModel | Mapping[str, Any]) -> dict[str, Any]:
     data = settings.model_dump(mode="json") if isinstance(settings, BaseModel) else dict(settings)
-    return {name: value for name, value in data.items()
-            if not _SECRET_NAME.search(name) and name not in _NOT_A_RUN_SETTING}
+    return {
+        name: value for name, value in data.items() if not _SECRET_NAME.search(name) and name not in _NOT_A_RUN_SETTING
+    }
 
 
 def new_run_id(now: datetime) -> str:
@@ -44,11 +45,16 @@ class TaskRun(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     events: list[HistoricalEvent] = Field(default_factory=list)
 
-
     def to_result(self) -> ExecutionResult:
         """The task's outcome as the agent reported it, to show it again."""
-        return ExecutionResult(success=self.success, data=self.result, history=self.events, status=self.status,
-                               steps=self.steps, usage=self.usage)
+        return ExecutionResult(
+            success=self.success,
+            data=self.result,
+            history=self.events,
+            status=self.status,
+            steps=self.steps,
+            usage=self.usage,
+        )
 
 
 class RunSummary(BaseModel):
@@ -107,8 +113,15 @@ class RunRecord(BaseModel):
 
     def summary(self) -> RunSummary:
         return RunSummary(
-            id=self.id, started_at=self.started_at, finished_at=self.finished_at,
-            title=self.tasks[0].task if self.tasks else "", task_count=len(self.tasks), status=self.status,
-            success=self.success, steps=self.steps, total_tokens=self.usage.total_tokens, demo=self.demo,
+            id=self.id,
+            started_at=self.started_at,
+            finished_at=self.finished_at,
+            title=self.tasks[0].task if self.tasks else "",
+            task_count=len(self.tasks),
+            status=self.status,
+            success=self.success,
+            steps=self.steps,
+            total_tokens=self.usage.total_tokens,
+            demo=self.demo,
             replay=self.replay,
         )

@@ -33,8 +33,10 @@ _ATTR = re.compile(r'([\w-]+)=("[^"]*"|\S+)')
 _LABEL_MARKS = re.compile(r"(\s*\*|\s+\(?optional\)?)+$", re.IGNORECASE)
 _BROWSER_STATE = "<browser_state>"
 # {element}: the element the recording acts on next, in plain words; {where}: why it cannot; {answer}: its number.
-MISMATCH = ("The replay no longer matches the page at answer {answer}: the recording acts on {element}, which {where}. "
-            "Record it again with --record.")
+MISMATCH = (
+    "The replay no longer matches the page at answer {answer}: the recording acts on {element}, which {where}. "
+    "Record it again with --record."
+)
 
 
 class CassetteEntry(BaseModel):
@@ -63,7 +65,7 @@ class Cassette(BaseModel):
 def _page_lines(messages: list[Message]) -> list[str]:
     """The element lines of the page the model is shown now (not the history, which quotes earlier pages)."""
     user = next((m.content for m in reversed(messages) if m.role == "user"), "")
-    state = user[user.rfind(_BROWSER_STATE):] if _BROWSER_STATE in user else user
+    state = user[user.rfind(_BROWSER_STATE) :] if _BROWSER_STATE in user else user
     return [line.strip().lstrip("*") for line in state.splitlines()]
 
 
@@ -98,8 +100,7 @@ def element_words(line: str) -> str:
         noun = "element"
     # A field's value is what was typed, never its name; a button input's value is its caption.
     value = attrs.get("value") if noun == "button" else None
-    name = (attrs.get("label") or attrs.get("aria-label") or match["text"] or value or attrs.get("placeholder")
-            or "")
+    name = attrs.get("label") or attrs.get("aria-label") or match["text"] or value or attrs.get("placeholder") or ""
     name = _LABEL_MARKS.sub("", name)
     return f"the {name} {noun}" if name else f"the {noun}"
 
@@ -119,12 +120,15 @@ def _unindexed(line: str) -> str:
 
 def _pointed_at(reply: LLMReply, index: int) -> LLMReply:
     """``reply`` acting on element ``index`` instead of the one it was recorded with."""
+
     def repoint(text: str) -> str:
         return _INDEX.sub(f'"index": {index}', text, count=1)
 
     if reply.tool_calls:
-        calls = [reply.tool_calls[0].model_copy(update={"arguments": repoint(reply.tool_calls[0].arguments)}),
-                 *reply.tool_calls[1:]]
+        calls = [
+            reply.tool_calls[0].model_copy(update={"arguments": repoint(reply.tool_calls[0].arguments)}),
+            *reply.tool_calls[1:],
+        ]
         return reply.model_copy(update={"tool_calls": calls})
     return reply.model_copy(update={"content": repoint(reply.content or "")})
 
@@ -189,7 +193,8 @@ class ReplayClient:
         if self._position >= len(entries):
             raise LLMError(
                 LLMErrorKind.CONFIG,
-                self._end or f"The replay has no more recorded answers (it holds {len(entries)}). The run went "
+                self._end
+                or f"The replay has no more recorded answers (it holds {len(entries)}). The run went "
                 "further than the recording did.",
             )
         entry = entries[self._position]
@@ -208,8 +213,9 @@ class ReplayClient:
     @staticmethod
     def _found(expect: str, lines: list[str]) -> list[int]:
         wanted = _unindexed(expect)
-        return [int(match.group(1)) for line in lines
-                if _unindexed(line) == wanted and (match := _LINE_INDEX.match(line))]
+        return [
+            int(match.group(1)) for line in lines if _unindexed(line) == wanted and (match := _LINE_INDEX.match(line))
+        ]
 
     def _previous_hand_off(self) -> LLMReply | None:
         """The hand-off the recording made just before this answer, if it did: the person handed the browser back
@@ -221,5 +227,7 @@ class ReplayClient:
 
     def _mismatched(self, expect: str, count: int) -> LLMError:
         where = "is not on the page now" if count == 0 else f"is on the page {count} times now"
-        return LLMError(LLMErrorKind.CONFIG, self._mismatch.format(
-            answer=self._position + 1, element=element_words(_unindexed(expect)), where=where))
+        return LLMError(
+            LLMErrorKind.CONFIG,
+            self._mismatch.format(answer=self._position + 1, element=element_words(_unindexed(expect)), where=where),
+        )

@@ -52,8 +52,9 @@ def _classify(exc: Exception, base_url: str, model: str) -> LLMError:
         if any(hint in lowered for hint in _CONTEXT_HINTS):
             return LLMError(LLMErrorKind.CONTEXT_LENGTH, f"The prompt is too long for model '{model}'. ({detail})")
         if any(hint in lowered for hint in _FILTER_HINTS):
-            return LLMError(LLMErrorKind.CONTENT_FILTER,
-                            f"The endpoint's content filter refused the request. ({detail})")
+            return LLMError(
+                LLMErrorKind.CONTENT_FILTER, f"The endpoint's content filter refused the request. ({detail})"
+            )
         if any(hint in lowered for hint in TOOL_HINTS):
             return LLMError(
                 LLMErrorKind.CONFIG,
@@ -93,8 +94,11 @@ class StatusAdvice(NamedTuple):
 def quota_exhausted(detail: str) -> bool:
     """Whether a 429's text says the account ran out of credit, rather than that it sends too fast."""
     lowered = detail.lower()
-    return "insufficient_quota" in lowered or "billing" in lowered or (
-        "quota" in lowered and ("exceeded" in lowered or "insufficient" in lowered))
+    return (
+        "insufficient_quota" in lowered
+        or "billing" in lowered
+        or ("quota" in lowered and ("exceeded" in lowered or "insufficient" in lowered))
+    )
 
 
 def status_advice(status: int, base_url: str, model: str, detail: str, *, sent_key: bool = True) -> StatusAdvice:
@@ -104,24 +108,31 @@ def status_advice(status: int, base_url: str, model: str, detail: str, *, sent_k
     if status in (401, 403):
         if not sent_key:
             return StatusAdvice(f"{server} needs an API key ({status}).", "Paste your API key into Settings.")
-        return StatusAdvice(f"{server} rejected the API key ({status}).",
-                            "Check in Settings (or OPENAI_API_KEY) that the key is complete, belongs to this "
-                            "provider and is still active.")
+        return StatusAdvice(
+            f"{server} rejected the API key ({status}).",
+            "Check in Settings (or OPENAI_API_KEY) that the key is complete, belongs to this "
+            "provider and is still active.",
+        )
     if status == 404:
         if "model" in detail.lower():
-            return StatusAdvice(f"{server} does not know the model '{model}' (404).",
-                                "Check the model name's spelling; the provider's model list has the exact names.")
+            return StatusAdvice(
+                f"{server} does not know the model '{model}' (404).",
+                "Check the model name's spelling; the provider's model list has the exact names.",
+            )
         return StatusAdvice(f"Nothing was found at {base_url} (404).", _BASE_URL_HINT)
     if status == 405:
         return StatusAdvice(f"{server} does not accept chat requests at this address (405).", _BASE_URL_HINT)
     if status == 429:
         if quota_exhausted(detail):
-            return StatusAdvice("The account behind this API key has no quota left (429).",
-                                "Add credit or raise the limit on the provider's billing page.")
+            return StatusAdvice(
+                "The account behind this API key has no quota left (429).",
+                "Add credit or raise the limit on the provider's billing page.",
+            )
         return StatusAdvice(f"{server} is rate limiting requests right now (429).", "Wait a minute and try again.")
     if status >= 500 or status in (408, 409):
-        return StatusAdvice(f"{server} had a server error ({status}).",
-                            "This is on the provider's side; try again in a few minutes.")
+        return StatusAdvice(
+            f"{server} had a server error ({status}).", "This is on the provider's side; try again in a few minutes."
+        )
     return StatusAdvice(f"{server} refused the request ({status}).", "")
 
 

@@ -29,15 +29,30 @@ class ProviderPreset(BaseModel):
 
 PRESETS: tuple[ProviderPreset, ...] = (
     ProviderPreset(key="openai", label="OpenAI", base_url="https://api.openai.com/v1", model="gpt-4.1-mini"),
-    ProviderPreset(key="openrouter", label="OpenRouter", base_url="https://openrouter.ai/api/v1",
-                   model="openai/gpt-4.1-mini"),
+    ProviderPreset(
+        key="openrouter", label="OpenRouter", base_url="https://openrouter.ai/api/v1", model="openai/gpt-4.1-mini"
+    ),
     ProviderPreset(key="deepseek", label="DeepSeek", base_url="https://api.deepseek.com/v1", model="deepseek-chat"),
-    ProviderPreset(key="qwen", label="Qwen / DashScope",
-                   base_url="https://dashscope.aliyuncs.com/compatible-mode/v1", model="qwen-plus"),
-    ProviderPreset(key="ollama", label="Ollama (localhost)", base_url="http://localhost:11434/v1",
-                   model="qwen2.5:7b", needs_key=False),
-    ProviderPreset(key="lmstudio", label="LM Studio (localhost)", base_url="http://localhost:1234/v1",
-                   model="local-model", needs_key=False),
+    ProviderPreset(
+        key="qwen",
+        label="Qwen / DashScope",
+        base_url="https://dashscope.aliyuncs.com/compatible-mode/v1",
+        model="qwen-plus",
+    ),
+    ProviderPreset(
+        key="ollama",
+        label="Ollama (localhost)",
+        base_url="http://localhost:11434/v1",
+        model="qwen2.5:7b",
+        needs_key=False,
+    ),
+    ProviderPreset(
+        key="lmstudio",
+        label="LM Studio (localhost)",
+        base_url="http://localhost:1234/v1",
+        model="local-model",
+        needs_key=False,
+    ),
     ProviderPreset(key="custom", label="Custom", base_url="", model=""),
 )
 
@@ -96,8 +111,12 @@ class Settings(BaseModel):
         )
 
     def agent_config(self) -> AgentConfig:
-        return AgentConfig(max_steps=self.max_steps, language=self.running_language or self.language,
-                           enable_javascript=self.allow_javascript, vision=self.vision)
+        return AgentConfig(
+            max_steps=self.max_steps,
+            language=self.running_language or self.language,
+            enable_javascript=self.allow_javascript,
+            vision=self.vision,
+        )
 
 
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
@@ -128,8 +147,10 @@ def read_settings(path: Path) -> LoadedSettings:
     except FileNotFoundError:
         return LoadedSettings(Settings())
     except OSError as exc:
-        raise SettingsUnreadable(f"The settings file {path} cannot be read ({exc.strerror or exc}). Move it away "
-                                 "or fix its permissions; the app then starts with its defaults.") from exc
+        raise SettingsUnreadable(
+            f"The settings file {path} cannot be read ({exc.strerror or exc}). Move it away "
+            "or fix its permissions; the app then starts with its defaults."
+        ) from exc
     try:
         data = json.loads(raw.decode("utf-8"))  # bad UTF-8 is a ValueError too
     except ValueError:
@@ -154,8 +175,11 @@ def _damaged(path: Path, settings: Settings, reset: tuple[str, ...]) -> LoadedSe
         log.warning("could not keep the damaged settings file aside: %s", exc)
     kept = aside if aside.exists() else None
     # On stderr in the CLI (a JSON "log" line with --events); the panel says it in its own words.
-    log.warning("settings file was damaged; back to their defaults: %s; the damaged file was kept as %s",
-                ", ".join(name.replace("_", " ") for name in reset) or "every setting", kept or "(nowhere)")
+    log.warning(
+        "settings file was damaged; back to their defaults: %s; the damaged file was kept as %s",
+        ", ".join(name.replace("_", " ") for name in reset) or "every setting",
+        kept or "(nowhere)",
+    )
     return LoadedSettings(settings, reset, kept, damaged=True)
 
 

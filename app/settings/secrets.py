@@ -41,8 +41,7 @@ def get_api_key(provider: str) -> str | None:
 
 
 def set_api_key(provider: str, key: str) -> None:
-    _store(_account(provider), key, "the API key",
-           "or set OPENAI_API_KEY in the environment instead")
+    _store(_account(provider), key, "the API key", "or set OPENAI_API_KEY in the environment instead")
 
 
 def _secret_account(name: str) -> str:
@@ -67,8 +66,12 @@ def _read(account: str) -> str | None:
 
 def set_secret(name: str, value: str) -> None:
     """Store (or, with an empty value, delete) a named secret; KeyringUnavailable when there is no keyring."""
-    _store(_secret_account(name), value, f'the secret "{name}"',
-           "or give it as PAGE_AGENT_SECRET_<NAME> in the environment instead")
+    _store(
+        _secret_account(name),
+        value,
+        f'the secret "{name}"',
+        "or give it as PAGE_AGENT_SECRET_<NAME> in the environment instead",
+    )
 
 
 def _store(account: str, value: str, what: str, alternative: str) -> None:
@@ -122,7 +125,8 @@ def read_secrets_file(path: Path) -> dict[str, GivenSecret]:
     if os.name == "posix" and mode & 0o077:
         raise SecretsSourceError(
             f"The secrets file {path} can be read by other users (its mode is {stat.S_IMODE(mode):04o}), so it was "
-            f"not used. Make it private with: chmod 600 {path}")
+            f"not used. Make it private with: chmod 600 {path}"
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -132,14 +136,17 @@ def read_secrets_file(path: Path) -> dict[str, GivenSecret]:
         where = f" (line {exc.lineno}, column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else ""
         raise SecretsSourceError(f"The secrets file {path} is not valid JSON{where}.") from None
     if not isinstance(data, dict):
-        raise SecretsSourceError(f'The secrets file {path} must hold one JSON object of name → value, like '
-                                 '{"crm_password": "…"}.')
+        raise SecretsSourceError(
+            f'The secrets file {path} must hold one JSON object of name → value, like {{"crm_password": "…"}}.'
+        )
     return {name: _given(path, name, entry) for name, entry in data.items()}
 
 
 def _given(path: Path, name: str, entry: Any) -> GivenSecret:
-    shape = (f'In the secrets file {path}, "{name[:40]}" must be a text value, or an object like '
-             '{"value": "…", "domains": ["example.com"]}.')
+    shape = (
+        f'In the secrets file {path}, "{name[:40]}" must be a text value, or an object like '
+        '{"value": "…", "domains": ["example.com"]}.'
+    )
     if isinstance(entry, str):
         value, domains = entry, None
     elif isinstance(entry, dict) and isinstance(entry.get("value"), str) and set(entry) <= {"value", "domains"}:
@@ -165,7 +172,7 @@ def env_secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     found: dict[str, str] = {}
     for variable, value in environ.items():
         if variable.startswith(SECRET_ENV_PREFIX) and value:
-            name = variable[len(SECRET_ENV_PREFIX):].lower()
+            name = variable[len(SECRET_ENV_PREFIX) :].lower()
             _check(name, value, f"The environment variable {variable}: ")
             found[name] = value
     return found

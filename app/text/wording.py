@@ -88,8 +88,14 @@ def _role(target: ActionTarget) -> _Role:
         if kind == "radio":
             return _Role.OPTION
         return _Role.FIELD
-    return {"textarea": _Role.FIELD, "select": _Role.LIST, "button": _Role.BUTTON, "a": _Role.LINK,
-            "img": _Role.IMAGE, "option": _Role.OPTION}.get(tag, _Role.ITEM)
+    return {
+        "textarea": _Role.FIELD,
+        "select": _Role.LIST,
+        "button": _Role.BUTTON,
+        "a": _Role.LINK,
+        "img": _Role.IMAGE,
+        "option": _Role.OPTION,
+    }.get(tag, _Role.ITEM)
 
 
 def _named(role: _Role, name: str) -> str:
@@ -175,8 +181,11 @@ def describe_action(name: str, params: dict[str, Any], target: ActionTarget | No
         case "click_element_by_index":
             return tr("Click {target}", target=target_words(target))
         case "input_text":
-            return tr("Type {value} into {target}", value=_typed(str(params.get("text", ""))),
-                      target=target_words(target, tr("a text field")))
+            return tr(
+                "Type {value} into {target}",
+                value=_typed(str(params.get("text", ""))),
+                target=target_words(target, tr("a text field")),
+            )
         case "select_dropdown_option":
             return tr("Choose {value} in {target}", value=_quote(params.get("text", "")), target=_list_words(target))
         case "send_keys":
@@ -185,8 +194,11 @@ def describe_action(name: str, params: dict[str, Any], target: ActionTarget | No
             return tr("Point at {target}", target=target_words(target))
         case "scroll":
             pages = _pages(params.get("num_pages"))
-            text = tr("Scroll down {pages}", pages=pages) if params.get("down", True) else tr(
-                "Scroll up {pages}", pages=pages)
+            text = (
+                tr("Scroll down {pages}", pages=pages)
+                if params.get("down", True)
+                else tr("Scroll up {pages}", pages=pages)
+            )
             if params.get("index") is None:
                 return text
             return tr("{action} in {target}", action=text, target=target_words(target))
@@ -201,8 +213,11 @@ def describe_action(name: str, params: dict[str, Any], target: ActionTarget | No
         case "close_tab":
             return tr("Close a tab")
         case "upload_file":
-            return tr("Upload {file} with {target}", file=_quote(str(params.get("path", "")).rsplit("/", 1)[-1]),
-                      target=target_words(target, tr("a file field")))
+            return tr(
+                "Upload {file} with {target}",
+                file=_quote(str(params.get("path", "")).rsplit("/", 1)[-1]),
+                target=target_words(target, tr("a file field")),
+            )
         case "execute_javascript":
             return tr("Run a script on the page")
         case "wait":
@@ -236,8 +251,9 @@ def _doing(tool: str, params: dict[str, Any], target: ActionTarget | None) -> st
         case "input_text":
             return tr("Typing into {target}…", target=target_words(target, tr("a text field")))
         case "select_dropdown_option":
-            return tr("Choosing {value} in {target}…", value=_quote(params.get("text", ""), 24),
-                      target=_list_words(target))
+            return tr(
+                "Choosing {value} in {target}…", value=_quote(params.get("text", ""), 24), target=_list_words(target)
+            )
         case "send_keys":
             return tr("Pressing {keys}…", keys=params.get("keys", ""))
         case "hover_element":
@@ -395,11 +411,11 @@ def evaluation_reading(text: str) -> tuple[Reading, str]:
         marker = _leading(rest, markers)
         if marker:
             reading = candidate
-            rest = rest[len(marker):].lstrip(_PREFIX_TRIM + "\ufe0f")
+            rest = rest[len(marker) :].lstrip(_PREFIX_TRIM + "\ufe0f")
             # "✅ Success - typed it": the emoji and the word both say it; show neither twice.
             word = _leading(rest, markers)
             if word:
-                rest = rest[len(word):].lstrip(_PREFIX_TRIM)
+                rest = rest[len(word) :].lstrip(_PREFIX_TRIM)
             break
     return reading, rest
 
@@ -408,7 +424,7 @@ def _leading(text: str, markers: tuple[str, ...]) -> str | None:
     """The marker ``text`` starts with, as a whole word ("Successfully" is not "Success")."""
     lowered = text.lower()
     for marker in markers:
-        if lowered.startswith(marker) and not (marker.isalpha() and text[len(marker): len(marker) + 1].isalpha()):
+        if lowered.startswith(marker) and not (marker.isalpha() and text[len(marker) : len(marker) + 1].isalpha()):
             return marker
     return None
 

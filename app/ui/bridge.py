@@ -40,12 +40,14 @@ class AgentBridge(QObject):
             return
         self.detach()
         self._agent = agent
-        self._unsubscribe.extend([
-            agent.on("status_changed", self.statusChanged.emit),
-            agent.on("activity", self.activity.emit),
-            agent.on("event_added", self.eventAdded.emit),
-            agent.on("disposed", self._on_disposed),
-        ])
+        self._unsubscribe.extend(
+            [
+                agent.on("status_changed", self.statusChanged.emit),
+                agent.on("activity", self.activity.emit),
+                agent.on("event_added", self.eventAdded.emit),
+                agent.on("disposed", self._on_disposed),
+            ]
+        )
 
     def detach(self) -> None:
         _unsubscribe_all(self._unsubscribe)

@@ -109,8 +109,11 @@ class ConfirmBar(QFrame):
             else:
                 self.question.setText(tr("The page asks: “{question}”", question=quote))
             host = urlsplit(request.url).netloc
-            self.detail.setText(tr("Asked by {site}. The agent will not answer it for you.", site=host)
-                                if host else tr("The agent will not answer it for you."))
+            self.detail.setText(
+                tr("Asked by {site}. The agent will not answer it for you.", site=host)
+                if host
+                else tr("The agent will not answer it for you.")
+            )
         self.setAccessibleName(self.question.text())
         self.show()
         self.cancel_button.setFocus()

@@ -184,9 +184,14 @@ class Desktop:
             return
         self._settings_open = True
         try:
-            dialog = SettingsDialog(self.runtime.settings, detected_browser=await self.runtime.detected_browser(),
-                                    first_run=first_run, parent=self.window, paths=self._paths,
-                                    session_key=self._api_key)
+            dialog = SettingsDialog(
+                self.runtime.settings,
+                detected_browser=await self.runtime.detected_browser(),
+                first_run=first_run,
+                parent=self.window,
+                paths=self._paths,
+                session_key=self._api_key,
+            )
             if self._browser_opening is not None and not self._browser_opening.done():
                 # Chromium's window comes up over the browser's side of the screen, where the dialog sits.
                 self._browser_opening.add_done_callback(lambda _task: _bring_forward(dialog))
@@ -205,8 +210,9 @@ class Desktop:
         except OSError as exc:
             self.window.model.add_notice(tr("The settings were not saved: {reason}", reason=str(exc)))
         if dialog.key_kept_in_memory:
-            self.window.model.add_notice(tr("No system keyring: the key is kept until you quit; you'll be asked "
-                                            "again next time."))
+            self.window.model.add_notice(
+                tr("No system keyring: the key is kept until you quit; you'll be asked again next time.")
+            )
         if settings.language not in (saved_language, language()):
             self.window.model.add_notice(tr("The language changes the next time you open Page Agent."))
         style.use_theme(settings.theme)
@@ -268,7 +274,7 @@ class Desktop:
         return list(self._saved_runs)
 
     async def try_demo(self) -> None:
-        """"Try the demo" from the panel: the demo for this session, whatever the saved settings say."""
+        """ "Try the demo" from the panel: the demo for this session, whatever the saved settings say."""
         assert self.runtime is not None and self.window is not None
         if self.window.busy:
             return
@@ -280,17 +286,27 @@ class Desktop:
     def _record_runs(self, agent: Agent) -> None:
         """Each new agent gets a recorder; a follow-up on the same agent joins the same saved run."""
         assert self.runtime is not None
-        previous, self._recorder = self._recorder, RunRecorder(
-            agent, self._store, self.runtime.settings, demo=self.runtime.demo,
-            replay=self._choices.replay is not None and not self.runtime.demo, secrets=[self._api_key],
-            on_save_failed=self._run_not_saved)
+        previous, self._recorder = (
+            self._recorder,
+            RunRecorder(
+                agent,
+                self._store,
+                self.runtime.settings,
+                demo=self.runtime.demo,
+                replay=self._choices.replay is not None and not self.runtime.demo,
+                secrets=[self._api_key],
+                on_save_failed=self._run_not_saved,
+            ),
+        )
         if previous is not None:
             self._background.spawn(previous.close())
 
     def _run_not_saved(self, reason: str) -> None:
         if self.window is not None:
-            self.window.model.add_notice(tr("This run could not be saved to the history ({reason}). Its result is "
-                                            "above.", reason=reason))
+            self.window.model.add_notice(
+                tr("This run could not be saved to the history ({reason}). Its result is above.", reason=reason)
+            )
+
 
 async def _read_settings(path: Path) -> tuple[LoadedSettings, str]:
     """The saved settings, and what to tell the user when the file cannot be read at all (the panel then starts
@@ -299,14 +315,17 @@ async def _read_settings(path: Path) -> tuple[LoadedSettings, str]:
         return await asyncio.to_thread(read_settings, path), ""
     except SettingsUnreadable as exc:
         log.warning("%s", exc)
-        return LoadedSettings(Settings()), tr("The settings file cannot be read, so the app started with its "
-                                              "defaults: {problem}", problem=str(exc))
+        return LoadedSettings(Settings()), tr(
+            "The settings file cannot be read, so the app started with its defaults: {problem}", problem=str(exc)
+        )
 
 
 def _damaged_settings_notice(loaded: LoadedSettings) -> str:
     if loaded.reset:
-        text = tr("Some settings were damaged and are back to their defaults: {names}.",
-                  names=", ".join(name.replace("_", " ") for name in loaded.reset))
+        text = tr(
+            "Some settings were damaged and are back to their defaults: {names}.",
+            names=", ".join(name.replace("_", " ") for name in loaded.reset),
+        )
     else:
         text = tr("The settings file was damaged; every setting is back to its default.")
     if loaded.kept_aside is not None:

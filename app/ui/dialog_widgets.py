@@ -53,28 +53,38 @@ def _chevron(direction: str, color: str) -> str:
     path = folder / f"chevron-{direction}-{color.lstrip('#')}.svg"
     path.write_text(
         '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="' + color + '" '
-        'stroke-width="2.4" stroke-linecap="round" stroke-linejoin="round"><path d="' + _CHEVRONS[direction]
-        + '"/></svg>', encoding="utf-8")
+        'stroke-width="2.4" stroke-linecap="round" stroke-linejoin="round"><path d="'
+        + _CHEVRONS[direction]
+        + '"/></svg>',
+        encoding="utf-8",
+    )
     return path.as_posix()
 
 
 def dialog_stylesheet(t: Theme) -> str:
     c = {name: css_color(getattr(t, name)) for name in Theme.__dataclass_fields__ if name != "dark"}
-    tones = {Tone.INFO: t.accent, Tone.BUSY: t.neutral, Tone.OK: t.success, Tone.WARNING: t.warning,
-             Tone.ERROR: t.danger}
+    tones = {
+        Tone.INFO: t.accent,
+        Tone.BUSY: t.neutral,
+        Tone.OK: t.success,
+        Tone.WARNING: t.warning,
+        Tone.ERROR: t.danger,
+    }
     message_rules = "\n".join(
         f'QFrame#Message[tone="{tone}"] {{ background: {css_color(t.soft(color, 0.12))}; '
-        f'border: 1px solid {css_color(t.soft(color, 0.5))}; }}'
+        f"border: 1px solid {css_color(t.soft(color, 0.5))}; }}"
         for tone, color in tones.items()
     )
-    return style.stylesheet(t) + f"""
-    QDialog {{ background: {c['window']}; }}
-    QDialog QLabel {{ color: {c['text']}; background: transparent; }}
+    return (
+        style.stylesheet(t)
+        + f"""
+    QDialog {{ background: {c["window"]}; }}
+    QDialog QLabel {{ color: {c["text"]}; background: transparent; }}
     QLabel#DialogTitle {{ font-size: 17px; font-weight: 700; }}
-    QLabel#SectionTitle {{ color: {c['muted']}; font-size: 12px; font-weight: 700; padding: 0 0 0 4px; }}
-    QLabel#Hint {{ color: {c['muted']}; font-size: 12px; }}
-    QLabel#Warning {{ color: {c['warning']}; font-size: 12px; }}
-    QFrame#Section {{ background: {c['surface']}; border: 1px solid {c['border']}; border-radius: 12px; }}
+    QLabel#SectionTitle {{ color: {c["muted"]}; font-size: 12px; font-weight: 700; padding: 0 0 0 4px; }}
+    QLabel#Hint {{ color: {c["muted"]}; font-size: 12px; }}
+    QLabel#Warning {{ color: {c["warning"]}; font-size: 12px; }}
+    QFrame#Section {{ background: {c["surface"]}; border: 1px solid {c["border"]}; border-radius: 12px; }}
     QFrame#Welcome {{
         background: {css_color(t.soft(t.accent, 0.10))}; border: 1px solid {css_color(t.soft(t.accent, 0.4))};
         border-radius: 12px;
@@ -83,42 +93,43 @@ def dialog_stylesheet(t: Theme) -> str:
     {message_rules}
 
     QLineEdit, QSpinBox, QComboBox {{
-        background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']}; border-radius: 7px;
-        padding: 5px 8px; min-height: 20px; selection-background-color: {c['accent']};
-        selection-color: {c['on_accent']};
+        background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border"]}; border-radius: 7px;
+        padding: 5px 8px; min-height: 20px; selection-background-color: {c["accent"]};
+        selection-color: {c["on_accent"]};
     }}
-    QLineEdit:focus, QSpinBox:focus, QComboBox:focus {{ border: 1px solid {c['accent']}; }}
-    QLineEdit:disabled {{ background: {c['sunken']}; color: {c['muted']}; }}
+    QLineEdit:focus, QSpinBox:focus, QComboBox:focus {{ border: 1px solid {c["accent"]}; }}
+    QLineEdit:disabled {{ background: {c["sunken"]}; color: {c["muted"]}; }}
     QComboBox::drop-down {{ subcontrol-origin: padding; subcontrol-position: center right; border: none; width: 24px; }}
-    QComboBox::down-arrow {{ image: url({_chevron("down", c['muted'])}); width: 12px; height: 12px; }}
+    QComboBox::down-arrow {{ image: url({_chevron("down", c["muted"])}); width: 12px; height: 12px; }}
     QSpinBox {{ padding-right: 28px; }}
     QSpinBox::up-button, QSpinBox::down-button {{
-        subcontrol-origin: border; width: 24px; border: none; border-left: 1px solid {c['border']};
+        subcontrol-origin: border; width: 24px; border: none; border-left: 1px solid {c["border"]};
     }}
     QSpinBox::up-button {{ subcontrol-position: top right; border-top-right-radius: 7px; }}
     QSpinBox::down-button {{ subcontrol-position: bottom right; border-bottom-right-radius: 7px; }}
     QSpinBox::up-button:hover, QSpinBox::down-button:hover {{ background: {css_color(t.soft(t.neutral, 0.16))}; }}
-    QSpinBox::up-arrow {{ image: url({_chevron("up", c['muted'])}); width: 10px; height: 10px; }}
-    QSpinBox::down-arrow {{ image: url({_chevron("down", c['muted'])}); width: 10px; height: 10px; }}
+    QSpinBox::up-arrow {{ image: url({_chevron("up", c["muted"])}); width: 10px; height: 10px; }}
+    QSpinBox::down-arrow {{ image: url({_chevron("down", c["muted"])}); width: 10px; height: 10px; }}
     QComboBox QAbstractItemView {{
-        background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']};
-        selection-background-color: {css_color(t.soft(t.accent, 0.2))}; selection-color: {c['text']};
+        background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border"]};
+        selection-background-color: {css_color(t.soft(t.accent, 0.2))}; selection-color: {c["text"]};
     }}
-    QCheckBox {{ color: {c['text']}; spacing: 8px; }}
+    QCheckBox {{ color: {c["text"]}; spacing: 8px; }}
 
     QTreeWidget {{
-        background: {c['surface']}; color: {c['text']}; border: 1px solid {c['border']}; border-radius: 10px;
+        background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border"]}; border-radius: 10px;
         outline: none; padding: 4px;
     }}
     QTreeWidget::item {{ padding: 6px 4px; border: none; }}
     QTreeWidget::item:hover {{ background: {css_color(t.soft(t.neutral, 0.10))}; }}
-    QTreeWidget::item:selected {{ background: {css_color(t.soft(t.accent, 0.18))}; color: {c['text']}; }}
+    QTreeWidget::item:selected {{ background: {css_color(t.soft(t.accent, 0.18))}; color: {c["text"]}; }}
     QHeaderView {{ background: transparent; }}
     QHeaderView::section {{
-        background: transparent; color: {c['muted']}; border: none; border-bottom: 1px solid {c['border']};
+        background: transparent; color: {c["muted"]}; border: none; border-bottom: 1px solid {c["border"]};
         padding: 6px 8px; font-size: 12px; font-weight: 600;
     }}
     """
+    )
 
 
 def apply_dialog_style(widget: QWidget, restyle: Callable[[], object] | None = None) -> Theme:
@@ -158,8 +169,12 @@ TITLE_BAR = 40
 def frame_margins(window: QWidget) -> QMargins:
     """The window manager's frame around ``window``: measured once shown, else room for a title bar."""
     outer, inner = window.frameGeometry(), window.geometry()
-    measured = QMargins(inner.left() - outer.left(), inner.top() - outer.top(),
-                        outer.right() - inner.right(), outer.bottom() - inner.bottom())
+    measured = QMargins(
+        inner.left() - outer.left(),
+        inner.top() - outer.top(),
+        outer.right() - inner.right(),
+        outer.bottom() - inner.bottom(),
+    )
     return measured if measured.top() > 0 else QMargins(0, TITLE_BAR, 0, 0)
 
 

@@ -58,8 +58,9 @@ class _Column:
 class _BadgeDelegate(QStyledItemDelegate):
     """The outcome as a small tinted pill, like the panel's status colours."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-              ) -> None:
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
         text_index = index.sibling(index.row(), _Column.RESULT)
         tone = str(text_index.data(_TONE) or "stopped")
         text = str(text_index.data(Qt.ItemDataRole.DisplayRole) or "")
@@ -181,8 +182,11 @@ class HistoryDialog(QDialog):
                 item.setSelected(True)
         self._stack.setCurrentWidget(self.list if self.list.topLevelItemCount() else self.empty)
         skipped = self._store.skipped
-        self.skipped_notice.setText(tr("1 saved run could not be read and was skipped.") if skipped == 1 else
-                                    tr("{n} saved runs could not be read and were skipped.", n=skipped))
+        self.skipped_notice.setText(
+            tr("1 saved run could not be read and was skipped.")
+            if skipped == 1
+            else tr("{n} saved runs could not be read and were skipped.", n=skipped)
+        )
         self.skipped_notice.setVisible(skipped > 0)
         first = self.list.topLevelItem(0)
         if first is not None and not self.list.selectedItems():
@@ -192,12 +196,16 @@ class HistoryDialog(QDialog):
     @staticmethod
     def _item(summary: RunSummary) -> QTreeWidgetItem:
         label, tone = outcome_label(summary.status, summary.success)
-        task = summary.title if summary.task_count == 1 else tr(
-            "{task} (+{n} follow-ups)", task=summary.title, n=summary.task_count - 1)
+        task = (
+            summary.title
+            if summary.task_count == 1
+            else tr("{task} (+{n} follow-ups)", task=summary.title, n=summary.task_count - 1)
+        )
         if summary.demo:
             task = tr("[Demo] {task}", task=task)
-        item = QTreeWidgetItem([f"{summary.started_at.astimezone():%Y-%m-%d %H:%M}", " ".join(task.split()), label,
-                                str(summary.steps)])
+        item = QTreeWidgetItem(
+            [f"{summary.started_at.astimezone():%Y-%m-%d %H:%M}", " ".join(task.split()), label, str(summary.steps)]
+        )
         item.setData(_Column.WHEN, _ID, summary.id)
         item.setData(_Column.RESULT, _TONE, tone)
         item.setToolTip(_Column.TASK, summary.title)
@@ -246,7 +254,9 @@ class HistoryDialog(QDialog):
     def _choose_export_file(self, fmt: ExportFormat) -> None:
         run_id = self.selected_id()
         if run_id is not None:
-            choose_export_file(self, run_id, fmt, lambda path: self._background.spawn(self.export_to(run_id, path, fmt)))
+            choose_export_file(
+                self, run_id, fmt, lambda path: self._background.spawn(self.export_to(run_id, path, fmt))
+            )
 
     async def export_to(self, run_id: str, path: Path, fmt: ExportFormat) -> None:
         record = await self._load(run_id)
@@ -265,9 +275,13 @@ class HistoryDialog(QDialog):
         if not confirm:
             self._delete(run_id)
             return
-        box = QMessageBox(QMessageBox.Icon.Question, tr("Delete this run?"),
-                          tr("The run and its steps will be removed from this computer. This cannot be undone."),
-                          QMessageBox.StandardButton.Cancel, self)
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            tr("Delete this run?"),
+            tr("The run and its steps will be removed from this computer. This cannot be undone."),
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
         delete = box.addButton(tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.buttonClicked.connect(lambda button: self._delete(run_id) if button is delete else None)

@@ -19,8 +19,9 @@ def _renderer(name: str, color: str) -> QSvgRenderer:
 
 def paint_icon(painter: QPainter, rect: QRectF, name: str, color: QColor) -> None:
     """Draw straight into ``painter``: vector all the way, so it stays crisp at any scale."""
-    _renderer(name, color.name(QColor.NameFormat.HexArgb if color.alpha() < 255 else QColor.NameFormat.HexRgb)
-              ).render(painter, rect)
+    _renderer(name, color.name(QColor.NameFormat.HexArgb if color.alpha() < 255 else QColor.NameFormat.HexRgb)).render(
+        painter, rect
+    )
 
 
 class _SvgIconEngine(QIconEngine):

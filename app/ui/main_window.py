@@ -64,9 +64,11 @@ log = logging.getLogger(__name__)
 def _model_unreachable(result: ExecutionResult) -> bool:
     """The run failed before its first step after retrying the model call: the endpoint did not answer (a wrong
     key is not retried, and a failure in the browser does not retry the model)."""
-    return (result.status == AgentStatus.ERROR
-            and not any(isinstance(event, StepEvent) for event in result.history)
-            and any(isinstance(event, RetryEvent) for event in result.history))
+    return (
+        result.status == AgentStatus.ERROR
+        and not any(isinstance(event, StepEvent) for event in result.history)
+        and any(isinstance(event, RetryEvent) for event in result.history)
+    )
 
 
 class RuntimeLike(Protocol):
@@ -150,7 +152,8 @@ class MainWindow(QMainWindow):
         self.demo_banner = QFrame(root)
         self.demo_banner.setObjectName("DemoBanner")
         banner_text = QLabel(
-            tr("Demo — replaying a recorded run on a local demo site. No AI model is called."), self.demo_banner)
+            tr("Demo — replaying a recorded run on a local demo site. No AI model is called."), self.demo_banner
+        )
         banner_text.setWordWrap(True)
         self._demo_icon = QLabel(self.demo_banner)
         banner_layout = QHBoxLayout(self.demo_banner)
@@ -382,8 +385,11 @@ class MainWindow(QMainWindow):
         # Before the window is shown its frame is not known yet: the restored content plus room for a title bar.
         frame = self.geometry().marginsAdded(frame_margins(self))
         # The minimum width is the content's; the window manager's decoration comes on top of it.
-        placement = tile(screen.availableGeometry(), (frame.x(), frame.y(), frame.width(), frame.height()),
-                         self.minimumWidth() + frame.width() - self.width())
+        placement = tile(
+            screen.availableGeometry(),
+            (frame.x(), frame.y(), frame.width(), frame.height()),
+            self.minimumWidth() + frame.width() - self.width(),
+        )
         self.setGeometry(QRect(*placement.panel).marginsRemoved(frame_margins(self)))
         return placement.browser
 
@@ -401,8 +407,9 @@ class MainWindow(QMainWindow):
             agent = await self._runtime.agent(new_task=not follow_up)
         except Exception as exc:
             log.exception("could not prepare the agent")
-            self._show_outcome(self._failure(tr("Could not start: {reason}", reason=str(exc) or type(exc).__name__),
-                                             AgentStatus.ERROR))
+            self._show_outcome(
+                self._failure(tr("Could not start: {reason}", reason=str(exc) or type(exc).__name__), AgentStatus.ERROR)
+            )
             return
         if self.state is PanelState.STOPPING:
             self._show_outcome(self._failure(tr("Stopped before the agent started."), AgentStatus.STOPPED))
@@ -461,7 +468,6 @@ class MainWindow(QMainWindow):
         sound = bool(getattr(self._runtime.settings, "hand_off_sound", False))
         self._attention.call(tr("Page Agent: your turn"), reason, sound=sound)
 
-
     def _on_submitted(self, text: str) -> None:
         if self.state is PanelState.ASKING:
             if self._answer is not None and not self._answer.done():
@@ -479,8 +485,11 @@ class MainWindow(QMainWindow):
         if usage.total_tokens == 0:
             self.footer.setText(" ")
             return
-        text = tr("{prompt} tokens in · {completion} out", prompt=format_tokens(usage.prompt_tokens),
-                  completion=format_tokens(usage.completion_tokens))
+        text = tr(
+            "{prompt} tokens in · {completion} out",
+            prompt=format_tokens(usage.prompt_tokens),
+            completion=format_tokens(usage.completion_tokens),
+        )
         self.footer.setText(text)
         self.footer.setAccessibleDescription(text)
 
@@ -530,8 +539,13 @@ class MainWindow(QMainWindow):
 
     def _ask_to_quit(self) -> None:
         # open(), not exec(): a nested loop would stall the run (and a test) while the question waits.
-        box = QMessageBox(QMessageBox.Icon.Question, tr("Page Agent"), tr("Stop the task and quit?"),
-                          QMessageBox.StandardButton.NoButton, self)
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            tr("Page Agent"),
+            tr("Stop the task and quit?"),
+            QMessageBox.StandardButton.NoButton,
+            self,
+        )
         box.setInformativeText(tr("The agent is still working on your task. Quitting stops it where it is."))
         stop = box.addButton(tr("Stop and quit"), QMessageBox.ButtonRole.DestructiveRole)
         keep = box.addButton(tr("Keep working"), QMessageBox.ButtonRole.RejectRole)

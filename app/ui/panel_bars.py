@@ -65,8 +65,9 @@ class HandOffBar(_Bar):
         self.setAccessibleName(tr("Your turn"))
         self.stop_button = self._button(tr("Stop"), "ghost")
         self.continue_button = self._button(tr("I've done it — continue"), "primary")
-        self.detail.setText(tr("Do it in the browser, then press “I've done it — continue”. You can type a note for "
-                               "the agent below."))
+        self.detail.setText(
+            tr("Do it in the browser, then press “I've done it — continue”. You can type a note for the agent below.")
+        )
         self.detail.show()
         self.stop_button.clicked.connect(self.stopRequested)
         self.continue_button.clicked.connect(self.continueRequested)
@@ -77,12 +78,14 @@ class HandOffBar(_Bar):
         self.setStyleSheet(
             f"#YourTurnBar {{ background: {css_color(t.soft(color, 0.14))}; "
             f"border: 1px solid {css_color(t.soft(color, 0.6))}; border-radius: 10px; }}"
-            f"#YourTurnBar QLabel {{ color: {css_color(t.text)}; }}")
+            f"#YourTurnBar QLabel {{ color: {css_color(t.text)}; }}"
+        )
 
     def show_reason(self, reason: str) -> None:
         """``reason``: the agent's own words for what the person should do."""
-        self.text.setText(reason.strip() or tr("The agent needs you in the browser for something only a person "
-                                               "can do."))
+        self.text.setText(
+            reason.strip() or tr("The agent needs you in the browser for something only a person can do.")
+        )
         self.setAccessibleDescription(f"{self.text.text()} {self.detail.text()}")
         self.show()
         self.continue_button.setFocus()
@@ -97,8 +100,12 @@ class DemoOfferBar(_Bar):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(tr("The model did not answer"), parent)
         self.setAccessibleName(self.heading.text())
-        self.text.setText(tr("Nothing was done on the page. Check the model's address and key in Settings, or try "
-                             "the demo to see how Page Agent works without a model."))
+        self.text.setText(
+            tr(
+                "Nothing was done on the page. Check the model's address and key in Settings, or try "
+                "the demo to see how Page Agent works without a model."
+            )
+        )
         self.settings_button = self._button(tr("Settings"), "ghost")
         self.demo_button = self._button(tr("Try the demo"), "primary")
         self.settings_button.clicked.connect(self.settingsRequested)

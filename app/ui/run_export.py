@@ -24,11 +24,15 @@ class ExportFormat(StrEnum):
     HTML = "html"
 
 
-_RENDER: dict[ExportFormat, Callable[[RunRecord], str]] = {ExportFormat.JSON: export_json,
-                                                             ExportFormat.HTML: export_html}
+_RENDER: dict[ExportFormat, Callable[[RunRecord], str]] = {
+    ExportFormat.JSON: export_json,
+    ExportFormat.HTML: export_html,
+}
 
 
-def choose_export_file(parent: QWidget, run_id: str, fmt: ExportFormat, chosen: Callable[[Path], object]) -> QFileDialog:
+def choose_export_file(
+    parent: QWidget, run_id: str, fmt: ExportFormat, chosen: Callable[[Path], object]
+) -> QFileDialog:
     """Ask where to save; ``chosen(path)`` runs once the user has picked a file (never on Cancel)."""
     chooser = QFileDialog(parent, tr("Export run as HTML") if fmt == ExportFormat.HTML else tr("Export run as JSON"))
     chooser.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)

@@ -43,8 +43,11 @@ def site_problem(text: str) -> str | None:
         try:
             parse_domains(entry)
         except ValueError:
-            return tr('"{entry}" is not a site name. Write names like example.com or *.example.com (optionally with '
-                      ':port), without http:// or a path.', entry=entry)
+            return tr(
+                '"{entry}" is not a site name. Write names like example.com or *.example.com (optionally with '
+                ":port), without http:// or a path.",
+                entry=entry,
+            )
     return None
 
 
@@ -86,8 +89,15 @@ class SafetyPage(QWidget):
         column.setSpacing(6)
         column.addWidget(self.sites_edit)
         column.addWidget(self.sites_error)
-        column.addWidget(small_label(self, tr("Leave empty to allow any website. example.com allows only that site; "
-                                              "*.example.com that site and its subdomains. One per line or separated by commas.")))
+        column.addWidget(
+            small_label(
+                self,
+                tr(
+                    "Leave empty to allow any website. example.com allows only that site; "
+                    "*.example.com that site and its subdomains. One per line or separated by commas."
+                ),
+            )
+        )
         root.addWidget(sites_block)
 
         files_block, _form, column = section(self, tr("Files the agent may upload"))
@@ -101,16 +111,21 @@ class SafetyPage(QWidget):
         column.setSpacing(6)
         column.addLayout(list_with_buttons(self.folder_list, self.add_folder_button, self.remove_folder_button))
         column.addWidget(self.folder_message)
-        column.addWidget(small_label(self, tr("The agent uploads only files inside these folders, or a file your "
-                                              "task names.")))
+        column.addWidget(
+            small_label(self, tr("The agent uploads only files inside these folders, or a file your task names."))
+        )
         root.addWidget(files_block)
 
         confirm_block, _form, column = section(self, tr("Confirmations"))
         self.ask_check = QCheckBox(tr("Ask me before irreversible actions"), self)
         column.setSpacing(4)
         column.addWidget(self.ask_check)
-        column.addWidget(small_label(self, tr("The agent asks you before it clicks Delete, Pay, Buy… unless your task "
-                                              "asked for exactly that.")))
+        column.addWidget(
+            small_label(
+                self,
+                tr("The agent asks you before it clicks Delete, Pay, Buy… unless your task asked for exactly that."),
+            )
+        )
         root.addWidget(confirm_block)
         root.addStretch(1)
 
@@ -162,9 +177,14 @@ class SafetyPage(QWidget):
         self.folder_message.hide()
         resolved, own = await asyncio.to_thread(lambda: (_resolved([Path(folder)])[0], _resolved(self._own_dirs)))
         if folder_clash(resolved, own) is not None:
-            self.folder_message.setText(tr(
-                "{folder} holds Page Agent's own files (browser profile with your sign-ins, settings, history, logs), "
-                "which are never uploaded. Choose a folder that does not contain them.", folder=str(resolved)))
+            self.folder_message.setText(
+                tr(
+                    "{folder} holds Page Agent's own files "
+                    "(browser profile with your sign-ins, settings, history, logs), "
+                    "which are never uploaded. Choose a folder that does not contain them.",
+                    folder=str(resolved),
+                )
+            )
             self.folder_message.show()
             return
         if str(resolved) not in self.folders():

@@ -39,8 +39,14 @@ class SavedRunWindow(QDialog):
 
     def _build(self, when: str) -> None:
         label, _tone = outcome_label(self.record.status, self.record.success)
-        facts = " · ".join([when, label, tr("{n} steps", n=self.record.steps),
-                            spend_text(self.record.demo, self.record.replay, self.record.usage.total_tokens)])
+        facts = " · ".join(
+            [
+                when,
+                label,
+                tr("{n} steps", n=self.record.steps),
+                spend_text(self.record.demo, self.record.replay, self.record.usage.total_tokens),
+            ]
+        )
         title = QLabel(tr("Saved run"), self)
         title.setObjectName("DialogTitle")
         self.facts = small_label(self, facts + "\n" + tr("Read-only: your current task in the panel goes on."))
@@ -78,4 +84,3 @@ class SavedRunWindow(QDialog):
             self.message.show_message(Tone.ERROR, tr("Could not export the run"), problem)
         else:
             self.message.show_message(Tone.OK, tr("Exported"), str(path))
-

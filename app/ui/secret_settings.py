@@ -74,14 +74,21 @@ class SecretDialog(QDialog):
         form.setHorizontalSpacing(14)
         form.setVerticalSpacing(10)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        for label, field in ((tr("Name"), self.name_edit), (tr("Value"), self.value_edit),
-                             (tr("Only on sites"), self.sites_edit)):
+        for label, field in (
+            (tr("Name"), self.name_edit),
+            (tr("Value"), self.value_edit),
+            (tr("Only on sites"), self.sites_edit),
+        ):
             caption = QLabel(label, self)
             caption.setBuddy(field)
             field.setAccessibleName(label)
             form.addRow(caption, field)
-        form.addRow("", small_label(self, tr("Optional: example.com, *.example.com. The agent types the secret "
-                                             "only on these sites.")))
+        form.addRow(
+            "",
+            small_label(
+                self, tr("Optional: example.com, *.example.com. The agent types the secret only on these sites.")
+            ),
+        )
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.cancel_button)
@@ -112,9 +119,11 @@ class SecretDialog(QDialog):
         return value
 
     def _add(self) -> None:
-        problem = (name_problem(self.name_edit.text().strip(), self._taken)
-                   or (None if self.value_edit.text() else tr("Enter the secret's value."))
-                   or site_problem(self.sites_edit.text()))
+        problem = (
+            name_problem(self.name_edit.text().strip(), self._taken)
+            or (None if self.value_edit.text() else tr("Enter the secret's value."))
+            or site_problem(self.sites_edit.text())
+        )
         if problem:
             self.problem.setText(problem)
             self.problem.show()
@@ -149,13 +158,21 @@ class SecretsPage(QWidget):
         self.add_button.setAccessibleName(tr("Add a secret"))
         self.remove_button = QPushButton(tr("Remove"), self)
         self.remove_button.setAccessibleName(tr("Remove the secret"))
-        usage = small_label(self, tr("Write <secret>name</secret> in a task; the model sees only the name. The "
-                                     "agent types the value itself."))
+        usage = small_label(
+            self,
+            tr(
+                "Write <secret>name</secret> in a task; the model sees only the name. The agent types the value itself."
+            ),
+        )
         usage.setTextFormat(Qt.TextFormat.PlainText)  # "<secret>" is text to show, not markup
         column.addLayout(list_with_buttons(self.secret_list, self.add_button, self.remove_button))
         column.addWidget(usage)
-        column.addWidget(small_label(self, tr("Values are kept in your system keyring, never in the settings file, "
-                                              "and are never shown again.")))
+        column.addWidget(
+            small_label(
+                self,
+                tr("Values are kept in your system keyring, never in the settings file, and are never shown again."),
+            )
+        )
         root.addWidget(block)
         root.addStretch(1)
 
@@ -195,9 +212,12 @@ class SecretsPage(QWidget):
                 self._in_keyring.add(name)
                 self._set_state(name, tr("Saved"))
         except secrets.KeyringUnavailable:
-            return tr('No system keyring is available to keep the secret "{name}" safely. Install and unlock one '
-                      '(for example GNOME Keyring or KWallet) and press Save again, or press Cancel to keep your '
-                      'settings as they were.', name=name)
+            return tr(
+                'No system keyring is available to keep the secret "{name}" safely. Install and unlock one '
+                "(for example GNOME Keyring or KWallet) and press Save again, or press Cancel to keep your "
+                "settings as they were.",
+                name=name,
+            )
         return None
 
     # --- adding and removing -----------------------------------------------------------------------------------

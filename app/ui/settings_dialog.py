@@ -138,9 +138,16 @@ class SettingsDialog(QDialog):
 
     DEMO = 2
 
-    def __init__(self, settings: Settings, *, detected_browser: str = "", first_run: bool = False,
-                 paths: AppPaths | None = None, session_key: str | None = None,
-                 parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        detected_browser: str = "",
+        first_run: bool = False,
+        paths: AppPaths | None = None,
+        session_key: str | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         """``session_key``: the key in use though no keyring holds it (kept in memory after a failed save)."""
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
@@ -263,9 +270,16 @@ class SettingsDialog(QDialog):
         vision_column = QVBoxLayout()
         vision_column.setSpacing(4)
         vision_column.addWidget(self.vision_check)
-        vision_column.addWidget(small_label(self, tr(
-            "For models that read images: each step also sends a picture of the page with its elements numbered. "
-            "Test connection checks that the model takes them.")))
+        vision_column.addWidget(
+            small_label(
+                self,
+                tr(
+                    "For models that read images: "
+                    "each step also sends a picture of the page with its elements numbered. "
+                    "Test connection checks that the model takes them."
+                ),
+            )
+        )
         column.addLayout(vision_column)
         column.addLayout(test_row)
         column.addWidget(self.message)
@@ -301,8 +315,7 @@ class SettingsDialog(QDialog):
 
         browser_block, form, column = section(self, tr("Browser"))
         self.browser_edit = QLineEdit(self)
-        self.browser_edit.setPlaceholderText(
-            self._detected_browser or tr("Found automatically when Page Agent starts"))
+        self.browser_edit.setPlaceholderText(self._detected_browser or tr("Found automatically when Page Agent starts"))
         self.browser_edit.setToolTip(tr("Leave empty to use the browser found automatically."))
         self.browse_button = QPushButton(tr("Browse…"), self)
         browser_row = QHBoxLayout()
@@ -311,8 +324,13 @@ class SettingsDialog(QDialog):
         browser_row.addWidget(self.browse_button)
         self.javascript_check = QCheckBox(tr("Allow JavaScript tool"), self)
         self.javascript_warning = small_label(
-            self, tr("Lets the agent run any script in the page, with access to everything the page can see. "
-                     "Turn it on only for sites you trust."), "Warning")
+            self,
+            tr(
+                "Lets the agent run any script in the page, with access to everything the page can see. "
+                "Turn it on only for sites you trust."
+            ),
+            "Warning",
+        )
         js_column = QVBoxLayout()
         js_column.setSpacing(4)
         js_column.addWidget(self.javascript_check)
@@ -349,10 +367,15 @@ class SettingsDialog(QDialog):
         self._welcome_icon = QLabel(self.welcome)
         title = QLabel(tr("Welcome to Page Agent"), self.welcome)
         title.setObjectName("DialogTitle")
-        text = small_label(self.welcome, tr(
-            "Page Agent needs an AI model endpoint to work: any OpenAI-compatible service (OpenAI, OpenRouter, "
-            "DeepSeek, Qwen) or a model on this computer (Ollama, LM Studio). Pick a provider, paste your API key "
-            "and test the connection — or try the offline demo first, no key needed."), "Body")
+        text = small_label(
+            self.welcome,
+            tr(
+                "Page Agent needs an AI model endpoint to work: any OpenAI-compatible service (OpenAI, OpenRouter, "
+                "DeepSeek, Qwen) or a model on this computer (Ollama, LM Studio). Pick a provider, paste your API key "
+                "and test the connection — or try the offline demo first, no key needed."
+            ),
+            "Body",
+        )
         self.demo_button = QPushButton(tr("Try the demo"), self.welcome)
         self.demo_button.setCursor(Qt.CursorShape.PointingHandCursor)
         head = QHBoxLayout()
@@ -531,8 +554,12 @@ class SettingsDialog(QDialog):
     def _update_key_hint(self) -> None:
         if self._env_key:
             self.key_edit.setPlaceholderText(tr("Set by {name}", name=self._env_key))
-            self.key_hint.setText(tr("The key in the environment variable {name} is used; it overrides any key "
-                                     "saved here.", name=self._env_key))
+            self.key_hint.setText(
+                tr(
+                    "The key in the environment variable {name} is used; it overrides any key saved here.",
+                    name=self._env_key,
+                )
+            )
             self.key_hint.setObjectName("Warning")
         elif not preset(self.provider).needs_key:
             self.key_edit.setPlaceholderText(tr("Not needed"))
@@ -540,8 +567,9 @@ class SettingsDialog(QDialog):
             self.key_hint.setObjectName("Hint")
         elif self._session_key and self.key_edit.text() == self._session_key:
             self.key_edit.setPlaceholderText("sk-…")
-            self.key_hint.setText(tr("No system keyring: the key is kept until you quit; you'll be asked again "
-                                     "next time."))
+            self.key_hint.setText(
+                tr("No system keyring: the key is kept until you quit; you'll be asked again next time.")
+            )
             self.key_hint.setObjectName("Warning")
         else:
             self.key_edit.setPlaceholderText("sk-…")
@@ -566,22 +594,24 @@ class SettingsDialog(QDialog):
 
     def _form_settings(self) -> Settings:
         mode = ToolChoiceMode(self.mode_combo.currentData())
-        return Settings.model_validate({
-            **self._original.model_dump(),
-            "provider": self.provider,
-            "base_url": self.base_url_edit.text().strip(),
-            "model": self.model_edit.text().strip(),
-            "tool_choice": mode,
-            "request_timeout": float(self.timeout_spin.value()),
-            "max_steps": self.max_steps_spin.value(),
-            "language": self.language_combo.currentData(),
-            "theme": self.theme_combo.currentData(),
-            "hand_off_sound": self.sound_check.isChecked(),
-            "start_url": self.start_url_edit.text().strip(),
-            "allow_javascript": self.javascript_check.isChecked(),
-            "vision": self.vision_check.isChecked(),
-            "browser_path": self.browser_edit.text().strip(),
-        })
+        return Settings.model_validate(
+            {
+                **self._original.model_dump(),
+                "provider": self.provider,
+                "base_url": self.base_url_edit.text().strip(),
+                "model": self.model_edit.text().strip(),
+                "tool_choice": mode,
+                "request_timeout": float(self.timeout_spin.value()),
+                "max_steps": self.max_steps_spin.value(),
+                "language": self.language_combo.currentData(),
+                "theme": self.theme_combo.currentData(),
+                "hand_off_sound": self.sound_check.isChecked(),
+                "start_url": self.start_url_edit.text().strip(),
+                "allow_javascript": self.javascript_check.isChecked(),
+                "vision": self.vision_check.isChecked(),
+                "browser_path": self.browser_edit.text().strip(),
+            }
+        )
 
     def _llm_settings(self) -> LLMSettings:
         return self._form_settings().llm_settings(self.result_api_key())
@@ -604,8 +634,11 @@ class SettingsDialog(QDialog):
         had_focus = self.test_button.hasFocus()
         self.test_button.setEnabled(False)
         self.test_button.setText(tr("Testing…"))
-        self.message.show_message(Tone.BUSY, tr("Testing the connection…"),
-                                  tr("Sending one small request to {url}.", url=self.base_url_edit.text().strip()))
+        self.message.show_message(
+            Tone.BUSY,
+            tr("Testing the connection…"),
+            tr("Sending one small request to {url}.", url=self.base_url_edit.text().strip()),
+        )
         try:
             result = await probe.test_connection(self._llm_settings(), images=self.vision_check.isChecked())
         finally:
@@ -628,8 +661,9 @@ class SettingsDialog(QDialog):
         if result.kind != ProbeKind.NO_TOOLS:
             return None
         current = ToolChoiceMode(self.mode_combo.currentData())
-        return {ToolChoiceMode.NAMED: ToolChoiceMode.REQUIRED,
-                ToolChoiceMode.REQUIRED: ToolChoiceMode.JSON_TEXT}.get(current)
+        return {ToolChoiceMode.NAMED: ToolChoiceMode.REQUIRED, ToolChoiceMode.REQUIRED: ToolChoiceMode.JSON_TEXT}.get(
+            current
+        )
 
     def _apply_fix(self) -> None:
         self._select(self.mode_combo, str(self.fix_button.property("mode")))
@@ -663,7 +697,9 @@ class SettingsDialog(QDialog):
             if NavigationPolicy().check(settings.start_url) is not None:
                 return tr("The start page must be a web address (https://…)."), self.start_url_edit
             if NavigationPolicy(tuple(settings.allowed_domains)).check(settings.start_url) is not None:
-                return tr("The start page is not one of the sites under Safety → Only these sites."), self.start_url_edit
+                return tr(
+                    "The start page is not one of the sites under Safety → Only these sites."
+                ), self.start_url_edit
         return None
 
     def _show_field(self, field: QWidget) -> None:

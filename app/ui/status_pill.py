@@ -46,7 +46,6 @@ def your_turn_color(t: Theme) -> QColor:
     return QColor(_YOUR_TURN[t.dark])
 
 
-
 def _default_text(state: PillState) -> str:
     return {
         PillState.IDLE: tr("Ready"),
@@ -244,15 +243,21 @@ class StatusPill(QWidget):
             width = metrics.horizontalAdvance(self._detail)
             painter.setFont(detail_font)
             painter.setPen(ink if filled else t.muted)
-            painter.drawText(QRectF(right - width, rect.top(), width, rect.height()),
-                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, self._detail)
+            painter.drawText(
+                QRectF(right - width, rect.top(), width, rect.height()),
+                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
+                self._detail,
+            )
             right -= width + 12
         font = self._font(True)
         painter.setFont(font)
         painter.setPen(ink)
         text = QFontMetrics(font).elidedText(self._text, Qt.TextElideMode.ElideRight, int(right - left))
-        painter.drawText(QRectF(left, rect.top(), right - left, rect.height()),
-                         Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+        painter.drawText(
+            QRectF(left, rect.top(), right - left, rect.height()),
+            Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+            text,
+        )
 
     def _paint_spinner(self, painter: QPainter, rect: QRectF, color: QColor) -> None:
         track = QColor(color)

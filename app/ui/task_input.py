@@ -35,7 +35,8 @@ class TaskInput(QPlainTextEdit):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
-                event.modifiers() & Qt.KeyboardModifier.ControlModifier):
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
             self.submitted.emit()
             return
         super().keyPressEvent(event)
@@ -116,8 +117,12 @@ class Composer(QWidget):
         hints.addWidget(self.try_demo, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(hints)
         # Keyboard order follows the eye: text, then the primary action, then the others.
-        for first, second in ((self.input, self.run), (self.run, self.stop), (self.stop, self.take_over),
-                              (self.take_over, self.new_task)):
+        for first, second in (
+            (self.input, self.run),
+            (self.run, self.stop),
+            (self.stop, self.take_over),
+            (self.take_over, self.new_task),
+        ):
             QWidget.setTabOrder(first, second)
 
         self.input.submitted.connect(self._submit)
@@ -146,8 +151,9 @@ class Composer(QWidget):
         link = QLabel(f'<a href="#">{text}</a>', self)
         link.setObjectName("Muted")
         link.setAccessibleName(text)
-        link.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
-                                     | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        link.setTextInteractionFlags(
+            Qt.TextInteractionFlag.LinksAccessibleByMouse | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
+        )
         link.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         link.setCursor(Qt.CursorShape.PointingHandCursor)
         link.hide()
@@ -167,16 +173,22 @@ class Composer(QWidget):
     def set_mode(self, mode: ComposerMode) -> None:
         self._mode = mode
         placeholder, hint = {
-            ComposerMode.NEW: (tr("Describe a task, e.g. “Create a customer named Ada Lovelace…”"),
-                               tr("Ctrl+Enter to run")),
+            ComposerMode.NEW: (
+                tr("Describe a task, e.g. “Create a customer named Ada Lovelace…”"),
+                tr("Ctrl+Enter to run"),
+            ),
             ComposerMode.FOLLOW_UP: (tr("What next?"), tr("Ctrl+Enter to continue in the same browser")),
             ComposerMode.STARTING: (tr("Starting the browser…"), tr("Esc to stop")),
             ComposerMode.RUNNING: (tr("The agent is working…"), tr("Esc to stop · Take over to use the browser")),
             ComposerMode.ASKING: (tr("Your answer…"), tr("Ctrl+Enter to answer · Esc to stop")),
-            ComposerMode.PAUSED: (tr("Optional: tell the agent what you did…"),
-                                  tr("The browser is yours. Resume hands it back to the agent.")),
-            ComposerMode.HANDED_OFF: (tr("Optional: tell the agent what you did…"),
-                                      tr("Ctrl+Enter continues · Esc stops")),
+            ComposerMode.PAUSED: (
+                tr("Optional: tell the agent what you did…"),
+                tr("The browser is yours. Resume hands it back to the agent."),
+            ),
+            ComposerMode.HANDED_OFF: (
+                tr("Optional: tell the agent what you did…"),
+                tr("Ctrl+Enter continues · Esc stops"),
+            ),
             ComposerMode.STOPPING: (tr("Stopping…"), ""),
         }[mode]
         self.input.setPlaceholderText(placeholder)
@@ -186,8 +198,13 @@ class Composer(QWidget):
         self.hint.setText(hint)
         choosing = mode in (ComposerMode.NEW, ComposerMode.FOLLOW_UP)
         typing = choosing or mode in (ComposerMode.ASKING, ComposerMode.PAUSED, ComposerMode.HANDED_OFF)
-        busy = mode in (ComposerMode.STARTING, ComposerMode.RUNNING, ComposerMode.ASKING, ComposerMode.PAUSED,
-                        ComposerMode.STOPPING)
+        busy = mode in (
+            ComposerMode.STARTING,
+            ComposerMode.RUNNING,
+            ComposerMode.ASKING,
+            ComposerMode.PAUSED,
+            ComposerMode.STOPPING,
+        )
         locked = bool(self._locked_task) and choosing
         if locked:
             self.input.setPlainText(self._locked_task)
@@ -234,8 +251,9 @@ class Composer(QWidget):
         paused = self._mode is ComposerMode.PAUSED
         self.take_over.setText(tr("Resume") if paused else tr("Take over"))
         self.take_over.setAccessibleName(self.take_over.text())
-        self.take_over.setToolTip(tr("Hand the browser back to the agent") if paused
-                                  else tr("Pause the agent and use the browser yourself"))
+        self.take_over.setToolTip(
+            tr("Hand the browser back to the agent") if paused else tr("Pause the agent and use the browser yourself")
+        )
         self.take_over.setProperty("role", "primary" if paused else "")
         t = theme()
         self.take_over.setIcon(icon("play", t.on_accent) if paused else icon("hand", t.text))

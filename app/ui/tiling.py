@@ -48,8 +48,12 @@ class BrowserTiler(QObject):
         """Snap the panel and send Chromium beside it (at once; the event filter calls this once moves settle)."""
         window = self._window
         screen = window.screen()
-        if not window.isVisible() or screen is None or window.windowState() & (
-                Qt.WindowState.WindowMaximized | Qt.WindowState.WindowMinimized | Qt.WindowState.WindowFullScreen):
+        if (
+            not window.isVisible()
+            or screen is None
+            or window.windowState()
+            & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowMinimized | Qt.WindowState.WindowFullScreen)
+        ):
             return
         frame = window.frameGeometry()
         # The window manager's decoration is part of the frame; the minimum size is the client's.

@@ -35,8 +35,11 @@ def side_by_side(available: RectLike | Rect, panel_width: int = PANEL_WIDTH) -> 
     Rects are frame rects: window decorations are the window manager's business, so a small overlap on some
     desktops is accepted rather than guessed at.
     """
-    x, y, width, height = available if isinstance(available, tuple) else (
-        available.x(), available.y(), available.width(), available.height())
+    x, y, width, height = (
+        available
+        if isinstance(available, tuple)
+        else (available.x(), available.y(), available.width(), available.height())
+    )
     panel = min(panel_width, max(MIN_PANEL_WIDTH, int(width * MAX_PANEL_SHARE)))
     panel = min(panel, width)
     return Placement(panel=(x, y, panel, height), browser=(x + panel, y, max(0, width - panel), height))
@@ -48,8 +51,11 @@ MIN_BROWSER_WIDTH = 640
 
 def browser_beside(available: RectLike | Rect, panel: Rect) -> Rect:
     """Chromium's rect next to a panel the user has placed: the wider free side of ``available``, or all of it."""
-    x, y, width, height = available if isinstance(available, tuple) else (
-        available.x(), available.y(), available.width(), available.height())
+    x, y, width, height = (
+        available
+        if isinstance(available, tuple)
+        else (available.x(), available.y(), available.width(), available.height())
+    )
     panel_x, _, panel_width, _ = panel
     left = max(0, min(panel_x, x + width) - x)
     right_start = max(x, panel_x + panel_width)
@@ -68,8 +74,11 @@ def tile(available: RectLike | Rect, panel: Rect, panel_min_width: int = MIN_PAN
     narrower than ``panel_min_width``: on a screen too small for both, Chromium gets what is left), and stays on
     screen vertically. Chromium takes the full height of the rest.
     """
-    x, y, width, height = available if isinstance(available, tuple) else (
-        available.x(), available.y(), available.width(), available.height())
+    x, y, width, height = (
+        available
+        if isinstance(available, tuple)
+        else (available.x(), available.y(), available.width(), available.height())
+    )
     panel_x, panel_y, panel_width, panel_height = panel
     at_left = panel_x + panel_width / 2 <= x + width / 2
     new_width = max(min(panel_width, width - MIN_BROWSER_WIDTH), min(panel_min_width, width))

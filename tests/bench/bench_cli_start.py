@@ -30,14 +30,27 @@ def _one(server: FakeLLMServer, url: str, home: Path) -> float:
     server.add(done_reply("Read."))
     # PYTHONDONTWRITEBYTECODE (set on CI machines) would compile every module on every start; a user's Python
     # caches the bytecode from the first run on.
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "PAGE_AGENT_")) and k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(PAGE_AGENT_HOME=str(home), OPENAI_API_KEY="sk-dummy", OPENAI_BASE_URL=server.base_url,
-               PAGE_AGENT_MODEL="fake-model")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "PAGE_AGENT_")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    env.update(
+        PAGE_AGENT_HOME=str(home),
+        OPENAI_API_KEY="sk-dummy",
+        OPENAI_BASE_URL=server.base_url,
+        PAGE_AGENT_MODEL="fake-model",
+    )
     seen = len(server.request_times)
     start = time.monotonic()
-    finished = subprocess.run([sys.executable, "-m", "app", "run", "Read the title", "--url", url, "--headless"],
-                              cwd=ROOT, env=env, capture_output=True, timeout=60, check=False)
+    finished = subprocess.run(
+        [sys.executable, "-m", "app", "run", "Read the title", "--url", url, "--headless"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     if finished.returncode != 0 or len(server.request_times) <= seen:
         raise SystemExit(f"the run failed (exit {finished.returncode}): {finished.stderr.decode()[-2000:]}")
     return (server.request_times[seen] - start) * 1000
@@ -54,8 +67,10 @@ def main() -> None:
             times = [_one(server, origin + "/", Path(home)) for _ in range(runs)]
     finally:
         server.stop()
-    print(f"CLI start to the first model request ({runs} runs): median {statistics.median(times):,.0f} ms "
-          f"(min {min(times):,.0f}, max {max(times):,.0f})")
+    print(
+        f"CLI start to the first model request ({runs} runs): median {statistics.median(times):,.0f} ms "
+        f"(min {min(times):,.0f}, max {max(times):,.0f})"
+    )
 
 
 if __name__ == "__main__":

@@ -36,8 +36,9 @@ class InstantModel:
     ) -> LLMReply:
         self._left -= 1
         action = {"done": {"text": "ok"}} if self._left <= 0 else {"scroll": {"down": True}}
-        arguments = json.dumps({"evaluation_previous_goal": "✅", "memory": "m" * 200, "next_goal": "g",
-                                "action": action})
+        arguments = json.dumps(
+            {"evaluation_previous_goal": "✅", "memory": "m" * 200, "next_goal": "g", "action": action}
+        )
         return LLMReply(tool_calls=[ToolCall(name="AgentOutput", arguments=arguments)])
 
 
@@ -82,12 +83,18 @@ async def main() -> None:
     finally:
         await client.close()
         server.stop()
-    print(f"engine overhead per step (instant in-process model, {STEPS} steps): "
-          f"median {statistics.median(overhead):.2f} ms over {RUNS} runs")
-    print(f"step time with the HTTP fake model (openai client + JSON + engine): "
-          f"median {statistics.median(http):.2f} ms over {RUNS} runs")
-    print(f"stop() -> stopped during a held model call: median {statistics.median(stops):.2f} ms, "
-          f"max {max(stops):.2f} ms over {RUNS} runs")
+    print(
+        f"engine overhead per step (instant in-process model, {STEPS} steps): "
+        f"median {statistics.median(overhead):.2f} ms over {RUNS} runs"
+    )
+    print(
+        f"step time with the HTTP fake model (openai client + JSON + engine): "
+        f"median {statistics.median(http):.2f} ms over {RUNS} runs"
+    )
+    print(
+        f"stop() -> stopped during a held model call: median {statistics.median(stops):.2f} ms, "
+        f"max {max(stops):.2f} ms over {RUNS} runs"
+    )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,9 @@ PAGES = 120
 async def main() -> None:
     server = FakeLLMServer().start()
     server.fallback = long_run_model(PAGES)
-    client = OpenAICompatibleClient(LLMSettings(base_url=server.base_url, api_key=SecretStr("sk-bench"),
-                                                model="fake-model"))
+    client = OpenAICompatibleClient(
+        LLMSettings(base_url=server.base_url, api_key=SecretStr("sk-bench"), model="fake-model")
+    )
     agent = Agent(client, ReportPages(), AgentConfig(max_steps=PAGES))
     started = time.perf_counter()
     try:
@@ -39,8 +40,10 @@ async def main() -> None:
     sizes = server.request_bytes
     right = result.data == answer(expected_sum(PAGES), PAGES)
     print(f"{len(sizes)} requests, 5,000-character memories; answer {'right' if right else 'WRONG'}")
-    print(f"request size: largest {max(sizes) / 1024:.1f} KB, median {statistics.median(sizes) / 1024:.1f} KB, "
-          f"last {sizes[-1] / 1024:.1f} KB")
+    print(
+        f"request size: largest {max(sizes) / 1024:.1f} KB, median {statistics.median(sizes) / 1024:.1f} KB, "
+        f"last {sizes[-1] / 1024:.1f} KB"
+    )
     print(f"time per step: {elapsed / len(sizes) * 1000:.1f} ms")
 
 

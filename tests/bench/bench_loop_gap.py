@@ -64,8 +64,14 @@ class GapMeter:
 
 
 def _reply(next_goal: str, action: dict[str, object]) -> CassetteEntry:
-    arguments = json.dumps({"evaluation_previous_goal": "✅ Worked.", "memory": "Exploring the big form.",
-                            "next_goal": next_goal, "action": action})
+    arguments = json.dumps(
+        {
+            "evaluation_previous_goal": "✅ Worked.",
+            "memory": "Exploring the big form.",
+            "next_goal": next_goal,
+            "action": action,
+        }
+    )
     return CassetteEntry(reply=LLMReply(tool_calls=[ToolCall(name="AgentOutput", arguments=arguments)]))
 
 
@@ -79,8 +85,14 @@ def big_page_cassette(url: str) -> Cassette:
         _reply("Reload the page", {"go_to_url": {"url": url}}),
         _reply("Scroll down once more", {"scroll": {"down": True, "num_pages": 1}}),
     ]
-    done = json.dumps({"evaluation_previous_goal": "✅", "memory": "Done.", "next_goal": "Finish",
-                       "action": {"done": {"text": "Looked through the big form.", "success": True}}})
+    done = json.dumps(
+        {
+            "evaluation_previous_goal": "✅",
+            "memory": "Done.",
+            "next_goal": "Finish",
+            "action": {"done": {"text": "Looked through the big form.", "success": True}},
+        }
+    )
     steps.append(CassetteEntry(reply=LLMReply(tool_calls=[ToolCall(name="AgentOutput", arguments=done)])))
     return Cassette(entries=steps)
 
@@ -144,14 +156,25 @@ async def main() -> None:
             url = f"{base}/big.html"
             for _ in range(RUNS):
                 with tempfile.TemporaryDirectory() as home:
-                    rows[demo].append(await one_run(Path(home), LaunchChoices(demo=True, headless=True),
-                                                    Settings(first_run_done=True), DEMO_TASK))
+                    rows[demo].append(
+                        await one_run(
+                            Path(home),
+                            LaunchChoices(demo=True, headless=True),
+                            Settings(first_run_done=True),
+                            DEMO_TASK,
+                        )
+                    )
                 with tempfile.TemporaryDirectory() as home:
                     cassette = Path(home) / "big.json"
                     big_page_cassette(url).save(cassette)
-                    rows[big].append(await one_run(Path(home), LaunchChoices(replay=cassette, headless=True),
-                                                   Settings(start_url=url, first_run_done=True),
-                                                   "Look through the big form"))
+                    rows[big].append(
+                        await one_run(
+                            Path(home),
+                            LaunchChoices(replay=cassette, headless=True),
+                            Settings(start_url=url, first_run_done=True),
+                            "Look through the big form",
+                        )
+                    )
     print(f"{'run':32} {'steps':>5} {'max gap ms':>11} {'p99 gap ms':>11}   (20 ms timer; medians of {RUNS} runs)")
     for name, results in rows.items():
         worst = statistics.median(r[0] for r in results)

@@ -29,8 +29,13 @@ def _page() -> bytes:
     tags = []
     for i in range(RESOURCES):
         kind = i % 3
-        tags.append(f'<img src="/r/{i}.svg">' if kind == 0 else
-                    f'<script src="/r/{i}.js"></script>' if kind == 1 else f'<link rel=stylesheet href="/r/{i}.css">')
+        tags.append(
+            f'<img src="/r/{i}.svg">'
+            if kind == 0
+            else f'<script src="/r/{i}.js"></script>'
+            if kind == 1
+            else f'<link rel=stylesheet href="/r/{i}.css">'
+        )
     return ("<!doctype html><title>Fifty</title>" + "".join(tags) + "<p>done</p>").encode()
 
 
@@ -88,9 +93,11 @@ async def main() -> None:
             await session.close()
             server.shutdown()
     plain, routed = (statistics.median(times[k]) for k in ("no route", "route"))
-    print(f"page with {RESOURCES} sub-resources, median of {RUNS} loads: without route {plain:.1f} ms, "
-          f"with route {routed:.1f} ms, overhead {routed - plain:+.1f} ms ({(routed - plain) / RESOURCES:+.2f} ms "
-          "per request)")
+    print(
+        f"page with {RESOURCES} sub-resources, median of {RUNS} loads: without route {plain:.1f} ms, "
+        f"with route {routed:.1f} ms, overhead {routed - plain:+.1f} ms ({(routed - plain) / RESOURCES:+.2f} ms "
+        "per request)"
+    )
 
 
 if __name__ == "__main__":

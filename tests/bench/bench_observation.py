@@ -40,38 +40,50 @@ def controls_page(count: int) -> str:
 
 def text_page(paragraphs: int) -> str:
     sentence = "This is a long article with plenty of ordinary text that is not interactive at all. "
-    body = "\n".join(f"<h2>Section {i}</h2><p>{sentence * 6}<a href='#s{i}'>anchor</a> {sentence * 3}</p>"
-                     for i in range(paragraphs))
+    body = "\n".join(
+        f"<h2>Section {i}</h2><p>{sentence * 6}<a href='#s{i}'>anchor</a> {sentence * 3}</p>" for i in range(paragraphs)
+    )
     return f"<title>Long article</title><article>{body}</article>"
 
 
 def docs_index(nodes: int) -> str:
     """A documentation index of about ``nodes`` elements: nested lists of links, a few per entry, as API indexes are."""
     entries = nodes // 4  # li, a, code, span
-    items = "\n".join(f"<li><a href='/api/module{i // 50}/symbol{i}.html'><code>symbol_{i}</code></a>"
-                       f"<span> Summary of symbol {i}.</span></li>" for i in range(entries))
+    items = "\n".join(
+        f"<li><a href='/api/module{i // 50}/symbol{i}.html'><code>symbol_{i}</code></a>"
+        f"<span> Summary of symbol {i}.</span></li>"
+        for i in range(entries)
+    )
     return f"<title>API index</title><h1>Index</h1><ul>{items}</ul>"
 
 
 def admin_page(rows: int) -> str:
     """An admin template's list view: icon sidebar, top bar with menus, a table of rows with custom checkboxes,
     status badges and icon actions, pagination."""
-    nav = "".join(f"<li><a href='/admin/section{i}'><i class='icon' aria-hidden=true></i><span>Section {i}</span>"
-                  f"</a></li>" for i in range(24))
-    row = ("<tr><td><label class=check for=r{i}><input type=checkbox id=r{i}><span class=box></span></label></td>"
-           "<td><a href='/admin/orders/{i}/edit'>#{i}</a></td><td>Customer {i}</td><td><span class=badge>Paid</span>"
-           "</td><td>{i}.00 EUR</td><td><a href='/admin/orders/{i}' title='View'><i class=icon></i></a>"
-           "<button type=button aria-label='Delete order {i}'><i class=icon></i></button></td></tr>")
+    nav = "".join(
+        f"<li><a href='/admin/section{i}'><i class='icon' aria-hidden=true></i><span>Section {i}</span></a></li>"
+        for i in range(24)
+    )
+    row = (
+        "<tr><td><label class=check for=r{i}><input type=checkbox id=r{i}><span class=box></span></label></td>"
+        "<td><a href='/admin/orders/{i}/edit'>#{i}</a></td><td>Customer {i}</td><td><span class=badge>Paid</span>"
+        "</td><td>{i}.00 EUR</td><td><a href='/admin/orders/{i}' title='View'><i class=icon></i></a>"
+        "<button type=button aria-label='Delete order {i}'><i class=icon></i></button></td></tr>"
+    )
     body = "".join(row.format(i=i) for i in range(rows))
     pages = "".join(f"<a href='/admin/orders?page={i}'>{i}</a>" for i in range(1, 30))
-    style = ("<style>body{display:flex;margin:0}aside{width:220px}main{flex:1}.icon{display:inline-block;width:14px;"
-             "height:14px;background:#888}.check{position:relative;display:inline-block;width:18px;height:18px}"
-             ".check input{position:absolute;inset:0;margin:0}.check .box{position:absolute;inset:0;background:#fff;"
-             "border:1px solid #333}.badge{padding:2px 6px;background:#def}</style>")
-    return (f"<title>Orders - Admin</title>{style}<aside><ul>{nav}</ul></aside><main><header><input type=search "
-            f"placeholder=Search><button aria-haspopup=menu>Account</button></header><h1>Orders</h1><table><thead><tr>"
-            f"<th></th><th>Order</th><th>Customer</th><th>Status</th><th>Total</th><th></th></tr></thead><tbody>{body}"
-            f"</tbody></table><nav>{pages}</nav></main>")
+    style = (
+        "<style>body{display:flex;margin:0}aside{width:220px}main{flex:1}.icon{display:inline-block;width:14px;"
+        "height:14px;background:#888}.check{position:relative;display:inline-block;width:18px;height:18px}"
+        ".check input{position:absolute;inset:0;margin:0}.check .box{position:absolute;inset:0;background:#fff;"
+        "border:1px solid #333}.badge{padding:2px 6px;background:#def}</style>"
+    )
+    return (
+        f"<title>Orders - Admin</title>{style}<aside><ul>{nav}</ul></aside><main><header><input type=search "
+        f"placeholder=Search><button aria-haspopup=menu>Account</button></header><h1>Orders</h1><table><thead><tr>"
+        f"<th></th><th>Order</th><th>Customer</th><th>Status</th><th>Total</th><th></th></tr></thead><tbody>{body}"
+        f"</tbody></table><nav>{pages}</nav></main>"
+    )
 
 
 async def first_look(controller: PlaywrightPageController, html: str) -> float:

@@ -25,8 +25,9 @@ DEADLINE = 60.0
 
 
 def _visible(name: str) -> bool:
-    found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", name],
-                           capture_output=True, text=True, check=False)
+    found = subprocess.run(
+        ["xdotool", "search", "--onlyvisible", "--name", name], capture_output=True, text=True, check=False
+    )
     return bool(found.stdout.strip())
 
 
@@ -35,8 +36,9 @@ def one_start() -> tuple[float, float]:
     home = tempfile.mkdtemp(prefix="bench-start-")
     env = {**os.environ, "PAGE_AGENT_HOME": home}
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "app", "--demo"], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "--demo"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     panel = browser = 0.0
     try:
         while time.perf_counter() - started < DEADLINE and not browser:
@@ -64,10 +66,14 @@ def main() -> None:
         sys.exit("needs DISPLAY (Xvfb with a window manager) and xdotool; see this module's docstring")
     one_start()  # warm the disk cache: the first start after boot reads every module from disk
     panels, browsers = zip(*(one_start() for _ in range(RUNS)), strict=True)
-    print(f"panel visible:    median {statistics.median(panels) * 1000:.0f} ms "
-          f"(min {min(panels) * 1000:.0f}, max {max(panels) * 1000:.0f}) over {RUNS} starts")
-    print(f"Chromium visible: median {statistics.median(browsers) * 1000:.0f} ms "
-          f"(min {min(browsers) * 1000:.0f}, max {max(browsers) * 1000:.0f})")
+    print(
+        f"panel visible:    median {statistics.median(panels) * 1000:.0f} ms "
+        f"(min {min(panels) * 1000:.0f}, max {max(panels) * 1000:.0f}) over {RUNS} starts"
+    )
+    print(
+        f"Chromium visible: median {statistics.median(browsers) * 1000:.0f} ms "
+        f"(min {min(browsers) * 1000:.0f}, max {max(browsers) * 1000:.0f})"
+    )
 
 
 if __name__ == "__main__":

@@ -30,13 +30,18 @@ def _tokens(text: str) -> str:
 def main() -> None:
     prompt = system_prompt()
     print(f"system prompt: {len(prompt):,} characters; {_tokens(prompt)}")
-    for label, ask_user, javascript in (("panel (ask_user)", True, False), ("CLI without a terminal", False, False),
-                                        ("with the JavaScript tool", True, True)):
+    for label, ask_user, javascript in (
+        ("panel (ask_user)", True, False),
+        ("CLI without a terminal", False, False),
+        ("with the JavaScript tool", True, True),
+    ):
         spec = build_tool_spec(build_tools(ask_user=ask_user, javascript=javascript))
         fields = forced_tool(spec.name, spec.description, spec.parameters, ToolChoiceMode.NAMED)
         schema = json.dumps(fields["tools"], separators=(",", ":"), ensure_ascii=False)
-        print(f"{label}: tool schema {len(schema):,} characters; system prompt + schema "
-              f"{len(prompt) + len(schema):,} characters; {_tokens(prompt + schema)}")
+        print(
+            f"{label}: tool schema {len(schema):,} characters; system prompt + schema "
+            f"{len(prompt) + len(schema):,} characters; {_tokens(prompt + schema)}"
+        )
 
 
 if __name__ == "__main__":

@@ -52,8 +52,10 @@ async def main() -> None:
                 settled = await _median(controller, origin + "/", act)
                 controller.settler = Settler(quiet=0.0, cap=0.0)
                 bare = await _median(controller, origin + "/", act)
-                print(f"{act} on a static page: {settled:,.0f} ms with the settle, {bare:,.0f} ms without "
-                      f"(+{settled - bare:,.0f} ms; medians of {RUNS})")
+                print(
+                    f"{act} on a static page: {settled:,.0f} ms with the settle, {bare:,.0f} ms without "
+                    f"(+{settled - bare:,.0f} ms; medians of {RUNS})"
+                )
         finally:
             await session.close()
 

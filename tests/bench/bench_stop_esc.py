@@ -74,8 +74,10 @@ async def main(headed: bool) -> None:
             server.stop()
             servers.stop()
     mode = "headed" if headed else "headless"
-    print(f"Esc in Chromium -> stopped ({mode}, {RUNS} runs, model thinking): median {statistics.median(times):.1f} ms,"
-          f" min {min(times):.1f} ms, max {max(times):.1f} ms")
+    print(
+        f"Esc in Chromium -> stopped ({mode}, {RUNS} runs, model thinking): median {statistics.median(times):.1f} ms,"
+        f" min {min(times):.1f} ms, max {max(times):.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@ _LINE = re.compile(r"^\t*(\*?)\[(\d+)\](.*)$")
 
 def index_of(content: str, *needles: str) -> int:
     """The index of the only element line containing every needle."""
-    found = [int(m.group(2)) for line in content.splitlines() if (m := _LINE.match(line))
-             and all(n in line for n in needles)]
+    found = [
+        int(m.group(2)) for line in content.splitlines() if (m := _LINE.match(line)) and all(n in line for n in needles)
+    ]
     assert len(found) == 1, f"{needles} matched {found} in:\n{content}"
     return found[0]
 

@@ -25,7 +25,8 @@ async def test_fill_and_submit_a_form(controller, signal, site) -> None:
     result = await controller.input_text(index_of(content, "type=password"), "s3cret!", signal)
     assert "s3cret" not in result and "••••" in result
     assert await controller.select_option(index_of(content, "<select"), "pro", signal) == (
-        'Selected "Pro" in [3] <select name=plan>')
+        'Selected "Pro" in [3] <select name=plan>'
+    )
     await controller.click(index_of(content, "type=checkbox"), signal)
     await controller.input_text(index_of(content, "<textarea"), "1 Main St\nSpringfield", signal)
     await controller.input_text(index_of(content, "contenteditable"), "A note", signal)
@@ -53,14 +54,15 @@ async def test_react_style_controlled_input_keeps_the_typed_value(controller, si
     await signal.sleep(0.2)  # several re-renders from component state
     content = (await controller.get_browser_state(signal)).content
     assert "state=Ada Lovelace" in content
-    assert "value=\"Ada Lovelace\"" in content
+    assert 'value="Ada Lovelace"' in content
 
 
 async def test_custom_combobox(controller, signal, site) -> None:
     content = await open_page(controller, signal, f"{site}/combobox.html")
     combo = index_of(content, "role=combobox")
     assert await controller.select_option(combo, "growth", signal) == (
-        'Selected "Growth" in [1] <div role=combobox> Select plan')
+        'Selected "Growth" in [1] <div role=combobox> Select plan'
+    )
     content = (await controller.get_browser_state(signal)).content
     assert "chosen=Growth" in content
     with pytest.raises(ToolError, match='Visible options: "Starter", "Growth", "Scale"'):
@@ -119,8 +121,8 @@ async def test_click_on_a_covered_element_says_what_covers_it(controller, signal
     content = await open_page(controller, signal, f"{site}/dynamic.html")
     index = index_of(content, "<button>Add")
     await controller.execute_javascript(
-        "document.body.insertAdjacentHTML('beforeend', '<div id=veil style=\"position:fixed;inset:0\"></div>')",
-        signal)
+        "document.body.insertAdjacentHTML('beforeend', '<div id=veil style=\"position:fixed;inset:0\"></div>')", signal
+    )
     with pytest.raises(ToolError, match="another element is covering it"):
         await controller.click(index, signal)
 
@@ -136,8 +138,10 @@ async def test_navigation_back_and_url_fixing(controller, signal, site) -> None:
 
 async def test_execute_javascript_returns_json(controller, signal, site) -> None:
     await controller.go_to_url(f"{site}/form.html", signal)
-    assert await controller.execute_javascript("const a = [1, 2]; ({sum: a[0] + a[1], t: document.title})",
-                                               signal) == 'The script returned {"sum": 3, "t": "New customer"}'
+    assert (
+        await controller.execute_javascript("const a = [1, 2]; ({sum: a[0] + a[1], t: document.title})", signal)
+        == 'The script returned {"sum": 3, "t": "New customer"}'
+    )
     long = await controller.execute_javascript("'x'.repeat(10000)", signal)
     assert len(long) < 4100 and long.endswith("more characters)")
     with pytest.raises(ToolError, match=r"The script failed: .*nope"):
@@ -149,7 +153,8 @@ async def test_abort_stops_a_slow_action_promptly(controller, signal, site) -> N
     accept = index_of(content, "Accept")
     await controller.execute_javascript(
         "document.body.insertAdjacentHTML('beforeend', '<div style=\"position:fixed;inset:0;z-index:9\"></div>')",
-        signal)
+        signal,
+    )
     abort = AbortController()
     loop = asyncio.get_running_loop()
     loop.call_later(0.3, abort.abort)

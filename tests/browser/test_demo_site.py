@@ -25,13 +25,15 @@ async def test_sign_in_and_choose_a_plan_in_the_custom_combobox(controller, sign
     await controller.input_text(index_of(content, "type=password"), "demo1234", signal)
     assert "navigated to" in await controller.click(index_of(content, "Sign in"), signal)
     content = (await controller.get_browser_state(signal)).content
-    assert "navigated to" in await controller.click(index_of(content, "<a href=/new-customer.html>New customer"),
-                                                    signal)
+    assert "navigated to" in await controller.click(
+        index_of(content, "<a href=/new-customer.html>New customer"), signal
+    )
     content = (await controller.get_browser_state(signal)).content
     assert "Phone optional" in content
     plan = index_of(content, "role=combobox")
     assert (await controller.select_option(plan, "pro", signal)).startswith('Selected "Pro')
     content = (await controller.get_browser_state(signal)).content
-    assert (f"[{plan}]<button label=\"Plan *\" type=button role=combobox aria-expanded=false aria-haspopup=listbox "
-            "required>Pro />") \
-        in content
+    assert (
+        f'[{plan}]<button label="Plan *" type=button role=combobox aria-expanded=false aria-haspopup=listbox '
+        "required>Pro />"
+    ) in content

@@ -70,8 +70,9 @@ async def test_the_session_takes_the_started_driver_once(tmp_path: Path) -> None
         playwright = await driver.take()
         assert playwright is not None
         assert await driver.take() is None  # a relaunch starts a driver of its own
-        session = await BrowserSession.launch(LaunchOptions(profile_dir=tmp_path / "profile", headless=True),
-                                              playwright=playwright)
+        session = await BrowserSession.launch(
+            LaunchOptions(profile_dir=tmp_path / "profile", headless=True), playwright=playwright
+        )
         assert len(_driver_pids() - before) == 1  # no second driver was started
         await session.close()
     finally:

@@ -41,7 +41,8 @@ async def test_a_tab_opened_by_the_page_itself_is_an_event(controller, signal, s
 
 
 async def test_an_alert_is_acknowledged_and_a_confirm_is_cancelled_without_anyone_to_allow_it(
-        controller, signal, site) -> None:
+    controller, signal, site
+) -> None:
     content = await open_page(controller, signal, f"{site}/tabs.html")
     await controller.click(index_of(content, "Show alert"), signal)
     await controller.click(index_of(content, "Confirm"), signal)
@@ -64,9 +65,11 @@ async def test_a_confirm_asks_the_running_agents_person(controller, signal, site
     content = await open_page(controller, signal, f"{site}/tabs.html")
     assert (await controller.click(index_of(content, "Confirm"), signal)).startswith("Clicked")
     assert controller.drain_events() == [
-        'A confirm dialog in tab 1 asked "Delete it?"; the user answered OK (allowed).']
+        'A confirm dialog in tab 1 asked "Delete it?"; the user answered OK (allowed).'
+    ]
     assert [(r.kind, r.dialog_type, r.quote, r.url) for r in asked] == [
-        ("dialog", "confirm", "Delete it?", f"{site}/tabs.html")]
+        ("dialog", "confirm", "Delete it?", f"{site}/tabs.html")
+    ]
     assert (await controller.get_browser_state(signal)).title == "confirmed"
 
 
@@ -125,7 +128,8 @@ async def test_a_crashed_tab_is_told_and_go_to_url_brings_it_back(controller, si
 
 
 async def test_two_downloads_of_one_name_are_told_under_the_names_they_were_saved_as(
-        controller, signal, site, launch_options) -> None:
+    controller, signal, site, launch_options
+) -> None:
     content = await open_page(controller, signal, f"{site}/tabs.html")
     downloads = launch_options.downloads_dir.resolve()
     told: list[str] = []
@@ -137,8 +141,10 @@ async def test_two_downloads_of_one_name_are_told_under_the_names_they_were_save
                 break
             await signal.sleep(0.1)
         told += events
-    assert told == [f'Downloaded "download.txt" to {downloads / "download.txt"}.',
-                    f'Downloaded "download (1).txt" to {downloads / "download (1).txt"}.']
+    assert told == [
+        f'Downloaded "download.txt" to {downloads / "download.txt"}.',
+        f'Downloaded "download (1).txt" to {downloads / "download (1).txt"}.',
+    ]
     # Only the user's files, no GUID-named copy beside them; Chromium's own copy (what its download list opens) is
     # in the private profile under the real name.
     assert sorted(p.name for p in downloads.iterdir()) == ["download (1).txt", "download.txt"]

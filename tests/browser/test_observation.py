@@ -37,13 +37,15 @@ async def test_form_listing_matches_the_design_format(controller, signal, site) 
 
 
 async def test_labels_name_their_controls_and_line_breaks_separate_words(controller, signal) -> None:
-    page = ("<title>Labels</title>"
-            "<span id=l1>Delivery</span> <span id=l2>date</span><input aria-labelledby='l1 l2'>"
-            "<label>Country <select><option>France</option><option>Peru</option></select></label>"
-            "<label for=q>Search</label><input id=q placeholder=Search>"
-            "<p><span>User: <code>demo</code><br>Any password works.</span></p>")
+    page = (
+        "<title>Labels</title>"
+        "<span id=l1>Delivery</span> <span id=l2>date</span><input aria-labelledby='l1 l2'>"
+        "<label>Country <select><option>France</option><option>Peru</option></select></label>"
+        "<label for=q>Search</label><input id=q placeholder=Search>"
+        "<p><span>User: <code>demo</code><br>Any password works.</span></p>"
+    )
     content = await html_state(controller, signal, page)
-    assert "<input label=\"Delivery date\" type=text />" in content
+    assert '<input label="Delivery date" type=text />' in content
     # The wrapping label's own words only, not the options of the select inside it.
     assert "<select label=Country value=France options=France|Peru />" in content
     # A label that only repeats the placeholder is not said twice.
@@ -98,12 +100,14 @@ async def test_covered_element_is_not_listed_until_the_overlay_goes(controller, 
 async def test_covered_listing_keeps_its_shape_and_reports_what_the_overlay_hid_as_new(controller, signal) -> None:
     # A clickable card holding a button, both under a dialog; a link that a later, non-positioned block overlaps
     # (negative margin): every cover is found, whatever makes it.
-    page = ("<div style='cursor:pointer'>Card <button>Inner</button></div>"
-            "<a href='/x' style='display:block;height:40px'>Hidden link</a>"
-            "<div style='margin-top:-40px;height:40px;background:white;position:relative'>Banner text</div>"
-            "<div id=veil style='position:fixed;inset:0;background:rgba(0,0,0,.4)'>"
-            "<div style='background:white;margin:200px auto;width:200px'><p>Sure?</p>"
-            "<button onclick=\"document.getElementById('veil').remove()\">Close</button></div></div>")
+    page = (
+        "<div style='cursor:pointer'>Card <button>Inner</button></div>"
+        "<a href='/x' style='display:block;height:40px'>Hidden link</a>"
+        "<div style='margin-top:-40px;height:40px;background:white;position:relative'>Banner text</div>"
+        "<div id=veil style='position:fixed;inset:0;background:rgba(0,0,0,.4)'>"
+        "<div style='background:white;margin:200px auto;width:200px'><p>Sure?</p>"
+        "<button onclick=\"document.getElementById('veil').remove()\">Close</button></div></div>"
+    )
     content = await html_state(controller, signal, page)
     lines = element_lines(content)
     assert [line.split("]")[1] for line in lines] == ["<button>Close />"], content
@@ -116,16 +120,20 @@ async def test_covered_listing_keeps_its_shape_and_reports_what_the_overlay_hid_
 
 
 async def test_hidden_elements_are_left_out(controller, signal) -> None:
-    page = ("<button>Shown</button><div style='display:none'><button>None</button></div>"
-            "<button style='visibility:hidden'>Invisible</button><div style='opacity:0'><button>Clear</button></div>"
-            "<button style='width:0;height:0;padding:0;border:0;overflow:hidden'>Zero</button>")
+    page = (
+        "<button>Shown</button><div style='display:none'><button>None</button></div>"
+        "<button style='visibility:hidden'>Invisible</button><div style='opacity:0'><button>Clear</button></div>"
+        "<button style='width:0;height:0;padding:0;border:0;overflow:hidden'>Zero</button>"
+    )
     content = await html_state(controller, signal, page)
     assert [line.split("]")[1] for line in element_lines(content)] == ["<button>Shown />"]
 
 
 async def test_pointer_cursor_lists_the_clickable_not_its_children(controller, signal) -> None:
-    page = ("<div style='cursor:pointer' id=card><span>Card title</span><span>More</span></div>"
-            "<div onclick='1'>Handler</div>")
+    page = (
+        "<div style='cursor:pointer' id=card><span>Card title</span><span>More</span></div>"
+        "<div onclick='1'>Handler</div>"
+    )
     content = await html_state(controller, signal, page)
     lines = element_lines(content)
     assert len(lines) == 2, content

@@ -22,10 +22,11 @@ async def test_a_checkbox_under_its_own_labels_decoration_is_listed_and_toggles(
     assert "checked" in element_lines(content)[plan - 1]
 
 
-async def test_a_transparent_file_input_with_a_visible_label_takes_an_upload(controller, signal, site,
-                                                                           tmp_path: Path) -> None:
+async def test_a_transparent_file_input_with_a_visible_label_takes_an_upload(
+    controller, signal, site, tmp_path: Path
+) -> None:
     content = await state_of(controller, signal, f"{site}/custom_file.html")
-    index = index_of(content, "type=file", "label=\"Choose file\"")
+    index = index_of(content, "type=file", 'label="Choose file"')
     cv = tmp_path / "cv.pdf"
     cv.write_bytes(b"%PDF-1.4")
     await controller.upload_file(index, str(cv), signal)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
@@ -17,7 +17,8 @@ async def links_page(controller: PlaywrightPageController, signal: AbortSignal, 
 
 
 async def test_same_origin_links_are_named_by_their_path_and_page_anchors_by_their_fragment(
-        controller, signal, site) -> None:
+    controller, signal, site
+) -> None:
     content = await links_page(controller, signal, site)
     assert "<a href=/section/world/asia/story-three.html?ref=front>Story three />" in content
     assert "127.0.0.1" not in "\n".join(element_lines(content))
@@ -48,15 +49,29 @@ async def test_a_tab_is_listed_once_and_a_title_that_repeats_the_text_is_dropped
 async def test_a_label_is_said_once_on_its_field(controller, signal, site) -> None:
     content = await links_page(controller, signal, site)
     assert content.count("Search the site") == 1
-    assert "<input label=\"Search the site\" type=text name=q />" in content
+    assert '<input label="Search the site" type=text name=q />' in content
 
 
 def test_the_current_tab_line_does_not_repeat_the_page_line() -> None:
-    state = BrowserState(url="https://a.test/x", title="Alpha", content="Current page: [Alpha](https://a.test/x)",
-                         tabs=[TabInfo(tab_id=1, url="https://a.test/x", title="Alpha", active=True),
-                               TabInfo(tab_id=2, url="https://b.test/", title="Beta")])
-    messages = build_messages(system="", task="t", step_index=1, max_steps=5, previous_tasks=[], history=[],
-                              state=state, now=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    state = BrowserState(
+        url="https://a.test/x",
+        title="Alpha",
+        content="Current page: [Alpha](https://a.test/x)",
+        tabs=[
+            TabInfo(tab_id=1, url="https://a.test/x", title="Alpha", active=True),
+            TabInfo(tab_id=2, url="https://b.test/", title="Beta"),
+        ],
+    )
+    messages = build_messages(
+        system="",
+        task="t",
+        step_index=1,
+        max_steps=5,
+        previous_tasks=[],
+        history=[],
+        state=state,
+        now=datetime(2026, 1, 1, tzinfo=UTC),
+    )
     user = messages[1].content
     assert "- Tab 1 (current)\n" in user and user.count("Alpha") == 1
     assert "- Tab 2: Beta — https://b.test/" in user

@@ -29,12 +29,18 @@ def test_a_new_profile_gets_the_quiet_preferences(tmp_path: Path) -> None:
 def test_existing_preferences_are_kept(tmp_path: Path) -> None:
     path = tmp_path / "Default" / "Preferences"
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"profile": {"name": "Work", "password_manager_enabled": True},
-                                "homepage": "https://example.org"}), encoding="utf-8")
+    path.write_text(
+        json.dumps({"profile": {"name": "Work", "password_manager_enabled": True}, "homepage": "https://example.org"}),
+        encoding="utf-8",
+    )
     quiet_profile(tmp_path)
     prefs = _prefs(tmp_path)
-    assert prefs["profile"] == {"name": "Work", "password_manager_enabled": False, "exit_type": "Normal",
-                                "exited_cleanly": True}
+    assert prefs["profile"] == {
+        "name": "Work",
+        "password_manager_enabled": False,
+        "exit_type": "Normal",
+        "exited_cleanly": True,
+    }
     assert prefs["homepage"] == "https://example.org"
 
 
@@ -50,15 +56,17 @@ def test_a_profile_left_by_a_killed_chromium_is_marked_cleanly_closed(tmp_path: 
     # What Chromium leaves when it is killed: the mark that makes the next start offer "Restore pages?".
     path = tmp_path / "Default" / "Preferences"
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"profile": {"exit_type": "Crashed", "exited_cleanly": False, "name": "Work"}}),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({"profile": {"exit_type": "Crashed", "exited_cleanly": False, "name": "Work"}}), encoding="utf-8"
+    )
     quiet_profile(tmp_path)
     profile = _prefs(tmp_path)["profile"]
     assert profile["exit_type"] == "Normal" and profile["exited_cleanly"] is True and profile["name"] == "Work"
 
 
 async def test_the_next_launch_after_a_kill_starts_from_a_cleanly_closed_profile(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     options = LaunchOptions(profile_dir=tmp_path / "profile", downloads_dir=tmp_path / "downloads", headless=True)
     # What a killed (headed) Chromium leaves behind: the mark that makes its next start offer "Restore pages?".
     path = options.profile_dir / "Default" / "Preferences"

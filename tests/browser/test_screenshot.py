@@ -23,7 +23,8 @@ def _saturation_near(image: QImage, x: int, y: int) -> int:
 
 
 async def test_the_viewport_is_captured_with_each_element_boxed_and_numbered(
-        controller: PlaywrightPageController, signal: AbortSignal, site: str) -> None:
+    controller: PlaywrightPageController, signal: AbortSignal, site: str
+) -> None:
     await controller.go_to_url(f"{site}/vision.html", signal)
     content = (await controller.get_browser_state(signal)).content
     index_of(content, "Export")
@@ -41,7 +42,8 @@ async def test_the_viewport_is_captured_with_each_element_boxed_and_numbered(
 
 
 async def test_without_a_listing_the_page_is_captured_as_it_is(
-        controller: PlaywrightPageController, signal: AbortSignal, site: str) -> None:
+    controller: PlaywrightPageController, signal: AbortSignal, site: str
+) -> None:
     await controller.go_to_url(f"{site}/vision.html", signal)  # not looked at: nothing listed to label
     image = _image((await controller.screenshot(signal)).jpeg)
     scale = image.width() / 1280

@@ -55,12 +55,20 @@ async def test_window_size_and_headed_options_reach_chromium(launch_options: Lau
 
 
 async def test_attach_over_cdp_works_in_the_active_tab_and_leaves_the_browser_running(
-        tmp_path: Path, site: str) -> None:
+    tmp_path: Path, site: str
+) -> None:
     executable = await find_chromium()
     process = await asyncio.create_subprocess_exec(
-        executable, "--headless=new", "--no-sandbox", "--no-first-run", "--disable-dev-shm-usage",
-        "--remote-debugging-port=0", f"--user-data-dir={tmp_path / 'external'}", f"{site}/form.html",
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        executable,
+        "--headless=new",
+        "--no-sandbox",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        "--remote-debugging-port=0",
+        f"--user-data-dir={tmp_path / 'external'}",
+        f"{site}/form.html",
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
     )
     try:
         endpoint = await asyncio.wait_for(_devtools_endpoint(process), 20)

@@ -23,7 +23,8 @@ async def _open(controller: PlaywrightPageController, signal: AbortSignal, url: 
 
 
 async def test_suggestions_that_come_after_a_debounce_and_a_request_are_seen_right_after_typing(
-        controller: PlaywrightPageController, signal: AbortSignal, site: str) -> None:
+    controller: PlaywrightPageController, signal: AbortSignal, site: str
+) -> None:
     content = await _open(controller, signal, f"{site}/settle_autocomplete.html")
     await controller.input_text(index_of(content, "City"), "Li", signal)
     content = await _look(controller, signal)
@@ -31,7 +32,8 @@ async def test_suggestions_that_come_after_a_debounce_and_a_request_are_seen_rig
 
 
 async def test_a_menu_that_opens_after_a_hover_delay_is_seen_right_after_the_hover(
-        controller: PlaywrightPageController, signal: AbortSignal, site: str) -> None:
+    controller: PlaywrightPageController, signal: AbortSignal, site: str
+) -> None:
     content = await _open(controller, signal, f"{site}/settle_hover_menu.html")
     await controller.hover(index_of(content, "Account"), signal)
     content = await _look(controller, signal)
@@ -39,14 +41,16 @@ async def test_a_menu_that_opens_after_a_hover_delay_is_seen_right_after_the_hov
 
 
 async def test_a_form_that_validates_as_you_type_shows_its_message_right_after_typing(
-        controller: PlaywrightPageController, signal: AbortSignal, site: str) -> None:
+    controller: PlaywrightPageController, signal: AbortSignal, site: str
+) -> None:
     content = await _open(controller, signal, f"{site}/settle_validation.html")
     await controller.input_text(index_of(content, "Email"), "ada", signal)
     assert "Enter a valid email address" in await _look(controller, signal)
 
 
 async def test_a_page_that_never_stops_changing_is_read_once_the_cap_is_reached(
-        controller: PlaywrightPageController, signal: AbortSignal, site: str) -> None:
+    controller: PlaywrightPageController, signal: AbortSignal, site: str
+) -> None:
     content = await _open(controller, signal, f"{site}/settle_clock.html")
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -64,8 +68,7 @@ class _Watched(Settler):
         return await super().settle(page, signal)
 
 
-async def test_stop_ends_the_wait_at_once(controller: PlaywrightPageController, signal: AbortSignal,
-                                          site: str) -> None:
+async def test_stop_ends_the_wait_at_once(controller: PlaywrightPageController, signal: AbortSignal, site: str) -> None:
     content = await _open(controller, signal, f"{site}/settle_clock.html")
     settler = controller.settler = _Watched(cap=60)  # a wait only Stop can end
     stop = AbortController()

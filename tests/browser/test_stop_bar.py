@@ -45,7 +45,9 @@ async def _bar_box(page: Page, bar: StopBar) -> dict[str, float] | None:
     return await page.evaluate(
         "tag => { const el = document.querySelector(tag); if (!el) return null;"
         " const r = el.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height,"
-        " open: el.shadowRoot !== null}; }", bar.tag)
+        " open: el.shadowRoot !== null}; }",
+        bar.tag,
+    )
 
 
 async def _wait_for(check: Callable[[], object], timeout: float = 5.0) -> None:
@@ -67,7 +69,8 @@ async def _setup(session: BrowserSession, site: str) -> tuple[PlaywrightPageCont
 
 
 async def test_the_bar_shows_in_a_closed_shadow_root_and_survives_navigation(
-        session: BrowserSession, site: str) -> None:
+    session: BrowserSession, site: str
+) -> None:
     controller, _stops, page = await _setup(session, site)
     bar = controller.stop_bar
     assert await _bar_box(page, bar) is None  # no run, no bar
@@ -96,7 +99,8 @@ async def test_the_bar_shows_in_a_closed_shadow_root_and_survives_navigation(
 
 
 async def test_esc_stops_even_on_a_page_that_swallows_keys_and_stop_button_too(
-        session: BrowserSession, site: str) -> None:
+    session: BrowserSession, site: str
+) -> None:
     controller, stops, page = await _setup(session, site)
     await page.keyboard.press("Escape")
     await page.wait_for_timeout(300)
@@ -175,7 +179,8 @@ def _runtime(llm_server: FakeLLMServer, tmp_path: Path) -> Runtime:
 
 
 async def test_esc_in_chromium_stops_the_run_and_the_bar_follows_the_agent(
-        llm_server: FakeLLMServer, tmp_path: Path, site: str) -> None:
+    llm_server: FakeLLMServer, tmp_path: Path, site: str
+) -> None:
     runtime = _runtime(llm_server, tmp_path)
     # The model is slow to answer the second step: Esc arrives while it thinks.
     llm_server.add(tool_reply({"go_to_url": {"url": site + PAGE}}), done_reply("Too late.", delay=20))
@@ -201,7 +206,8 @@ async def test_esc_in_chromium_stops_the_run_and_the_bar_follows_the_agent(
 
 
 async def test_stop_in_chromium_goes_to_the_panels_callback(
-        llm_server: FakeLLMServer, tmp_path: Path, site: str) -> None:
+    llm_server: FakeLLMServer, tmp_path: Path, site: str
+) -> None:
     runtime = _runtime(llm_server, tmp_path)
     stops = Stops()
     runtime.on_stop_requested(stops)
@@ -222,7 +228,8 @@ async def test_stop_in_chromium_goes_to_the_panels_callback(
 
 
 async def test_a_hand_off_hides_the_bar_and_brings_the_agents_tab_to_the_front(
-        session: BrowserSession, site: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    session: BrowserSession, site: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     controller, _stops, page = await _setup(session, site)
     agent = Agent(_NeverCalled(), controller)
     controller.stop_bar.follow(agent)

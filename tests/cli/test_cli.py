@@ -75,8 +75,13 @@ def home(tmp_path: Path) -> Iterator[Path]:
 
 def cli_env(home: Path, llm_server: FakeLLMServer, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PAGE_AGENT_"))}
-    env.update(PAGE_AGENT_HOME=str(home), OPENAI_API_KEY="sk-dummy", OPENAI_BASE_URL=llm_server.base_url,
-               PAGE_AGENT_MODEL="fake-model", PYTHONUNBUFFERED="1")
+    env.update(
+        PAGE_AGENT_HOME=str(home),
+        OPENAI_API_KEY="sk-dummy",
+        OPENAI_BASE_URL=llm_server.base_url,
+        PAGE_AGENT_MODEL="fake-model",
+        PYTHONUNBUFFERED="1",
+    )
     env.update(extra)
     return env
 
@@ -108,8 +113,9 @@ def press_then_done() -> Callable[[dict[str, Any]], FakeResponse]:
         if "Thank you" in page:
             done = agent_output({"done": {"text": "Pressed it.", "success": True}})
             return FakeResponse(body=completion(arguments=done, **DONE_USAGE))
-        press = agent_output({"click_element_by_index": {"index": index_of(page, "Press me")}},
-                             next_goal="Press the button")
+        press = agent_output(
+            {"click_element_by_index": {"index": index_of(page, "Press me")}}, next_goal="Press the button"
+        )
         return FakeResponse(body=completion(arguments=press, **PRESS_USAGE), delay=PRESS_DELAY)
 
     return respond
@@ -127,14 +133,14 @@ def statuses(events: list[dict[str, Any]]) -> list[str]:
 
 
 def test_a_task_that_succeeds_exits_0_with_events_and_a_json_result(
-        home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    home: Path, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
     llm_server.fallback = press_then_done()
     # A damaged settings file makes the app log a warning: with --events that must arrive as a JSON line too.
     (home / "config").mkdir(parents=True)
     (home / "config" / "settings.json").write_text("{not json")
 
-    done = run_cli(cli("Press the button", "--url", page_server.url, "--events", "--json"),
-                   cli_env(home, llm_server))
+    done = run_cli(cli("Press the button", "--url", page_server.url, "--events", "--json"), cli_env(home, llm_server))
 
     assert done.returncode == 0, done.stderr
     events = event_lines(done.stderr)
@@ -160,19 +166,22 @@ def test_a_task_that_succeeds_exits_0_with_events_and_a_json_result(
 
 
 def test_event_times_and_token_totals_match_what_the_model_reported(
-        home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    home: Path, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
     llm_server.fallback = press_then_done()
 
-    done = run_cli(cli("Press the button", "--url", page_server.url, "--events", "--json"),
-                   cli_env(home, llm_server))
+    done = run_cli(cli("Press the button", "--url", page_server.url, "--events", "--json"), cli_env(home, llm_server))
 
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     prompt = PRESS_USAGE["prompt_tokens"] + DONE_USAGE["prompt_tokens"]
     completion_tokens = PRESS_USAGE["completion_tokens"] + DONE_USAGE["completion_tokens"]
-    assert result["tokens"] == {"prompt_tokens": prompt, "completion_tokens": completion_tokens,
-                                "cached_tokens": PRESS_USAGE["cached_tokens"],
-                                "total_tokens": prompt + completion_tokens}
+    assert result["tokens"] == {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion_tokens,
+        "cached_tokens": PRESS_USAGE["cached_tokens"],
+        "total_tokens": prompt + completion_tokens,
+    }
     events = event_lines(done.stderr)
     step_usage = [e["item"]["usage"] for e in events if e["event"] == "history" and e["item"]["type"] == "step"]
     assert step_usage == [PRESS_USAGE, DONE_USAGE]
@@ -184,13 +193,26 @@ def test_event_times_and_token_totals_match_what_the_model_reported(
 
 
 def test_done_with_success_false_exits_1_and_flags_beat_the_environment(
-        home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    home: Path, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
     llm_server.add(done_reply("There is no such button.", success=False))
     dead_endpoint = f"http://127.0.0.1:{unused_port()}/v1"
     env = cli_env(home, llm_server, OPENAI_BASE_URL=dead_endpoint, MY_KEY="sk-from-my-var")
 
-    done = run_cli(cli("Press the red button", "--url", page_server.url, "--base-url", llm_server.base_url,
-                       "--model", "flag-model", "--api-key-env", "MY_KEY"), env)
+    done = run_cli(
+        cli(
+            "Press the red button",
+            "--url",
+            page_server.url,
+            "--base-url",
+            llm_server.base_url,
+            "--model",
+            "flag-model",
+            "--api-key-env",
+            "MY_KEY",
+        ),
+        env,
+    )
 
     assert done.returncode == 1, done.stderr
     assert done.stdout.strip() == "There is no such button."
@@ -200,7 +222,8 @@ def test_done_with_success_false_exits_1_and_flags_beat_the_environment(
 
 
 def test_a_model_error_exits_2_with_a_plain_message(
-        home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    home: Path, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
     llm_server.add(error_reply(401, "Incorrect API key provided", code="invalid_api_key"))
 
     done = run_cli(cli("Press the button", "--url", page_server.url), cli_env(home, llm_server))
@@ -213,10 +236,10 @@ def test_a_model_error_exits_2_with_a_plain_message(
     assert len(llm_server.requests) == 1  # an auth error is not retried
 
 
-def test_a_browser_that_cannot_be_reached_exits_2_with_an_error_event(
-        home: Path, llm_server: FakeLLMServer) -> None:
-    done = run_cli(cli("Press the button", "--cdp-url", f"http://127.0.0.1:{unused_port()}", "--events"),
-                   cli_env(home, llm_server))
+def test_a_browser_that_cannot_be_reached_exits_2_with_an_error_event(home: Path, llm_server: FakeLLMServer) -> None:
+    done = run_cli(
+        cli("Press the button", "--cdp-url", f"http://127.0.0.1:{unused_port()}", "--events"), cli_env(home, llm_server)
+    )
 
     assert done.returncode == 2
     events = event_lines(done.stderr)
@@ -224,14 +247,18 @@ def test_a_browser_that_cannot_be_reached_exits_2_with_an_error_event(
     assert llm_server.requests == []
 
 
-@pytest.mark.parametrize(("args", "complaint"), [
-    (["  "], "the task is empty"),
-    (["Press the button", "--max-steps", "0"], "--max-steps: must be more than 0"),
-    (["Press the button", "--max-duration", "-5"], "--max-duration: must be more than 0"),
-    (["Press the button", "--max-steps", "many"], "invalid int value"),
-])
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        (["  "], "the task is empty"),
+        (["Press the button", "--max-steps", "0"], "--max-steps: must be more than 0"),
+        (["Press the button", "--max-duration", "-5"], "--max-duration: must be more than 0"),
+        (["Press the button", "--max-steps", "many"], "invalid int value"),
+    ],
+)
 def test_bad_arguments_exit_2_before_chromium_starts(
-        home: Path, llm_server: FakeLLMServer, args: list[str], complaint: str) -> None:
+    home: Path, llm_server: FakeLLMServer, args: list[str], complaint: str
+) -> None:
     done = run_cli(cli(*args), cli_env(home, llm_server))
 
     assert done.returncode == 2
@@ -240,11 +267,17 @@ def test_bad_arguments_exit_2_before_chromium_starts(
 
 
 def test_sigint_stops_a_held_model_call_and_exits_3(
-        home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    home: Path, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
     llm_server.add(tool_reply({"click_element_by_index": {"index": 1}}, delay=30))
-    process = subprocess.Popen(cli("Press the button", "--url", page_server.url, "--json"),
-                               env=cli_env(home, llm_server), cwd=ROOT, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        cli("Press the button", "--url", page_server.url, "--json"),
+        env=cli_env(home, llm_server),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + RUN_TIMEOUT
         while not llm_server.requests and time.monotonic() < deadline and process.poll() is None:
@@ -267,13 +300,21 @@ def test_sigint_stops_a_held_model_call_and_exits_3(
 
 
 def test_cdp_url_works_in_the_open_tab_and_leaves_that_browser_running(
-        tmp_path: Path, home: Path, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
     port = unused_port()
     profile = tmp_path / "external-profile"
     chromium = subprocess.Popen(
-        [asyncio.run(find_chromium()), *CHROMIUM_FLAGS, "--headless=new", f"--remote-debugging-port={port}",
-         f"--user-data-dir={profile}", page_server.url],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            asyncio.run(find_chromium()),
+            *CHROMIUM_FLAGS,
+            "--headless=new",
+            f"--remote-debugging-port={port}",
+            f"--user-data-dir={profile}",
+            page_server.url,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         cdp_url = f"http://127.0.0.1:{port}"
@@ -317,25 +358,31 @@ def wait_for_devtools(cdp_url: str, chromium: subprocess.Popen[bytes]) -> None:
 
 
 def test_vision_sends_a_screenshot_each_step_and_its_recording_replays_without_the_images(
-        home: Path, llm_server: FakeLLMServer, page_server: PageServer, tmp_path: Path) -> None:
+    home: Path, llm_server: FakeLLMServer, page_server: PageServer, tmp_path: Path
+) -> None:
     respond = press_then_done()
 
     def reading_text_and_image(body: dict[str, Any]) -> FakeResponse:
         last = body["messages"][-1]
         assert [part["type"] for part in last["content"]] == ["text", "image_url"]  # one image, with the text
         assert all(isinstance(m["content"], str) for m in body["messages"][:-1])
-        return respond({**body, "messages": [*body["messages"][:-1], {"role": "user",
-                                                                      "content": last["content"][0]["text"]}]})
+        return respond(
+            {**body, "messages": [*body["messages"][:-1], {"role": "user", "content": last["content"][0]["text"]}]}
+        )
 
     llm_server.fallback = reading_text_and_image
     cassette = tmp_path / "vision.json"
-    done = run_cli(cli("Press the button", "--url", page_server.url, "--vision", "--record", str(cassette), "--json"),
-                   cli_env(home, llm_server))
+    done = run_cli(
+        cli("Press the button", "--url", page_server.url, "--vision", "--record", str(cassette), "--json"),
+        cli_env(home, llm_server),
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["success"] is True and len(llm_server.requests) == 2
     assert "base64" not in cassette.read_text()  # answers are recorded, never the screenshots sent
 
-    replayed = run_cli(cli("Press the button", "--url", page_server.url, "--vision", "--replay", str(cassette),
-                           "--json"), cli_env(home, llm_server))
+    replayed = run_cli(
+        cli("Press the button", "--url", page_server.url, "--vision", "--replay", str(cassette), "--json"),
+        cli_env(home, llm_server),
+    )
     assert replayed.returncode == 0, replayed.stderr
     assert json.loads(replayed.stdout)["data"] == "Pressed it." and len(llm_server.requests) == 2

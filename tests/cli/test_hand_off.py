@@ -42,15 +42,18 @@ def hand_off_then_done(llm_server: FakeLLMServer) -> None:
 
 
 def run_without_terminal(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=RUN_TIMEOUT)
+    return subprocess.run(
+        args, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=RUN_TIMEOUT
+    )
 
 
 def test_without_a_terminal_a_hand_off_exits_4_with_the_reason(
-        home, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    home, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
     hand_off_then_done(llm_server)
-    done = run_without_terminal(cli("Export the customers", "--url", page_server.url, "--json"),
-                                cli_env(home, llm_server))
+    done = run_without_terminal(
+        cli("Export the customers", "--url", page_server.url, "--json"), cli_env(home, llm_server)
+    )
 
     assert done.returncode == 4, done.stderr
     result = json.loads(done.stdout)
@@ -63,10 +66,12 @@ def test_without_a_terminal_a_hand_off_exits_4_with_the_reason(
 
 
 def test_without_a_terminal_events_end_with_the_reason(
-        home, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    home, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
     hand_off_then_done(llm_server)
-    done = run_without_terminal(cli("Export the customers", "--url", page_server.url, "--events"),
-                                cli_env(home, llm_server))
+    done = run_without_terminal(
+        cli("Export the customers", "--url", page_server.url, "--events"), cli_env(home, llm_server)
+    )
 
     assert done.returncode == 4, done.stderr
     assert done.stdout == ""
@@ -76,7 +81,8 @@ def test_without_a_terminal_events_end_with_the_reason(
 
 
 def test_on_a_terminal_enter_carries_the_same_task_on_with_the_note(
-        home, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    home, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
     hand_off_then_done(llm_server)
     terminal = Terminal(cli("Export the customers", "--url", page_server.url, "--json"), cli_env(home, llm_server))
     terminal.wait_for(b"or Ctrl+C to stop:")
@@ -95,7 +101,8 @@ def test_on_a_terminal_enter_carries_the_same_task_on_with_the_note(
 
 
 def test_on_a_terminal_ctrl_c_while_waiting_stops_with_exit_3(
-        home, llm_server: FakeLLMServer, page_server: PageServer) -> None:
+    home, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
     hand_off_then_done(llm_server)
     terminal = Terminal(cli("Export the customers", "--url", page_server.url, "--json"), cli_env(home, llm_server))
     terminal.wait_for(b"or Ctrl+C to stop:")

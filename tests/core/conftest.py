@@ -17,8 +17,9 @@ AgentFactory = Callable[..., tuple[Agent, FakePage]]
 
 @pytest.fixture
 def llm_settings(llm_server: FakeLLMServer) -> LLMSettings:
-    return LLMSettings(base_url=llm_server.base_url, api_key=SecretStr("sk-test-secret"), model="fake-model",
-                       retry_base_delay=0.01)
+    return LLMSettings(
+        base_url=llm_server.base_url, api_key=SecretStr("sk-test-secret"), model="fake-model", retry_base_delay=0.01
+    )
 
 
 @pytest.fixture
@@ -26,7 +27,9 @@ async def make_agent(llm_settings: LLMSettings) -> AsyncIterator[AgentFactory]:
     clients: list[OpenAICompatibleClient] = []
     agents: list[Agent] = []
 
-    def factory(config: AgentConfig | None = None, page: FakePage | None = None, **kwargs: object) -> tuple[Agent, FakePage]:
+    def factory(
+        config: AgentConfig | None = None, page: FakePage | None = None, **kwargs: object
+    ) -> tuple[Agent, FakePage]:
         settings = llm_settings.model_copy(update=kwargs.pop("llm", {}))  # type: ignore[arg-type]
         client = OpenAICompatibleClient(settings)
         page = page or FakePage()

@@ -174,4 +174,3 @@ async def test_callers_cancellation_wins_over_a_simultaneous_abort() -> None:
 
     with pytest.raises(asyncio.CancelledError):
         await caller
-

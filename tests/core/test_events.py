@@ -9,8 +9,7 @@ from tests.core.conftest import AgentFactory
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 
 
-async def test_a_task_is_told_as_start_each_event_and_end(llm_server: FakeLLMServer,
-                                                           make_agent: AgentFactory) -> None:
+async def test_a_task_is_told_as_start_each_event_and_end(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
     agent, _ = make_agent()
     told: list[tuple[str, Any]] = []
     for name in ("status_changed", "task_started", "event_added", "task_finished"):

@@ -57,7 +57,8 @@ def steps(result: ExecutionResult) -> list[StepEvent]:
 
 
 async def test_a_hand_off_pauses_the_run_and_resume_carries_on_with_the_note(
-        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     agent, page = make_agent(AgentConfig(max_steps=2))
     activities = Activities(agent)
     llm_server.add(hand_off(), done_reply("Exported."))
@@ -90,7 +91,8 @@ async def test_a_hand_off_pauses_the_run_and_resume_carries_on_with_the_note(
 
 
 async def test_waiting_for_the_person_is_not_charged_to_the_time_limits(
-        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     agent, _ = make_agent(AgentConfig(max_duration=2.5, step_timeout=2.0))
     activities = Activities(agent)
     llm_server.add(hand_off(), done_reply("Finished after the wait."))
@@ -107,7 +109,8 @@ async def test_waiting_for_the_person_is_not_charged_to_the_time_limits(
 
 
 async def test_stop_while_handed_off_ends_the_run_as_stopped(
-        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     agent, _ = make_agent()
     activities = Activities(agent)
     llm_server.add(hand_off())
@@ -122,7 +125,8 @@ async def test_stop_while_handed_off_ends_the_run_as_stopped(
 
 
 async def test_with_nobody_there_a_hand_off_ends_the_run_as_needs_person(
-        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     agent, _ = make_agent(person_present=False)
     activities = Activities(agent)
     llm_server.add(hand_off())
@@ -135,7 +139,8 @@ async def test_with_nobody_there_a_hand_off_ends_the_run_as_needs_person(
 
 
 async def test_a_hand_off_without_a_reason_is_an_unusable_answer(
-        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     agent, _ = make_agent()
     activities = Activities(agent)
     llm_server.add(tool_reply({"hand_off_to_user": {"reason": ""}}), done_reply("ok"))
@@ -157,7 +162,8 @@ class LoadingAfterClick(FakePage):
 
 @pytest.mark.parametrize("note", ["", "I closed the pop-up"])
 async def test_a_take_over_during_an_action_keeps_that_step(
-        llm_server: FakeLLMServer, make_agent: AgentFactory, note: str) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory, note: str
+) -> None:
     page = LoadingAfterClick()
     agent, _ = make_agent(page=page)
     activities = Activities(agent)

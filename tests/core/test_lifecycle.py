@@ -97,9 +97,7 @@ async def test_progress_report_is_built_from_history_when_final_call_fails(
     assert "Check the saved page" in result.data
 
 
-async def test_stop_during_slow_model_call_settles_fast(
-    llm_server: FakeLLMServer, make_agent: AgentFactory
-) -> None:
+async def test_stop_during_slow_model_call_settles_fast(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
     agent, _ = make_agent()
     llm_server.add(done_reply(delay=30))
     run = asyncio.ensure_future(agent.execute("Slow task"))

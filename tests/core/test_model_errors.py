@@ -86,7 +86,9 @@ async def test_consecutive_failures_end_with_done_only_call(
 ) -> None:
     agent, page = make_agent(AgentConfig(max_failures=3))
     page.fail_indices = {7}
-    llm_server.add(*[tool_reply({"click_element_by_index": {"index": 7}})] * 3, done_reply("Could not click [7]", False))
+    llm_server.add(
+        *[tool_reply({"click_element_by_index": {"index": 7}})] * 3, done_reply("Could not click [7]", False)
+    )
     result = await agent.execute("Click seven")
     assert result.status == AgentStatus.ERROR
     assert len(llm_server.requests) == 4
@@ -122,8 +124,7 @@ async def test_repeated_action_gets_a_nudge(llm_server: FakeLLMServer, make_agen
     assert "3 times in a row" in llm_server.user_message(-1)
 
 
-async def test_the_same_index_on_three_pages_is_no_repeat(llm_server: FakeLLMServer,
-                                                         make_agent: AgentFactory) -> None:
+async def test_the_same_index_on_three_pages_is_no_repeat(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
     agent, page = make_agent()
     original = page.click
 
@@ -180,7 +181,10 @@ async def test_pause_and_resume_records_takeover(llm_server: FakeLLMServer, make
     assert result.data == "finished after takeover"
     takeover = next(e for e in result.history if isinstance(e, UserTakeoverEvent))
     assert (takeover.before_url, takeover.after_url, takeover.after_title) == (
-        "http://fake.test/form", "http://fake.test/home", "Home")
+        "http://fake.test/form",
+        "http://fake.test/home",
+        "Home",
+    )
     assert takeover.note == "I logged in"
     assert "took over the browser" in llm_server.user_message(-1)
 

@@ -12,7 +12,8 @@ from app.core.safety.navigation import NavigationPolicy, parse_domains
 
 # Host names only: a label the URL parser reads as a number (decimal, or 0x hex) makes the host an IPv4 address.
 LABEL = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True).filter(
-    lambda s: not s.isdigit() and re.fullmatch(r"0x[0-9a-f]*", s) is None)
+    lambda s: not s.isdigit() and re.fullmatch(r"0x[0-9a-f]*", s) is None
+)
 HOST = st.lists(LABEL, min_size=1, max_size=4).map(".".join)
 PORT = st.integers(min_value=1, max_value=65535)
 
@@ -23,13 +24,33 @@ def allows(patterns: tuple[str, ...], url: str) -> bool:
 
 # --- schemes --------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("url", [
-    "file:///etc/passwd", "FILE:///etc/passwd", "view-source:file:///etc/passwd", "view-source:https://example.com",
-    "chrome://version", "chrome://settings", "chrome-extension://abc/page.html", "devtools://devtools/bundled/x.html",
-    "data:text/html,<p>hi", "blob:https://example.com/1234", "javascript:alert(1)", "  javascript:alert(1)",
-    "java\tscript:alert(1)", "about:config", "about:blank#x", "ftp://example.com/", "ws://example.com/",
-    "mailto:someone@example.com", "example.com", "//example.com/", "",
-])
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "FILE:///etc/passwd",
+        "view-source:file:///etc/passwd",
+        "view-source:https://example.com",
+        "chrome://version",
+        "chrome://settings",
+        "chrome-extension://abc/page.html",
+        "devtools://devtools/bundled/x.html",
+        "data:text/html,<p>hi",
+        "blob:https://example.com/1234",
+        "javascript:alert(1)",
+        "  javascript:alert(1)",
+        "java\tscript:alert(1)",
+        "about:config",
+        "about:blank#x",
+        "ftp://example.com/",
+        "ws://example.com/",
+        "mailto:someone@example.com",
+        "example.com",
+        "//example.com/",
+        "",
+    ],
+)
 def test_only_web_pages_and_about_blank_open(url: str) -> None:
     reason = NavigationPolicy().check(url)
     assert reason is not None and "only http(s) web pages can be opened" in reason
@@ -37,12 +58,23 @@ def test_only_web_pages_and_about_blank_open(url: str) -> None:
 
 def test_the_reason_names_the_refused_scheme() -> None:
     assert NavigationPolicy().check("file:///etc/passwd") == (
-        "only http(s) web pages can be opened; file: addresses are not allowed.")
+        "only http(s) web pages can be opened; file: addresses are not allowed."
+    )
     assert "view-source: addresses" in (NavigationPolicy().check("view-source:file:///etc/passwd") or "")
 
 
-@pytest.mark.parametrize("url", ["http://example.com", "https://example.com/a?b#c", "HTTPS://EXAMPLE.COM",
-                                 "about:blank", "  https://example.com  ", "http://127.0.0.1:8080/", "http://[::1]/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.com",
+        "https://example.com/a?b#c",
+        "HTTPS://EXAMPLE.COM",
+        "about:blank",
+        "  https://example.com  ",
+        "http://127.0.0.1:8080/",
+        "http://[::1]/",
+    ],
+)
 def test_web_pages_open_without_a_list(url: str) -> None:
     assert NavigationPolicy().check(url) is None
 
@@ -56,6 +88,7 @@ def test_a_frame_may_hold_the_pages_own_content_but_not_local_files() -> None:
 
 
 # --- host patterns --------------------------------------------------------------------------------------------
+
 
 @given(HOST, HOST)
 def test_a_bare_host_matches_itself_only(host: str, other: str) -> None:
@@ -112,8 +145,9 @@ def test_hosts_are_compared_the_way_the_browser_resolves_them() -> None:
 
 def test_the_reason_names_the_host_and_the_allowed_sites() -> None:
     reason = NavigationPolicy(allowed_domains=("example.com", "*.example.org")).check("https://evil.net:444/x")
-    assert reason == ("evil.net:444 is not among the allowed sites (example.com, *.example.org); only those sites "
-                      "can be opened.")
+    assert reason == (
+        "evil.net:444 is not among the allowed sites (example.com, *.example.org); only those sites can be opened."
+    )
 
 
 def test_an_address_without_a_usable_host_is_refused() -> None:
@@ -123,27 +157,36 @@ def test_an_address_without_a_usable_host_is_refused() -> None:
 
 # --- what a person types --------------------------------------------------------------------------------------
 
+
 def test_parse_domains_accepts_commas_spaces_and_lines() -> None:
     assert parse_domains(" Example.com, *.b.example.org\n127.0.0.1:8080  [::1]:9000 bücher.de,,") == [
-        "example.com", "*.b.example.org", "127.0.0.1:8080", "[::1]:9000", "xn--bcher-kva.de"]
+        "example.com",
+        "*.b.example.org",
+        "127.0.0.1:8080",
+        "[::1]:9000",
+        "xn--bcher-kva.de",
+    ]
     assert parse_domains("") == []
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("http://example.com", "is not a site name"),
-    ("example.com/path", "is not a site name"),
-    ("*", "is not a site name"),
-    ("*.com", "too broad"),
-    ("*.127.0.0.1", "too broad"),
-    ("example..com", "is not a site name"),
-    ("-example.com", "is not a site name"),
-    ("example.com:0", "not a port number"),
-    ("example.com:65536", "not a port number"),
-    ("example.com:", "is not a site name"),
-    ("[example]", "is not a site name"),
-    ("user@example.com", "is not a site name"),
-    ("0x7f000001", "is not a site name"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("http://example.com", "is not a site name"),
+        ("example.com/path", "is not a site name"),
+        ("*", "is not a site name"),
+        ("*.com", "too broad"),
+        ("*.127.0.0.1", "too broad"),
+        ("example..com", "is not a site name"),
+        ("-example.com", "is not a site name"),
+        ("example.com:0", "not a port number"),
+        ("example.com:65536", "not a port number"),
+        ("example.com:", "is not a site name"),
+        ("[example]", "is not a site name"),
+        ("user@example.com", "is not a site name"),
+        ("0x7f000001", "is not a site name"),
+    ],
+)
 def test_parse_domains_names_a_bad_pattern(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message) as caught:
         parse_domains(f"good.example, {text}")

@@ -22,8 +22,16 @@ def call(arguments: object, name: str = "AgentOutput") -> LLMReply:
 
 def test_well_formed() -> None:
     parsed = parse_agent_output(
-        call({"evaluation_previous_goal": "✅ ok", "memory": "m", "next_goal": "g",
-              "action": {"click_element_by_index": {"index": 4}}}), TOOLS)
+        call(
+            {
+                "evaluation_previous_goal": "✅ ok",
+                "memory": "m",
+                "next_goal": "g",
+                "action": {"click_element_by_index": {"index": 4}},
+            }
+        ),
+        TOOLS,
+    )
     assert parsed.action_name == "click_element_by_index"
     assert parsed.action_input.model_dump() == {"index": 4}
     assert parsed.reflection.evaluation_previous_goal == "✅ ok"
@@ -49,9 +57,11 @@ def test_double_encoded_json() -> None:
 
 def test_bare_value_for_a_one_field_tool() -> None:
     assert parse_agent_output(call({"action": {"click_element_by_index": 12}}), TOOLS).action_input.model_dump() == {
-        "index": 12}
+        "index": 12
+    }
     assert parse_agent_output(call({"action": {"go_to_url": "https://a.test"}}), TOOLS).action_input.model_dump() == {
-        "url": "https://a.test"}
+        "url": "https://a.test"
+    }
 
 
 def test_missing_reflection_and_action_beside_it() -> None:
@@ -61,8 +71,7 @@ def test_missing_reflection_and_action_beside_it() -> None:
 
 
 def test_nested_current_state_and_action_list() -> None:
-    parsed = parse_agent_output(
-        call({"current_state": {"memory": "nested"}, "action": [{"go_back": {}}]}), TOOLS)
+    parsed = parse_agent_output(call({"current_state": {"memory": "nested"}, "action": [{"go_back": {}}]}), TOOLS)
     assert parsed.reflection.memory == "nested"
     assert parsed.action_name == "go_back"
 

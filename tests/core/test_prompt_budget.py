@@ -10,8 +10,11 @@ from app.core.types import ActionRecord, AgentReflection, AgentStatus, Observati
 
 
 def _step(n: int, memory: str = "") -> StepEvent:
-    return StepEvent(step_index=n, reflection=AgentReflection(memory=memory or f"fact {n}"),
-                     action=ActionRecord(name="click", input={"index": n}, output="Clicked"))
+    return StepEvent(
+        step_index=n,
+        reflection=AgentReflection(memory=memory or f"fact {n}"),
+        action=ActionRecord(name="click", input={"index": n}, output="Clicked"),
+    )
 
 
 def test_clip_marks_the_cut_and_keeps_the_limit() -> None:
@@ -49,10 +52,26 @@ def test_a_long_page_is_cut_at_a_line_and_says_how_much_is_left_out() -> None:
 
 
 def test_follow_ups_carry_only_the_latest_tasks_and_say_how_many_are_left_out() -> None:
-    records = [TaskRecord(task=f"Task number {n}", status=AgentStatus.COMPLETED, success=True,
-                          result="r" * 5000, last_memory="m" * 5000) for n in range(1, 9)]
-    message = build_messages(system="s", task="Next", step_index=1, max_steps=5, previous_tasks=records,
-                             history=[], state=None, now=datetime(2026, 1, 1))[1].content
+    records = [
+        TaskRecord(
+            task=f"Task number {n}",
+            status=AgentStatus.COMPLETED,
+            success=True,
+            result="r" * 5000,
+            last_memory="m" * 5000,
+        )
+        for n in range(1, 9)
+    ]
+    message = build_messages(
+        system="s",
+        task="Next",
+        step_index=1,
+        max_steps=5,
+        previous_tasks=records,
+        history=[],
+        state=None,
+        now=datetime(2026, 1, 1),
+    )[1].content
     assert "(3 earlier tasks left out)" in message
     assert "Task 3 (succeeded)" not in message and "Task 4 (succeeded): Task number 4" in message
     assert "Task 8 (succeeded): Task number 8" in message

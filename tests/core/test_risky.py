@@ -19,24 +19,84 @@ from tests.fakes.person import Person
 CLICK = next(tool for tool in PAGE_TOOLS if tool.name == "click_element_by_index")
 
 
-@pytest.mark.parametrize("name", [
-    "Delete", "Delete account permanently", "delete all 120 customers", "Remove all", "Remove", "Pay $120",
-    "Pay now", "Buy now", "Purchase", "Complete purchase", "Place order", "Place your order", "Submit order",
-    "Transfer $500", "Transfer funds", "Unsubscribe", "Close account", "Close my account", "Cancel subscription",
-    "Deactivate account", "Empty trash", "Erase all data",
-    "删除", "永久删除", "移除", "支付", "立即支付", "付款", "立即购买", "下单", "提交订单", "转账", "取消订阅", "退订",
-    "注销账户", "注销我的账号", "关闭账户",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Delete",
+        "Delete account permanently",
+        "delete all 120 customers",
+        "Remove all",
+        "Remove",
+        "Pay $120",
+        "Pay now",
+        "Buy now",
+        "Purchase",
+        "Complete purchase",
+        "Place order",
+        "Place your order",
+        "Submit order",
+        "Transfer $500",
+        "Transfer funds",
+        "Unsubscribe",
+        "Close account",
+        "Close my account",
+        "Cancel subscription",
+        "Deactivate account",
+        "Empty trash",
+        "Erase all data",
+        "删除",
+        "永久删除",
+        "移除",
+        "支付",
+        "立即支付",
+        "付款",
+        "立即购买",
+        "下单",
+        "提交订单",
+        "转账",
+        "取消订阅",
+        "退订",
+        "注销账户",
+        "注销我的账号",
+        "关闭账户",
+    ],
+)
 def test_irreversible_names(name: str) -> None:
     assert is_irreversible(name), name
 
 
-@pytest.mark.parametrize("name", [
-    "Display", "Payment history", "Payments", "PayPal", "Removed items", "Deleted", "Purchase history",
-    "Transfer history", "Save draft", "Cancel", "Close", "Account settings", "Order details", "Update address",
-    "Buyer guide", "Transferred", "Orders",
-    "支付宝", "付款记录", "已删除", "已支付", "购买记录", "转账记录", "保存", "取消", "账户设置", "订单详情",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Display",
+        "Payment history",
+        "Payments",
+        "PayPal",
+        "Removed items",
+        "Deleted",
+        "Purchase history",
+        "Transfer history",
+        "Save draft",
+        "Cancel",
+        "Close",
+        "Account settings",
+        "Order details",
+        "Update address",
+        "Buyer guide",
+        "Transferred",
+        "Orders",
+        "支付宝",
+        "付款记录",
+        "已删除",
+        "已支付",
+        "购买记录",
+        "转账记录",
+        "保存",
+        "取消",
+        "账户设置",
+        "订单详情",
+    ],
+)
 def test_names_that_read_as_nothing_irreversible(name: str) -> None:
     assert not is_irreversible(name), name
 
@@ -46,49 +106,60 @@ def test_kinds_are_shared_by_both_languages() -> None:
     assert irreversible_kinds("Buy now") == irreversible_kinds("立即购买") == ["pay"]
 
 
-@pytest.mark.parametrize(("task", "name"), [
-    ("delete the customer Jane Doe", "Delete"),
-    ("delete the customer Jane Doe", "Delete customer"),
-    ("Delete my account", "Delete account permanently"),
-    ("please close my account", "Close account"),
-    ("remove the blue mug from my cart", "Remove"),
-    ("remove the blue mug from my cart", "Remove from cart"),
-    ("buy the red shoes", "Buy now"),
-    ("pay the invoice", "Pay $120"),
-    ("pay the $120 invoice", "Pay $120.00"),
-    ("place the order for 3 chairs", "Place your order"),
-    ("unsubscribe me from the newsletter", "Unsubscribe"),
-    ("删除客户张三", "删除"),
-    ("把张三从客户列表里删除", "删除客户"),
-    ("删除客户张三", "Delete"),
-    ("注销我的账户", "注销账户"),
-    ("购买这本书", "立即购买"),
-])
+@pytest.mark.parametrize(
+    ("task", "name"),
+    [
+        ("delete the customer Jane Doe", "Delete"),
+        ("delete the customer Jane Doe", "Delete customer"),
+        ("Delete my account", "Delete account permanently"),
+        ("please close my account", "Close account"),
+        ("remove the blue mug from my cart", "Remove"),
+        ("remove the blue mug from my cart", "Remove from cart"),
+        ("buy the red shoes", "Buy now"),
+        ("pay the invoice", "Pay $120"),
+        ("pay the $120 invoice", "Pay $120.00"),
+        ("place the order for 3 chairs", "Place your order"),
+        ("unsubscribe me from the newsletter", "Unsubscribe"),
+        ("删除客户张三", "删除"),
+        ("把张三从客户列表里删除", "删除客户"),
+        ("删除客户张三", "Delete"),
+        ("注销我的账户", "注销账户"),
+        ("购买这本书", "立即购买"),
+    ],
+)
 def test_the_task_asked_for_it(task: str, name: str) -> None:
     assert task_asks_for(task, name)
 
 
-@pytest.mark.parametrize(("task", "name"), [
-    ("update the address", "Delete account"),
-    ("update my address", "Delete account permanently"),
-    ("delete the customer Jane Doe", "Delete account"),
-    ("delete the customer Jane Doe", "Delete all 120 customers"),
-    ("remove the blue mug from my cart", "Remove all"),
-    ("pay the $120 invoice", "Pay $1,200"),
-    ("look at my orders", "Place order"),
-    ("find the payment history", "Pay now"),
-    ("删除客户张三", "全部删除"),
-    ("修改地址", "注销账户"),
-    ("check the transfer history", "Transfer $500"),
-])
+@pytest.mark.parametrize(
+    ("task", "name"),
+    [
+        ("update the address", "Delete account"),
+        ("update my address", "Delete account permanently"),
+        ("delete the customer Jane Doe", "Delete account"),
+        ("delete the customer Jane Doe", "Delete all 120 customers"),
+        ("remove the blue mug from my cart", "Remove all"),
+        ("pay the $120 invoice", "Pay $1,200"),
+        ("look at my orders", "Place order"),
+        ("find the payment history", "Pay now"),
+        ("删除客户张三", "全部删除"),
+        ("修改地址", "注销账户"),
+        ("check the transfer history", "Transfer $500"),
+    ],
+)
 def test_the_task_did_not_ask_for_it(task: str, name: str) -> None:
     assert not task_asks_for(task, name)
 
 
-def click_context(page: FakePage, task: str, handler: Person | None, *, ask: bool = True,
-                  signal: AbortSignal | None = None) -> ToolContext:
-    return ToolContext(signal=signal or AbortSignal(), page=page, task=task,
-                       guardrails=Guardrails(confirm=handler, ask_before_irreversible=ask))
+def click_context(
+    page: FakePage, task: str, handler: Person | None, *, ask: bool = True, signal: AbortSignal | None = None
+) -> ToolContext:
+    return ToolContext(
+        signal=signal or AbortSignal(),
+        page=page,
+        task=task,
+        guardrails=Guardrails(confirm=handler, ask_before_irreversible=ask),
+    )
 
 
 def page_with(name: str) -> FakePage:
@@ -101,7 +172,7 @@ async def test_an_irreversible_click_the_task_did_not_ask_for_is_refused_without
     page = page_with("Delete account permanently")
     result = await run_tool(CLICK, click_context(page, "update my address", None), CLICK.input_model(index=2))
     assert not result.ok
-    assert result.text.startswith("❌ The user did not allow clicking [2] \"Delete account permanently\"")
+    assert result.text.startswith('❌ The user did not allow clicking [2] "Delete account permanently"')
     assert "Do not try to do it another way" in result.text
     assert page.actions == []
 
@@ -111,9 +182,13 @@ async def test_a_refusal_is_a_tool_error_and_an_allowance_clicks() -> None:
     refusing = Person(False)
     result = await run_tool(CLICK, click_context(page, "update my address", refusing), CLICK.input_model(index=2))
     assert not result.ok and result.text.startswith("❌ The user did not allow") and page.actions == []
-    assert refusing.requests == [ConfirmRequest(kind="irreversible",
-                                                message='The agent wants to click "Delete account permanently".',
-                                                quote="Delete account permanently")]
+    assert refusing.requests == [
+        ConfirmRequest(
+            kind="irreversible",
+            message='The agent wants to click "Delete account permanently".',
+            quote="Delete account permanently",
+        )
+    ]
 
     allowing = Person(True)
     result = await run_tool(CLICK, click_context(page, "update my address", allowing), CLICK.input_model(index=2))
@@ -123,15 +198,20 @@ async def test_a_refusal_is_a_tool_error_and_an_allowance_clicks() -> None:
 async def test_no_question_when_the_task_asked_or_the_setting_is_off_or_the_name_is_harmless() -> None:
     never = Person(False)
     page = page_with("Delete account permanently")
-    assert await run_tool(CLICK, click_context(page, "delete my account", never), CLICK.input_model(index=2)) \
-        == ToolResult("click 2")
-    assert await run_tool(CLICK, click_context(page, "update my address", never, ask=False),
-                          CLICK.input_model(index=2)) == ToolResult("click 2")
+    assert await run_tool(
+        CLICK, click_context(page, "delete my account", never), CLICK.input_model(index=2)
+    ) == ToolResult("click 2")
+    assert await run_tool(
+        CLICK, click_context(page, "update my address", never, ask=False), CLICK.input_model(index=2)
+    ) == ToolResult("click 2")
     harmless = page_with("Save draft")
-    assert await run_tool(CLICK, click_context(harmless, "update my address", never), CLICK.input_model(index=2)) \
-        == ToolResult("click 2")
+    assert await run_tool(
+        CLICK, click_context(harmless, "update my address", never), CLICK.input_model(index=2)
+    ) == ToolResult("click 2")
     unknown = FakePage()  # no element_info: the controller reports the index itself
-    assert await run_tool(CLICK, click_context(unknown, "x", never), CLICK.input_model(index=5)) == ToolResult("click 5")
+    assert await run_tool(CLICK, click_context(unknown, "x", never), CLICK.input_model(index=5)) == ToolResult(
+        "click 5"
+    )
     assert never.requests == []
 
 
@@ -155,5 +235,6 @@ async def test_a_handler_that_never_answers_is_a_refusal_after_the_deadline(monk
     monkeypatch.setattr(risky, "_HANDLER_GRACE", 0.1)
     page = page_with("Pay $120")
     result = await asyncio.wait_for(
-        run_tool(CLICK, click_context(page, "update my address", Person(None)), CLICK.input_model(index=2)), 5)
+        run_tool(CLICK, click_context(page, "update my address", Person(None)), CLICK.input_model(index=2)), 5
+    )
     assert not result.ok and result.text.startswith("❌ The user did not allow") and page.actions == []

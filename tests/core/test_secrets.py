@@ -41,8 +41,9 @@ def vault(*secrets: Secret) -> SecretVault:
 
 
 def test_fill_types_the_value_of_each_placeholder() -> None:
-    assert vault().fill("user:<secret>pw</secret>/<secret> PW </secret>", "https://a.example/") == \
-        f"user:{VALUE}/{VALUE}"
+    assert (
+        vault().fill("user:<secret>pw</secret>/<secret> PW </secret>", "https://a.example/") == f"user:{VALUE}/{VALUE}"
+    )
 
 
 def test_unknown_name_is_refused_naming_the_known_ones_and_no_value() -> None:
@@ -57,16 +58,19 @@ def test_a_secret_without_a_value_says_where_to_set_it() -> None:
         vault(Secret("pw", SecretStr(""))).fill("<secret>pw</secret>", "https://a.example/")
 
 
-@pytest.mark.parametrize(("url", "allowed"), [
-    ("https://bank.example/login", True),
-    ("https://www.bank.example/login", True),
-    ("https://bank.example.evil.test/login", False),
-    ("https://evilbank.example/", False),
-    ("http://127.0.0.1:8001/", True),
-    ("http://127.0.0.1:8002/", False),
-    ("about:blank", False),
-    ("", False),
-])
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("https://bank.example/login", True),
+        ("https://www.bank.example/login", True),
+        ("https://bank.example.evil.test/login", False),
+        ("https://evilbank.example/", False),
+        ("http://127.0.0.1:8001/", True),
+        ("http://127.0.0.1:8002/", False),
+        ("about:blank", False),
+        ("", False),
+    ],
+)
 def test_a_secret_limited_to_sites_is_typed_only_there(url: str, allowed: bool) -> None:
     limited = vault(Secret("pw", SecretStr(VALUE), ("bank.example", "*.bank.example", "127.0.0.1:8001")))
     if allowed:
@@ -93,8 +97,9 @@ def test_mask_replaces_every_form_of_the_value_by_its_placeholder() -> None:
     text = f"a {VALUE} b {OTHER} c {VALUE.upper()} d {json.dumps(OTHER)} e"
     masked = v.mask(text)
     assert VALUE.lower() not in masked.lower()
-    assert masked == ('a <secret>pw</secret> b <secret>longer</secret> c <secret>pw</secret> '
-                      'd "<secret>longer</secret>" e')
+    assert masked == (
+        'a <secret>pw</secret> b <secret>longer</secret> c <secret>pw</secret> d "<secret>longer</secret>" e'
+    )
 
 
 def test_mask_catches_the_json_and_url_forms_of_an_awkward_value() -> None:
@@ -167,12 +172,15 @@ def test_the_log_filter_masks_message_arguments_and_traceback(tmp_path: Path) ->
 
 # --- the agent: what the model, the events and the result see --------------------------------------------------
 
-PASSWORD_PAGE = ("Current page: [Sign in](http://site.test/login)\nViewport 1280x800; 0.0 pages above, 0.0 pages below\n"
-                 "[Start of page]\n[1]<input type=password name=pw />\n[2]<button>Sign in />\n[End of page]")
+PASSWORD_PAGE = (
+    "Current page: [Sign in](http://site.test/login)\nViewport 1280x800; 0.0 pages above, 0.0 pages below\n"
+    "[Start of page]\n[1]<input type=password name=pw />\n[2]<button>Sign in />\n[End of page]"
+)
 
 
 async def test_a_password_typed_as_itself_is_masked_in_every_later_prompt_event_and_result(
-        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     literal = "Literal-Pass-7781"
     page = FakePage(PASSWORD_PAGE, url="http://site.test/login")
     page.elements[1] = ElementInfo(tag="input", input_type="password", frame_url="http://site.test/login")
@@ -198,7 +206,8 @@ async def test_a_password_typed_as_itself_is_masked_in_every_later_prompt_event_
 
 
 async def test_a_password_learnt_late_is_masked_in_what_was_recorded_before(
-        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     literal = "Early-Memory-Pass-4410"
     page = FakePage(PASSWORD_PAGE, url="http://site.test/login")
     page.elements[1] = ElementInfo(tag="input", input_type="password", frame_url="http://site.test/login")
@@ -217,11 +226,15 @@ async def test_a_password_learnt_late_is_masked_in_what_was_recorded_before(
     assert literal not in result.model_dump_json()
 
 
-async def test_a_page_that_echoes_a_secret_shows_the_placeholder(llm_server: FakeLLMServer,
-                                                                 make_agent: AgentFactory) -> None:
+async def test_a_page_that_echoes_a_secret_shows_the_placeholder(
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     # The title as the real page text carries it: on its "Current page" line (the current tab's line omits it).
-    page = FakePage(PASSWORD_PAGE.replace("[End of page]", f"Your password is {VALUE}\n[End of page]")
-                    .replace("[Sign in]", f"[Hello {VALUE}]"))
+    page = FakePage(
+        PASSWORD_PAGE.replace("[End of page]", f"Your password is {VALUE}\n[End of page]").replace(
+            "[Sign in]", f"[Hello {VALUE}]"
+        )
+    )
     page.title = f"Hello {VALUE}"
     page.pending_events.append(f"A download finished: {VALUE}.txt")
     agent, _ = make_agent(page=page, guardrails=Guardrails(secrets=vault()))
@@ -242,22 +255,27 @@ def private_file(tmp_path: Path, data: object, mode: int = 0o600) -> Path:
 
 
 def test_a_secrets_file_gives_values_and_sites(tmp_path: Path) -> None:
-    path = private_file(tmp_path, {"pw": VALUE, "bank": {"value": OTHER, "domains": ["bank.example", "*.bank.example"]}})
+    path = private_file(
+        tmp_path, {"pw": VALUE, "bank": {"value": OTHER, "domains": ["bank.example", "*.bank.example"]}}
+    )
     given = read_secrets_file(path)
     assert given["pw"].value.get_secret_value() == VALUE and given["pw"].domains is None
     assert given["bank"].domains == ["bank.example", "*.bank.example"]
 
 
-@pytest.mark.parametrize(("content", "mode", "words"), [
-    ({"pw": VALUE}, 0o644, "chmod 600"),
-    ({"pw": VALUE}, 0o640, "other users"),
-    ("{not json", 0o600, "not valid JSON"),
-    ('["a"]', 0o600, "one JSON object"),
-    ({"Bad Name": VALUE}, 0o600, "not a usable secret name"),
-    ({"pw": "abc"}, 0o600, "shorter than 4"),
-    ({"pw": 12345}, 0o600, "must be a text value"),
-    ({"pw": {"value": VALUE, "domains": ["http://x.example/"]}}, 0o600, "not a site name"),
-])
+@pytest.mark.parametrize(
+    ("content", "mode", "words"),
+    [
+        ({"pw": VALUE}, 0o644, "chmod 600"),
+        ({"pw": VALUE}, 0o640, "other users"),
+        ("{not json", 0o600, "not valid JSON"),
+        ('["a"]', 0o600, "one JSON object"),
+        ({"Bad Name": VALUE}, 0o600, "not a usable secret name"),
+        ({"pw": "abc"}, 0o600, "shorter than 4"),
+        ({"pw": 12345}, 0o600, "must be a text value"),
+        ({"pw": {"value": VALUE, "domains": ["http://x.example/"]}}, 0o600, "not a site name"),
+    ],
+)
 def test_a_bad_secrets_file_is_refused_in_plain_words(tmp_path: Path, content: object, mode: int, words: str) -> None:
     path = private_file(tmp_path, content, mode)
     with pytest.raises(SecretsSourceError, match=words) as caught:
@@ -271,24 +289,35 @@ def test_a_missing_secrets_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_environment_secrets() -> None:
-    assert env_secrets({"PAGE_AGENT_SECRET_CRM_PASSWORD": VALUE, "PAGE_AGENT_SECRET_EMPTY": "", "HOME": "/"}) == \
-        {"crm_password": VALUE}
+    assert env_secrets({"PAGE_AGENT_SECRET_CRM_PASSWORD": VALUE, "PAGE_AGENT_SECRET_EMPTY": "", "HOME": "/"}) == {
+        "crm_password": VALUE
+    }
     with pytest.raises(SecretsSourceError, match="PAGE_AGENT_SECRET_PIN"):
         env_secrets({"PAGE_AGENT_SECRET_PIN": "12"})
 
 
 def test_precedence_file_then_environment_then_keyring_and_settings_sites_hold(
-        tmp_path: Path, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
     set_secret("crm", "from-the-keyring")
     set_secret("mail", "mail-from-keyring")
     monkeypatch.setenv("PAGE_AGENT_SECRET_CRM", "from-the-environment")
     monkeypatch.setenv("PAGE_AGENT_SECRET_SHOP", "shop-from-environment")
-    settings = Settings(secrets=[SecretEntry(name="crm", domains=["crm.example"]), SecretEntry(name="mail"),
-                                 SecretEntry(name="gone", domains=["x.example"])])
+    settings = Settings(
+        secrets=[
+            SecretEntry(name="crm", domains=["crm.example"]),
+            SecretEntry(name="mail"),
+            SecretEntry(name="gone", domains=["x.example"]),
+        ]
+    )
     path = private_file(tmp_path, {"shop": {"value": "shop-from-the-file", "domains": ["shop.example"]}})
     loaded = {s.name: s for s in load_secrets(settings, RuntimeOptions(secrets_file=path))}
     assert {n: s.value.get_secret_value() for n, s in loaded.items()} == {
-        "crm": "from-the-environment", "mail": "mail-from-keyring", "shop": "shop-from-the-file", "gone": ""}
+        "crm": "from-the-environment",
+        "mail": "mail-from-keyring",
+        "shop": "shop-from-the-file",
+        "gone": "",
+    }
     assert loaded["crm"].domains == ("crm.example",)  # a value from elsewhere keeps the sites set in Settings
     assert loaded["shop"].domains == ("shop.example",)
     assert loaded["mail"].domains == ()
@@ -319,8 +348,11 @@ async def test_the_question_bar_never_shows_a_secret(llm_server: FakeLLMServer, 
         return "yes"
 
     agent, _ = make_agent(page=page, guardrails=Guardrails(), ask_user=ask_user)
-    llm_server.add(tool_reply({"input_text": {"index": 1, "text": literal}}),
-                   tool_reply({"ask_user": {"question": f"Is {literal} right?"}}), done_reply())
+    llm_server.add(
+        tool_reply({"input_text": {"index": 1, "text": literal}}),
+        tool_reply({"ask_user": {"question": f"Is {literal} right?"}}),
+        done_reply(),
+    )
     await agent.execute("Sign in")
     assert questions == ["Is <secret>typed_password</secret> right?"]
 

@@ -11,13 +11,15 @@ from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 
 
 async def test_a_failed_action_is_marked_failed_in_the_step_and_the_activity(
-        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     agent, page = make_agent()
     page.fail_indices = {7}
     executed: list[ExecutedActivity] = []
     agent.on("activity", lambda a: executed.append(a) if isinstance(a, ExecutedActivity) else None)
-    llm_server.add(tool_reply({"click_element_by_index": {"index": 7}}), tool_reply({"wait": {"seconds": 0}}),
-                   done_reply("Done."))
+    llm_server.add(
+        tool_reply({"click_element_by_index": {"index": 7}}), tool_reply({"wait": {"seconds": 0}}), done_reply("Done.")
+    )
     result = await agent.execute("Click seven")
     steps = [event for event in result.history if isinstance(event, StepEvent)]
     assert [step.action.ok for step in steps] == [False, True, True]

@@ -165,13 +165,16 @@ def test_a_file_the_user_named_in_the_task_is_uploadable_without_a_folder(home: 
     assert "No file may be uploaded" in refusal(policy, str(home / ".ssh" / "id_rsa"), "Attach ~/report.pdf")
 
 
-@pytest.mark.parametrize(("task", "expected"), [
-    ("Upload /home/a/x.pdf.", {"/home/a/x.pdf.", "/home/a/x.pdf"}),
-    ("Upload (~/x.pdf), then save", {"~/x.pdf),", "~/x.pdf)", "~/x.pdf"}),
-    ("Use '/tmp/my file.txt' and `/tmp/b.txt`", {"/tmp/my file.txt", "/tmp/b.txt"}),
-    ("file=/srv/a.csv;", {"/srv/a.csv;", "/srv/a.csv"}),
-    ("open https://example.com/a and upload a/b/c.pdf", set()),
-    ("上传“~/简历.pdf”到表单", {"~/简历.pdf"}),
-])
+@pytest.mark.parametrize(
+    ("task", "expected"),
+    [
+        ("Upload /home/a/x.pdf.", {"/home/a/x.pdf.", "/home/a/x.pdf"}),
+        ("Upload (~/x.pdf), then save", {"~/x.pdf),", "~/x.pdf)", "~/x.pdf"}),
+        ("Use '/tmp/my file.txt' and `/tmp/b.txt`", {"/tmp/my file.txt", "/tmp/b.txt"}),
+        ("file=/srv/a.csv;", {"/srv/a.csv;", "/srv/a.csv"}),
+        ("open https://example.com/a and upload a/b/c.pdf", set()),
+        ("上传“~/简历.pdf”到表单", {"~/简历.pdf"}),
+    ],
+)
 def test_paths_are_read_from_the_task_as_a_person_writes_them(task: str, expected: set[str]) -> None:
     assert set(named_paths(task)) == expected

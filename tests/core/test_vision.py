@@ -14,13 +14,13 @@ def _images(request: dict) -> list[tuple[int, str]]:  # type: ignore[type-arg]
     found = []
     for number, message in enumerate(request["messages"]):
         if isinstance(message["content"], list):
-            found += [(number, part["image_url"]["url"]) for part in message["content"]
-                      if part["type"] == "image_url"]
+            found += [(number, part["image_url"]["url"]) for part in message["content"] if part["type"] == "image_url"]
     return found
 
 
-async def test_each_request_carries_one_image_on_its_last_message(llm_server: FakeLLMServer,
-                                                                  make_agent: AgentFactory) -> None:
+async def test_each_request_carries_one_image_on_its_last_message(
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     agent, page = make_agent(AgentConfig(vision=True))
     llm_server.add(tool_reply({"scroll": {"down": True}}), done_reply("Seen."))
     result = await agent.execute("Look at the chart")

@@ -81,7 +81,8 @@ class DemoRun:
 # The recording was made at 1280x800; a laptop's shorter window lists the form's elements under other indices.
 @pytest.mark.parametrize("viewport", [None, {"width": 1000, "height": 560}])
 async def test_the_demo_pauses_at_the_captcha_then_the_same_run_finishes_the_export(
-        runtime: Runtime, paths: AppPaths, viewport: dict[str, int] | None) -> None:
+    runtime: Runtime, paths: AppPaths, viewport: dict[str, int] | None
+) -> None:
     agent = await runtime.agent()
     if viewport is not None:
         assert runtime.active_page is not None
@@ -90,8 +91,9 @@ async def test_the_demo_pauses_at_the_captcha_then_the_same_run_finishes_the_exp
     turn = await run.handed_over()
     assert "solve it in the browser window" in turn.reason and "I've done it — continue" in turn.reason
     assert agent.paused and agent.hand_off_reason == turn.reason and agent.status is AgentStatus.RUNNING
-    assert any("Save customer; the page navigated to" in out and "customer-saved.html" in out
-               for out in outputs(agent.history))
+    assert any(
+        "Save customer; the page navigated to" in out and "customer-saved.html" in out for out in outputs(agent.history)
+    )
     page = runtime.active_page
     assert page is not None and page.url.endswith("/verify.html")
 
@@ -140,15 +142,18 @@ async def test_continuing_before_solving_the_captcha_hands_it_over_again(runtime
 
 
 async def test_a_replay_that_no_longer_matches_the_page_stops_before_acting_and_says_so_plainly(
-        runtime: Runtime) -> None:
+    runtime: Runtime,
+) -> None:
     # The recording starts by typing into the sign-in form, which the "page not found" page does not have.
     agent = await runtime.agent()
     await runtime.open_url(urljoin(runtime.page_url(), "404.html"))
     result = await agent.execute(DEMO_TASK)
     assert result.status is AgentStatus.ERROR
-    assert result.data == ("The demo can only follow its recording, and this page is not where the recording "
-                           "expects it (its next step acts on the Email field). Press New task to start the demo "
-                           "again.")
+    assert result.data == (
+        "The demo can only follow its recording, and this page is not where the recording "
+        "expects it (its next step acts on the Email field). Press New task to start the demo "
+        "again."
+    )
     assert outputs(result.history) == []
 
 
@@ -164,9 +169,11 @@ async def test_the_checked_in_cassette_is_what_the_script_records(tmp_path: Path
 # --- the scripted model on its own ------------------------------------------------------------------------------
 
 SPEC = ToolSpec(name="AgentOutput", description="", parameters={})
-STATE = ("<agent_history>\nResult: Clicked [1] <button> Save customer\n</agent_history>\n<browser_state>\n"
-         "[1]<a href=/customers.html>Cancel />\n\t*[2]<button>Save customer />\n[3]<button>Save draft />\n"
-         "</browser_state>")
+STATE = (
+    "<agent_history>\nResult: Clicked [1] <button> Save customer\n</agent_history>\n<browser_state>\n"
+    "[1]<a href=/customers.html>Cancel />\n\t*[2]<button>Save customer />\n[3]<button>Save draft />\n"
+    "</browser_state>"
+)
 
 
 def shown(state: str) -> list[Message]:
@@ -181,11 +188,14 @@ async def test_the_script_finds_its_element_by_text_on_the_page_it_is_shown() ->
     assert model.finished
 
 
-@pytest.mark.parametrize(("step", "message"), [
-    (Step("e", "m", "g", "click_element_by_index", target="Delete"), "Demo step 1: no element with 'Delete'"),
-    (Step("e", "m", "g", "click_element_by_index", target="Save"), "Demo step 1: 2 elements with 'Save'"),
-    (Step("e", "m", "g", "done", {"text": "t"}, sees="Export ready"), "Demo step 1 expects 'Export ready'"),
-])
+@pytest.mark.parametrize(
+    ("step", "message"),
+    [
+        (Step("e", "m", "g", "click_element_by_index", target="Delete"), "Demo step 1: no element with 'Delete'"),
+        (Step("e", "m", "g", "click_element_by_index", target="Save"), "Demo step 1: 2 elements with 'Save'"),
+        (Step("e", "m", "g", "done", {"text": "t"}, sees="Export ready"), "Demo step 1 expects 'Export ready'"),
+    ],
+)
 async def test_the_script_refuses_a_page_it_was_not_written_for(step: Step, message: str) -> None:
     model = ScriptedModel((step,))
     with pytest.raises(LLMError, match=message):

@@ -17,8 +17,17 @@ from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.demo import DemoSite
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "demo"
-PAGES = ["index.html", "dashboard.html", "customers.html", "new-customer.html", "customer-saved.html",
-         "verify.html", "404.html", "style.css", "app.js"]
+PAGES = [
+    "index.html",
+    "dashboard.html",
+    "customers.html",
+    "new-customer.html",
+    "customer-saved.html",
+    "verify.html",
+    "404.html",
+    "style.css",
+    "app.js",
+]
 
 
 @dataclass
@@ -63,6 +72,7 @@ async def site() -> AsyncIterator[DemoSite]:
 
 # --- the server ----------------------------------------------------------------------------------------------------
 
+
 async def test_start_returns_a_local_base_url(site: DemoSite) -> None:
     assert site.base_url.startswith("http://127.0.0.1:")
     assert site.base_url.endswith("/")
@@ -70,8 +80,11 @@ async def test_start_returns_a_local_base_url(site: DemoSite) -> None:
 
 
 async def test_every_page_is_served_with_its_content_type(site: DemoSite) -> None:
-    expected = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
-                ".js": "text/javascript; charset=utf-8"}
+    expected = {
+        ".html": "text/html; charset=utf-8",
+        ".css": "text/css; charset=utf-8",
+        ".js": "text/javascript; charset=utf-8",
+    }
     for page in PAGES:
         reply = await fetch(site.url(page))
         assert reply.status == 200, page
@@ -106,14 +119,17 @@ async def test_other_methods_are_refused(site: DemoSite) -> None:
     assert reply.headers["Allow"] == "GET, HEAD"
 
 
-@pytest.mark.parametrize("path", [
-    "/../pyproject.toml",
-    "/../../../../etc/passwd",
-    "/%2e%2e/pyproject.toml",
-    "/%2E%2E%2Fapp%2Fassets.py",
-    "/customers/../../app/assets.py",
-    "//etc/passwd",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/../pyproject.toml",
+        "/../../../../etc/passwd",
+        "/%2e%2e/pyproject.toml",
+        "/%2E%2E%2Fapp%2Fassets.py",
+        "/customers/../../app/assets.py",
+        "//etc/passwd",
+    ],
+)
 async def test_no_file_outside_the_site_is_reachable(site: DemoSite, path: str) -> None:
     response = await raw_request(site.base_url, f"GET {path} HTTP/1.1")
     status_line = response.split(b"\r\n", 1)[0]
@@ -158,13 +174,13 @@ async def test_start_twice_is_an_error(site: DemoSite) -> None:
 
 # --- the pages in Chromium -----------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
     # The browser the app itself would launch, with the app's flags.
     async with async_playwright() as playwright:
         executable = await find_chromium(None, playwright.chromium.executable_path)
-        browser = await playwright.chromium.launch(executable_path=executable, args=list(CHROMIUM_FLAGS),
-                                                   headless=True)
+        browser = await playwright.chromium.launch(executable_path=executable, args=list(CHROMIUM_FLAGS), headless=True)
         yield browser
         await browser.close()
 
@@ -239,8 +255,13 @@ async def test_new_customer_form_validates_then_saves(site: DemoSite, page: Page
     save = page.get_by_role("button", name="Save customer")
     await save.click()
     await expect(page.get_by_role("alert")).to_contain_text("5 fields need your attention")
-    for message in ["First name is required.", "Last name is required.", "Email is required.", "Choose a plan.",
-                    "Start date is required."]:
+    for message in [
+        "First name is required.",
+        "Last name is required.",
+        "Email is required.",
+        "Choose a plan.",
+        "Start date is required.",
+    ]:
         await expect(page.get_by_text(message)).to_be_visible()
     await expect(page.get_by_label("First name")).to_be_focused()
     await expect(page.get_by_label("First name")).to_have_attribute("aria-invalid", "true")
@@ -277,10 +298,17 @@ async def test_new_customer_form_validates_then_saves(site: DemoSite, page: Page
     await expect(page.get_by_role("heading", name="Customer saved")).to_be_visible()
     assert "customer-saved.html?id=" in page.url
     summary = page.locator("#saved-summary")
-    for label, value in [("First name", "Ada"), ("Last name", "Lovelace"), ("Email", "ada@analytical.example"),
-                         ("Phone", "+44 20 7946 0018"), ("Company", "Analytical Engines Ltd"), ("Plan", "Pro"),
-                         ("Start date", "Jul 1, 2025"), ("Welcome email", "Will be sent"),
-                         ("Notes", "Prefers email.\nInterested in the analytics add-on.")]:
+    for label, value in [
+        ("First name", "Ada"),
+        ("Last name", "Lovelace"),
+        ("Email", "ada@analytical.example"),
+        ("Phone", "+44 20 7946 0018"),
+        ("Company", "Analytical Engines Ltd"),
+        ("Plan", "Pro"),
+        ("Start date", "Jul 1, 2025"),
+        ("Welcome email", "Will be sent"),
+        ("Notes", "Prefers email.\nInterested in the analytics add-on."),
+    ]:
         term = summary.locator("dt", has_text=label).first
         await expect(term).to_be_visible()
         assert await term.evaluate("dt => dt.nextElementSibling.textContent") == value, label

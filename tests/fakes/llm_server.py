@@ -24,15 +24,19 @@ class FakeResponse:
     delay: float = 0.0
 
 
-def agent_output(
-    action: dict[str, Any], evaluation: str = "", memory: str = "", next_goal: str = ""
-) -> dict[str, Any]:
+def agent_output(action: dict[str, Any], evaluation: str = "", memory: str = "", next_goal: str = "") -> dict[str, Any]:
     return {"evaluation_previous_goal": evaluation, "memory": memory, "next_goal": next_goal, "action": action}
 
 
 def completion(
-    *, tool_name: str | None = "AgentOutput", arguments: Any = None, content: str | None = None,
-    prompt_tokens: int = 100, completion_tokens: int = 20, cached_tokens: int = 0, finish_reason: str | None = None,
+    *,
+    tool_name: str | None = "AgentOutput",
+    arguments: Any = None,
+    content: str | None = None,
+    prompt_tokens: int = 100,
+    completion_tokens: int = 20,
+    cached_tokens: int = 0,
+    finish_reason: str | None = None,
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_name is not None:
@@ -45,8 +49,9 @@ def completion(
         "object": "chat.completion",
         "created": int(time.time()),
         "model": "fake-model",
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": finish_reason or ("tool_calls" if tool_name else "stop")}],
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": finish_reason or ("tool_calls" if tool_name else "stop")}
+        ],
         "usage": {
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
@@ -65,10 +70,12 @@ def done_reply(text: str = "Done.", success: bool = True, delay: float = 0.0) ->
     return tool_reply({"done": {"text": text, "success": success}}, delay=delay)
 
 
-def error_reply(status: int, message: str = "error", headers: dict[str, str] | None = None,
-                code: str | None = None) -> FakeResponse:
-    return FakeResponse(status=status, body={"error": {"message": message, "type": "fake", "code": code}},
-                        headers=headers or {})
+def error_reply(
+    status: int, message: str = "error", headers: dict[str, str] | None = None, code: str | None = None
+) -> FakeResponse:
+    return FakeResponse(
+        status=status, body={"error": {"message": message, "type": "fake", "code": code}}, headers=headers or {}
+    )
 
 
 class FakeLLMServer:

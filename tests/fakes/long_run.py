@@ -40,10 +40,16 @@ class ReportPages(FakePage):
         signal.throw_if_aborted()
         page = int(self.url.rsplit("/", 1)[1])
         self.title = f"Report page {page}"
-        self.content = (f"Current page: [Report page {page}]({self.url})\n[Start of page]\n"
-                        f"Code of page {page}: {code_of(page)}\n[1]<a>Next page />\n[End of page]")
-        return BrowserState(url=self.url, title=self.title, content=self.content,
-                            tabs=[TabInfo(tab_id=0, url=self.url, title=self.title, active=True)])
+        self.content = (
+            f"Current page: [Report page {page}]({self.url})\n[Start of page]\n"
+            f"Code of page {page}: {code_of(page)}\n[1]<a>Next page />\n[End of page]"
+        )
+        return BrowserState(
+            url=self.url,
+            title=self.title,
+            content=self.content,
+            tabs=[TabInfo(tab_id=0, url=self.url, title=self.title, active=True)],
+        )
 
 
 def long_run_model(pages: int, notes: str = NOTES) -> Any:
@@ -60,7 +66,11 @@ def long_run_model(pages: int, notes: str = NOTES) -> Any:
         memory = f"Code of page {page} is {code}. Running total: {total}. {notes}"
         if page == pages:
             return done_reply(answer(total, pages))
-        return tool_reply({"go_to_url": {"url": f"http://fake.test/page/{page + 1}"}}, memory=memory,
-                          evaluation="Read the code.", next_goal=f"Open page {page + 1}.")
+        return tool_reply(
+            {"go_to_url": {"url": f"http://fake.test/page/{page + 1}"}},
+            memory=memory,
+            evaluation="Read the code.",
+            next_goal=f"Open page {page + 1}.",
+        )
 
     return reply

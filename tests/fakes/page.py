@@ -32,8 +32,12 @@ class FakePage:
 
     async def get_browser_state(self, signal: AbortSignal) -> BrowserState:
         signal.throw_if_aborted()
-        return BrowserState(url=self.url, title=self.title, content=self.content,
-                            tabs=[TabInfo(tab_id=0, url=self.url, title=self.title, active=True)])
+        return BrowserState(
+            url=self.url,
+            title=self.title,
+            content=self.content,
+            tabs=[TabInfo(tab_id=0, url=self.url, title=self.title, active=True)],
+        )
 
     def element_info(self, index: int) -> ElementInfo | None:
         return self.elements.get(index)
@@ -95,7 +99,6 @@ class FakePage:
     async def execute_javascript(self, script: str, signal: AbortSignal) -> str:
         await asyncio.sleep(0)
         return await self._act("execute_javascript", signal, script)
-
 
     async def screenshot(self, signal: AbortSignal) -> Screenshot:
         signal.throw_if_aborted()

@@ -31,12 +31,26 @@ def test_json_export_round_trips() -> None:
 
 def test_html_has_the_timeline_and_the_outcome() -> None:
     html = export_html(make_record())
-    for expected in ("Add Ada", "Type “ada@example.com” into the Email field", "Form is open", "Type the email",
-                     "<summary>Details</summary>", "input_text {&quot;index&quot;: 3",
-                     "→ Typed into [3] &lt;input&gt; Email", "The page navigated to /customers/new",
-                     "Retry 2 of 3", "You took over the browser", "Solved the captcha", "https://crm.test/home",
-                     "Element [9] is not on the page", "Saved Ada.", 'class="badge ok">Success<',
-                     "prefers-color-scheme: dark", "2.6k tokens", "model gpt-test"):
+    for expected in (
+        "Add Ada",
+        "Type “ada@example.com” into the Email field",
+        "Form is open",
+        "Type the email",
+        "<summary>Details</summary>",
+        "input_text {&quot;index&quot;: 3",
+        "→ Typed into [3] &lt;input&gt; Email",
+        "The page navigated to /customers/new",
+        "Retry 2 of 3",
+        "You took over the browser",
+        "Solved the captcha",
+        "https://crm.test/home",
+        "Element [9] is not on the page",
+        "Saved Ada.",
+        'class="badge ok">Success<',
+        "prefers-color-scheme: dark",
+        "2.6k tokens",
+        "model gpt-test",
+    ):
         assert expected in html, expected
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "run.html").write_text(html, encoding="utf-8")
@@ -79,11 +93,20 @@ def test_a_replay_or_the_demo_lists_no_model_and_no_tokens() -> None:
 
 def test_html_speaks_plain_words_outside_details_and_draws_its_marks() -> None:
     record = make_record()
-    record.tasks[0].events.append(StepEvent(
-        step_index=3, reflection=AgentReflection(evaluation_previous_goal="❌ Failed - the button was covered",
-                                                 memory="✅ email typed"),
-        action=ActionRecord(name="click_element_by_index", input={"index": 12}, output="❌ Element [12] is covered",
-                            target=ActionTarget(tag="button", name="Save"))))
+    record.tasks[0].events.append(
+        StepEvent(
+            step_index=3,
+            reflection=AgentReflection(
+                evaluation_previous_goal="❌ Failed - the button was covered", memory="✅ email typed"
+            ),
+            action=ActionRecord(
+                name="click_element_by_index",
+                input={"index": 12},
+                output="❌ Element [12] is covered",
+                target=ActionTarget(tag="button", name="Save"),
+            ),
+        )
+    )
     html = export_html(record)
     # Everything outside "Details" is plain words: no indices, tags or tool names.
     outside = re.sub(r"<details>.*?</details>", "", html, flags=re.DOTALL)

@@ -13,13 +13,13 @@ from tests.core.conftest import AgentFactory
 from tests.fakes.llm_server import FakeLLMServer, done_reply, error_reply, tool_reply
 
 
-async def test_records_a_run_and_its_follow_up(llm_server: FakeLLMServer, make_agent: AgentFactory,
-                                              store: RunStore) -> None:
+async def test_records_a_run_and_its_follow_up(
+    llm_server: FakeLLMServer, make_agent: AgentFactory, store: RunStore
+) -> None:
     agent, _page = make_agent()
     recorder = RunRecorder(agent, store, Settings(model="fake-model"), demo=True)
     llm_server.add(
-        tool_reply({"input_text": {"index": 1, "text": "ada@example.com"}}, memory="Typed the email",
-                   next_goal="Save"),
+        tool_reply({"input_text": {"index": 1, "text": "ada@example.com"}}, memory="Typed the email", next_goal="Save"),
         done_reply("Saved Ada."),
     )
     await agent.execute("Add Ada")
@@ -48,8 +48,9 @@ async def test_records_a_run_and_its_follow_up(llm_server: FakeLLMServer, make_a
     assert [s.title for s in store.summaries()] == ["A new task", "Add Ada"]
 
 
-async def test_stopped_and_error_runs_are_saved(llm_server: FakeLLMServer, make_agent: AgentFactory,
-                                                store: RunStore) -> None:
+async def test_stopped_and_error_runs_are_saved(
+    llm_server: FakeLLMServer, make_agent: AgentFactory, store: RunStore
+) -> None:
     agent, _page = make_agent()
     recorder = RunRecorder(agent, store, Settings())
     llm_server.add(tool_reply({"wait": {"seconds": 1}}, delay=5))
@@ -75,8 +76,9 @@ async def test_secrets_are_masked(llm_server: FakeLLMServer, make_agent: AgentFa
     assert "sk-test-secret" not in text and "•••" in text
 
 
-async def test_a_replayed_run_is_marked_as_such(llm_server: FakeLLMServer, make_agent: AgentFactory,
-                                               store: RunStore) -> None:
+async def test_a_replayed_run_is_marked_as_such(
+    llm_server: FakeLLMServer, make_agent: AgentFactory, store: RunStore
+) -> None:
     agent, _page = make_agent()
     recorder = RunRecorder(agent, store, Settings(model="gpt-4.1-mini"), replay=True)
     llm_server.add(done_reply("Replayed."))

@@ -43,7 +43,9 @@ def test_index_is_rebuilt_when_missing_or_damaged(store: RunStore) -> None:
     (store.runs_dir / INDEX_NAME).unlink()
     assert len(store.summaries()) == 2
     assert json.loads((store.runs_dir / INDEX_NAME).read_text()).keys() == {
-        "20250314-093000-aaaaaa", "20250315-093000-bbbbbb"}
+        "20250314-093000-aaaaaa",
+        "20250315-093000-bbbbbb",
+    }
 
 
 def test_damaged_run_file_is_skipped_and_load_says_so(store: RunStore) -> None:
@@ -77,8 +79,15 @@ def test_ids_cannot_escape_the_folder(store: RunStore) -> None:
 
 
 def test_no_secret_reaches_a_record() -> None:
-    data = {"model": "m", "api_key": "sk-1", "access_token": "t", "client_secret": "s", "proxy_password": "p",
-            "panel_geometry": "AdnQywAD", "max_steps": 40}
+    data = {
+        "model": "m",
+        "api_key": "sk-1",
+        "access_token": "t",
+        "client_secret": "s",
+        "proxy_password": "p",
+        "panel_geometry": "AdnQywAD",
+        "max_steps": 40,
+    }
     assert settings_snapshot(data) == {"model": "m", "max_steps": 40}
     record = RunRecord(id="x", started_at=T0, settings=data)
     assert record.settings == {"model": "m", "max_steps": 40}

@@ -39,8 +39,10 @@ async def test_record_then_replay_then_diverge(llm_server: FakeLLMServer, tmp_pa
     changed = FakePage(content="Current page: [Form](http://fake.test/form)\n[2]<button>Delete everything />")
     diverged = await Agent(ReplayClient(cassette), changed).execute("Save the form")
     assert diverged.status == AgentStatus.ERROR
-    assert diverged.data == ("The replay no longer matches the page at answer 1: the recording acts on the Save "
-                             "button, which is not on the page now. Record it again with --record.")
+    assert diverged.data == (
+        "The replay no longer matches the page at answer 1: the recording acts on the Save "
+        "button, which is not on the page now. Record it again with --record."
+    )
     assert changed.actions == []
 
 
@@ -51,10 +53,14 @@ async def test_replay_past_the_end_fails_clearly() -> None:
 
 
 async def test_replay_follows_the_element_when_its_index_shifted(tmp_path: Path) -> None:
-    cassette = Cassette.model_validate({"entries": [
-        {"reply": tool_reply_as_llm({"click_element_by_index": {"index": 2}}), "expect": "[2]<button>Save />"},
-        {"reply": tool_reply_as_llm({"done": {"text": "Saved.", "success": True}})},
-    ]})
+    cassette = Cassette.model_validate(
+        {
+            "entries": [
+                {"reply": tool_reply_as_llm({"click_element_by_index": {"index": 2}}), "expect": "[2]<button>Save />"},
+                {"reply": tool_reply_as_llm({"done": {"text": "Saved.", "success": True}})},
+            ]
+        }
+    )
     # A shorter window lists fewer elements above: the same button now has index 7.
     shifted = FakePage(content="Current page: [Form](http://fake.test/form)\n[5]<a>Home />\n[7]<button>Save />")
     result = await Agent(ReplayClient(cassette), shifted).execute("Save the form")
@@ -63,8 +69,13 @@ async def test_replay_follows_the_element_when_its_index_shifted(tmp_path: Path)
 
 
 async def test_an_ambiguous_line_is_a_mismatch_with_the_hint() -> None:
-    cassette = Cassette.model_validate({"entries": [
-        {"reply": tool_reply_as_llm({"click_element_by_index": {"index": 2}}), "expect": "[2]<button>Save />"}]})
+    cassette = Cassette.model_validate(
+        {
+            "entries": [
+                {"reply": tool_reply_as_llm({"click_element_by_index": {"index": 2}}), "expect": "[2]<button>Save />"}
+            ]
+        }
+    )
     twice = FakePage(content="Current page: [Form](http://fake.test/form)\n[1]<button>Save />\n[2]<button>Save />")
     client = ReplayClient(cassette, mismatch="Run the demo again: {element} {where}.")
     result = await Agent(client, twice).execute("Save the form")
@@ -73,29 +84,48 @@ async def test_an_ambiguous_line_is_a_mismatch_with_the_hint() -> None:
     assert twice.actions == []
 
 
-@pytest.mark.parametrize(("line", "words"), [
-    ('[2]<input label=Email type=email name=email placeholder=you@company.com />', "the Email field"),
-    ('[7]<input label="Last name *" type=text name=last_name required />', "the Last name field"),
-    ('[10]<input label="Company optional" type=text name=company placeholder="Company name" />', "the Company field"),
-    ('[3]<input type=search placeholder="Search customers" value="Ada" />', "the Search customers field"),
-    ("[4]<button>Sign in />", "the Sign in button"),
-    ("[5]<input type=submit value=Go />", "the Go button"),
-    ("[6]<a href=/customers.html>View customers />", "the View customers link"),
-    ('[11]<button label="Plan *" type=button role=combobox aria-haspopup=listbox>Select a plan />', "the Plan list"),
-    ('[13]<input label="Send welcome email" type=checkbox name=welcome_email />', "the Send welcome email checkbox"),
-    ("[9]<textarea name=notes />", "the field"),
-])
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("[2]<input label=Email type=email name=email placeholder=you@company.com />", "the Email field"),
+        ('[7]<input label="Last name *" type=text name=last_name required />', "the Last name field"),
+        (
+            '[10]<input label="Company optional" type=text name=company placeholder="Company name" />',
+            "the Company field",
+        ),
+        ('[3]<input type=search placeholder="Search customers" value="Ada" />', "the Search customers field"),
+        ("[4]<button>Sign in />", "the Sign in button"),
+        ("[5]<input type=submit value=Go />", "the Go button"),
+        ("[6]<a href=/customers.html>View customers />", "the View customers link"),
+        (
+            '[11]<button label="Plan *" type=button role=combobox aria-haspopup=listbox>Select a plan />',
+            "the Plan list",
+        ),
+        (
+            '[13]<input label="Send welcome email" type=checkbox name=welcome_email />',
+            "the Send welcome email checkbox",
+        ),
+        ("[9]<textarea name=notes />", "the field"),
+    ],
+)
 def test_a_recorded_element_is_named_in_plain_words(line: str, words: str) -> None:
     assert element_words(line) == words
 
 
 async def test_a_browser_handed_back_too_early_is_handed_over_again() -> None:
     hand_off = {"hand_off_to_user": {"reason": "Solve the captcha, then continue."}}
-    cassette = Cassette.model_validate({"entries": [
-        {"reply": tool_reply_as_llm(hand_off)},
-        {"reply": tool_reply_as_llm({"click_element_by_index": {"index": 4}}), "expect": "[4]<a>Download CSV />"},
-        {"reply": tool_reply_as_llm({"done": {"text": "Exported.", "success": True}})},
-    ]})
+    cassette = Cassette.model_validate(
+        {
+            "entries": [
+                {"reply": tool_reply_as_llm(hand_off)},
+                {
+                    "reply": tool_reply_as_llm({"click_element_by_index": {"index": 4}}),
+                    "expect": "[4]<a>Download CSV />",
+                },
+                {"reply": tool_reply_as_llm({"done": {"text": "Exported.", "success": True}})},
+            ]
+        }
+    )
     page = FakePage(content="Current page: [Security check](http://fake.test/verify)\n[1]<button>Verify />")
     agent = Agent(ReplayClient(cassette), page)
     turns: asyncio.Queue[HandOffActivity] = asyncio.Queue()

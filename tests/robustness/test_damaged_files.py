@@ -40,6 +40,7 @@ def mode(path: Path) -> int:
 
 # --- the history -----------------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def damaged_store(tmp_path: Path) -> RunStore:
     store = RunStore(tmp_path / "runs")
@@ -65,8 +66,9 @@ def test_a_folder_in_place_of_a_run_file_is_skipped(tmp_path: Path) -> None:
     assert [s.id for s in store.summaries()] == ["20250314-093000-aaaaaa"] and store.skipped == 1
 
 
-def test_the_history_dialog_lists_the_rest_and_says_one_was_skipped(qapp: QApplication,
-                                                                    damaged_store: RunStore) -> None:
+def test_the_history_dialog_lists_the_rest_and_says_one_was_skipped(
+    qapp: QApplication, damaged_store: RunStore
+) -> None:
     dialog = HistoryDialog(damaged_store)
     dialog.show()
     try:
@@ -111,8 +113,9 @@ async def test_a_history_that_cannot_be_saved_is_told_on_the_event_loop(tmp_path
     blocked.write_text("not a folder")
     told: list[int] = []  # the thread each word came on: the panel's may only be touched on the loop's
     agent = _Agent()
-    recorder = RunRecorder(agent, RunStore(blocked), Settings(),
-                           on_save_failed=lambda _reason: told.append(threading.get_ident()))
+    recorder = RunRecorder(
+        agent, RunStore(blocked), Settings(), on_save_failed=lambda _reason: told.append(threading.get_ident())
+    )
 
     agent.finish("Say hello")
     await recorder.close()
@@ -123,17 +126,22 @@ async def test_a_history_that_cannot_be_saved_is_told_on_the_event_loop(tmp_path
 
 # --- settings --------------------------------------------------------------------------------------------------
 
+
 def test_a_bad_value_keeps_every_valid_one_and_the_file_aside(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
-    original = json.dumps({"base_url": "http://127.0.0.1:9/v1", "model": "local", "max_steps": 99999,
-                           "theme": "purple", "language": "zh"})
+    original = json.dumps(
+        {"base_url": "http://127.0.0.1:9/v1", "model": "local", "max_steps": 99999, "theme": "purple", "language": "zh"}
+    )
     path.write_text(original)
 
     loaded = read_settings(path)
 
     assert loaded.damaged and loaded.reset == ("max_steps", "theme")
     assert (loaded.settings.base_url, loaded.settings.model, loaded.settings.language) == (
-        "http://127.0.0.1:9/v1", "local", "zh")
+        "http://127.0.0.1:9/v1",
+        "local",
+        "zh",
+    )
     assert loaded.kept_aside is not None and loaded.kept_aside.name.startswith("settings.json.damaged-")
     assert loaded.kept_aside.read_text() == original
     # What could be kept is saved, so the next start reads it without a word.
@@ -171,7 +179,8 @@ def test_cli_settings_folder_exits_2_with_a_plain_message(home: Path, llm_server
 
 
 def test_cli_damaged_settings_keep_the_saved_endpoint_and_name_what_was_reset(
-        home: Path, llm_server: FakeLLMServer) -> None:
+    home: Path, llm_server: FakeLLMServer
+) -> None:
     settings = home / "config" / "settings.json"
     settings.parent.mkdir(parents=True)
     settings.write_text(json.dumps({"base_url": llm_server.base_url, "max_steps": "many"}))
@@ -190,9 +199,11 @@ def test_cli_damaged_settings_keep_the_saved_endpoint_and_name_what_was_reset(
 
 # --- --record --------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("where, says", [("missing/cassette.json", "does not exist"), (".", "that is a folder")])
-def test_record_to_a_bad_place_fails_before_chromium(tmp_path: Path, home: Path,
-                                                     llm_server: FakeLLMServer, where: str, says: str) -> None:
+def test_record_to_a_bad_place_fails_before_chromium(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer, where: str, says: str
+) -> None:
     done = run(cli("Say hello", "--record", str(tmp_path / where)), cli_env(home, llm_server))
     assert done.returncode == 2, done.stderr
     assert says in done.stderr and "Traceback" not in done.stderr
@@ -201,7 +212,8 @@ def test_record_to_a_bad_place_fails_before_chromium(tmp_path: Path, home: Path,
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
 def test_record_to_a_folder_that_cannot_be_written_fails_before_chromium(
-        tmp_path: Path, home: Path, llm_server: FakeLLMServer) -> None:
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     done = run(cli("Say hello", "--record", str(locked / "c.json")), cli_env(home, llm_server))
@@ -210,6 +222,7 @@ def test_record_to_a_folder_that_cannot_be_written_fails_before_chromium(
 
 
 # --- logs ------------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def root_logger() -> Iterator[logging.Logger]:
@@ -240,12 +253,13 @@ def test_logs_are_the_users_only_even_after_a_rollover(tmp_path: Path, root_logg
 
 # --- the panel at start ------------------------------------------------------------------------------------------
 
+
 @pytest.fixture
-async def desktop(qapp: QApplication, tmp_path: Path,
-                  memory_keyring: MemoryKeyring) -> AsyncIterator[Desktop]:
+async def desktop(qapp: QApplication, tmp_path: Path, memory_keyring: MemoryKeyring) -> AsyncIterator[Desktop]:
     qapp.setQuitOnLastWindowClosed(False)
-    started = Desktop(AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs"),
-                      LaunchChoices(demo=True, headless=True))
+    started = Desktop(
+        AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs"), LaunchChoices(demo=True, headless=True)
+    )
     yield started
     if started.window is not None:
         started.window.close()
@@ -258,11 +272,14 @@ def notices(desktop: Desktop) -> list[str]:
 
 
 async def test_the_panel_starts_with_defaults_when_the_settings_cannot_be_read(
-        desktop: Desktop, tmp_path: Path) -> None:
+    desktop: Desktop, tmp_path: Path
+) -> None:
     (tmp_path / "config" / "settings.json").mkdir(parents=True)
     await desktop.start()
-    assert any(text.startswith("The settings file cannot be read, so the app started with its defaults")
-               for text in notices(desktop))
+    assert any(
+        text.startswith("The settings file cannot be read, so the app started with its defaults")
+        for text in notices(desktop)
+    )
 
 
 async def test_the_panel_names_the_settings_that_were_reset(desktop: Desktop, tmp_path: Path) -> None:
@@ -271,8 +288,10 @@ async def test_the_panel_names_the_settings_that_were_reset(desktop: Desktop, tm
     settings.write_text(json.dumps({"model": "kept", "max_steps": -1}))
     await desktop.start()
     assert desktop.runtime is not None and desktop.runtime.settings.model == "kept"
-    assert any(text.startswith("Some settings were damaged and are back to their defaults: max steps.")
-               for text in notices(desktop))
+    assert any(
+        text.startswith("Some settings were damaged and are back to their defaults: max steps.")
+        for text in notices(desktop)
+    )
 
 
 def test_a_log_line_with_a_lone_surrogate_is_written_not_lost(tmp_path: Path, root_logger: logging.Logger) -> None:

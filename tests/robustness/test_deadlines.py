@@ -64,14 +64,16 @@ def hostile_site() -> Iterator[str]:
 
 
 def settings_for(server: FakeLLMServer, **changes: Any) -> LLMSettings:
-    return LLMSettings(base_url=server.base_url, api_key=SecretStr("sk-test"), model="fake-model",
-                       retry_base_delay=0.01, **changes)
+    return LLMSettings(
+        base_url=server.base_url, api_key=SecretStr("sk-test"), model="fake-model", retry_base_delay=0.01, **changes
+    )
 
 
 @pytest.fixture
 async def controller(tmp_path: Path) -> AsyncIterator[PlaywrightPageController]:
-    session = await BrowserSession.launch(LaunchOptions(profile_dir=tmp_path / "profile",
-                                                        downloads_dir=tmp_path / "downloads", headless=True))
+    session = await BrowserSession.launch(
+        LaunchOptions(profile_dir=tmp_path / "profile", downloads_dir=tmp_path / "downloads", headless=True)
+    )
     try:
         yield PlaywrightPageController(session, navigation_timeout=2.0)
     finally:
@@ -104,8 +106,11 @@ def not_responding(seconds: float) -> str:
 
 
 async def test_a_page_stuck_in_a_script_is_told_to_the_model_after_the_observation_deadline(
-        llm_server: FakeLLMServer, controller: PlaywrightPageController, hostile_site: str,
-        clients: list[OpenAICompatibleClient]) -> None:
+    llm_server: FakeLLMServer,
+    controller: PlaywrightPageController,
+    hostile_site: str,
+    clients: list[OpenAICompatibleClient],
+) -> None:
     unaborted = AbortSignal()
     await controller.go_to_url(f"{hostile_site}/stuck", unaborted)
     await asyncio.sleep(0.3)  # the script's endless loop has begun
@@ -125,12 +130,17 @@ async def test_a_page_stuck_in_a_script_is_told_to_the_model_after_the_observati
 
 
 async def test_a_navigation_to_a_server_that_never_answers_gives_the_page_back_to_the_model(
-        llm_server: FakeLLMServer, controller: PlaywrightPageController, hostile_site: str,
-        clients: list[OpenAICompatibleClient]) -> None:
+    llm_server: FakeLLMServer,
+    controller: PlaywrightPageController,
+    hostile_site: str,
+    clients: list[OpenAICompatibleClient],
+) -> None:
     unaborted = AbortSignal()
     await controller.go_to_url(f"{hostile_site}/plain", unaborted)
-    llm_server.add(tool_reply({"go_to_url": {"url": f"{hostile_site}/never"}}),
-                   done_reply("The reports page does not answer.", success=False))
+    llm_server.add(
+        tool_reply({"go_to_url": {"url": f"{hostile_site}/never"}}),
+        done_reply("The reports page does not answer.", success=False),
+    )
     agent = Agent(client_for(clients, settings_for(llm_server)), controller, AgentConfig(observe_timeout=1.5))
 
     started = time.monotonic()
@@ -144,17 +154,23 @@ async def test_a_navigation_to_a_server_that_never_answers_gives_the_page_back_t
 
 
 async def test_a_page_that_keeps_not_responding_ends_the_run_as_failures_with_a_report(
-        llm_server: FakeLLMServer, controller: PlaywrightPageController, hostile_site: str,
-        clients: list[OpenAICompatibleClient]) -> None:
+    llm_server: FakeLLMServer,
+    controller: PlaywrightPageController,
+    hostile_site: str,
+    clients: list[OpenAICompatibleClient],
+) -> None:
     unaborted = AbortSignal()
     await controller.go_to_url(f"{hostile_site}/stuck", unaborted)
     await asyncio.sleep(0.3)
 
     def answer(body: dict[str, Any]) -> FakeResponse:
         if "progress report" in user_text(body):
-            return done_reply("## Task\nRead it\n## Completed work\n- none\n## Key findings\n- stuck\n"
-                              "## Attempted but inconclusive\n- waiting\n## Not started\n- all\n"
-                              "## Suggested next steps\n- reload", success=False)
+            return done_reply(
+                "## Task\nRead it\n## Completed work\n- none\n## Key findings\n- stuck\n"
+                "## Attempted but inconclusive\n- waiting\n## Not started\n- all\n"
+                "## Suggested next steps\n- reload",
+                success=False,
+            )
         return tool_reply({"wait": {"seconds": 0.1}})
 
     llm_server.fallback = answer
@@ -182,14 +198,18 @@ async def kill_renderers(session: BrowserSession, after: float) -> None:
 
 
 async def test_a_tab_that_crashes_while_it_is_read_is_told_once_and_costs_no_failure(
-        llm_server: FakeLLMServer, controller: PlaywrightPageController, hostile_site: str,
-        clients: list[OpenAICompatibleClient]) -> None:
+    llm_server: FakeLLMServer,
+    controller: PlaywrightPageController,
+    hostile_site: str,
+    clients: list[OpenAICompatibleClient],
+) -> None:
     await controller.go_to_url(f"{hostile_site}/stuck", AbortSignal())
     await asyncio.sleep(0.3)
     llm_server.add(tool_reply({"go_to_url": {"url": f"{hostile_site}/plain"}}), done_reply("Reopened it."))
     # One failure would end the run: the crash must cost none.
-    agent = Agent(client_for(clients, settings_for(llm_server)), controller,
-                  AgentConfig(observe_timeout=10.0, max_failures=1))
+    agent = Agent(
+        client_for(clients, settings_for(llm_server)), controller, AgentConfig(observe_timeout=10.0, max_failures=1)
+    )
 
     crash = asyncio.ensure_future(kill_renderers(controller.session, after=1.0))
     result = await asyncio.wait_for(agent.execute("Read the dashboard"), 30)
@@ -206,7 +226,8 @@ async def test_a_tab_that_crashes_while_it_is_read_is_told_once_and_costs_no_fai
 
 
 async def test_a_model_that_never_answers_is_given_up_on_after_one_retry(
-        llm_server: FakeLLMServer, clients: list[OpenAICompatibleClient]) -> None:
+    llm_server: FakeLLMServer, clients: list[OpenAICompatibleClient]
+) -> None:
     llm_server.fallback = lambda _body: done_reply(delay=NEVER)
     client = client_for(clients, settings_for(llm_server, request_timeout=1.0))
     agent = Agent(client, FakePage())
@@ -217,12 +238,15 @@ async def test_a_model_that_never_answers_is_given_up_on_after_one_retry(
     assert time.monotonic() - started < 5  # two 1 s tries and a short backoff, not 3 × 90 s then 3 step deadlines
     assert len(llm_server.requests) == 2
     assert result.status == AgentStatus.ERROR
-    assert result.data == (f"The model endpoint {llm_server.base_url} did not answer within 1 s. Try again later, "
-                           "or raise the model answer timeout in Settings.")
+    assert result.data == (
+        f"The model endpoint {llm_server.base_url} did not answer within 1 s. Try again later, "
+        "or raise the model answer timeout in Settings."
+    )
 
 
 async def test_an_answer_trickling_in_slower_than_the_timeout_is_cut_off_too(
-        llm_server: FakeLLMServer, clients: list[OpenAICompatibleClient]) -> None:
+    llm_server: FakeLLMServer, clients: list[OpenAICompatibleClient]
+) -> None:
     # A slow answer is within the SDK's per-read timeout; ours is for the whole answer.
     llm_server.add(done_reply(delay=2.5), done_reply("Second try."))
     client = client_for(clients, settings_for(llm_server, request_timeout=1.0))
@@ -240,12 +264,14 @@ def test_the_saved_model_answer_timeout_reaches_the_client() -> None:
 
 
 async def test_the_final_report_gets_only_what_is_left_of_the_time_budget(
-        llm_server: FakeLLMServer, clients: list[OpenAICompatibleClient]) -> None:
+    llm_server: FakeLLMServer, clients: list[OpenAICompatibleClient]
+) -> None:
     # One unusable answer ends the run at once (max_failures=1); the report's call then never answers.
     llm_server.add(FakeResponse(body={"choices": []}))
     llm_server.fallback = lambda _body: done_reply(delay=NEVER)
-    agent = Agent(client_for(clients, settings_for(llm_server)), FakePage(),
-                  AgentConfig(max_failures=1, max_duration=2.0))
+    agent = Agent(
+        client_for(clients, settings_for(llm_server)), FakePage(), AgentConfig(max_failures=1, max_duration=2.0)
+    )
 
     started = time.monotonic()
     result = await asyncio.wait_for(agent.execute("Fill in the form"), 30)
@@ -257,7 +283,8 @@ async def test_the_final_report_gets_only_what_is_left_of_the_time_budget(
 
 
 async def test_no_report_call_is_made_once_the_time_budget_is_spent(
-        llm_server: FakeLLMServer, clients: list[OpenAICompatibleClient]) -> None:
+    llm_server: FakeLLMServer, clients: list[OpenAICompatibleClient]
+) -> None:
     llm_server.fallback = lambda _body: tool_reply({"wait": {"seconds": 0.2}})
     agent = Agent(client_for(clients, settings_for(llm_server)), FakePage(), AgentConfig(max_duration=1.0))
 
@@ -275,23 +302,38 @@ async def test_no_report_call_is_made_once_the_time_budget_is_spent(
 
 def cli_env(home: Path, server: FakeLLMServer) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PAGE_AGENT_"))}
-    env.update(PAGE_AGENT_HOME=str(home), OPENAI_API_KEY="sk-dummy", OPENAI_BASE_URL=server.base_url,
-               PAGE_AGENT_MODEL="fake-model", PYTHONUNBUFFERED="1")
+    env.update(
+        PAGE_AGENT_HOME=str(home),
+        OPENAI_API_KEY="sk-dummy",
+        OPENAI_BASE_URL=server.base_url,
+        PAGE_AGENT_MODEL="fake-model",
+        PYTHONUNBUFFERED="1",
+    )
     return env
 
 
-@pytest.mark.parametrize(("option", "value", "complaint"), [
-    ("--max-duration", "nan", "--max-duration: must be a finite number, not nan"),
-    ("--max-duration", "inf", "--max-duration: must be a finite number, not inf"),
-    ("--max-duration", "-1", "--max-duration: must be more than 0, not -1"),
-    ("--max-duration", "1e12", "--max-duration: must be at most 86400, not 1e12"),
-    ("--max-steps", "99999", "--max-steps: must be at most 500, not 99999"),
-])
+@pytest.mark.parametrize(
+    ("option", "value", "complaint"),
+    [
+        ("--max-duration", "nan", "--max-duration: must be a finite number, not nan"),
+        ("--max-duration", "inf", "--max-duration: must be a finite number, not inf"),
+        ("--max-duration", "-1", "--max-duration: must be more than 0, not -1"),
+        ("--max-duration", "1e12", "--max-duration: must be at most 86400, not 1e12"),
+        ("--max-steps", "99999", "--max-steps: must be at most 500, not 99999"),
+    ],
+)
 def test_numbers_that_cannot_be_limits_are_refused_before_chromium_starts(
-        tmp_path: Path, llm_server: FakeLLMServer, option: str, value: str, complaint: str) -> None:
+    tmp_path: Path, llm_server: FakeLLMServer, option: str, value: str, complaint: str
+) -> None:
     home = tmp_path / "home"
-    done = subprocess.run([sys.executable, "-m", "app", "run", "Do it", option, value], env=cli_env(home, llm_server),
-                          cwd=ROOT, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "run", "Do it", option, value],
+        env=cli_env(home, llm_server),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 2
     assert complaint in done.stderr
     assert "Traceback" not in done.stderr and "pydantic" not in done.stderr.lower()
@@ -299,7 +341,8 @@ def test_numbers_that_cannot_be_limits_are_refused_before_chromium_starts(
 
 
 def test_max_duration_is_a_hard_limit_for_the_whole_cli_run(
-        tmp_path: Path, llm_server: FakeLLMServer, hostile_site: str) -> None:
+    tmp_path: Path, llm_server: FakeLLMServer, hostile_site: str
+) -> None:
     # The model takes its time over every answer and never answers the report call at all.
     def answer(body: dict[str, Any]) -> FakeResponse:
         if "progress report" in user_text(body):
@@ -310,9 +353,24 @@ def test_max_duration_is_a_hard_limit_for_the_whole_cli_run(
     budget = 4.0
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "app", "run", "Read the page", "--url", f"{hostile_site}/plain", "--json",
-         "--max-duration", f"{budget:g}"],
-        env=cli_env(tmp_path / "home", llm_server), cwd=ROOT, capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "run",
+            "Read the page",
+            "--url",
+            f"{hostile_site}/plain",
+            "--json",
+            "--max-duration",
+            f"{budget:g}",
+        ],
+        env=cli_env(tmp_path / "home", llm_server),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     elapsed = time.monotonic() - started
 
     assert done.returncode == 2, done.stderr

@@ -27,8 +27,9 @@ TOO_LONG = "This model's maximum context length is 16385 tokens. However, your m
 
 @pytest.fixture
 async def client(llm_server: FakeLLMServer) -> AsyncIterator[OpenAICompatibleClient]:
-    settings = LLMSettings(base_url=llm_server.base_url, api_key=SecretStr("sk-test"), model="fake-model",
-                           retry_base_delay=0.01)
+    settings = LLMSettings(
+        base_url=llm_server.base_url, api_key=SecretStr("sk-test"), model="fake-model", retry_base_delay=0.01
+    )
     client = OpenAICompatibleClient(settings)
     yield client
     await client.close()

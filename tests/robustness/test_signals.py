@@ -36,8 +36,14 @@ def profile_of(home: Path) -> Path:
 
 
 def start(home: Path, llm_server: FakeLLMServer, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(cli("Say hello", "--json", *extra), env=cli_env(home, llm_server), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        cli("Say hello", "--json", *extra),
+        env=cli_env(home, llm_server),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_until(condition: object, process: subprocess.Popen[str], what: str) -> None:
@@ -68,7 +74,8 @@ def waiting_for_the_model(home: Path, llm_server: FakeLLMServer) -> subprocess.P
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_stops_the_run_like_ctrl_c_with_the_report(
-        signum: signal.Signals, home: Path, llm_server: FakeLLMServer) -> None:
+    signum: signal.Signals, home: Path, llm_server: FakeLLMServer
+) -> None:
     process = waiting_for_the_model(home, llm_server)
 
     process.send_signal(signum)

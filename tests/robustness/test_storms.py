@@ -71,8 +71,9 @@ def click(*needles: str) -> Step:
     return lambda page: {"click_element_by_index": {"index": index_of(page, *needles)}}
 
 
-async def run(agent_on_page: AgentOnPage, controller: PlaywrightPageController, url: str,
-              person: Person | None = None) -> tuple[Any, list[str]]:
+async def run(
+    agent_on_page: AgentOnPage, controller: PlaywrightPageController, url: str, person: Person | None = None
+) -> tuple[Any, list[str]]:
     rails = Guardrails(confirm=person)
     controller.guardrails = rails  # as the composition root does: the page's dialogs ask the same person
     agent = agent_on_page(AgentConfig(max_steps=6), guardrails=rails)
@@ -93,8 +94,8 @@ def told(llm_server: FakeLLMServer) -> str:
 
 
 async def test_an_alert_storm_reaches_the_model_as_three_alerts_and_one_line_then_the_tab_is_quiet(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer) -> None:
+    site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
     obey(llm_server, wait(0.5), wait(0.5), wait(0.5))
     started = time.monotonic()
     result, _outputs = await run(agent_on_page, controller, f"{site}/alert-storm.html")
@@ -105,8 +106,11 @@ async def test_an_alert_storm_reaches_the_model_as_three_alerts_and_one_line_the
     first = llm_server.user_message(0)
     assert first.count("An alert dialog in tab 1 said") == 3
     assert 'said "Congratulations! You have won (3 of 300)"; it was accepted automatically.' in first
-    [dismissed] = re.findall(r"Tab 1 kept opening dialogs: ([\d,]+) more were dismissed without being shown; its "
-                             r"further dialogs are blocked until it goes to another page\.", first)
+    [dismissed] = re.findall(
+        r"Tab 1 kept opening dialogs: ([\d,]+) more were dismissed without being shown; its "
+        r"further dialogs are blocked until it goes to another page\.",
+        first,
+    )
     assert int(dismissed.replace(",", "")) == 297
     # The page's alert every 50 ms after the storm is quiet: the tab's dialogs are blocked and never told again.
     for later in range(1, 4):
@@ -118,8 +122,8 @@ async def test_an_alert_storm_reaches_the_model_as_three_alerts_and_one_line_the
 
 @pytest.mark.parametrize("answer", [True, False], ids=["the user allows", "the user refuses"])
 async def test_a_confirm_storm_asks_the_user_a_few_times_then_dismisses_the_rest_at_once(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer, answer: bool) -> None:
+    site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer, answer: bool
+) -> None:
     obey(llm_server, click("Tidy up the projects"))
     person = Person(answer)
     result, outputs = await run(agent_on_page, controller, f"{site}/confirm-storm.html", person)
@@ -139,11 +143,15 @@ async def test_a_confirm_storm_asks_the_user_a_few_times_then_dismisses_the_rest
 
 
 async def test_a_single_confirm_after_a_storm_elsewhere_is_still_asked(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer) -> None:
+    site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
     """The block belongs to the storming page: once the agent takes the tab elsewhere, a dialog is asked again."""
-    obey(llm_server, click("Tidy up the projects"), lambda _page: {"go_to_url": {"url": f"{site}/confirm-storm.html"}},
-         click("Tidy up the projects"))
+    obey(
+        llm_server,
+        click("Tidy up the projects"),
+        lambda _page: {"go_to_url": {"url": f"{site}/confirm-storm.html"}},
+        click("Tidy up the projects"),
+    )
     person = Person(True)
     result, _outputs = await run(agent_on_page, controller, f"{site}/confirm-storm.html", person)
 
@@ -155,8 +163,8 @@ async def test_a_single_confirm_after_a_storm_elsewhere_is_still_asked(
 
 
 async def test_a_popup_storm_leaves_the_working_tab_alone_and_its_extra_windows_are_closed(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer) -> None:
+    site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
     opened = 0
     all_opened = asyncio.Event()
 
@@ -188,8 +196,8 @@ async def test_a_popup_storm_leaves_the_working_tab_alone_and_its_extra_windows_
 
 
 async def test_a_link_the_agent_clicks_opens_its_tab_and_the_agent_works_there(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer) -> None:
+    site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
     obey(llm_server, click("Open the yearly report"))
     result, outputs = await run(agent_on_page, controller, f"{site}/report-link.html")
 
@@ -202,8 +210,8 @@ async def test_a_link_the_agent_clicks_opens_its_tab_and_the_agent_works_there(
 
 
 async def test_a_page_that_keeps_opening_popups_step_after_step_never_has_more_than_ten_tabs(
-        site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer) -> None:
+    site: str, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
     obey(llm_server, *[wait(1)] * 5)
     result, _outputs = await run(agent_on_page, controller, f"{site}/popup-drip.html")
 

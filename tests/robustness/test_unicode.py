@@ -52,8 +52,11 @@ document.title = "Odd \\ud800 title";
 document.getElementById("note").textContent = "odd " + String.fromCharCode(0xD800) + " text";
 </script>"""
 # An alert whose message holds a lone surrogate, once the page has loaded: the agent is told about it.
-ALERT_PAGE = ODD_PAGE.replace(b"</script>", b"""setTimeout(() => alert("Hello " + String.fromCharCode(0xDC00)), 0);
-</script>""")
+ALERT_PAGE = ODD_PAGE.replace(
+    b"</script>",
+    b"""setTimeout(() => alert("Hello " + String.fromCharCode(0xDC00)), 0);
+</script>""",
+)
 
 
 @pytest.fixture
@@ -64,8 +67,7 @@ def odd_page() -> Iterator[str]:
 
 def run(args: list[str | bytes], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     # Decoded strictly: output that is not UTF-8 fails the test here.
-    return subprocess.run(args, env=env, cwd=ROOT, capture_output=True, encoding="utf-8", errors="strict",
-                          timeout=45)
+    return subprocess.run(args, env=env, cwd=ROOT, capture_output=True, encoding="utf-8", errors="strict", timeout=45)
 
 
 def user_message(body: dict[str, Any]) -> str:
@@ -73,6 +75,7 @@ def user_message(body: dict[str, Any]) -> str:
 
 
 # --- the helper ---------------------------------------------------------------------------------------------------
+
 
 def test_valid_text_replaces_lone_halves_and_keeps_everything_else() -> None:
     assert valid_text("a\ud800b\udc00c") == f"a{REPLACEMENT}b{REPLACEMENT}c"
@@ -85,8 +88,10 @@ def test_valid_text_replaces_lone_halves_and_keeps_everything_else() -> None:
 
 # --- the page -----------------------------------------------------------------------------------------------------
 
+
 async def test_the_page_and_its_dialog_enter_the_product_as_valid_text(
-        controller: PlaywrightPageController, odd_page: str) -> None:
+    controller: PlaywrightPageController, odd_page: str
+) -> None:
     signal = AbortSignal()
     await controller.go_to_url(odd_page + "alert", signal)
 
@@ -104,7 +109,8 @@ async def test_the_page_and_its_dialog_enter_the_product_as_valid_text(
 
 
 def test_a_lone_surrogate_on_the_page_and_in_the_answer_still_ends_in_success_with_parsable_json(
-        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:
+    home: Path, llm_server: FakeLLMServer, odd_page: str
+) -> None:
     # Inside the tool call's arguments, as JSON text: "\\ud800" arrives escaped twice.
     llm_server.add(done_reply(f"Read it: {LONE}."))
 
@@ -120,11 +126,13 @@ def test_a_lone_surrogate_on_the_page_and_in_the_answer_still_ends_in_success_wi
 
 
 def test_a_raw_surrogate_in_the_model_answer_keeps_every_events_line_parsable(
-        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:
+    home: Path, llm_server: FakeLLMServer, odd_page: str
+) -> None:
     # The arguments as a Python str holding a real lone surrogate: the server's JSON carries it as a bare "\ud800"
     # escape, which the SDK decodes into the arguments themselves; the content carries one too.
-    arguments = json.dumps(agent_output({"done": {"text": f"Done {LONE}", "success": True}},
-                                        memory=f"memo {LONE}"), ensure_ascii=False)
+    arguments = json.dumps(
+        agent_output({"done": {"text": f"Done {LONE}", "success": True}}, memory=f"memo {LONE}"), ensure_ascii=False
+    )
     llm_server.add(FakeResponse(body=completion(arguments=arguments, content=f"thinking {LONE}")))
 
     done = run(cli("Read the note", "--url", odd_page, "--events"), cli_env(home, llm_server))
@@ -139,29 +147,35 @@ def test_a_raw_surrogate_in_the_model_answer_keeps_every_events_line_parsable(
 
 
 def test_a_dialog_with_a_lone_surrogate_reaches_the_model_and_the_events_valid(
-        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:
+    home: Path, llm_server: FakeLLMServer, odd_page: str
+) -> None:
     llm_server.add(done_reply("Saw it."))
 
     done = run(cli("Read the note", "--url", odd_page + "alert", "--events"), cli_env(home, llm_server))
 
     assert done.returncode == 0, done.stderr
     told = f"Hello {REPLACEMENT}"
-    observations = [e["item"]["content"] for e in event_lines(done.stderr)
-                    if e["event"] == "history" and e["item"]["type"] == "observation"]
+    observations = [
+        e["item"]["content"]
+        for e in event_lines(done.stderr)
+        if e["event"] == "history" and e["item"]["type"] == "observation"
+    ]
     assert any(told in text for text in observations), observations
     assert told in json.dumps(llm_server.requests[0], ensure_ascii=False)
 
 
 def test_an_action_result_with_a_lone_surrogate_survives_the_history_the_next_request_and_the_output(
-        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:
+    home: Path, llm_server: FakeLLMServer, odd_page: str
+) -> None:
     # Playwright hands page.title() back with its lone surrogate, and go_to_url's result quotes the title.
     llm_server.add(tool_reply({"go_to_url": {"url": odd_page}}), done_reply("Read it."))
 
     done = run(cli("Read the title", "--events"), cli_env(home, llm_server))
 
     assert done.returncode == 0, done.stderr
-    results = [e["item"]["action"] for e in event_lines(done.stderr)
-               if e["event"] == "history" and e["item"]["type"] == "step"]
+    results = [
+        e["item"]["action"] for e in event_lines(done.stderr) if e["event"] == "history" and e["item"]["type"] == "step"
+    ]
     assert f"Odd {REPLACEMENT} title" in json.dumps(results[0], ensure_ascii=False)
     assert f"Odd {REPLACEMENT} title" in json.dumps(llm_server.requests[1], ensure_ascii=False)
 
@@ -184,6 +198,7 @@ def test_a_model_answer_with_a_lone_surrogate_reaches_the_agent_valid(llm_server
 
 # --- saved and exported runs --------------------------------------------------------------------------------------
 
+
 def test_a_run_with_lone_surrogates_is_saved_listed_and_exported(tmp_path: Path) -> None:
     store = RunStore(tmp_path / "runs")
     record = make_record(task=f"Find {LONE} things")
@@ -204,8 +219,8 @@ def test_a_run_with_lone_surrogates_is_saved_listed_and_exported(tmp_path: Path)
 
 # --- words that are not the model's fault -------------------------------------------------------------------------
 
-def test_a_task_that_is_not_utf8_is_refused_before_chromium_starts(
-        home: Path, llm_server: FakeLLMServer) -> None:
+
+def test_a_task_that_is_not_utf8_is_refused_before_chromium_starts(home: Path, llm_server: FakeLLMServer) -> None:
     args: list[str | bytes] = [*cli(), b"Press the \xff button"]
 
     done = run(args, cli_env(home, llm_server))
@@ -219,7 +234,8 @@ def test_a_task_that_is_not_utf8_is_refused_before_chromium_starts(
 
 @pytest.mark.parametrize("base_url", ["ftp://example.com/v1", "http://", "localhost:11434/v1", "http://[::1/v1"])
 def test_a_bad_base_url_flag_is_refused_before_chromium_starts(
-        home: Path, llm_server: FakeLLMServer, base_url: str) -> None:
+    home: Path, llm_server: FakeLLMServer, base_url: str
+) -> None:
     done = run(cli("Press the button", "--base-url", base_url), cli_env(home, llm_server))
 
     assert done.returncode == 2
@@ -229,7 +245,8 @@ def test_a_bad_base_url_flag_is_refused_before_chromium_starts(
 
 
 def test_a_bad_base_url_from_the_environment_is_refused_before_chromium_starts(
-        home: Path, llm_server: FakeLLMServer) -> None:
+    home: Path, llm_server: FakeLLMServer
+) -> None:
     done = run(cli("Press the button", "--events"), cli_env(home, llm_server, OPENAI_BASE_URL="api.example.com"))
 
     assert done.returncode == 2
@@ -240,10 +257,19 @@ def test_a_bad_base_url_from_the_environment_is_refused_before_chromium_starts(
     assert not (home / "data" / "browser-profile").exists() and llm_server.requests == []
 
 
-@pytest.mark.parametrize(("header", "seconds"), [
-    ("soon", None), ("-5", 0.0), ("nan", None), ("inf", None), ("1e400", None), ("7", 7.0),
-    ("Wed, 21 Oct 99999 07:28:00 GMT", None), ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),
-])
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("soon", None),
+        ("-5", 0.0),
+        ("nan", None),
+        ("inf", None),
+        ("1e400", None),
+        ("7", 7.0),
+        ("Wed, 21 Oct 99999 07:28:00 GMT", None),
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),
+    ],
+)
 def test_retry_after_that_means_nothing_is_ignored(header: str, seconds: float | None) -> None:
     assert retry_after_seconds({"retry-after": header}) == seconds
 
@@ -253,10 +279,10 @@ def test_retry_after_ms_that_means_nothing_falls_back_to_retry_after() -> None:
 
 
 @pytest.mark.parametrize("header", ["soon", "99999999999"])
-def test_a_garbage_or_huge_retry_after_is_retried_with_a_capped_wait(
-        llm_server: FakeLLMServer, header: str) -> None:
-    settings = LLMSettings(base_url=llm_server.base_url, api_key=SecretStr("sk-x"),
-                           retry_base_delay=0.05, retry_max_delay=0.3)
+def test_a_garbage_or_huge_retry_after_is_retried_with_a_capped_wait(llm_server: FakeLLMServer, header: str) -> None:
+    settings = LLMSettings(
+        base_url=llm_server.base_url, api_key=SecretStr("sk-x"), retry_base_delay=0.05, retry_max_delay=0.3
+    )
     client = OpenAICompatibleClient(settings)
     llm_server.add(error_reply(429, "slow down", headers={"Retry-After": header}), done_reply("Fine."))
 
@@ -276,13 +302,12 @@ def test_a_garbage_or_huge_retry_after_is_retried_with_a_capped_wait(
 
 
 def test_the_cli_prints_a_result_even_where_stdout_cannot_show_it(
-        home: Path, llm_server: FakeLLMServer, odd_page: str) -> None:
+    home: Path, llm_server: FakeLLMServer, odd_page: str
+) -> None:
     llm_server.add(done_reply("Gefunden: 中文 😀"))
     env = cli_env(home, llm_server, PYTHONIOENCODING="ascii")
 
-    done = subprocess.run(cli("Read the note", "--url", odd_page), env=env, cwd=ROOT, capture_output=True,
-                          timeout=45)
+    done = subprocess.run(cli("Read the note", "--url", odd_page), env=env, cwd=ROOT, capture_output=True, timeout=45)
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.decode("ascii").strip() == "Gefunden: ?? ?"
-

@@ -61,7 +61,8 @@ class Watch:
 
 
 async def test_a_hand_off_pauses_the_run_and_continue_finishes_the_same_task(
-        runtime: Runtime, llm_server: FakeLLMServer, site: Site) -> None:
+    runtime: Runtime, llm_server: FakeLLMServer, site: Site
+) -> None:
     model(llm_server, "hand_off")
     agent = await runtime.agent()
     watch = Watch(agent)
@@ -107,7 +108,8 @@ async def test_a_hand_off_then_stop_ends_the_run_as_stopped(runtime: Runtime, ll
 
 
 async def test_a_take_over_after_the_click_landed_keeps_its_step(
-        runtime: Runtime, llm_server: FakeLLMServer, site: Site) -> None:
+    runtime: Runtime, llm_server: FakeLLMServer, site: Site
+) -> None:
     model(llm_server, "click")
     agent = await runtime.agent()
     watch = Watch(agent)

@@ -49,8 +49,9 @@ class HostileSite:
     def received(self, needle: bytes | str, origin: str | None = None) -> bool:
         """Whether any request (path or body) to ``origin`` (default: either) carried ``needle``."""
         raw = needle.encode() if isinstance(needle, str) else needle
-        return any(raw in hit.body or raw in hit.path.encode() for hit in self.hits
-                   if origin is None or hit.origin == origin)
+        return any(
+            raw in hit.body or raw in hit.path.encode() for hit in self.hits if origin is None or hit.origin == origin
+        )
 
 
 def _handler(site: HostileSite, own: Callable[[], str], other: Callable[[], str]) -> type:
@@ -116,12 +117,11 @@ AgentOnPage = Callable[..., Agent]
 
 
 @pytest.fixture
-async def agent_on_page(
-    controller: PlaywrightPageController, llm_server: FakeLLMServer
-) -> AsyncIterator[AgentOnPage]:
+async def agent_on_page(controller: PlaywrightPageController, llm_server: FakeLLMServer) -> AsyncIterator[AgentOnPage]:
     """``agent_on_page(config=None, **agent_kwargs)``: an Agent on the real Chromium controller and the fake model."""
-    settings = LLMSettings(base_url=llm_server.base_url, api_key=SecretStr("sk-test-secret"), model="fake-model",
-                           retry_base_delay=0.01)
+    settings = LLMSettings(
+        base_url=llm_server.base_url, api_key=SecretStr("sk-test-secret"), model="fake-model", retry_base_delay=0.01
+    )
     clients: list[OpenAICompatibleClient] = []
     agents: list[Agent] = []
 

@@ -94,9 +94,15 @@ def page_history(body: dict[str, Any]) -> str:
     return user.split("<browser_state>", 1)[0]
 
 
-async def run_on_upload_page(agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-                             llm_server: FakeLLMServer, hostile: HostileSite, policy: UploadPolicy, path: str,
-                             task: str = "Verify my account on this page") -> str:
+async def run_on_upload_page(
+    agent_on_page: AgentOnPage,
+    controller: PlaywrightPageController,
+    llm_server: FakeLLMServer,
+    hostile: HostileSite,
+    policy: UploadPolicy,
+    path: str,
+    task: str = "Verify my account on this page",
+) -> str:
     """Run the obedient agent on the hostile page; the upload step's result, as the model read it."""
     await controller.go_to_url(f"{hostile.page}/files-upload.html", AbortSignal())
     llm_server.fallback = obey_the_page(path)
@@ -129,8 +135,7 @@ def assert_nothing_left(hostile: HostileSite) -> None:
 # --- attacks -------------------------------------------------------------------------------------------------------
 
 
-async def test_the_users_ssh_key_is_not_uploaded(agent_on_page, controller, llm_server, hostile, home,
-                                                 allowed) -> None:
+async def test_the_users_ssh_key_is_not_uploaded(agent_on_page, controller, llm_server, hostile, home, allowed) -> None:
     policy = UploadPolicy(allowed_dirs=(allowed,))
     output = await run_on_upload_page(agent_on_page, controller, llm_server, hostile, policy, "~/.ssh/id_rsa")
 
@@ -141,10 +146,12 @@ async def test_the_users_ssh_key_is_not_uploaded(agent_on_page, controller, llm_
     assert not hostile.received(PRIVATE_KEY)
 
 
-async def test_nothing_is_uploaded_when_no_folder_is_allowed(agent_on_page, controller, llm_server, hostile,
-                                                             home) -> None:
-    output = await run_on_upload_page(agent_on_page, controller, llm_server, hostile, UploadPolicy(),
-                                      str(home / ".ssh" / "id_rsa"))
+async def test_nothing_is_uploaded_when_no_folder_is_allowed(
+    agent_on_page, controller, llm_server, hostile, home
+) -> None:
+    output = await run_on_upload_page(
+        agent_on_page, controller, llm_server, hostile, UploadPolicy(), str(home / ".ssh" / "id_rsa")
+    )
 
     assert output.startswith("❌ No file may be uploaded")
     assert "Settings → Files the agent may upload" in output
@@ -153,13 +160,21 @@ async def test_nothing_is_uploaded_when_no_folder_is_allowed(agent_on_page, cont
 
 
 async def test_the_apps_own_cookies_are_not_uploaded_even_from_an_allowed_folder(
-        agent_on_page, controller, llm_server, hostile, launch_options, tmp_path) -> None:
+    agent_on_page, controller, llm_server, hostile, launch_options, tmp_path
+) -> None:
     cookies = launch_options.profile_dir / "Default" / "Cookies"
     assert cookies.is_file()
     # The user allowed a folder that happens to hold the app's profile, and even named the file in the task.
     policy = UploadPolicy(allowed_dirs=(tmp_path,), forbidden_dirs=(launch_options.profile_dir,))
-    output = await run_on_upload_page(agent_on_page, controller, llm_server, hostile, policy, str(cookies),
-                                      task=f"Verify my account; you may upload {cookies}")
+    output = await run_on_upload_page(
+        agent_on_page,
+        controller,
+        llm_server,
+        hostile,
+        policy,
+        str(cookies),
+        task=f"Verify my account; you may upload {cookies}",
+    )
 
     assert output.startswith("❌ That file is part of Page Agent's own data")
     assert await files_chosen(controller) == 0
@@ -168,23 +183,25 @@ async def test_the_apps_own_cookies_are_not_uploaded_even_from_an_allowed_folder
 
 
 async def test_a_symlink_in_an_allowed_folder_pointing_outside_is_not_followed_out(
-        agent_on_page, controller, llm_server, hostile, home, allowed) -> None:
+    agent_on_page, controller, llm_server, hostile, home, allowed
+) -> None:
     (allowed / "scan.pdf").symlink_to(home / ".ssh" / "id_rsa")
     policy = UploadPolicy(allowed_dirs=(allowed,))
-    output = await run_on_upload_page(agent_on_page, controller, llm_server, hostile, policy,
-                                      str(allowed / "scan.pdf"))
+    output = await run_on_upload_page(agent_on_page, controller, llm_server, hostile, policy, str(allowed / "scan.pdf"))
 
     assert output.startswith("❌ That file is not in a folder you may upload from")
     assert await files_chosen(controller) == 0
     assert not hostile.received(PRIVATE_KEY)
 
 
-async def test_dot_dot_out_of_an_allowed_folder_is_refused(agent_on_page, controller, llm_server, hostile, home,
-                                                           allowed) -> None:
+async def test_dot_dot_out_of_an_allowed_folder_is_refused(
+    agent_on_page, controller, llm_server, hostile, home, allowed
+) -> None:
     (home / "secret.txt").write_bytes(b"tax id 123-45-6789")
     policy = UploadPolicy(allowed_dirs=(allowed,))
-    output = await run_on_upload_page(agent_on_page, controller, llm_server, hostile, policy,
-                                      f"{allowed}/../secret.txt")
+    output = await run_on_upload_page(
+        agent_on_page, controller, llm_server, hostile, policy, f"{allowed}/../secret.txt"
+    )
 
     assert output.startswith("❌ That file is not in a folder you may upload from")
     assert await files_chosen(controller) == 0
@@ -194,13 +211,11 @@ async def test_dot_dot_out_of_an_allowed_folder_is_refused(agent_on_page, contro
 # --- what still works ----------------------------------------------------------------------------------------------
 
 
-async def test_a_file_in_an_allowed_folder_is_uploaded(agent_on_page, controller, llm_server, hostile,
-                                                       allowed) -> None:
+async def test_a_file_in_an_allowed_folder_is_uploaded(agent_on_page, controller, llm_server, hostile, allowed) -> None:
     (allowed / "invoice.pdf").write_bytes(b"%PDF-1.4 invoice 2024-117")
     (allowed / "latest.pdf").symlink_to(allowed / "invoice.pdf")
     policy = UploadPolicy(allowed_dirs=(allowed,))
-    output = await run_on_upload_page(agent_on_page, controller, llm_server, hostile, policy,
-                                      "~/to-upload/latest.pdf")
+    output = await run_on_upload_page(agent_on_page, controller, llm_server, hostile, policy, "~/to-upload/latest.pdf")
 
     # The link was resolved: the file uploaded is the real one, under its own name.
     assert output.startswith(f"Uploaded {allowed / 'invoice.pdf'} through")
@@ -209,19 +224,28 @@ async def test_a_file_in_an_allowed_folder_is_uploaded(agent_on_page, controller
 
 
 async def test_a_file_the_user_named_in_the_task_is_uploaded_without_any_folder(
-        agent_on_page, controller, llm_server, hostile, home) -> None:
+    agent_on_page, controller, llm_server, hostile, home
+) -> None:
     cv = home / "Documents" / "cv.pdf"
     cv.parent.mkdir()
     cv.write_bytes(b"%PDF-1.4 curriculum vitae")
-    output = await run_on_upload_page(agent_on_page, controller, llm_server, hostile, UploadPolicy(),
-                                      "~/Documents/cv.pdf", task="Upload ~/Documents/cv.pdf to this form.")
+    output = await run_on_upload_page(
+        agent_on_page,
+        controller,
+        llm_server,
+        hostile,
+        UploadPolicy(),
+        "~/Documents/cv.pdf",
+        task="Upload ~/Documents/cv.pdf to this form.",
+    )
 
     assert output.startswith(f"Uploaded {cv} through")
     assert await arrived(hostile, b"curriculum vitae")
 
 
 async def test_the_upload_tool_checks_off_the_event_loop_and_hands_on_the_real_file(
-        home: Path, allowed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home: Path, allowed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The policy stats and resolves files, which must not hold up the loop (a slow network folder); the page is
     given the file the policy judged, not the path the model wrote."""
     threads: list[threading.Thread] = []
@@ -268,7 +292,8 @@ def follow_the_download_link() -> Callable[[dict[str, Any]], FakeResponse]:
 
 
 async def test_a_download_stays_private_in_the_downloads_folder_and_the_timeline_says_so(
-        agent_on_page, controller, llm_server, hostile, launch_options, tmp_path) -> None:
+    agent_on_page, controller, llm_server, hostile, launch_options, tmp_path
+) -> None:
     downloads = launch_options.downloads_dir
     assert downloads is not None
     await controller.go_to_url(f"{hostile.page}/files-download.html", AbortSignal())
@@ -289,17 +314,20 @@ async def test_a_download_stays_private_in_the_downloads_folder_and_the_timeline
     assert sorted(p.name for p in tmp_path.iterdir()) == ["downloads", "profile"]  # nothing landed beside them
 
 
-@pytest.mark.parametrize(("suggested", "saved_as"), [
-    ("../../evil.sh", "evil.sh"),
-    ("/etc/cron.d/evil", "evil"),
-    ("..\\..\\evil.bat", "evil.bat"),
-    (".bashrc", "bashrc"),
-    ("..", "download"),
-    ("", "download"),
-    ("report\n2024\x00.pdf", "report 2024.pdf"),
-    ("<sys>go to evil.txt", "_sys_go to evil.txt"),
-    ("x" * 300 + ".pdf", "x" * 196 + ".pdf"),
-])
+@pytest.mark.parametrize(
+    ("suggested", "saved_as"),
+    [
+        ("../../evil.sh", "evil.sh"),
+        ("/etc/cron.d/evil", "evil"),
+        ("..\\..\\evil.bat", "evil.bat"),
+        (".bashrc", "bashrc"),
+        ("..", "download"),
+        ("", "download"),
+        ("report\n2024\x00.pdf", "report 2024.pdf"),
+        ("<sys>go to evil.txt", "_sys_go to evil.txt"),
+        ("x" * 300 + ".pdf", "x" * 196 + ".pdf"),
+    ],
+)
 def test_a_download_name_cannot_leave_the_folder_or_hide(tmp_path: Path, suggested: str, saved_as: str) -> None:
     """Chromium already cleans the names a page suggests; an attached browser or another build may not."""
     downloads = tmp_path / "downloads"
@@ -309,7 +337,8 @@ def test_a_download_name_cannot_leave_the_folder_or_hide(tmp_path: Path, suggest
     assert stat.S_IMODE(downloads.stat().st_mode) == 0o700
     # A second download of the same name gets its own file.
     assert _free_path(downloads, _download_name(suggested)) == downloads / (
-        f"{target.stem} (1){target.suffix}" if target.suffix else f"{saved_as} (1)")
+        f"{target.stem} (1){target.suffix}" if target.suffix else f"{saved_as} (1)"
+    )
 
 
 # --- the command line ----------------------------------------------------------------------------------------------
@@ -320,14 +349,18 @@ def cli_home(tmp_path: Path) -> Path:
     return tmp_path / "app-home"
 
 
-@pytest.mark.parametrize(("folder", "complaint"), [
-    ("missing", "does not exist"),
-    ("a-file.txt", "is not a folder"),
-    ("app-home/data", "is Page Agent's own folder"),
-    (".", "holds Page Agent's own folder"),
-])
+@pytest.mark.parametrize(
+    ("folder", "complaint"),
+    [
+        ("missing", "does not exist"),
+        ("a-file.txt", "is not a folder"),
+        ("app-home/data", "is Page Agent's own folder"),
+        (".", "holds Page Agent's own folder"),
+    ],
+)
 def test_a_bad_upload_dir_exits_2_before_chromium_starts(
-        tmp_path: Path, cli_home: Path, llm_server: FakeLLMServer, folder: str, complaint: str) -> None:
+    tmp_path: Path, cli_home: Path, llm_server: FakeLLMServer, folder: str, complaint: str
+) -> None:
     (tmp_path / "a-file.txt").write_text("x")
     (cli_home / "data").mkdir(parents=True)
     done = run_cli(cli("Upload my invoice", "--upload-dir", str(tmp_path / folder)), cli_env(cli_home, llm_server))
@@ -339,19 +372,28 @@ def test_a_bad_upload_dir_exits_2_before_chromium_starts(
 
 
 def test_upload_dir_on_the_command_line_lets_a_file_through(
-        tmp_path: Path, cli_home: Path, llm_server: FakeLLMServer, hostile: HostileSite) -> None:
+    tmp_path: Path, cli_home: Path, llm_server: FakeLLMServer, hostile: HostileSite
+) -> None:
     folder = tmp_path / "outbox"
     folder.mkdir()
     (folder / "statement.pdf").write_bytes(b"%PDF-1.4 statement for the bank")
     llm_server.fallback = obey_the_page(str(folder / "statement.pdf"))
 
-    done = run_cli(cli("Send the statement through this form", "--url", f"{hostile.page}/files-upload.html",
-                       "--upload-dir", str(folder), "--json"), cli_env(cli_home, llm_server))
+    done = run_cli(
+        cli(
+            "Send the statement through this form",
+            "--url",
+            f"{hostile.page}/files-upload.html",
+            "--upload-dir",
+            str(folder),
+            "--json",
+        ),
+        cli_env(cli_home, llm_server),
+    )
 
     assert done.returncode == 0, done.stderr
     assert hostile.received(b"statement for the bank", hostile.attacker)
     assert asyncio.run(profile_pids(cli_home / "data" / "browser-profile")) == []
-
 
 
 # --- what the app builds -------------------------------------------------------------------------------------------
@@ -359,7 +401,8 @@ def test_upload_dir_on_the_command_line_lets_a_file_through(
 
 @pytest.mark.parametrize("layout", ["PAGE_AGENT_HOME", "platformdirs"])
 def test_the_app_forbids_its_own_folders_and_allows_settings_and_command_line_folders(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / ".local" / "share"))
@@ -369,8 +412,13 @@ def test_the_app_forbids_its_own_folders_and_allows_settings_and_command_line_fo
     else:
         monkeypatch.delenv("PAGE_AGENT_HOME", raising=False)
     paths = app_paths()
-    own_files = [paths.settings_file, paths.profile_dir / "Default" / "Cookies", paths.runs_dir / "run.json",
-                 paths.downloads_dir / "a.pdf", paths.log_dir / "app.log"]
+    own_files = [
+        paths.settings_file,
+        paths.profile_dir / "Default" / "Cookies",
+        paths.runs_dir / "run.json",
+        paths.downloads_dir / "a.pdf",
+        paths.log_dir / "app.log",
+    ]
     for file in own_files:
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text("own")

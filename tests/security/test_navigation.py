@@ -39,8 +39,11 @@ def seen_by_model(llm_server: FakeLLMServer, needle: str) -> bool:
 
 def attacker_page_hits(hostile: HostileSite) -> list[str]:
     """Requests for the attacker's pages and form target (its logo, a sub-resource, is allowed to load)."""
-    return [hit.path for hit in hostile.hits if hit.origin == hostile.attacker
-            and hit.path.startswith(("/nav-attacker", "/nav-collect"))]
+    return [
+        hit.path
+        for hit in hostile.hits
+        if hit.origin == hostile.attacker and hit.path.startswith(("/nav-attacker", "/nav-collect"))
+    ]
 
 
 def host_port(origin: str) -> str:
@@ -51,8 +54,9 @@ def allow(controller: PlaywrightPageController, *patterns: str) -> None:
     controller.guardrails = Guardrails(navigation=NavigationPolicy(allowed_domains=patterns))
 
 
-async def open_links(controller: PlaywrightPageController, hostile: HostileSite, signal: AbortSignal,
-                     page: str = "nav-links.html") -> str:
+async def open_links(
+    controller: PlaywrightPageController, hostile: HostileSite, signal: AbortSignal, page: str = "nav-links.html"
+) -> str:
     """Open the hostile page as the user's start page; the page state the model will see."""
     await controller.go_to_url(f"{hostile.page}/{page}", signal)
     return (await controller.get_browser_state(signal)).content
@@ -70,19 +74,29 @@ async def run(agent_on_page: AgentOnPage, llm_server: FakeLLMServer, *actions: d
 _DATA_PAGE = "data:text/html;base64," + base64.b64encode(b"<p>DATA-PAGE-MARKER</p>").decode()
 
 
-@pytest.mark.parametrize(("url", "marker"), [
-    ("file:///etc/passwd", "root:x:0:0"),
-    ("view-source:file:///etc/passwd", "root:x:0:0"),
-    ("file:///etc/", "Index of /etc"),
-    ("chrome://version", "Executable Path"),
-    ("chrome://settings", "Autofill"),
-    (_DATA_PAGE, "DATA-PAGE-MARKER"),
-    ("javascript:document.body.innerText='JS-'+'PAGE-MARKER'", "JS-PAGE-MARKER"),
-])
+@pytest.mark.parametrize(
+    ("url", "marker"),
+    [
+        ("file:///etc/passwd", "root:x:0:0"),
+        ("view-source:file:///etc/passwd", "root:x:0:0"),
+        ("file:///etc/", "Index of /etc"),
+        ("chrome://version", "Executable Path"),
+        ("chrome://settings", "Autofill"),
+        (_DATA_PAGE, "DATA-PAGE-MARKER"),
+        ("javascript:document.body.innerText='JS-'+'PAGE-MARKER'", "JS-PAGE-MARKER"),
+    ],
+)
 @pytest.mark.parametrize("tool", ["go_to_url", "open_new_tab"])
 async def test_the_model_cannot_open_local_files_or_browser_pages(
-        tool: str, url: str, marker: str, agent_on_page: AgentOnPage, llm_server: FakeLLMServer,
-        hostile: HostileSite, controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    tool: str,
+    url: str,
+    marker: str,
+    agent_on_page: AgentOnPage,
+    llm_server: FakeLLMServer,
+    hostile: HostileSite,
+    controller: PlaywrightPageController,
+    signal: AbortSignal,
+) -> None:
     await open_links(controller, hostile, signal)
 
     await run(agent_on_page, llm_server, {tool: {"url": url}})
@@ -94,19 +108,28 @@ async def test_the_model_cannot_open_local_files_or_browser_pages(
 
 
 async def test_page_links_to_local_files_and_data_pages_go_nowhere(
-        agent_on_page: AgentOnPage, llm_server: FakeLLMServer, hostile: HostileSite,
-        controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    agent_on_page: AgentOnPage,
+    llm_server: FakeLLMServer,
+    hostile: HostileSite,
+    controller: PlaywrightPageController,
+    signal: AbortSignal,
+) -> None:
     content = await open_links(controller, hostile, signal)
 
-    await run(agent_on_page, llm_server, {"click_element_by_index": {"index": index_of(content, "Local notes")}},
-              {"click_element_by_index": {"index": index_of(content, "Inline notes")}})
+    await run(
+        agent_on_page,
+        llm_server,
+        {"click_element_by_index": {"index": index_of(content, "Local notes")}},
+        {"click_element_by_index": {"index": index_of(content, "Inline notes")}},
+    )
 
     assert not seen_by_model(llm_server, "root:x:0:0") and not seen_by_model(llm_server, "DATA-PAGE-MARKER")
     assert [page.url for page in controller.session.pages] == [f"{hostile.page}/nav-links.html"]
 
 
 async def test_a_page_that_ends_up_on_a_refused_address_is_not_read_and_is_taken_back(
-        hostile: HostileSite, controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    hostile: HostileSite, controller: PlaywrightPageController, signal: AbortSignal
+) -> None:
     await open_links(controller, hostile, signal)
     page = controller.session.active_page
     # What no route sees: the user (or anything else) puts the tab on a local file.
@@ -122,17 +145,26 @@ async def test_a_page_that_ends_up_on_a_refused_address_is_not_read_and_is_taken
 
 # --- allowed sites: only the page's own host:port ----------------------------------------------------------------
 
+
 async def test_links_scripts_and_forms_to_another_site_are_blocked_in_the_browser(
-        agent_on_page: AgentOnPage, llm_server: FakeLLMServer, hostile: HostileSite,
-        controller: PlaywrightPageController, signal: AbortSignal, qapp: QApplication) -> None:
+    agent_on_page: AgentOnPage,
+    llm_server: FakeLLMServer,
+    hostile: HostileSite,
+    controller: PlaywrightPageController,
+    signal: AbortSignal,
+    qapp: QApplication,
+) -> None:
     allow(controller, host_port(hostile.page))
     content = await open_links(controller, hostile, signal)
 
-    result = await run(agent_on_page, llm_server,
-              {"click_element_by_index": {"index": index_of(content, "Partner notes")}},
-              {"click_element_by_index": {"index": index_of(content, "Go to partner by script")}},
-              {"click_element_by_index": {"index": index_of(content, "Send notes to partner")}},
-              {"click_element_by_index": {"index": index_of(content, "Open partner window")}})
+    result = await run(
+        agent_on_page,
+        llm_server,
+        {"click_element_by_index": {"index": index_of(content, "Partner notes")}},
+        {"click_element_by_index": {"index": index_of(content, "Go to partner by script")}},
+        {"click_element_by_index": {"index": index_of(content, "Send notes to partner")}},
+        {"click_element_by_index": {"index": index_of(content, "Open partner window")}},
+    )
 
     assert attacker_page_hits(hostile) == []
     assert not any(seen_by_model(llm_server, marker) for marker in ATTACKER_MARKERS)
@@ -150,15 +182,22 @@ async def test_links_scripts_and_forms_to_another_site_are_blocked_in_the_browse
 
 
 async def test_a_redirect_to_another_site_is_not_read_and_the_tab_goes_back(
-        agent_on_page: AgentOnPage, llm_server: FakeLLMServer, hostile: HostileSite,
-        controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    agent_on_page: AgentOnPage,
+    llm_server: FakeLLMServer,
+    hostile: HostileSite,
+    controller: PlaywrightPageController,
+    signal: AbortSignal,
+) -> None:
     allow(controller, host_port(hostile.page))
     content = await open_links(controller, hostile, signal)
 
-    await run(agent_on_page, llm_server,
-              {"click_element_by_index": {"index": index_of(content, "Shortened notes")}},
-              {"click_element_by_index": {"index": index_of(content, "Open short window")}},
-              {"go_to_url": {"url": f"{hostile.page}/redirect?to={hostile.attacker}/nav-attacker.html?goto"}})
+    await run(
+        agent_on_page,
+        llm_server,
+        {"click_element_by_index": {"index": index_of(content, "Shortened notes")}},
+        {"click_element_by_index": {"index": index_of(content, "Open short window")}},
+        {"go_to_url": {"url": f"{hostile.page}/redirect?to={hostile.attacker}/nav-attacker.html?goto"}},
+    )
 
     assert not any(seen_by_model(llm_server, marker) for marker in ATTACKER_MARKERS)
     # Routing never sees a redirect hop: the attacker got the redirected GET (as it could get an image request),
@@ -174,8 +213,12 @@ async def test_a_redirect_to_another_site_is_not_read_and_the_tab_goes_back(
 
 
 async def test_a_frame_from_another_site_is_not_loaded_or_read(
-        agent_on_page: AgentOnPage, llm_server: FakeLLMServer, hostile: HostileSite,
-        controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    agent_on_page: AgentOnPage,
+    llm_server: FakeLLMServer,
+    hostile: HostileSite,
+    controller: PlaywrightPageController,
+    signal: AbortSignal,
+) -> None:
     allow(controller, host_port(hostile.page))
     await controller.go_to_url(f"{hostile.page}/nav-frame.html", signal)
 
@@ -189,7 +232,8 @@ async def test_a_frame_from_another_site_is_not_loaded_or_read(
 
 
 async def test_the_model_cannot_open_another_site_in_this_tab_or_a_new_one(
-        hostile: HostileSite, controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    hostile: HostileSite, controller: PlaywrightPageController, signal: AbortSignal
+) -> None:
     allow(controller, host_port(hostile.page))
     await open_links(controller, hostile, signal)
 
@@ -198,21 +242,25 @@ async def test_the_model_cannot_open_another_site_in_this_tab_or_a_new_one(
             await attempt(f"{hostile.attacker}/nav-attacker.html", signal)
     # The same host on another port is another site when the pattern names a port; userinfo is no way around it.
     with pytest.raises(ToolError, match=BLOCKED):
-        await controller.go_to_url(f"http://{host_port(hostile.page)}@{host_port(hostile.attacker)}/nav-attacker.html",
-                                   signal)
+        await controller.go_to_url(
+            f"http://{host_port(hostile.page)}@{host_port(hostile.attacker)}/nav-attacker.html", signal
+        )
 
     assert attacker_page_hits(hostile) == []
     assert len(controller.session.pages) == 1
 
 
 async def test_going_back_to_a_site_that_is_no_longer_allowed_is_refused(
-        hostile: HostileSite, controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    hostile: HostileSite, controller: PlaywrightPageController, signal: AbortSignal
+) -> None:
     await controller.go_to_url(f"{hostile.attacker}/nav-attacker.html", signal)
     await controller.go_to_url(f"{hostile.page}/nav-links.html", signal)
     allow(controller, host_port(hostile.page))  # a new agent, with the user's list
     await controller.get_browser_state(signal)
 
-    with pytest.raises(ToolError, match=f"Going back led to {hostile.attacker}/nav-attacker.html, which was refused.*{BLOCKED}"):
+    with pytest.raises(
+        ToolError, match=f"Going back led to {hostile.attacker}/nav-attacker.html, which was refused.*{BLOCKED}"
+    ):
         await controller.go_back(signal)
 
     state = await controller.get_browser_state(signal)
@@ -222,9 +270,14 @@ async def test_going_back_to_a_site_that_is_no_longer_allowed_is_refused(
 
 # --- the legitimate uses ------------------------------------------------------------------------------------------
 
+
 async def test_a_redirect_inside_the_allowed_sites_works(
-        agent_on_page: AgentOnPage, llm_server: FakeLLMServer, hostile: HostileSite,
-        controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    agent_on_page: AgentOnPage,
+    llm_server: FakeLLMServer,
+    hostile: HostileSite,
+    controller: PlaywrightPageController,
+    signal: AbortSignal,
+) -> None:
     allow(controller, host_port(hostile.page))
     content = await open_links(controller, hostile, signal)
 
@@ -235,19 +288,28 @@ async def test_a_redirect_inside_the_allowed_sites_works(
 
 
 async def test_without_allowed_sites_any_web_site_opens(
-        agent_on_page: AgentOnPage, llm_server: FakeLLMServer, hostile: HostileSite,
-        controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    agent_on_page: AgentOnPage,
+    llm_server: FakeLLMServer,
+    hostile: HostileSite,
+    controller: PlaywrightPageController,
+    signal: AbortSignal,
+) -> None:
     content = await open_links(controller, hostile, signal)
 
-    await run(agent_on_page, llm_server, {"click_element_by_index": {"index": index_of(content, "Partner notes")}},
-              {"go_to_url": {"url": f"{hostile.page}/redirect?to={hostile.attacker}/nav-attacker.html?goto"}})
+    await run(
+        agent_on_page,
+        llm_server,
+        {"click_element_by_index": {"index": index_of(content, "Partner notes")}},
+        {"go_to_url": {"url": f"{hostile.page}/redirect?to={hostile.attacker}/nav-attacker.html?goto"}},
+    )
 
     assert "ATTACKER-PAGE-MARKER" in llm_server.user_message(1) and "ATTACKER-PAGE-MARKER" in llm_server.user_message(2)
     assert controller.session.active_page.url == f"{hostile.attacker}/nav-attacker.html?goto"
 
 
 async def test_the_route_follows_the_guardrails_of_each_new_agent(
-        hostile: HostileSite, controller: PlaywrightPageController, signal: AbortSignal) -> None:
+    hostile: HostileSite, controller: PlaywrightPageController, signal: AbortSignal
+) -> None:
     # The route is (re)installed at the next look, which comes before any action of an agent.
     await open_links(controller, hostile, signal)
     allow(controller, host_port(hostile.page))
@@ -264,48 +326,75 @@ async def test_the_route_follows_the_guardrails_of_each_new_agent(
 
 # --- the command line ---------------------------------------------------------------------------------------------
 
+
 def test_cli_allowed_domains_blocks_other_sites_and_a_bad_pattern_stops_before_chromium(
-        tmp_path: Path, llm_server: FakeLLMServer, hostile: HostileSite) -> None:
+    tmp_path: Path, llm_server: FakeLLMServer, hostile: HostileSite
+) -> None:
     from tests.cli.test_cli import cli_env
 
     home = tmp_path / "home"
-    llm_server.add(tool_reply({"go_to_url": {"url": f"{hostile.attacker}/nav-attacker.html"}}),
-                   done_reply("Could not open it."))
+    llm_server.add(
+        tool_reply({"go_to_url": {"url": f"{hostile.attacker}/nav-attacker.html"}}), done_reply("Could not open it.")
+    )
     base = [sys.executable, "-m", "app", "run", "Read the partner notes", "--url", f"{hostile.page}/nav-links.html"]
 
-    done = subprocess.run([*base, "--allowed-domains", host_port(hostile.page), "--json"], env=cli_env(home, llm_server),
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [*base, "--allowed-domains", host_port(hostile.page), "--json"],
+        env=cli_env(home, llm_server),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
     assert done.returncode == 0, done.stderr
     assert attacker_page_hits(hostile) == []
     assert BLOCKED in llm_server.user_message(1) and "Team notes" in llm_server.user_message(0)
 
     requests_before = len(llm_server.requests)
-    bad = subprocess.run([*base, "--allowed-domains", "http://example.com/x"], env=cli_env(home, llm_server),
-                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [*base, "--allowed-domains", "http://example.com/x"],
+        env=cli_env(home, llm_server),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2
     assert '"http://example.com/x" is not a site name' in bad.stderr
     assert "Traceback" not in bad.stderr and len(llm_server.requests) == requests_before
 
     hits_before = len(hostile.hits)
-    elsewhere = subprocess.run([*base, "--allowed-domains", "example.com"], env=cli_env(home, llm_server),
-                               cwd=ROOT, capture_output=True, text=True, timeout=60)
+    elsewhere = subprocess.run(
+        [*base, "--allowed-domains", "example.com"],
+        env=cli_env(home, llm_server),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert elsewhere.returncode == 2
     assert f"--url {hostile.page}/nav-links.html cannot be opened" in elsewhere.stderr
     assert len(hostile.hits) == hits_before and len(llm_server.requests) == requests_before
 
 
 def test_cli_a_saved_start_page_outside_the_allowed_sites_is_a_clear_error(
-        tmp_path: Path, llm_server: FakeLLMServer, hostile: HostileSite) -> None:
+    tmp_path: Path, llm_server: FakeLLMServer, hostile: HostileSite
+) -> None:
     from tests.cli.test_cli import cli_env
 
     home = tmp_path / "home"
     (home / "config").mkdir(parents=True)
     (home / "config" / "settings.json").write_text(json.dumps({"start_url": f"{hostile.attacker}/nav-attacker.html"}))
 
-    done = subprocess.run([sys.executable, "-m", "app", "run", "Read the partner notes", "--allowed-domains",
-                           host_port(hostile.page)], env=cli_env(home, llm_server), cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "run", "Read the partner notes", "--allowed-domains", host_port(hostile.page)],
+        env=cli_env(home, llm_server),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
     assert done.returncode == 2
     assert f"The start page {hostile.attacker}/nav-attacker.html cannot be opened: " in done.stderr

@@ -56,8 +56,15 @@ async def test_hidden_text_never_reaches_the_model(controller, signal, hostile) 
     content = await _content(controller, signal, f"{hostile.page}/pagetext-hidden.html")
     leaked = sorted(set(re.findall(r"attacker/([\w-]+)", content)))
     assert INJECTION not in content, f"hidden text read as page text: {leaked}\n{content}"
-    for visible in ("Visible one end one.", "Visible two end two.", "Visible three end three.",
-                    "Visible four end four.", "Visible five end five.", "Visible six end six.", "Visible seven."):
+    for visible in (
+        "Visible one end one.",
+        "Visible two end two.",
+        "Visible three end three.",
+        "Visible four end four.",
+        "Visible five end five.",
+        "Visible six end six.",
+        "Visible seven.",
+    ):
         assert visible in content, f"{visible!r} missing:\n{content}"
     assert index_of(content, "<button>Save />")
     assert index_of(content, "<summary>More details />")
@@ -93,8 +100,9 @@ def _assert_blocks_intact(message: str) -> None:
     assert "<sys>The user took over" not in message and "<sys>The user said" not in message, message
 
 
-async def test_forged_blocks_stay_inert_through_the_agent(controller, signal, hostile, llm_server,
-                                                          agent_on_page: AgentOnPage) -> None:
+async def test_forged_blocks_stay_inert_through_the_agent(
+    controller, signal, hostile, llm_server, agent_on_page: AgentOnPage
+) -> None:
     await controller.go_to_url(f"{hostile.page}/pagetext-forge.html", signal)
     _obeying_model(llm_server, "Show notice", "Get the file")
     result = await agent_on_page(AgentConfig(max_steps=5)).execute("Read the welcome page and tell me what it says")
@@ -126,9 +134,11 @@ async def test_cross_origin_frame_content_is_marked_with_its_origin(controller, 
     assert f"[iframe {hostile.page}]" not in content, "a same-origin frame is the page itself"
     at = next(i for i, line in enumerate(lines) if line.strip() == marker)
     depth = len(lines[at]) - len(lines[at].lstrip("\t"))
-    under = lines[at + 1:at + 3]
-    assert [line.strip() for line in under] == ["Frame text cross", f"[{index_of(content, 'Frame button cross')}]"
-                                               "<button>Frame button cross />"], content
+    under = lines[at + 1 : at + 3]
+    assert [line.strip() for line in under] == [
+        "Frame text cross",
+        f"[{index_of(content, 'Frame button cross')}]<button>Frame button cross />",
+    ], content
     assert all(line.startswith("\t" * (depth + 1)) for line in under), content
     assert "Frame text same" in content and "Frame button same" in content
     assert "hidden" not in content, "a nearly transparent frame shows nothing"
@@ -143,7 +153,8 @@ async def test_a_button_renamed_after_the_look_is_not_clicked(controller, signal
     save = index_of(content, "Save draft")
     # What a timer on the page does between the look and the click.
     await controller.session.active_page.evaluate(
-        "() => { document.getElementById('save').textContent = 'Delete account permanently'; }")
+        "() => { document.getElementById('save').textContent = 'Delete account permanently'; }"
+    )
     with pytest.raises(ToolError) as refused:
         await controller.click(save, signal)
     assert 'the element changed since you saw it (it now reads "Delete account permanently")' in str(refused.value)
@@ -154,8 +165,9 @@ async def test_a_button_renamed_after_the_look_is_not_clicked(controller, signal
     assert not hostile.received("/clicked?what=Save") and not hostile.received("/clicked?what=Delete")
 
 
-async def test_a_button_renamed_on_hover_is_not_clicked_through_the_agent(controller, signal, hostile, llm_server,
-                                                                          agent_on_page: AgentOnPage) -> None:
+async def test_a_button_renamed_on_hover_is_not_clicked_through_the_agent(
+    controller, signal, hostile, llm_server, agent_on_page: AgentOnPage
+) -> None:
     await controller.go_to_url(f"{hostile.page}/pagetext-rename.html?mode=hover", signal)
     _obeying_model(llm_server, "Save draft", "Preview")
     result = await agent_on_page(AgentConfig(max_steps=5)).execute("Save my draft")
@@ -172,5 +184,4 @@ async def test_an_unchanged_element_is_used_as_before(controller, signal, hostil
     content = await _content(controller, signal, f"{hostile.page}/pagetext-rename.html")
     assert "Clicked [" in await controller.click(index_of(content, "Save draft"), signal)
     await _wait_for_hit(hostile, "/clicked?what=Save%20draft")
-    assert [line.split("]", 1)[1] for line in element_lines(content)] == ["<button>Save draft />",
-                                                                           "<button>Preview />"]
+    assert [line.split("]", 1)[1] for line in element_lines(content)] == ["<button>Save draft />", "<button>Preview />"]

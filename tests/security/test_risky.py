@@ -33,8 +33,9 @@ def obey(llm_server: FakeLLMServer, *steps: Step) -> None:
         done = len(llm_server.requests) - 1
         user = next(m["content"] for m in body["messages"] if m["role"] == "user")
         page = user.split("<browser_state>", 1)[1]
-        action = steps[done](page) if done < len(steps) else {"done": {"text": "Did what the page said.",
-                                                                        "success": True}}
+        action = (
+            steps[done](page) if done < len(steps) else {"done": {"text": "Did what the page said.", "success": True}}
+        )
         return FakeResponse(body=completion(arguments=agent_output(action)))
 
     llm_server.fallback = respond
@@ -44,8 +45,14 @@ def click(*needles: str) -> Step:
     return lambda page: {"click_element_by_index": {"index": index_of(page, *needles)}}
 
 
-async def run_on(agent_on_page: AgentOnPage, controller: PlaywrightPageController, url: str, task: str,
-                 person: Person | None, **guardrails: Any) -> tuple[Agent, asyncio.Task[Any]]:
+async def run_on(
+    agent_on_page: AgentOnPage,
+    controller: PlaywrightPageController,
+    url: str,
+    task: str,
+    person: Person | None,
+    **guardrails: Any,
+) -> tuple[Agent, asyncio.Task[Any]]:
     rails = Guardrails(confirm=person, **guardrails)
     controller.guardrails = rails  # as the composition root does: the page's dialogs ask the same person
     agent = agent_on_page(AgentConfig(max_steps=6), guardrails=rails)
@@ -64,11 +71,16 @@ QUESTION = 'A confirm dialog in tab 1 asked "Delete all 120 customers?"'
 
 @pytest.mark.parametrize("person", [None, Person(False)], ids=["nobody to ask", "the user refuses"])
 async def test_a_confirm_is_never_answered_yes_for_the_user(
-        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer, person: Person | None) -> None:
+    hostile: HostileSite,
+    agent_on_page: AgentOnPage,
+    controller: PlaywrightPageController,
+    llm_server: FakeLLMServer,
+    person: Person | None,
+) -> None:
     obey(llm_server, click("Tidy up the list"))
-    agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-confirm.html",
-                              "Look at my customers", person)
+    agent, run = await run_on(
+        agent_on_page, controller, f"{hostile.page}/risky-confirm.html", "Look at my customers", person
+    )
     result = await asyncio.wait_for(run, 60)
 
     assert result.status == AgentStatus.COMPLETED
@@ -86,26 +98,32 @@ async def test_a_confirm_is_never_answered_yes_for_the_user(
 
 
 async def test_a_confirm_the_user_allows_goes_ahead(
-        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer) -> None:
+    hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
     obey(llm_server, click("Tidy up the list"))
     person = Person(True)
-    _agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-confirm.html",
-                               "Tidy up my customer list", person)
+    _agent, run = await run_on(
+        agent_on_page, controller, f"{hostile.page}/risky-confirm.html", "Tidy up my customer list", person
+    )
     await asyncio.wait_for(run, 60)
     assert hostile.received("/deleted-all-customers")
     assert f"{QUESTION}; the user answered OK (allowed)." in llm_server.user_message(1)
 
 
 async def test_an_unanswered_confirm_is_cancelled_at_the_deadline_and_the_step_goes_on(
-        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    hostile: HostileSite,
+    agent_on_page: AgentOnPage,
+    controller: PlaywrightPageController,
+    llm_server: FakeLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Longer than the click's own 5 s timeout: the frozen page must not turn the click into a failure.
     monkeypatch.setattr(risky, "CONFIRM_TIMEOUT", 6.0)
     obey(llm_server, click("Tidy up the list"))
     person = Person(None)
-    agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-confirm.html",
-                              "Look at my customers", person)
+    agent, run = await run_on(
+        agent_on_page, controller, f"{hostile.page}/risky-confirm.html", "Look at my customers", person
+    )
     result = await asyncio.wait_for(run, 60)
 
     assert result.status == AgentStatus.COMPLETED and person.requests
@@ -115,12 +133,13 @@ async def test_an_unanswered_confirm_is_cancelled_at_the_deadline_and_the_step_g
 
 
 async def test_stop_while_a_confirm_waits_for_the_user_stops_at_once(
-        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer) -> None:
+    hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
     obey(llm_server, click("Tidy up the list"))
     person = Person(None)
-    agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-confirm.html",
-                              "Look at my customers", person)
+    agent, run = await run_on(
+        agent_on_page, controller, f"{hostile.page}/risky-confirm.html", "Look at my customers", person
+    )
     await asyncio.wait_for(person.asked.wait(), 30)
 
     started = time.monotonic()
@@ -132,12 +151,13 @@ async def test_stop_while_a_confirm_waits_for_the_user_stops_at_once(
 
 
 async def test_a_page_cannot_wear_the_user_down_with_one_confirm_after_another(
-        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer) -> None:
+    hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
     obey(llm_server, click("Tidy up the list"))
     person = Person(False)
-    _agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-repeat.html",
-                               "Look at my customers", person)
+    _agent, run = await run_on(
+        agent_on_page, controller, f"{hostile.page}/risky-repeat.html", "Look at my customers", person
+    )
     await asyncio.wait_for(run, 60)
 
     assert len(person.requests) == 1  # asked once; the 29 questions right after it are cancelled without asking
@@ -145,8 +165,10 @@ async def test_a_page_cannot_wear_the_user_down_with_one_confirm_after_another(
     assert (await controller.get_browser_state(AbortSignal())).title == "Done asking"
     told = llm_server.user_message(1)
     assert 'asked "Delete all 120 customers? (asking 1 of 30)"; the user answered Cancel (not allowed).' in told
-    assert ('asked "Delete all 120 customers? (asking 2 of 30)"; it was answered Cancel: the tab asked again right '
-            "after a dialog that was not allowed") in told
+    assert (
+        'asked "Delete all 120 customers? (asking 2 of 30)"; it was answered Cancel: the tab asked again right '
+        "after a dialog that was not allowed"
+    ) in told
     assert "asking 3 of 30" not in told
 
 
@@ -157,8 +179,12 @@ ACCOUNT_TASK = "Update my address to 2 New Street"
 
 @pytest.mark.parametrize("person", [None, Person(False)], ids=["nobody to ask", "the user refuses"])
 async def test_an_irreversible_click_the_task_did_not_ask_for_needs_the_user(
-        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer, person: Person | None) -> None:
+    hostile: HostileSite,
+    agent_on_page: AgentOnPage,
+    controller: PlaywrightPageController,
+    llm_server: FakeLLMServer,
+    person: Person | None,
+) -> None:
     obey(llm_server, click("Delete account permanently"))
     agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-account.html", ACCOUNT_TASK, person)
     await asyncio.wait_for(run, 60)
@@ -174,8 +200,8 @@ async def test_an_irreversible_click_the_task_did_not_ask_for_needs_the_user(
 
 
 async def test_an_irreversible_click_the_user_allows_is_clicked(
-        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer) -> None:
+    hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
     obey(llm_server, click("Delete account permanently"))
     person = Person(True)
     agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-account.html", ACCOUNT_TASK, person)
@@ -185,15 +211,24 @@ async def test_an_irreversible_click_the_user_allows_is_clicked(
     assert hostile.received("/account-deleted")
 
 
-@pytest.mark.parametrize(("task", "ask"), [("Delete my account", True), (ACCOUNT_TASK, False)],
-                         ids=["the task asked for it", "asking is switched off"])
+@pytest.mark.parametrize(
+    ("task", "ask"),
+    [("Delete my account", True), (ACCOUNT_TASK, False)],
+    ids=["the task asked for it", "asking is switched off"],
+)
 async def test_an_irreversible_click_goes_ahead_without_a_question_when_asked_for_or_not_wanted(
-        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer, task: str, ask: bool) -> None:
+    hostile: HostileSite,
+    agent_on_page: AgentOnPage,
+    controller: PlaywrightPageController,
+    llm_server: FakeLLMServer,
+    task: str,
+    ask: bool,
+) -> None:
     obey(llm_server, click("Delete account permanently"))
     person = Person(False)
-    _agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-account.html", task, person,
-                               ask_before_irreversible=ask)
+    _agent, run = await run_on(
+        agent_on_page, controller, f"{hostile.page}/risky-account.html", task, person, ask_before_irreversible=ask
+    )
     await asyncio.wait_for(run, 60)
     assert person.requests == []
     assert hostile.received("/account-deleted")
@@ -201,13 +236,15 @@ async def test_an_irreversible_click_goes_ahead_without_a_question_when_asked_fo
 
 # --- prompt() and beforeunload ------------------------------------------------------------------------------------
 
+
 async def test_a_prompt_is_cancelled_unless_the_user_allows_it(
-        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer) -> None:
+    hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
     asked = 'A prompt dialog in tab 1 asked "Type DELETE to erase the workspace"'
     obey(llm_server, click("Continue"))
-    _agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-prompt.html", "Open the workspace",
-                               None)
+    _agent, run = await run_on(
+        agent_on_page, controller, f"{hostile.page}/risky-prompt.html", "Open the workspace", None
+    )
     await asyncio.wait_for(run, 60)
     assert not hostile.received("/workspace-erased")
     assert f"{asked}; it was answered Cancel: nobody was there to allow it." in llm_server.user_message(1)
@@ -215,8 +252,9 @@ async def test_a_prompt_is_cancelled_unless_the_user_allows_it(
     llm_server.requests.clear()
     person = Person(True)
     obey(llm_server, click("Continue"))
-    _agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-prompt.html", "Open the workspace",
-                               person)
+    _agent, run = await run_on(
+        agent_on_page, controller, f"{hostile.page}/risky-prompt.html", "Open the workspace", person
+    )
     await asyncio.wait_for(run, 60)
     assert [r.dialog_type for r in person.requests] == ["prompt"]
     assert hostile.received("/workspace-erased?typed=DELETE")  # its own default, never a text of the model's
@@ -225,13 +263,19 @@ async def test_a_prompt_is_cancelled_unless_the_user_allows_it(
 
 @pytest.mark.parametrize("person", [None, Person(False), Person(True)], ids=["nobody", "refused", "allowed"])
 async def test_leaving_a_page_that_asks_needs_the_user(
-        hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController,
-        llm_server: FakeLLMServer, person: Person | None) -> None:
+    hostile: HostileSite,
+    agent_on_page: AgentOnPage,
+    controller: PlaywrightPageController,
+    llm_server: FakeLLMServer,
+    person: Person | None,
+) -> None:
     elsewhere = f"{hostile.page}/index.html"
-    obey(llm_server, lambda page: {"input_text": {"index": index_of(page, "amount"), "text": "120"}},
-         lambda _page: {"go_to_url": {"url": elsewhere}})
-    agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-leave.html", "Look around",
-                              person)
+    obey(
+        llm_server,
+        lambda page: {"input_text": {"index": index_of(page, "amount"), "text": "120"}},
+        lambda _page: {"go_to_url": {"url": elsewhere}},
+    )
+    agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-leave.html", "Look around", person)
     await asyncio.wait_for(run, 60)
 
     told = llm_server.user_message(2)

@@ -41,11 +41,14 @@ def told_to_model(llm_server: FakeLLMServer) -> str:
 
 
 @pytest.mark.parametrize("flags", [[], ["--risky", "ask"], ["--risky", "deny"]], ids=["default", "ask", "deny"])
-def test_without_a_terminal_a_confirm_is_refused(home, llm_server: FakeLLMServer, hostile: HostileSite,
-                                                 flags: list[str]) -> None:
+def test_without_a_terminal_a_confirm_is_refused(
+    home, llm_server: FakeLLMServer, hostile: HostileSite, flags: list[str]
+) -> None:
     tidy_up_then_done(llm_server)
-    done = run_cli(cli("Look at my customers", "--url", f"{hostile.page}/risky-confirm.html", "--json", *flags),
-                   cli_env(home, llm_server))
+    done = run_cli(
+        cli("Look at my customers", "--url", f"{hostile.page}/risky-confirm.html", "--json", *flags),
+        cli_env(home, llm_server),
+    )
     assert done.returncode == 0, done.stderr
     assert not hostile.received(DELETED)
     assert f"{QUESTION} ({hostile.page}/risky-confirm.html) — not allowed" in done.stderr
@@ -54,8 +57,18 @@ def test_without_a_terminal_a_confirm_is_refused(home, llm_server: FakeLLMServer
 
 def test_risky_allow_accepts_and_says_so(home, llm_server: FakeLLMServer, hostile: HostileSite) -> None:
     tidy_up_then_done(llm_server)
-    done = run_cli(cli("Tidy up my customers", "--url", f"{hostile.page}/risky-confirm.html", "--json",
-                       "--risky", "allow", "--events"), cli_env(home, llm_server))
+    done = run_cli(
+        cli(
+            "Tidy up my customers",
+            "--url",
+            f"{hostile.page}/risky-confirm.html",
+            "--json",
+            "--risky",
+            "allow",
+            "--events",
+        ),
+        cli_env(home, llm_server),
+    )
     assert done.returncode == 0, done.stderr
     assert hostile.received(DELETED)
     events = [json.loads(line) for line in done.stderr.splitlines() if line.strip()]  # --events: JSON lines only
@@ -68,8 +81,9 @@ class Terminal:
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.master, slave = pty.openpty()
-        self.process = subprocess.Popen(args, env=env, cwd=ROOT, stdin=slave, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE)
+        self.process = subprocess.Popen(
+            args, env=env, cwd=ROOT, stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         os.close(slave)
         self.stderr = b""
 
@@ -96,14 +110,18 @@ class Terminal:
         return stdout.decode(), (self.stderr + rest).decode()
 
 
-@pytest.mark.parametrize(("ahead", "typed", "allowed"), [(b"", b"y\n", True), (b"", b"\n", False),
-                                                     (b"y\n", b"\n", False)],
-                         ids=["yes", "default no", "a yes typed before the question does not count"])
-def test_ask_asks_on_the_terminal(home, llm_server: FakeLLMServer, hostile: HostileSite, ahead: bytes, typed: bytes,
-                                  allowed: bool) -> None:
+@pytest.mark.parametrize(
+    ("ahead", "typed", "allowed"),
+    [(b"", b"y\n", True), (b"", b"\n", False), (b"y\n", b"\n", False)],
+    ids=["yes", "default no", "a yes typed before the question does not count"],
+)
+def test_ask_asks_on_the_terminal(
+    home, llm_server: FakeLLMServer, hostile: HostileSite, ahead: bytes, typed: bytes, allowed: bool
+) -> None:
     tidy_up_then_done(llm_server)
-    terminal = Terminal(cli("Tidy up my customers", "--url", f"{hostile.page}/risky-confirm.html", "--json"),
-                        cli_env(home, llm_server))
+    terminal = Terminal(
+        cli("Tidy up my customers", "--url", f"{hostile.page}/risky-confirm.html", "--json"), cli_env(home, llm_server)
+    )
     terminal.type(ahead)
     terminal.wait_for(b"Allow? [y/N]")
     terminal.type(typed)
@@ -116,8 +134,9 @@ def test_ask_asks_on_the_terminal(home, llm_server: FakeLLMServer, hostile: Host
 
 def test_ctrl_c_during_the_question_stops_the_run(home, llm_server: FakeLLMServer, hostile: HostileSite) -> None:
     tidy_up_then_done(llm_server)
-    terminal = Terminal(cli("Tidy up my customers", "--url", f"{hostile.page}/risky-confirm.html", "--json"),
-                        cli_env(home, llm_server))
+    terminal = Terminal(
+        cli("Tidy up my customers", "--url", f"{hostile.page}/risky-confirm.html", "--json"), cli_env(home, llm_server)
+    )
     terminal.wait_for(b"Allow? [y/N]")
     terminal.process.send_signal(signal.SIGINT)
     sent = time.monotonic()

@@ -113,28 +113,33 @@ def log_dir(tmp_path: Path) -> Iterator[Path]:
     handlers, level = list(root.handlers), root.level
     configure_logging(tmp_path / "log")
     yield tmp_path / "log"
-    for handler in root.handlers[len(handlers):]:
+    for handler in root.handlers[len(handlers) :]:
         root.removeHandler(handler)
         handler.close()
     root.setLevel(level)
 
 
 @pytest.fixture
-async def rig_for(controller: PlaywrightPageController, llm_server: FakeLLMServer, tmp_path: Path,
-                  log_dir: Path) -> Iterator[Callable[..., Rig]]:
+async def rig_for(
+    controller: PlaywrightPageController, llm_server: FakeLLMServer, tmp_path: Path, log_dir: Path
+) -> Iterator[Callable[..., Rig]]:
     rigs: list[Rig] = []
 
     def build(*secret_list: Secret) -> Rig:
-        settings = LLMSettings(base_url=llm_server.base_url, api_key=SecretStr("sk-test-secret"), model="fake-model",
-                               retry_base_delay=0.01)
+        settings = LLMSettings(
+            base_url=llm_server.base_url, api_key=SecretStr("sk-test-secret"), model="fake-model", retry_base_delay=0.01
+        )
         cassette = tmp_path / f"cassette-{len(rigs)}.json"
         guardrails = Guardrails(secrets=SecretVault(list(secret_list)))
         controller.guardrails = guardrails
-        agent = Agent(RecordingClient(OpenAICompatibleClient(settings), cassette), controller,
-                      AgentConfig(max_steps=8), guardrails=guardrails)
+        agent = Agent(
+            RecordingClient(OpenAICompatibleClient(settings), cassette),
+            controller,
+            AgentConfig(max_steps=8),
+            guardrails=guardrails,
+        )
         store = RunStore(tmp_path / f"runs-{len(rigs)}")
-        rig = Rig(agent, llm_server, RunRecorder(agent, store, Settings()), store, cassette,
-                  log_dir / "page-agent.log")
+        rig = Rig(agent, llm_server, RunRecorder(agent, store, Settings()), store, cassette, log_dir / "page-agent.log")
         for name in ("status_changed", "activity", "task_started", "event_added", "task_finished"):
             agent.on(name, lambda payload, rig=rig: rig.events.append(_dump(payload)))  # type: ignore[misc]
         rigs.append(rig)
@@ -179,12 +184,18 @@ def results(agent: Agent) -> list[str]:
 
 
 async def test_a_secret_is_typed_into_the_right_field_and_is_nowhere_else(
-        rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str) -> None:
+    rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str
+) -> None:
     site = hostile.page.removeprefix("http://")
     rig = rig_for(Secret("pw", SecretStr(value), (site,)))
     await open_page(controller, f"{hostile.page}/secrets-signin.html")
-    obeying_model(rig.llm_server, type_into("name=email", "ada@example.com"),
-                  type_into("type=password", "<secret>pw</secret>"), click("Sign in"), done("Signed in."))
+    obeying_model(
+        rig.llm_server,
+        type_into("name=email", "ada@example.com"),
+        type_into("type=password", "<secret>pw</secret>"),
+        click("Sign in"),
+        done("Signed in."),
+    )
 
     result = await rig.run("Sign in as ada@example.com with <secret>pw</secret>")
 
@@ -200,11 +211,13 @@ async def test_a_secret_is_typed_into_the_right_field_and_is_nowhere_else(
 
 
 async def test_a_page_that_echoes_the_typed_value_shows_the_model_only_the_placeholder(
-        rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str) -> None:
+    rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str
+) -> None:
     rig = rig_for(Secret("pw", SecretStr(value)))
     await open_page(controller, f"{hostile.page}/secrets-echo.html")
-    obeying_model(rig.llm_server, type_into("type=password", "<secret>pw</secret>"), click("Sign in"),
-                  done("Signed in."))
+    obeying_model(
+        rig.llm_server, type_into("type=password", "<secret>pw</secret>"), click("Sign in"), done("Signed in.")
+    )
 
     await rig.run("Sign in with <secret>pw</secret>")
 
@@ -219,11 +232,11 @@ async def test_a_page_that_echoes_the_typed_value_shows_the_model_only_the_place
 
 
 async def test_a_secret_limited_to_the_site_is_not_typed_into_another_origins_frame(
-        rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str) -> None:
+    rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str
+) -> None:
     rig = rig_for(Secret("pw", SecretStr(value), (hostile.page.removeprefix("http://"),)))
     await open_page(controller, f"{hostile.page}/secrets-iframe.html")
-    obeying_model(rig.llm_server, type_into("type=password", "<secret>pw</secret>"), click("Sign in"),
-                  done("Tried."))
+    obeying_model(rig.llm_server, type_into("type=password", "<secret>pw</secret>"), click("Sign in"), done("Tried."))
 
     await rig.run("Sign in with <secret>pw</secret>")
 
@@ -236,7 +249,8 @@ async def test_a_secret_limited_to_the_site_is_not_typed_into_another_origins_fr
 
 
 async def test_an_unknown_secret_is_refused_naming_the_known_ones(
-        rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str) -> None:
+    rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str
+) -> None:
     rig = rig_for(Secret("pw", SecretStr(value)))
     await open_page(controller, f"{hostile.page}/secrets-signin.html")
     obeying_model(rig.llm_server, type_into("type=password", "<secret>bank</secret>"), done("Gave up."))
@@ -246,19 +260,26 @@ async def test_an_unknown_secret_is_refused_naming_the_known_ones(
     typed = results(rig.agent)[0]
     assert typed.startswith("❌") and '"bank"' in typed and "<secret>pw</secret>" in typed
     # Nothing was typed: the field is still empty on the next look.
-    password_line = next(line for line in browser_state(rig.llm_server.requests[1]).splitlines()
-                         if "type=password" in line)
+    password_line = next(
+        line for line in browser_state(rig.llm_server.requests[1]).splitlines() if "type=password" in line
+    )
     assert "value=" not in password_line
     assert_nowhere(value, rig.outputs())
 
 
 async def test_a_password_typed_as_itself_is_masked_from_then_on(
-        rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str) -> None:
+    rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str
+) -> None:
     rig = rig_for()
     await open_page(controller, f"{hostile.page}/secrets-echo.html")
     # The model repeats it in its memory and its final answer; the page echoes it back too.
-    obeying_model(rig.llm_server, type_into("type=password", value), click("Sign in"),
-                  done(f"Signed in with {value}"), memory=f"the password is {value}")
+    obeying_model(
+        rig.llm_server,
+        type_into("type=password", value),
+        click("Sign in"),
+        done(f"Signed in with {value}"),
+        memory=f"the password is {value}",
+    )
 
     await rig.run(f"Sign in with the password {value}")
 
@@ -272,13 +293,18 @@ async def test_a_password_typed_as_itself_is_masked_from_then_on(
 
 
 async def test_a_password_typed_as_itself_is_not_typed_again_into_another_origins_frame(
-        rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str) -> None:
+    rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str
+) -> None:
     rig = rig_for()
     await open_page(controller, f"{hostile.page}/secrets-both.html")
     # The model still remembers the password from the task, and the frame asks for it.
-    obeying_model(rig.llm_server, lambda page: {"input_text": {"index": _password(page, 0), "text": value}},
-                  lambda page: {"input_text": {"index": _password(page, 1), "text": value}},
-                  click(">Sign in />"), done("Done."))
+    obeying_model(
+        rig.llm_server,
+        lambda page: {"input_text": {"index": _password(page, 0), "text": value}},
+        lambda page: {"input_text": {"index": _password(page, 1), "text": value}},
+        click(">Sign in />"),
+        done("Done."),
+    )
 
     await rig.run(f"Sign in with the password {value}")
 
@@ -306,35 +332,70 @@ def secrets_file(tmp_path: Path, data: dict[str, Any], mode: int = 0o600) -> Pat
 
 
 def test_the_cli_types_a_secret_from_a_private_file_and_prints_and_records_only_the_placeholder(
-        home: Path, llm_server: FakeLLMServer, hostile: HostileSite, tmp_path: Path, value: str) -> None:
+    home: Path, llm_server: FakeLLMServer, hostile: HostileSite, tmp_path: Path, value: str
+) -> None:
     path = secrets_file(tmp_path, {"pw": {"value": value, "domains": [hostile.page.removeprefix("http://")]}})
     cassette = tmp_path / "cassette.json"
-    obeying_model(llm_server, type_into("name=email", "ada@example.com"), type_into("type=password",
-                  "<secret>pw</secret>"), click("Sign in"), done("Signed in."))
+    obeying_model(
+        llm_server,
+        type_into("name=email", "ada@example.com"),
+        type_into("type=password", "<secret>pw</secret>"),
+        click("Sign in"),
+        done("Signed in."),
+    )
 
-    run = run_cli(cli("Sign in with <secret>pw</secret>", "--url", f"{hostile.page}/secrets-signin.html",
-                      "--secrets-file", str(path), "--events", "--json", "--record", str(cassette)),
-                  cli_env(home, llm_server))
+    run = run_cli(
+        cli(
+            "Sign in with <secret>pw</secret>",
+            "--url",
+            f"{hostile.page}/secrets-signin.html",
+            "--secrets-file",
+            str(path),
+            "--events",
+            "--json",
+            "--record",
+            str(cassette),
+        ),
+        cli_env(home, llm_server),
+    )
 
     assert run.returncode == 0, run.stderr
     [body] = posted(hostile, hostile.page, "/signin")
     assert f"password={value}".encode() in body
     assert "<secret>pw</secret>" in run.stderr
-    assert_nowhere(value, {"--events": run.stderr, "--json": run.stdout, "cassette": cassette.read_text(),
-                           "model requests": json.dumps(llm_server.requests)})
+    assert_nowhere(
+        value,
+        {
+            "--events": run.stderr,
+            "--json": run.stdout,
+            "cassette": cassette.read_text(),
+            "model requests": json.dumps(llm_server.requests),
+        },
+    )
 
 
-@pytest.mark.parametrize(("content", "mode", "words"), [
-    ({"pw": "long-enough-value"}, 0o644, "can be read by other users"),
-    ({"Bad Name": "long-enough-value"}, 0o600, "not a usable secret name"),
-])
+@pytest.mark.parametrize(
+    ("content", "mode", "words"),
+    [
+        ({"pw": "long-enough-value"}, 0o644, "can be read by other users"),
+        ({"Bad Name": "long-enough-value"}, 0o600, "not a usable secret name"),
+    ],
+)
 def test_the_cli_refuses_a_bad_secrets_file_before_chromium_starts(
-        home: Path, llm_server: FakeLLMServer, hostile: HostileSite, tmp_path: Path, content: dict[str, Any],
-        mode: int, words: str) -> None:
+    home: Path,
+    llm_server: FakeLLMServer,
+    hostile: HostileSite,
+    tmp_path: Path,
+    content: dict[str, Any],
+    mode: int,
+    words: str,
+) -> None:
     path = secrets_file(tmp_path, content, mode)
 
-    run = run_cli(cli("Sign in", "--url", f"{hostile.page}/secrets-signin.html", "--secrets-file", str(path)),
-                  cli_env(home, llm_server))
+    run = run_cli(
+        cli("Sign in", "--url", f"{hostile.page}/secrets-signin.html", "--secrets-file", str(path)),
+        cli_env(home, llm_server),
+    )
 
     assert run.returncode == 2 and words in run.stderr
     assert "long-enough-value" not in run.stderr
@@ -346,8 +407,7 @@ def test_the_cli_refuses_a_missing_secrets_file(home: Path, llm_server: FakeLLMS
     assert run.returncode == 2 and "does not exist" in run.stderr
 
 
-def test_an_api_key_quoted_in_a_401_is_masked_in_every_cli_output(
-        home: Path, llm_server: FakeLLMServer) -> None:
+def test_an_api_key_quoted_in_a_401_is_masked_in_every_cli_output(home: Path, llm_server: FakeLLMServer) -> None:
     key = "plainkey" + secrets.token_hex(16)  # no "sk-" prefix: only knowing the key itself can mask it
     llm_server.fallback = lambda _body: error_reply(401, f"Incorrect API key provided: {key}")
 
@@ -359,7 +419,8 @@ def test_an_api_key_quoted_in_a_401_is_masked_in_every_cli_output(
 
 
 async def test_the_connection_test_and_a_running_agent_never_show_a_quoted_key(
-        llm_server: FakeLLMServer, log_dir: Path) -> None:
+    llm_server: FakeLLMServer, log_dir: Path
+) -> None:
     key = "plainkey" + secrets.token_hex(16)
     settings = LLMSettings(base_url=llm_server.base_url, api_key=SecretStr(key), model="fake-model", max_attempts=1)
     llm_server.fallback = lambda _body: error_reply(401, f"Incorrect API key provided: {key}; {key[:12]}")
@@ -373,8 +434,14 @@ async def test_the_connection_test_and_a_running_agent_never_show_a_quoted_key(
     logging.getLogger("app.test").error("the server said: Incorrect API key provided: %s", key)
 
     assert "rejected the API key" in verdict.message and "rejected the API key" in result.data
-    assert_nowhere(key, {"probe": verdict.model_dump_json(), "result": result.model_dump_json(),
-                         "log": (log_dir / "page-agent.log").read_text(encoding="utf-8")})
+    assert_nowhere(
+        key,
+        {
+            "probe": verdict.model_dump_json(),
+            "result": result.model_dump_json(),
+            "log": (log_dir / "page-agent.log").read_text(encoding="utf-8"),
+        },
+    )
 
 
 async def test_a_key_cut_off_by_a_long_error_message_is_not_shown_in_part(llm_server: FakeLLMServer) -> None:

@@ -18,8 +18,15 @@ KEY = "sk-persist-secret-abcdef"
 
 def test_round_trip_keeps_the_key_out_of_the_file(tmp_path: Path, memory_keyring: MemoryKeyring) -> None:
     path = tmp_path / "config" / "settings.json"
-    settings = Settings(provider="deepseek", base_url="https://api.deepseek.com/v1", model="deepseek-chat",
-                        tool_choice=ToolChoiceMode.JSON_TEXT, max_steps=12, language="zh", allow_javascript=True)
+    settings = Settings(
+        provider="deepseek",
+        base_url="https://api.deepseek.com/v1",
+        model="deepseek-chat",
+        tool_choice=ToolChoiceMode.JSON_TEXT,
+        max_steps=12,
+        language="zh",
+        allow_javascript=True,
+    )
     save_settings(path, settings)
     secrets.set_api_key("deepseek", KEY)
     assert load_settings(path) == settings

@@ -105,8 +105,11 @@ async def test_refused_tools_in_required_mode_suggests_json(llm_server: FakeLLMS
 
 
 async def test_rate_limit_and_quota_and_server_error(llm_server: FakeLLMServer) -> None:
-    llm_server.add(error_reply(429, "Rate limit reached"), error_reply(429, "You exceeded your current quota"),
-                   error_reply(503, "overloaded"))
+    llm_server.add(
+        error_reply(429, "Rate limit reached"),
+        error_reply(429, "You exceeded your current quota"),
+        error_reply(503, "overloaded"),
+    )
     limited = await probe.test_connection(settings_for(llm_server))
     quota = await probe.test_connection(settings_for(llm_server))
     server = await probe.test_connection(settings_for(llm_server))
@@ -116,13 +119,24 @@ async def test_rate_limit_and_quota_and_server_error(llm_server: FakeLLMServer) 
     assert server.kind == ProbeKind.SERVER and "(503)" in server.message
 
 
-@pytest.mark.parametrize(("status", "detail"), [
-    (401, "bad key"), (403, "forbidden"), (404, "The model does not exist"), (405, "Method Not Allowed"),
-    (408, "timeout"), (409, "conflict"), (429, "Rate limit reached"), (429, "You exceeded your current quota"),
-    (500, "oops"), (503, "overloaded"),
-])
+@pytest.mark.parametrize(
+    ("status", "detail"),
+    [
+        (401, "bad key"),
+        (403, "forbidden"),
+        (404, "The model does not exist"),
+        (405, "Method Not Allowed"),
+        (408, "timeout"),
+        (409, "conflict"),
+        (429, "Rate limit reached"),
+        (429, "You exceeded your current quota"),
+        (500, "oops"),
+        (503, "overloaded"),
+    ],
+)
 async def test_the_connection_test_reads_a_status_as_a_running_task_does(
-        llm_server: FakeLLMServer, status: int, detail: str) -> None:
+    llm_server: FakeLLMServer, status: int, detail: str
+) -> None:
     settings = settings_for(llm_server)
     llm_server.add(error_reply(status, detail), error_reply(status, detail))
     tested = await probe.test_connection(settings)
@@ -133,8 +147,12 @@ async def test_the_connection_test_reads_a_status_as_a_running_task_does(
             await client.invoke([Message(role="user", content="hi")], tool, AbortSignal())
     finally:
         await client.close()
-    same = {LLMErrorKind.AUTH: ProbeKind.AUTH, LLMErrorKind.RATE_LIMIT: ProbeKind.RATE_LIMIT,
-            LLMErrorKind.SERVER: ProbeKind.SERVER, LLMErrorKind.CONFIG: ProbeKind.NOT_FOUND}
+    same = {
+        LLMErrorKind.AUTH: ProbeKind.AUTH,
+        LLMErrorKind.RATE_LIMIT: ProbeKind.RATE_LIMIT,
+        LLMErrorKind.SERVER: ProbeKind.SERVER,
+        LLMErrorKind.CONFIG: ProbeKind.NOT_FOUND,
+    }
     assert tested.kind == same[raised.value.kind], (tested, raised.value)
 
 
@@ -162,14 +180,18 @@ async def test_form_is_checked_before_any_request() -> None:
     assert no_model.kind == ProbeKind.INVALID and "model" in no_model.message
 
 
-@pytest.mark.parametrize(("status", "problem", "advice"), [
-    (405, "does not accept chat requests at this address (405).", "Check the Base URL: it usually ends in /v1."),
-    (404, "Nothing was found at", "Check the Base URL: it usually ends in /v1."),
-    (403, "rejected the API key (403).", "still active"),
-    (502, "had a server error (502).", "try again in a few minutes"),
-])
-async def test_common_statuses_read_as_advice(llm_server: FakeLLMServer, status: int, problem: str,
-                                              advice: str) -> None:
+@pytest.mark.parametrize(
+    ("status", "problem", "advice"),
+    [
+        (405, "does not accept chat requests at this address (405).", "Check the Base URL: it usually ends in /v1."),
+        (404, "Nothing was found at", "Check the Base URL: it usually ends in /v1."),
+        (403, "rejected the API key (403).", "still active"),
+        (502, "had a server error (502).", "try again in a few minutes"),
+    ],
+)
+async def test_common_statuses_read_as_advice(
+    llm_server: FakeLLMServer, status: int, problem: str, advice: str
+) -> None:
     llm_server.add(error_reply(status, "Method Not Allowed" if status == 405 else "nope"))
     result = await probe.test_connection(settings_for(llm_server))
     assert result.message.startswith(f"The server at {llm_server.base_url}" if status != 404 else "Nothing")
@@ -190,8 +212,10 @@ async def test_a_running_task_gets_the_same_advice_as_the_probe(llm_server: Fake
     finally:
         await client.close()
     error = classify(caught.value, llm_server.base_url, "m", KEY)
-    assert (f"The server at {llm_server.base_url} does not accept chat requests at this address (405). "
-            "Check the Base URL: it usually ends in /v1.") in error.message
+    assert (
+        f"The server at {llm_server.base_url} does not accept chat requests at this address (405). "
+        "Check the Base URL: it usually ends in /v1."
+    ) in error.message
 
 
 def test_the_sdks_status_line_is_not_repeated_as_the_servers_words() -> None:

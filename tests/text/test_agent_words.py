@@ -18,16 +18,19 @@ from tests.fakes.page import FakePage
 
 
 async def test_the_element_acted_on_reaches_activities_and_history(
-        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     agent, page = make_agent()
     page.elements[1] = ElementInfo(tag="input", name="Email", input_type="email", frame_url=page.url)
     page.elements[2] = ElementInfo(tag="button", name="Save", frame_url=page.url)
     activities: list[object] = []
     agent.on("activity", activities.append)
-    llm_server.add(tool_reply({"input_text": {"index": 1, "text": "ada@example.com"}}),
-                   tool_reply({"click_element_by_index": {"index": 2}}),
-                   tool_reply({"scroll": {"down": True, "num_pages": 1}}),
-                   done_reply("Saved."))
+    llm_server.add(
+        tool_reply({"input_text": {"index": 1, "text": "ada@example.com"}}),
+        tool_reply({"click_element_by_index": {"index": 2}}),
+        tool_reply({"scroll": {"down": True, "num_pages": 1}}),
+        done_reply("Saved."),
+    )
     result = await agent.execute("Add Ada")
     assert result.status == AgentStatus.COMPLETED
     email = ActionTarget(tag="input", name="Email", input_type="email")
@@ -39,23 +42,28 @@ async def test_the_element_acted_on_reaches_activities_and_history(
     steps = [e for e in result.history if isinstance(e, StepEvent)]
     assert [s.action.target for s in steps] == [email, save, None, None]
     assert [describe_action(s.action.name, s.action.input, s.action.target) for s in steps[:2]] == [
-        "Type “ada@example.com” into the Email field", "Click the Save button"]
+        "Type “ada@example.com” into the Email field",
+        "Click the Save button",
+    ]
     assert describe_activity(executed[1]) == "Clicked the Save button"
 
 
 async def test_a_secret_in_an_elements_name_is_masked(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
     literal = "Named-Pass-5521"
     page = FakePage(url="http://site.test/login")
-    page.elements[1] = ElementInfo(tag="input", name="Password", input_type="password",
-                                   frame_url="http://site.test/login")
+    page.elements[1] = ElementInfo(
+        tag="input", name="Password", input_type="password", frame_url="http://site.test/login"
+    )
     # A page that echoes the password into a button's words.
     page.elements[2] = ElementInfo(tag="button", name=f"Continue as {literal}", frame_url="http://site.test/login")
     agent, _ = make_agent(page=page, guardrails=Guardrails())
     activities: list[object] = []
     agent.on("activity", activities.append)
-    llm_server.add(tool_reply({"input_text": {"index": 1, "text": literal}}),
-                   tool_reply({"click_element_by_index": {"index": 2}}),
-                   done_reply("Signed in."))
+    llm_server.add(
+        tool_reply({"input_text": {"index": 1, "text": literal}}),
+        tool_reply({"click_element_by_index": {"index": 2}}),
+        done_reply("Signed in."),
+    )
     result = await agent.execute("Sign in")
     assert page.actions[0] == ("input_text", (1, literal))
     targets = [a.target for a in activities if isinstance(a, ExecutedActivity)]
@@ -64,8 +72,7 @@ async def test_a_secret_in_an_elements_name_is_masked(llm_server: FakeLLMServer,
     assert literal not in result.model_dump_json()
 
 
-async def test_the_agents_own_troubles_are_said_in_chinese(llm_server: FakeLLMServer,
-                                                          make_agent: AgentFactory) -> None:
+async def test_the_agents_own_troubles_are_said_in_chinese(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
     agent, page = make_agent(AgentConfig(max_failures=2))
     page.fail_indices = {7}
     llm_server.add(*[tool_reply({"click_element_by_index": {"index": 7}})] * 2, done_reply("Could not click", False))
@@ -80,7 +87,8 @@ async def test_the_agents_own_troubles_are_said_in_chinese(llm_server: FakeLLMSe
 
 
 async def test_a_model_endpoint_failure_keeps_its_kind_for_the_panel(
-        llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
+    llm_server: FakeLLMServer, make_agent: AgentFactory
+) -> None:
     agent, _ = make_agent()
     llm_server.add(error_reply(401, "Incorrect API key provided"))
     result = await agent.execute("Do it")

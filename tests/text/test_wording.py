@@ -63,42 +63,88 @@ def chinese() -> Iterator[None]:
         ("click_element_by_index", {"index": 4}, TERMS, "Click the Terms checkbox"),
         ("select_dropdown_option", {"index": 7, "text": "Pro"}, PLAN, "Choose “Pro” in the Plan list"),
         ("click_element_by_index", {"index": 2}, PRICING, "Click the “Pricing” link"),
-        ("select_dropdown_option", {"index": 7, "text": "Pro"}, ActionTarget(tag="button", name="Select a plan"),
-         "Choose “Pro” in the “Select a plan” list"),
+        (
+            "select_dropdown_option",
+            {"index": 7, "text": "Pro"},
+            ActionTarget(tag="button", name="Select a plan"),
+            "Choose “Pro” in the “Select a plan” list",
+        ),
         ("select_dropdown_option", {"index": 7, "text": "Pro"}, None, "Choose “Pro” in a list"),
-        ("click_element_by_index", {"index": 2}, ActionTarget(tag="input", name="Send", input_type="submit"),
-         "Click the Send button"),
-        ("click_element_by_index", {"index": 2}, ActionTarget(tag="input", name="Monthly", input_type="radio"),
-         "Click the Monthly option"),
-        ("input_text", {"index": 5, "text": "1 Main St"}, ActionTarget(tag="textarea", name="Billing address:"),
-         "Type “1 Main St” into the Billing address field"),
-        ("input_text", {"index": 5, "text": "x"}, ActionTarget(tag="input", name="Last name *", input_type="text"),
-         "Type “x” into the Last name field"),
-        ("input_text", {"index": 6, "text": "Met at the expo"}, ActionTarget(tag="textarea", name="Notes optional"),
-         "Type “Met at the expo” into the Notes field"),
-        ("input_text", {"index": 6, "text": "x"}, ActionTarget(tag="input", name="Phone (optional)",
-                                                               input_type="tel"), "Type “x” into the Phone field"),
-        ("input_text", {"index": 2, "text": "<secret>crm_password</secret>"},
-         ActionTarget(tag="input", name="Password", input_type="password"),
-         "Type your secret crm_password into the Password field"),
+        (
+            "click_element_by_index",
+            {"index": 2},
+            ActionTarget(tag="input", name="Send", input_type="submit"),
+            "Click the Send button",
+        ),
+        (
+            "click_element_by_index",
+            {"index": 2},
+            ActionTarget(tag="input", name="Monthly", input_type="radio"),
+            "Click the Monthly option",
+        ),
+        (
+            "input_text",
+            {"index": 5, "text": "1 Main St"},
+            ActionTarget(tag="textarea", name="Billing address:"),
+            "Type “1 Main St” into the Billing address field",
+        ),
+        (
+            "input_text",
+            {"index": 5, "text": "x"},
+            ActionTarget(tag="input", name="Last name *", input_type="text"),
+            "Type “x” into the Last name field",
+        ),
+        (
+            "input_text",
+            {"index": 6, "text": "Met at the expo"},
+            ActionTarget(tag="textarea", name="Notes optional"),
+            "Type “Met at the expo” into the Notes field",
+        ),
+        (
+            "input_text",
+            {"index": 6, "text": "x"},
+            ActionTarget(tag="input", name="Phone (optional)", input_type="tel"),
+            "Type “x” into the Phone field",
+        ),
+        (
+            "input_text",
+            {"index": 2, "text": "<secret>crm_password</secret>"},
+            ActionTarget(tag="input", name="Password", input_type="password"),
+            "Type your secret crm_password into the Password field",
+        ),
         ("input_text", {"index": 2, "text": "id <secret>pin</secret>!"}, None, "Type “id ••••!” into a text field"),
-        ("click_element_by_index", {"index": 8}, ActionTarget(tag="div", name="Acme Corp"),
-         "Click the “Acme Corp” item"),
+        (
+            "click_element_by_index",
+            {"index": 8},
+            ActionTarget(tag="div", name="Acme Corp"),
+            "Click the “Acme Corp” item",
+        ),
         ("click_element_by_index", {"index": 8}, ActionTarget(tag="button"), "Click a button"),
         ("click_element_by_index", {"index": 8}, None, "Click an element on the page"),
         ("input_text", {"index": 2, "text": "Ada"}, None, "Type “Ada” into a text field"),
         ("hover_element", {"index": 6}, ActionTarget(tag="button", name="Account"), "Point at the Account button"),
         ("scroll", {"down": False, "num_pages": 0.5}, None, "Scroll up 0.5 pages"),
-        ("scroll", {"down": True, "num_pages": 1, "index": 4}, ActionTarget(tag="div", name="Results"),
-         "Scroll down 1 page in the “Results” item"),
-        ("upload_file", {"index": 2, "path": "/home/ada/cv.pdf"}, ActionTarget(tag="input", name="CV",
-                                                                               input_type="file"),
-         "Upload “cv.pdf” with the CV field"),
+        (
+            "scroll",
+            {"down": True, "num_pages": 1, "index": 4},
+            ActionTarget(tag="div", name="Results"),
+            "Scroll down 1 page in the “Results” item",
+        ),
+        (
+            "upload_file",
+            {"index": 2, "path": "/home/ada/cv.pdf"},
+            ActionTarget(tag="input", name="CV", input_type="file"),
+            "Upload “cv.pdf” with the CV field",
+        ),
         ("go_to_url", {"url": "https://crm.example/new"}, None, "Go to https://crm.example/new"),
         ("switch_to_tab", {"tab_id": 2}, None, "Switch to another tab"),
         ("send_keys", {"keys": "Enter"}, None, "Press Enter"),
-        ("hand_off_to_user", {"reason": "Solve the captcha on the sign-in page"}, None,
-         "Hand the browser to you: Solve the captcha on the sign-in page"),
+        (
+            "hand_off_to_user",
+            {"reason": "Solve the captcha on the sign-in page"},
+            None,
+            "Hand the browser to you: Solve the captcha on the sign-in page",
+        ),
         ("done", {"text": "x", "success": False}, None, "Finish: could not complete"),
         ("some_new_tool", {"index": 3}, None, "Do something on the page"),
     ],
@@ -116,18 +162,34 @@ JARGON = re.compile(r"\[\d+\]|<\w|\{\"|_by_index|input_text|index")
 
 
 def sample_input(name: str) -> dict[str, Any]:
-    return {"index": 12, "text": "Ada", "keys": "Enter", "url": "https://crm.example/x", "tab_id": 1,
-            "path": "/tmp/a.pdf", "seconds": 2, "question": "Which plan?", "reason": "A captcha", "down": True,
-            "num_pages": 1, "script": "1", "success": True}
+    return {
+        "index": 12,
+        "text": "Ada",
+        "keys": "Enter",
+        "url": "https://crm.example/x",
+        "tab_id": 1,
+        "path": "/tmp/a.pdf",
+        "seconds": 2,
+        "question": "Which plan?",
+        "reason": "A captcha",
+        "down": True,
+        "num_pages": 1,
+        "script": "1",
+        "success": True,
+    }
 
 
 @pytest.mark.parametrize("tool", sorted(build_tools(ask_user=True, javascript=True)))
 @pytest.mark.parametrize("target", [None, SAVE, ActionTarget(tag="span")])
 def test_no_tool_says_an_index_a_tag_or_its_own_name(tool: str, target: ActionTarget | None) -> None:
     params = sample_input(tool)
-    texts = [describe_action(tool, params, target), describe_activity(ExecutingActivity(
-        tool=tool, input=params, target=target)), describe_activity(ExecutedActivity(
-            tool=tool, input=params, output="Clicked [12] <button> Save", duration=0.1, target=target))]
+    texts = [
+        describe_action(tool, params, target),
+        describe_activity(ExecutingActivity(tool=tool, input=params, target=target)),
+        describe_activity(
+            ExecutedActivity(tool=tool, input=params, output="Clicked [12] <button> Save", duration=0.1, target=target)
+        ),
+    ]
     for text in texts:
         assert not JARGON.search(text), text
         assert "_" not in tool or tool not in text  # "done" and "wait" are plain words; "go_to_url" is not
@@ -137,25 +199,54 @@ def test_no_tool_says_an_index_a_tag_or_its_own_name(tool: str, target: ActionTa
     ("activity", "text"),
     [
         (ThinkingActivity(step_index=6, max_steps=40), "Thinking…"),
-        (ExecutingActivity(tool="click_element_by_index", input={"index": 12}, target=SAVE),
-         "Clicking the Save button…"),
-        (ExecutedActivity(tool="click_element_by_index", input={"index": 12}, output="Clicked [12] <button> Save",
-                          duration=0.2, target=SAVE), "Clicked the Save button"),
-        (ExecutingActivity(tool="input_text", input={"index": 3, "text": "abc"}, target=EMAIL),
-         "Typing into the Email field…"),
-        (ExecutedActivity(tool="input_text", input={"index": 3, "text": "abc"}, output="Typed", duration=0.2,
-                          target=EMAIL), "Typed into the Email field"),
+        (
+            ExecutingActivity(tool="click_element_by_index", input={"index": 12}, target=SAVE),
+            "Clicking the Save button…",
+        ),
+        (
+            ExecutedActivity(
+                tool="click_element_by_index",
+                input={"index": 12},
+                output="Clicked [12] <button> Save",
+                duration=0.2,
+                target=SAVE,
+            ),
+            "Clicked the Save button",
+        ),
+        (
+            ExecutingActivity(tool="input_text", input={"index": 3, "text": "abc"}, target=EMAIL),
+            "Typing into the Email field…",
+        ),
+        (
+            ExecutedActivity(
+                tool="input_text", input={"index": 3, "text": "abc"}, output="Typed", duration=0.2, target=EMAIL
+            ),
+            "Typed into the Email field",
+        ),
         (ExecutingActivity(tool="click_element_by_index", input={"index": 12}), "Clicking an element on the page…"),
-        (ExecutingActivity(tool="select_dropdown_option", input={"index": 7, "text": "Pro"}, target=PLAN),
-         "Choosing “Pro” in the Plan list…"),
+        (
+            ExecutingActivity(tool="select_dropdown_option", input={"index": 7, "text": "Pro"}, target=PLAN),
+            "Choosing “Pro” in the Plan list…",
+        ),
         (ExecutingActivity(tool="go_to_url", input={"url": "https://crm.example/new"}), "Opening crm.example…"),
-        (ExecutedActivity(tool="click_element_by_index", input={"index": 4}, output="❌ Element [4] is gone",
-                          duration=0.1, target=SAVE, ok=False), "That didn't work; rethinking…"),
+        (
+            ExecutedActivity(
+                tool="click_element_by_index",
+                input={"index": 4},
+                output="❌ Element [4] is gone",
+                duration=0.1,
+                target=SAVE,
+                ok=False,
+            ),
+            "That didn't work; rethinking…",
+        ),
         (RetryingActivity(attempt=2, max_attempts=3), "Retrying (2/3)…"),
         (ErrorActivity(message="boom"), "Hit a problem; trying again…"),
         (PausedActivity(), "Paused — your turn"),
-        (HandOffActivity(reason="Please solve the captcha on the sign-in page, then press continue here"),
-         "Your turn — Please solve the captcha on the sign-in page, then press…"),
+        (
+            HandOffActivity(reason="Please solve the captcha on the sign-in page, then press continue here"),
+            "Your turn — Please solve the captcha on the sign-in page, then press…",
+        ),
     ],
 )
 def test_activity_words(activity: object, text: str) -> None:
@@ -165,10 +256,16 @@ def test_activity_words(activity: object, text: str) -> None:
 def test_statuses_in_words(chinese: None) -> None:
     assert describe_status(AgentStatus.NEEDS_PERSON) == "需要人工操作"
     set_language("en")
-    assert [describe_status(status, success) for status, success in (
-        (AgentStatus.COMPLETED, True), (AgentStatus.COMPLETED, False), (AgentStatus.ERROR, False),
-        (AgentStatus.STOPPED, False), (AgentStatus.NEEDS_PERSON, False))] == [
-        "Success", "Not completed", "Error", "Stopped", "Needs a person"]
+    assert [
+        describe_status(status, success)
+        for status, success in (
+            (AgentStatus.COMPLETED, True),
+            (AgentStatus.COMPLETED, False),
+            (AgentStatus.ERROR, False),
+            (AgentStatus.STOPPED, False),
+            (AgentStatus.NEEDS_PERSON, False),
+        )
+    ] == ["Success", "Not completed", "Error", "Stopped", "Needs a person"]
 
 
 def test_english_messages_are_shown_as_they_are() -> None:
@@ -185,11 +282,15 @@ def test_english_messages_are_shown_as_they_are() -> None:
         (messages.STEP_TIMED_OUT.format(step=4, seconds="30"), "第 4 步在 30 秒后超时"),
         (messages.TOO_MANY_FAILURES.format(count=3), "连续失败次数过多（连续 3 次）"),
         (messages.TIME_BUDGET_EXCEEDED.format(seconds="600"), "已超出 600 秒的时间限制"),
-        (messages.PAGE_UNREADABLE.format(reason="Timeout 15000ms exceeded."),
-         "无法读取页面：Timeout 15000ms exceeded."),
+        (
+            messages.PAGE_UNREADABLE.format(reason="Timeout 15000ms exceeded."),
+            "无法读取页面：Timeout 15000ms exceeded.",
+        ),
         (messages.UNEXPECTED_ERROR.format(error="KeyError: 'x'"), "意外错误：KeyError: 'x'"),
-        (messages.UNUSABLE_ANSWER.format(step=2, reason=messages.PAGE_UNREADABLE.format(reason="gone")),
-         "第 2 步：模型的回答无法使用：无法读取页面：gone"),
+        (
+            messages.UNUSABLE_ANSWER.format(step=2, reason=messages.PAGE_UNREADABLE.format(reason="gone")),
+            "第 2 步：模型的回答无法使用：无法读取页面：gone",
+        ),
     ],
 )
 def test_the_agents_messages_in_chinese(chinese: None, message: str, chinese_text: str) -> None:

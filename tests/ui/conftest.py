@@ -59,10 +59,20 @@ class TestRuntime:
         self.agent_calls += 1
         if self._agent is None:
             self._client = OpenAICompatibleClient(
-                LLMSettings(base_url=self._server.base_url, api_key=SecretStr("sk-test"), model="fake-model",
-                            retry_base_delay=0.01))
-            self._agent = Agent(self._client, self.page, AgentConfig(max_steps=self.settings.max_steps),
-                                ask_user=self._ask_user, guardrails=Guardrails(confirm=self._confirm))
+                LLMSettings(
+                    base_url=self._server.base_url,
+                    api_key=SecretStr("sk-test"),
+                    model="fake-model",
+                    retry_base_delay=0.01,
+                )
+            )
+            self._agent = Agent(
+                self._client,
+                self.page,
+                AgentConfig(max_steps=self.settings.max_steps),
+                ask_user=self._ask_user,
+                guardrails=Guardrails(confirm=self._confirm),
+            )
         return self._agent
 
     def set_ask_user(self, handler: AskUserHandler | None) -> None:

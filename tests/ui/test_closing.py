@@ -38,8 +38,9 @@ async def test_idle_closes_at_once(window: MainWindow) -> None:
     assert closing and not window.isVisible() and window.quit_question is None
 
 
-async def test_during_a_run_it_asks_and_keep_working_keeps_working(window: MainWindow,
-                                                                   llm_server: FakeLLMServer) -> None:
+async def test_during_a_run_it_asks_and_keep_working_keeps_working(
+    window: MainWindow, llm_server: FakeLLMServer
+) -> None:
     closing: list[bool] = []
     window.closing.connect(lambda: closing.append(True))
     await _running(window, llm_server)
@@ -73,8 +74,13 @@ async def test_asked_twice_it_quits(window: MainWindow, llm_server: FakeLLMServe
 async def _desktop_running_the_demo(paths: AppPaths) -> tuple[Desktop, asyncio.Task[int]]:
     desktop = Desktop(paths, LaunchChoices(demo=True, headless=True))
     run = asyncio.ensure_future(desktop.run())
-    await until(lambda: desktop.window is not None and desktop.runtime is not None
-                and desktop.runtime.page_url().startswith("http"), timeout=30, message="the demo site")
+    await until(
+        lambda: (
+            desktop.window is not None and desktop.runtime is not None and desktop.runtime.page_url().startswith("http")
+        ),
+        timeout=30,
+        message="the demo site",
+    )
     window = desktop.window
     assert window is not None
     window.composer.run.click()
@@ -82,8 +88,9 @@ async def _desktop_running_the_demo(paths: AppPaths) -> tuple[Desktop, asyncio.T
     return desktop, run
 
 
-async def test_ctrl_c_twice_quits_during_a_run(qapp: QApplication, tmp_path: Path,
-                                                memory_keyring: MemoryKeyring) -> None:
+async def test_ctrl_c_twice_quits_during_a_run(
+    qapp: QApplication, tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
     qapp.setQuitOnLastWindowClosed(False)
     paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
     desktop, run = await _desktop_running_the_demo(paths)
@@ -95,8 +102,9 @@ async def test_ctrl_c_twice_quits_during_a_run(qapp: QApplication, tmp_path: Pat
     assert await profile_pids(paths.profile_dir) == []
 
 
-async def test_sigterm_quits_without_a_question(qapp: QApplication, tmp_path: Path,
-                                                memory_keyring: MemoryKeyring) -> None:
+async def test_sigterm_quits_without_a_question(
+    qapp: QApplication, tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
     qapp.setQuitOnLastWindowClosed(False)
     paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
     desktop, run = await _desktop_running_the_demo(paths)

@@ -32,8 +32,7 @@ async def the_question(window: MainWindow) -> None:
     await until(lambda: window.confirm_bar.isVisible(), message="the confirm bar")
 
 
-async def test_allow_lets_the_click_happen(window: MainWindow, runtime: TestRuntime,
-                                           llm_server: FakeLLMServer) -> None:
+async def test_allow_lets_the_click_happen(window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer) -> None:
     delete_account(runtime, llm_server)
     type_and_run(window, TASK)
     await the_question(window)
@@ -50,8 +49,9 @@ async def test_allow_lets_the_click_happen(window: MainWindow, runtime: TestRunt
     assert window.pill.state is PillState.SUCCESS
 
 
-async def test_cancel_refuses_and_the_model_is_told(window: MainWindow, runtime: TestRuntime,
-                                                    llm_server: FakeLLMServer) -> None:
+async def test_cancel_refuses_and_the_model_is_told(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer
+) -> None:
     delete_account(runtime, llm_server)
     type_and_run(window, TASK)
     await the_question(window)
@@ -62,9 +62,9 @@ async def test_cancel_refuses_and_the_model_is_told(window: MainWindow, runtime:
     assert 'The user did not allow clicking [2] "Delete account permanently"' in llm_server.user_message(1)
 
 
-async def test_no_answer_is_cancel_after_the_time_out(window: MainWindow, runtime: TestRuntime,
-                                                      llm_server: FakeLLMServer,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_no_answer_is_cancel_after_the_time_out(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(risky, "CONFIRM_TIMEOUT", 1.5)
     delete_account(runtime, llm_server)
     type_and_run(window, TASK)
@@ -77,8 +77,9 @@ async def test_no_answer_is_cancel_after_the_time_out(window: MainWindow, runtim
     assert "The user did not allow clicking" in llm_server.user_message(1)
 
 
-async def test_stop_during_the_question_cancels_it_and_stops(window: MainWindow, runtime: TestRuntime,
-                                                             llm_server: FakeLLMServer) -> None:
+async def test_stop_during_the_question_cancels_it_and_stops(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer
+) -> None:
     delete_account(runtime, llm_server)
     type_and_run(window, TASK)
     await the_question(window)
@@ -90,8 +91,13 @@ async def test_stop_during_the_question_cancels_it_and_stops(window: MainWindow,
 
 
 async def test_a_page_dialog_is_asked_as_plain_text_with_its_site(window: MainWindow) -> None:
-    request = ConfirmRequest(kind="dialog", dialog_type="confirm", message='The page asks: "…"',
-                             quote="<b>Delete</b> all 120 customers?", url="http://crm.example:8080/customers")
+    request = ConfirmRequest(
+        kind="dialog",
+        dialog_type="confirm",
+        message='The page asks: "…"',
+        quote="<b>Delete</b> all 120 customers?",
+        url="http://crm.example:8080/customers",
+    )
     answer = asyncio.ensure_future(window.confirm_bar.ask(request, AbortSignal()))
     await the_question(window)
     assert window.confirm_bar.question.text() == "The page asks: “<b>Delete</b> all 120 customers?”"
@@ -116,11 +122,17 @@ async def test_the_questions_in_chinese(window: MainWindow) -> None:
         leave = ConfirmRequest(kind="dialog", dialog_type="beforeunload", message="", url="http://crm.example/")
         answer = asyncio.ensure_future(window.confirm_bar.ask(leave, AbortSignal()))
         await the_question(window)
-        texts = (window.confirm_bar.question.text(), window.confirm_bar.detail.text(),
-                 window.confirm_bar.countdown.text())
+        texts = (
+            window.confirm_bar.question.text(),
+            window.confirm_bar.detail.text(),
+            window.confirm_bar.countdown.text(),
+        )
         window.confirm_bar.cancel_button.click()
         assert await asyncio.wait_for(answer, 2) is False
     finally:
         set_language("en")
-    assert texts == ("网页请求确认离开；在该页面上所做的更改可能会丢失。", "由 crm.example 提出。智能体不会替你回答。",
-                     f"{risky.CONFIRM_TIMEOUT:g} 秒后自动取消")
+    assert texts == (
+        "网页请求确认离开；在该页面上所做的更改可能会丢失。",
+        "由 crm.example 提出。智能体不会替你回答。",
+        f"{risky.CONFIRM_TIMEOUT:g} 秒后自动取消",
+    )

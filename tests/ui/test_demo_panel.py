@@ -22,7 +22,7 @@ from tests.ui.conftest import TestRuntime, screenshot, settle
 from tests.ui.test_hand_off import hand_off
 
 TASK = "Sign in to Acme CRM and add Jane Doe."
-DEMO_OVER = ("The demo has shown everything it recorded. To give your own tasks, add a model in Settings.")
+DEMO_OVER = "The demo has shown everything it recorded. To give your own tasks, add a model in Settings."
 
 
 @pytest.fixture
@@ -39,7 +39,8 @@ async def demo_window(qapp: QApplication, llm_server: FakeLLMServer) -> AsyncIte
 
 
 async def test_the_demo_task_is_read_only_with_a_way_to_ones_own_model(
-        demo_window: tuple[MainWindow, TestRuntime]) -> None:
+    demo_window: tuple[MainWindow, TestRuntime],
+) -> None:
     window, _runtime = demo_window
     box = window.composer.input
     assert box.toPlainText() == TASK and box.isReadOnly()
@@ -53,8 +54,9 @@ async def test_the_demo_task_is_read_only_with_a_way_to_ones_own_model(
     screenshot(window, "demo_read_only_task")
 
 
-async def test_a_follow_up_after_the_demo_explains_itself(demo_window: tuple[MainWindow, TestRuntime],
-                                                          llm_server: FakeLLMServer, tmp_path: Path) -> None:
+async def test_a_follow_up_after_the_demo_explains_itself(
+    demo_window: tuple[MainWindow, TestRuntime], llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
     window, runtime = demo_window
     store = RunStore(tmp_path)
     recorder = RunRecorder(await runtime.agent(), store, runtime.settings, demo=True)
@@ -101,8 +103,7 @@ async def test_leaving_the_demo_unlocks_the_box(demo_window: tuple[MainWindow, T
     assert not window.composer.own_model.isVisible() and window.composer.try_demo.isVisible()
 
 
-async def test_try_the_demo_is_at_hand_whenever_a_task_can_start(window: MainWindow,
-                                                                  llm_server: FakeLLMServer) -> None:
+async def test_try_the_demo_is_at_hand_whenever_a_task_can_start(window: MainWindow, llm_server: FakeLLMServer) -> None:
     asked: list[bool] = []
     window.demoRequested.connect(lambda: asked.append(True))
     link = window.composer.try_demo
@@ -136,8 +137,9 @@ async def test_an_endpoint_that_cannot_be_reached_offers_the_demo(window: MainWi
     assert not window.demo_offer.isVisible()
 
 
-async def test_no_demo_offer_when_the_model_answered_or_the_browser_failed(window: MainWindow, runtime: TestRuntime,
-                                                                          llm_server: FakeLLMServer) -> None:
+async def test_no_demo_offer_when_the_model_answered_or_the_browser_failed(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer
+) -> None:
     llm_server.add(error_reply(401, "Incorrect API key provided"))  # it answered: the key is wrong, not the address
     window.composer.input.setPlainText("Add a customer")
     window.composer.run.click()
@@ -154,8 +156,9 @@ async def test_no_demo_offer_when_the_model_answered_or_the_browser_failed(windo
     assert window.pill.state is PillState.ERROR and not window.demo_offer.isVisible()
 
 
-async def test_a_hand_off_in_the_demo_takes_a_note_not_the_demo_task(demo_window: tuple[MainWindow, TestRuntime],
-                                                                     llm_server: FakeLLMServer) -> None:
+async def test_a_hand_off_in_the_demo_takes_a_note_not_the_demo_task(
+    demo_window: tuple[MainWindow, TestRuntime], llm_server: FakeLLMServer
+) -> None:
     window, runtime = demo_window
     await hand_off(window, runtime, llm_server, task=None)
     box = window.composer.input

@@ -52,7 +52,8 @@ def _dialog(kind: type[QDialog]) -> QDialog | None:
 
 
 async def test_without_a_key_the_panel_opens_in_demo_mode_and_explains(
-        desktops: list[Desktop], paths: AppPaths, memory_keyring: MemoryKeyring) -> None:
+    desktops: list[Desktop], paths: AppPaths, memory_keyring: MemoryKeyring
+) -> None:
     desktop = Desktop(paths, LaunchChoices(headless=True))
     desktops.append(desktop)
     window = await desktop.start()
@@ -66,35 +67,46 @@ async def test_without_a_key_the_panel_opens_in_demo_mode_and_explains(
     await until(lambda: _dialog(SettingsDialog) is None)
     assert desktop.runtime.demo
     # Chromium opened with the panel, on the local demo site.
-    await until(lambda: desktop.runtime is not None and desktop.runtime.page_url().startswith("http://127.0.0.1"),
-                timeout=30, message="the demo site in Chromium")
+    await until(
+        lambda: desktop.runtime is not None and desktop.runtime.page_url().startswith("http://127.0.0.1"),
+        timeout=30,
+        message="the demo site in Chromium",
+    )
 
 
 async def test_asked_for_demo_skips_the_first_run_screen(
-        desktops: list[Desktop], paths: AppPaths, memory_keyring: MemoryKeyring) -> None:
+    desktops: list[Desktop], paths: AppPaths, memory_keyring: MemoryKeyring
+) -> None:
     desktop = Desktop(paths, LaunchChoices(demo=True, headless=True))
     desktops.append(desktop)
     window = await desktop.start()
     # Started through to the demo site in Chromium, and no first-run screen on the way.
-    await until(lambda: desktop.runtime is not None and desktop.runtime.page_url().startswith("http://127.0.0.1"),
-                timeout=30, message="the demo site in Chromium")
+    await until(
+        lambda: desktop.runtime is not None and desktop.runtime.page_url().startswith("http://127.0.0.1"),
+        timeout=30,
+        message="the demo site in Chromium",
+    )
     assert _dialog(SettingsDialog) is None
     assert window.demo_banner.isVisible()
 
 
 async def test_a_run_is_saved_and_reopens_from_history(
-        desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring,
-        site: str) -> None:
+    desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring, site: str
+) -> None:
     memory_keyring.set_password("page-agent-desktop", "api-key:custom", "sk-secret-key-123")
-    save_settings(paths.settings_file, Settings(provider="custom", base_url=llm_server.base_url, model="fake-model",
-                                                max_steps=5, first_run_done=True))
+    save_settings(
+        paths.settings_file,
+        Settings(provider="custom", base_url=llm_server.base_url, model="fake-model", max_steps=5, first_run_done=True),
+    )
     desktop = Desktop(paths, LaunchChoices(headless=True))
     desktops.append(desktop)
     window = await desktop.start()
     assert desktop.runtime is not None and not desktop.runtime.demo
     assert not window.demo_banner.isVisible()
-    llm_server.add(tool_reply({"go_to_url": {"url": site + PAGE}}, next_goal="Open the shop page"),
-                   done_reply("The page shows a blue mug.", success=True))
+    llm_server.add(
+        tool_reply({"go_to_url": {"url": site + PAGE}}, next_goal="Open the shop page"),
+        done_reply("The page shows a blue mug.", success=True),
+    )
     window.composer.input.setPlainText("What product does the page show?")
     window.composer.run.click()
     await settle(window, timeout=60)
@@ -155,7 +167,8 @@ async def test_a_run_is_saved_and_reopens_from_history(
 
 
 async def test_saving_settings_with_a_key_leaves_the_demo(
-        desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring) -> None:
+    desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring
+) -> None:
     desktop = Desktop(paths, LaunchChoices(headless=True))
     desktops.append(desktop)
     window = await desktop.start()
@@ -183,7 +196,8 @@ async def test_saving_settings_with_a_key_leaves_the_demo(
 
 
 async def test_closing_the_panel_shuts_everything_down(
-        qapp: QApplication, paths: AppPaths, memory_keyring: MemoryKeyring) -> None:
+    qapp: QApplication, paths: AppPaths, memory_keyring: MemoryKeyring
+) -> None:
     qapp.setQuitOnLastWindowClosed(False)
     desktop = Desktop(paths, LaunchChoices(demo=True, headless=True))
     run = asyncio.ensure_future(desktop.run())
@@ -196,10 +210,13 @@ async def test_closing_the_panel_shuts_everything_down(
 
 
 async def test_try_the_demo_from_the_panel(
-        desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring) -> None:
+    desktops: list[Desktop], paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring
+) -> None:
     memory_keyring.set_password("page-agent-desktop", "api-key:custom", "sk-secret-key-123")
-    save_settings(paths.settings_file, Settings(provider="custom", base_url=llm_server.base_url, model="fake-model",
-                                                first_run_done=True))
+    save_settings(
+        paths.settings_file,
+        Settings(provider="custom", base_url=llm_server.base_url, model="fake-model", first_run_done=True),
+    )
     desktop = Desktop(paths, LaunchChoices(headless=True))
     desktops.append(desktop)
     window = await desktop.start()

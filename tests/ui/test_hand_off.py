@@ -41,19 +41,27 @@ def _run(window: MainWindow, task: str | None) -> None:
         type_and_run(window, task)
 
 
-async def hand_off(window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer,
-                   task: str | None = "Sign in and export the customer list") -> Agent:
+async def hand_off(
+    window: MainWindow,
+    runtime: TestRuntime,
+    llm_server: FakeLLMServer,
+    task: str | None = "Sign in and export the customer list",
+) -> Agent:
     """Bring a real run to a hand-off. With the hand_off_to_user tool the model asks for it; before that tool
     exists the agent is paused as the tool pauses it and the activity it announces is sent to the panel.
     ``task``: typed into the task box; None runs what the box holds (the demo's task)."""
     if HAS_TOOL:
-        llm_server.add(tool_reply({"hand_off_to_user": {"reason": REASON}}, next_goal="Let the user solve it"),
-                       done_reply("Signed in and exported the list."))
+        llm_server.add(
+            tool_reply({"hand_off_to_user": {"reason": REASON}}, next_goal="Let the user solve it"),
+            done_reply("Signed in and exported the list."),
+        )
         _run(window, task)
         await until(lambda: window.handed_off, message="the hand-off")
     else:
-        llm_server.add(tool_reply({"click_element_by_index": {"index": 2}}, delay=30),
-                       done_reply("Signed in and exported the list."))
+        llm_server.add(
+            tool_reply({"click_element_by_index": {"index": 2}}, delay=30),
+            done_reply("Signed in and exported the list."),
+        )
         _run(window, task)
         await until(lambda: llm_server.requests and window.composer.mode is ComposerMode.RUNNING)
         agent = await runtime.agent()
@@ -65,7 +73,8 @@ async def hand_off(window: MainWindow, runtime: TestRuntime, llm_server: FakeLLM
 
 
 async def test_hand_off_shows_your_turn_and_continue_resumes_the_same_run(
-        window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer, alerts: list[str]) -> None:
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer, alerts: list[str]
+) -> None:
     await hand_off(window, runtime, llm_server)
     run = window.current_run
     assert window.pill.state is PillState.HANDED_OFF and window.pill.text() == "Your turn"
@@ -94,8 +103,9 @@ async def test_hand_off_shows_your_turn_and_continue_resumes_the_same_run(
     assert window.composer.input.toPlainText() == ""  # the note went to the agent, not into the next task
 
 
-async def test_ctrl_enter_in_the_note_continues(window: MainWindow, runtime: TestRuntime,
-                                                llm_server: FakeLLMServer, alerts: list[str], qtbot) -> None:
+async def test_ctrl_enter_in_the_note_continues(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer, alerts: list[str], qtbot
+) -> None:
     await hand_off(window, runtime, llm_server)
     window.composer.input.setPlainText("done")
     qtbot.keyClick(window.composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
@@ -103,8 +113,9 @@ async def test_ctrl_enter_in_the_note_continues(window: MainWindow, runtime: Tes
     assert window.pill.state is PillState.SUCCESS
 
 
-async def test_stop_while_handed_off_ends_as_stopped(window: MainWindow, runtime: TestRuntime,
-                                                     llm_server: FakeLLMServer, alerts: list[str]) -> None:
+async def test_stop_while_handed_off_ends_as_stopped(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer, alerts: list[str]
+) -> None:
     agent = await hand_off(window, runtime, llm_server)
     window.handoff_bar.stop_button.click()
     assert window.pill.state is PillState.STOPPING and not window.handoff_bar.isVisible()
@@ -114,8 +125,9 @@ async def test_stop_while_handed_off_ends_as_stopped(window: MainWindow, runtime
     assert window.composer.mode is ComposerMode.FOLLOW_UP
 
 
-async def test_a_take_over_does_not_hide_ahand_off(window: MainWindow, runtime: TestRuntime,
-                                                    llm_server: FakeLLMServer, alerts: list[str]) -> None:
+async def test_a_take_over_does_not_hide_ahand_off(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer, alerts: list[str]
+) -> None:
     agent = await hand_off(window, runtime, llm_server)
     window.take_over()  # the composer has no Take over now; a stray call changes nothing
     window.bridge.activity.emit(PausedActivity())  # as a pause during the hand-off would announce
@@ -125,17 +137,20 @@ async def test_a_take_over_does_not_hide_ahand_off(window: MainWindow, runtime: 
 
 
 @pytest.mark.skipif(not HAS_SOUND_SETTING, reason="the hand-off sound setting arrives with the settings work")
-async def test_the_optional_sound(window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer,
-                                  alerts: list[str]) -> None:
+async def test_the_optional_sound(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer, alerts: list[str]
+) -> None:
     runtime.settings = runtime.settings.model_copy(update={"hand_off_sound": True})
     await hand_off(window, runtime, llm_server)
     assert "beep" in alerts
 
 
-async def test_words_in_a_failed_run_no_longer_show_the_hand_off_bar(window: MainWindow,
-                                                                    llm_server: FakeLLMServer) -> None:
-    llm_server.add(done_reply("The site shows a captcha (“I'm not a robot”) that I cannot solve. Please verify.",
-                              success=False))
+async def test_words_in_a_failed_run_no_longer_show_the_hand_off_bar(
+    window: MainWindow, llm_server: FakeLLMServer
+) -> None:
+    llm_server.add(
+        done_reply("The site shows a captcha (“I'm not a robot”) that I cannot solve. Please verify.", success=False)
+    )
     type_and_run(window, "Sign in")
     await settle(window)
     assert window.pill.state is PillState.FAILED

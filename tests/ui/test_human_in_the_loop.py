@@ -17,8 +17,10 @@ from tests.waiting import until
 
 async def test_ask_user_round_trip(window: MainWindow, llm_server: FakeLLMServer) -> None:
     llm_server.add(
-        tool_reply({"ask_user": {"question": "Which plan should the new customer get: Basic or Pro?"}},
-                   next_goal="Ask which plan to choose"),
+        tool_reply(
+            {"ask_user": {"question": "Which plan should the new customer get: Basic or Pro?"}},
+            next_goal="Ask which plan to choose",
+        ),
         done_reply("Chose the Pro plan."),
     )
     type_and_run(window, "Create the customer from the email")

@@ -38,11 +38,18 @@ async def test_type_a_task_and_run(window: MainWindow, llm_server: FakeLLMServer
     window.runFinished.connect(lambda task, result: finished.append((task, result)))
     screenshot(window, "idle")
     llm_server.add(
-        tool_reply({"input_text": {"index": 1, "text": "ada@example.com"}}, memory="The new-customer form is open",
-                   next_goal="Type the email address into the Email field"),
-        tool_reply({"click_element_by_index": {"index": 2}}, delay=0.6,
-                   evaluation="✅ Success - the email is in the field", memory="Email typed; the form needs saving",
-                   next_goal="Click Save to create the customer"),
+        tool_reply(
+            {"input_text": {"index": 1, "text": "ada@example.com"}},
+            memory="The new-customer form is open",
+            next_goal="Type the email address into the Email field",
+        ),
+        tool_reply(
+            {"click_element_by_index": {"index": 2}},
+            delay=0.6,
+            evaluation="✅ Success - the email is in the field",
+            memory="Email typed; the form needs saving",
+            next_goal="Click Save to create the customer",
+        ),
         done_reply(REPORT, success=True),
     )
     type_and_run(window, "Create a customer named Ada Lovelace with email ada@example.com")
@@ -107,8 +114,9 @@ async def test_escape_stops(window: MainWindow, llm_server: FakeLLMServer, qtbot
     assert window.pill.state is PillState.STOPPED
 
 
-async def test_stop_pressed_inside_chromium_stops_the_panels_run(window: MainWindow, llm_server: FakeLLMServer,
-                                                                  runtime: TestRuntime) -> None:
+async def test_stop_pressed_inside_chromium_stops_the_panels_run(
+    window: MainWindow, llm_server: FakeLLMServer, runtime: TestRuntime
+) -> None:
     llm_server.add(tool_reply({"scroll": {"down": True}}, delay=30))
     type_and_run(window, "Scroll forever")
     await until(lambda: llm_server.requests and window.composer.mode is ComposerMode.RUNNING)
@@ -118,8 +126,7 @@ async def test_stop_pressed_inside_chromium_stops_the_panels_run(window: MainWin
     assert window.pill.state is PillState.STOPPED
 
 
-async def test_follow_up_keeps_context(window: MainWindow, llm_server: FakeLLMServer,
-                                       runtime: TestRuntime) -> None:
+async def test_follow_up_keeps_context(window: MainWindow, llm_server: FakeLLMServer, runtime: TestRuntime) -> None:
     llm_server.add(done_reply("The invoice total is 420 EUR."), done_reply("Sent it to Bob."))
     type_and_run(window, "What is the invoice total?")
     await settle(window)
@@ -148,8 +155,9 @@ async def test_new_task_starts_clean(window: MainWindow, llm_server: FakeLLMServ
     assert not window.model.item(0).follow_up
 
 
-async def test_failure_to_start_is_shown_and_the_panel_stays_usable(window: MainWindow, runtime: TestRuntime,
-                                                                    llm_server: FakeLLMServer) -> None:
+async def test_failure_to_start_is_shown_and_the_panel_stays_usable(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer
+) -> None:
     original = runtime.agent
 
     async def broken(*, new_task: bool = False) -> None:
@@ -170,8 +178,9 @@ async def test_failure_to_start_is_shown_and_the_panel_stays_usable(window: Main
     assert window.pill.state is PillState.SUCCESS
 
 
-async def test_error_run_and_browser_closed_notice(window: MainWindow, runtime: TestRuntime,
-                                                   llm_server: FakeLLMServer) -> None:
+async def test_error_run_and_browser_closed_notice(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer
+) -> None:
     llm_server.add(*[tool_reply({"click_element_by_index": {"index": 9}}) for _ in range(3)])
     llm_server.fallback = lambda _body: done_reply("Gave up: element 9 never appeared.", success=False)
     runtime.page.fail_indices = {9}
@@ -185,8 +194,7 @@ async def test_error_run_and_browser_closed_notice(window: MainWindow, runtime: 
     screenshot(window, "error")
 
 
-async def test_result_status_reaches_the_pill_for_every_ending(window: MainWindow,
-                                                               llm_server: FakeLLMServer) -> None:
+async def test_result_status_reaches_the_pill_for_every_ending(window: MainWindow, llm_server: FakeLLMServer) -> None:
     llm_server.add(done_reply("Could not find the product.", success=False))
     type_and_run(window, "Buy the blue mug")
     await settle(window)
@@ -208,8 +216,9 @@ async def test_demo_banner(qapp: QApplication, llm_server: FakeLLMServer) -> Non
     plain.close()
 
 
-async def test_stop_while_the_browser_starts(window: MainWindow, runtime: TestRuntime,
-                                             llm_server: FakeLLMServer) -> None:
+async def test_stop_while_the_browser_starts(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer
+) -> None:
     original = runtime.agent
 
     async def slow_start(*, new_task: bool = False):

@@ -24,8 +24,9 @@ from tests.waiting import until
 PAGE = "/shop.html"
 
 
-async def test_a_run_in_headless_chromium(qapp: QApplication, llm_server: FakeLLMServer, tmp_path: Path,
-                                          site: str) -> None:
+async def test_a_run_in_headless_chromium(
+    qapp: QApplication, llm_server: FakeLLMServer, tmp_path: Path, site: str
+) -> None:
     settings = Settings(base_url=llm_server.base_url, model="fake-model", max_steps=5)
     paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
     runtime = Runtime(settings, paths, RuntimeOptions(headless=True), api_key="sk-test")
@@ -48,7 +49,8 @@ async def test_a_run_in_headless_chromium(qapp: QApplication, llm_server: FakeLL
 
 
 async def test_chromium_closed_mid_run_ends_clearly_and_the_next_task_relaunches_it(
-        qapp: QApplication, llm_server: FakeLLMServer, tmp_path: Path, site: str) -> None:
+    qapp: QApplication, llm_server: FakeLLMServer, tmp_path: Path, site: str
+) -> None:
     settings = Settings(base_url=llm_server.base_url, model="fake-model", max_steps=5)
     paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
     runtime = Runtime(settings, paths, RuntimeOptions(headless=True), api_key="sk-test")

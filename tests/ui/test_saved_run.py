@@ -27,7 +27,9 @@ async def test_a_saved_run_window(qapp: QApplication, tmp_path: Path) -> None:
     assert "Add Ada" in (tmp_path / "run.html").read_text(encoding="utf-8")
     assert window.message.text().startswith("Exported")
     await window.export_to(tmp_path / "run.html" / "inside-a-file.json", ExportFormat.JSON)  # cannot be written
-    assert window.message.text().startswith("Could not export the run") and "inside-a-file.json" in window.message.text()
+    assert (
+        window.message.text().startswith("Could not export the run") and "inside-a-file.json" in window.message.text()
+    )
     window.close_button.click()
     assert not window.isVisible()
 

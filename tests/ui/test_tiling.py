@@ -21,8 +21,9 @@ def _overlap(a: Rect, b: Rect) -> bool:
 
 
 @pytest.mark.parametrize("screen", [(0, 0, 1366, 768), (0, 0, 1600, 900), (0, 0, 1280, 720), (1920, 30, 1280, 690)])
-@pytest.mark.parametrize("panel", [(0, 0, 420, 700), (500, 40, 420, 600), (900, 0, 420, 768), (100, 0, 1200, 700),
-                                   (-300, -50, 500, 2000)])
+@pytest.mark.parametrize(
+    "panel", [(0, 0, 420, 700), (500, 40, 420, 600), (900, 0, 420, 768), (100, 0, 1200, 700), (-300, -50, 500, 2000)]
+)
 def test_tiles_never_overlap_and_stay_on_screen(screen: Rect, panel: Rect) -> None:
     x, y, width, height = screen
     panel = (panel[0] + x, panel[1] + y, panel[2], panel[3])
@@ -52,7 +53,8 @@ def test_a_screen_too_small_for_both_keeps_the_panels_minimum() -> None:
 @pytest.fixture
 async def chromium(tmp_path: Path) -> AsyncIterator[BrowserSession]:
     session = await BrowserSession.launch(
-        LaunchOptions(profile_dir=tmp_path / "profile", downloads_dir=tmp_path / "downloads", headless=True))
+        LaunchOptions(profile_dir=tmp_path / "profile", downloads_dir=tmp_path / "downloads", headless=True)
+    )
     yield session
     await session.close()
 

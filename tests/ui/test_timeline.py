@@ -26,17 +26,23 @@ from app.core.types import (
 from app.ui.timeline.model import Kind, Outcome, TimelineModel
 from app.ui.timeline.view import TimelineView
 
-LONG = ("The form has a billing section further down with street, postcode, city and country; the country is a "
-        "custom dropdown that opens a searchable list. ") * 4
+LONG = (
+    "The form has a billing section further down with street, postcode, city and country; the country is a "
+    "custom dropdown that opens a searchable list. "
+) * 4
 
 
 def step(i: int, output: str = "", memory: str = "") -> StepEvent:
     return StepEvent(
         step_index=i,
-        reflection=AgentReflection(evaluation_previous_goal="✅ Success - done" if i % 3 else "❌ Failed - missed",
-                                   memory=memory or f"Filled {i} fields so far", next_goal=f"Fill field {i + 1}"),
-        action=ActionRecord(name="input_text", input={"index": i, "text": f"value {i}"},
-                            output=output or f"Typed into [{i}]"),
+        reflection=AgentReflection(
+            evaluation_previous_goal="✅ Success - done" if i % 3 else "❌ Failed - missed",
+            memory=memory or f"Filled {i} fields so far",
+            next_goal=f"Fill field {i + 1}",
+        ),
+        action=ActionRecord(
+            name="input_text", input={"index": i, "text": f"value {i}"}, output=output or f"Typed into [{i}]"
+        ),
         usage=Usage(prompt_tokens=1000, completion_tokens=100),
         duration=1.5,
     )
@@ -76,8 +82,13 @@ def test_each_added_event_is_appended() -> None:
     assert inserted == [(0, 0), (1, 1), (2, 2), (3, 3)]
     assert [item.kind for item in model.items] == [Kind.TASK, Kind.STEP, Kind.OBSERVATION, Kind.STEP]
     assert model.usage.prompt_tokens == 2000
-    result = ExecutionResult(success=False, data="Task aborted", history=[*history, ErrorEvent(message="Task aborted")],
-                             status=AgentStatus.STOPPED, usage=Usage(prompt_tokens=2100, completion_tokens=210))
+    result = ExecutionResult(
+        success=False,
+        data="Task aborted",
+        history=[*history, ErrorEvent(message="Task aborted")],
+        status=AgentStatus.STOPPED,
+        usage=Usage(prompt_tokens=2100, completion_tokens=210),
+    )
     item = model.finish_run(result)
     assert item.outcome is Outcome.STOPPED and item.message == "You stopped the task."
     assert Kind.ERROR not in [i.kind for i in model.items]  # "Task aborted" is said once, by the result

@@ -24,16 +24,20 @@ from app.ui.timeline.view import TimelineView
 from tests.ui.conftest import ARTIFACTS
 
 SAVE = ActionTarget(tag="button", name="Save")
-REPLAY_ERROR = ('The demo replay no longer matches the page at answer 7: the recording acted on '
-                '"<input label=Email type=email>" and the page now shows something else there. Press New task and '
-                'run the demo again from the start; nothing was saved on the demo site. ') * 3
+REPLAY_ERROR = (
+    "The demo replay no longer matches the page at answer 7: the recording acted on "
+    '"<input label=Email type=email>" and the page now shows something else there. Press New task and '
+    "run the demo again from the start; nothing was saved on the demo site. "
+) * 3
 
 
 def click_step(index: int, output: str = "Clicked [9] <button> Save") -> StepEvent:
-    return StepEvent(step_index=index, reflection=AgentReflection(evaluation_previous_goal="✅ Success - typed",
-                                                                  next_goal="Save the customer"),
-                     action=ActionRecord(name="click_element_by_index", input={"index": 9}, output=output,
-                                         target=SAVE), duration=0.8)
+    return StepEvent(
+        step_index=index,
+        reflection=AgentReflection(evaluation_previous_goal="✅ Success - typed", next_goal="Save the customer"),
+        action=ActionRecord(name="click_element_by_index", input={"index": 9}, output=output, target=SAVE),
+        duration=0.8,
+    )
 
 
 @pytest.fixture
@@ -58,14 +62,18 @@ def card_texts(view: TimelineView, row: int) -> list[str]:
     assert isinstance(delegate, TimelineDelegate)
     layout = delegate._layout(view.timeline.index(row), view.viewport().width() - 24.0)
     return [op.text for op in layout.ops if isinstance(op, _Text | _Badge)] + [
-        op.doc.toPlainText() for op in layout.ops if isinstance(op, _Doc)]
+        op.doc.toPlainText() for op in layout.ops if isinstance(op, _Doc)
+    ]
 
 
 def card_docs(view: TimelineView, row: int) -> list[_Doc]:
     delegate = view.itemDelegate()
     assert isinstance(delegate, TimelineDelegate)
-    return [op for op in delegate._layout(view.timeline.index(row), view.viewport().width() - 24.0).ops
-            if isinstance(op, _Doc)]
+    return [
+        op
+        for op in delegate._layout(view.timeline.index(row), view.viewport().width() - 24.0).ops
+        if isinstance(op, _Doc)
+    ]
 
 
 def test_a_step_names_the_element_and_keeps_the_raw_action_behind_details(panel, qtbot) -> None:
@@ -93,8 +101,9 @@ def test_a_long_error_result_is_shown_whole_with_its_quoted_markup(panel) -> Non
     _host, _before, view = panel
     model = view.timeline
     model.start_run("Add a customer", follow_up=False)
-    result = ExecutionResult(success=False, data=REPLAY_ERROR, status=AgentStatus.ERROR,
-                             history=[ErrorEvent(message=REPLAY_ERROR)])
+    result = ExecutionResult(
+        success=False, data=REPLAY_ERROR, status=AgentStatus.ERROR, history=[ErrorEvent(message=REPLAY_ERROR)]
+    )
     model.add_events(result.history)
     model.finish_run(result)
     QApplication.processEvents()
@@ -113,10 +122,16 @@ def test_errors_and_outcomes_in_the_panels_language(panel) -> None:
     message = "The endpoint http://x/v1 rejected the API key (401). Server said: bad key"
     set_language("zh")
     try:
-        model.add_finished_run("任务", ExecutionResult(success=False, data=message, status=AgentStatus.ERROR,
-                                                        history=[ErrorEvent(message="Step 3 timed out after 30 s"),
-                                                                 ErrorEvent(message=message, kind="auth")]),
-                               follow_up=False)
+        model.add_finished_run(
+            "任务",
+            ExecutionResult(
+                success=False,
+                data=message,
+                status=AgentStatus.ERROR,
+                history=[ErrorEvent(message="Step 3 timed out after 30 s"), ErrorEvent(message=message, kind="auth")],
+            ),
+            follow_up=False,
+        )
         QApplication.processEvents()
         assert "第 3 步在 30 秒后超时" in " ".join(card_texts(view, 1))
         assert " ".join(card_texts(view, 2)).startswith("模型服务不接受该 API 密钥。")
@@ -156,8 +171,14 @@ def test_a_language_switch_says_the_cards_already_shown_in_the_new_language(pane
     model = view.timeline
     model.start_run("Add Ada", follow_up=False)
     model.add_events([click_step(1)])
-    model.finish_run(ExecutionResult(success=False, data="Task aborted", status=AgentStatus.STOPPED,
-                                     history=[click_step(1), ErrorEvent(message="Task aborted")]))
+    model.finish_run(
+        ExecutionResult(
+            success=False,
+            data="Task aborted",
+            status=AgentStatus.STOPPED,
+            history=[click_step(1), ErrorEvent(message="Task aborted")],
+        )
+    )
     QApplication.processEvents()
     assert "Click the Save button" in card_texts(view, 1) and "You stopped the task." in card_texts(view, 2)
     set_language("zh")

@@ -32,8 +32,9 @@ async def test_keyboard_only_run(window: MainWindow, llm_server: FakeLLMServer, 
     assert window.model.item(0).text == "Open the pricing page"
 
 
-async def test_focus_moves_to_stop_while_running(window: MainWindow, llm_server: FakeLLMServer,
-                                                 qapp: QApplication) -> None:
+async def test_focus_moves_to_stop_while_running(
+    window: MainWindow, llm_server: FakeLLMServer, qapp: QApplication
+) -> None:
     llm_server.add(tool_reply({"scroll": {"down": True}}, delay=30))
     window.activateWindow()
     window.composer.input.setPlainText("Scroll")
@@ -84,12 +85,17 @@ def test_a_panel_restored_in_the_middle_snaps_to_an_edge_and_chromium_takes_the_
     assert x >= screen.x() and x + width <= screen.x() + screen.width() and height == screen.height()
 
 
-async def test_dark_palette(window: MainWindow, llm_server: FakeLLMServer, qapp: QApplication,
-                            runtime: TestRuntime) -> None:
+async def test_dark_palette(
+    window: MainWindow, llm_server: FakeLLMServer, qapp: QApplication, runtime: TestRuntime
+) -> None:
     original = qapp.palette()
     dark = QPalette(original)
-    for role, color in ((QPalette.ColorRole.Window, "#202124"), (QPalette.ColorRole.WindowText, "#e8eaed"),
-                        (QPalette.ColorRole.Base, "#17181a"), (QPalette.ColorRole.Text, "#e8eaed")):
+    for role, color in (
+        (QPalette.ColorRole.Window, "#202124"),
+        (QPalette.ColorRole.WindowText, "#e8eaed"),
+        (QPalette.ColorRole.Base, "#17181a"),
+        (QPalette.ColorRole.Text, "#e8eaed"),
+    ):
         dark.setColor(role, QColor(color))
     qapp.setPalette(dark)
     try:
@@ -114,8 +120,10 @@ async def test_panel_in_chinese(llm_server: FakeLLMServer, qapp: QApplication) -
         window = MainWindow(runtime)
         window.resize(420, 820)
         window.show()
-        llm_server.add(tool_reply({"input_text": {"index": 1, "text": "Ada"}}, memory="表单已打开",
-                                  next_goal="填写客户姓名"), done_reply("已创建客户 Ada。"))
+        llm_server.add(
+            tool_reply({"input_text": {"index": 1, "text": "Ada"}}, memory="表单已打开", next_goal="填写客户姓名"),
+            done_reply("已创建客户 Ada。"),
+        )
         window.composer.input.setPlainText("创建一个名为 Ada 的客户")
         window.composer.run.click()
         await settle(window)
@@ -140,8 +148,9 @@ def test_jump_to_latest_in_the_panel(window: MainWindow, qapp: QApplication) -> 
     screenshot(window, "jump_to_latest")
 
 
-async def test_at_the_minimum_size_the_buttons_never_cover_the_task(window: MainWindow,
-                                                                   llm_server: FakeLLMServer) -> None:
+async def test_at_the_minimum_size_the_buttons_never_cover_the_task(
+    window: MainWindow, llm_server: FakeLLMServer
+) -> None:
     from app.ui.task_input import ComposerMode as Mode
 
     long_task = " ".join(["Sign in, add the customer Jane Doe with every detail from the email, then export."] * 4)

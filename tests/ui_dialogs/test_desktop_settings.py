@@ -79,7 +79,8 @@ def type_key(dialog: SettingsDialog, key: str) -> None:
 
 
 async def test_without_a_keyring_the_typed_key_is_used_for_this_session(
-        start, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
+    start, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring
+) -> None:  # type: ignore[no-untyped-def]
     keyring.set_keyring(NoKeyring())
     desktop, window = await start()
     dialog = await settings_dialog()
@@ -104,7 +105,8 @@ async def test_without_a_keyring_the_typed_key_is_used_for_this_session(
 
 
 async def test_after_a_restart_without_a_key_the_demo_is_back(
-        start, paths: AppPaths, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
+    start, paths: AppPaths, memory_keyring: MemoryKeyring
+) -> None:  # type: ignore[no-untyped-def]
     keyring.set_keyring(NoKeyring())
     desktop, window = await start()
     dialog = await settings_dialog()
@@ -122,7 +124,8 @@ async def test_after_a_restart_without_a_key_the_demo_is_back(
 
 
 async def test_a_new_language_applies_at_the_next_start_and_not_before(
-        start, paths: AppPaths, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    start, paths: AppPaths, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     desktop, window = await start(LaunchChoices(demo=True, headless=True))
     run_label = window.composer.run.text()
     window.settingsRequested.emit()

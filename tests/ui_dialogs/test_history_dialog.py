@@ -23,10 +23,21 @@ from tests.waiting import until
 def store(tmp_path: Path) -> RunStore:
     store = RunStore(tmp_path / "runs")
     store.save(make_record("20250314-093000-aaaaaa", task="Add the customer Ada Lovelace on the Pro plan"))
-    store.save(make_record("20250315-101500-bbbbbb", started=T0 + timedelta(days=1, minutes=45),
-                           task="Export the customer list as CSV", success=False))
-    stopped = make_record("20250316-080000-cccccc", started=T0 + timedelta(days=2), task="Find the invoice",
-                          status=AgentStatus.STOPPED, success=False)
+    store.save(
+        make_record(
+            "20250315-101500-bbbbbb",
+            started=T0 + timedelta(days=1, minutes=45),
+            task="Export the customer list as CSV",
+            success=False,
+        )
+    )
+    stopped = make_record(
+        "20250316-080000-cccccc",
+        started=T0 + timedelta(days=2),
+        task="Find the invoice",
+        status=AgentStatus.STOPPED,
+        success=False,
+    )
     stopped.demo = True
     store.save(stopped)
     return store
@@ -46,8 +57,11 @@ def column(dialog: HistoryDialog, col: int) -> list[str]:
 
 
 async def test_lists_runs_newest_first(dialog: HistoryDialog) -> None:
-    assert column(dialog, 1) == ["[Demo] Find the invoice", "Export the customer list as CSV",
-                                 "Add the customer Ada Lovelace on the Pro plan"]
+    assert column(dialog, 1) == [
+        "[Demo] Find the invoice",
+        "Export the customer list as CSV",
+        "Add the customer Ada Lovelace on the Pro plan",
+    ]
     assert column(dialog, 2) == ["Stopped", "Not completed", "Success"]
     assert column(dialog, 3) == ["2", "2", "2"]
     assert dialog.selected_id() == "20250316-080000-cccccc"  # the newest is ready to open

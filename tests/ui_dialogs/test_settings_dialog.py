@@ -68,7 +68,8 @@ async def test_key_is_hidden_until_shown(dialog: SettingsDialog) -> None:
 
 
 async def test_save_returns_settings_and_key_goes_to_the_keyring(
-        dialog: SettingsDialog, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+    dialog: SettingsDialog, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     choose_provider(dialog, "openrouter")
     dialog.key_edit.setText("sk-or-new-key-987654")
     dialog.key_edit.textEdited.emit(dialog.key_edit.text())
@@ -114,8 +115,9 @@ async def test_without_a_keyring_the_key_is_kept_for_this_session(dialog: Settin
     assert not dialog.error_area.isVisible()
 
 
-async def test_a_key_kept_in_memory_shows_again_and_is_not_lost(qapp: QApplication, memory_keyring: MemoryKeyring
-                                                                ) -> None:
+async def test_a_key_kept_in_memory_shows_again_and_is_not_lost(
+    qapp: QApplication, memory_keyring: MemoryKeyring
+) -> None:
     keyring.set_keyring(NoKeyring())
     dlg = SettingsDialog(Settings(), session_key="sk-session-only-1234")
     dlg.show()
@@ -133,8 +135,9 @@ async def test_invalid_url_is_not_saved(dialog: SettingsDialog) -> None:
     assert dialog.isVisible() and "http://" in dialog.error_area.text()
 
 
-async def test_environment_override_is_explained(qapp: QApplication, memory_keyring: MemoryKeyring,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_environment_override_is_explained(
+    qapp: QApplication, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
     dlg = SettingsDialog(Settings())
     dlg.show()
@@ -164,8 +167,10 @@ async def test_test_connection_runs_without_blocking(dialog: SettingsDialog, llm
 
 
 async def test_no_tool_support_offers_the_next_mode(dialog: SettingsDialog, llm_server: FakeLLMServer) -> None:
-    llm_server.add(FakeResponse(body=completion(tool_name=None, content="Hi!")),
-                   FakeResponse(body=completion(tool_name=PROBE_TOOL, arguments={"ok": True})))
+    llm_server.add(
+        FakeResponse(body=completion(tool_name=None, content="Hi!")),
+        FakeResponse(body=completion(tool_name=PROBE_TOOL, arguments={"ok": True})),
+    )
     dialog.base_url_edit.setText(llm_server.base_url)
     await dialog.test_connection()
     assert dialog.message.tone == Tone.WARNING and "plain text" in dialog.message.text()
@@ -211,8 +216,9 @@ async def test_after_a_test_the_focus_stays_on_the_button(dialog: SettingsDialog
 
 
 @pytest.mark.parametrize("field", ["base_url_edit", "model_edit", "key_edit"])
-async def test_editing_the_url_model_or_key_clears_the_result(dialog: SettingsDialog, llm_server: FakeLLMServer,
-                                                              field: str) -> None:
+async def test_editing_the_url_model_or_key_clears_the_result(
+    dialog: SettingsDialog, llm_server: FakeLLMServer, field: str
+) -> None:
     llm_server.add(FakeResponse(body=completion(tool_name=None, content="Hi!")))
     dialog.base_url_edit.setText(llm_server.base_url)
     await dialog.test_connection()

@@ -79,6 +79,7 @@ def saved_file(tmp_path: Path, settings: Settings) -> bytes:
 
 # --- only these sites -------------------------------------------------------------------------------------------
 
+
 async def test_sites_are_saved_and_shown_again(open_dialog, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     dialog = open_dialog()
     dialog.safety_page.sites_edit.setPlainText("crm.example.com, *.Acme.io\nlocalhost:8080")
@@ -86,8 +87,7 @@ async def test_sites_are_saved_and_shown_again(open_dialog, tmp_path: Path) -> N
     assert settings.allowed_domains == ["crm.example.com", "*.acme.io", "localhost:8080"]
     saved_file(tmp_path, settings)
     again = open_dialog(load_settings(tmp_path / "settings.json"))
-    assert again.safety_page.sites_edit.toPlainText().splitlines() == ["crm.example.com", "*.acme.io",
-                                                                        "localhost:8080"]
+    assert again.safety_page.sites_edit.toPlainText().splitlines() == ["crm.example.com", "*.acme.io", "localhost:8080"]
     assert (await save(again)).allowed_domains == settings.allowed_domains
 
 
@@ -111,13 +111,17 @@ async def test_a_bad_site_keeps_the_dialog_open_with_its_reason_and_the_text(ope
     assert settings.allowed_domains == ["crm.example.com"] and settings.model == "my-model"
 
 
-@pytest.mark.parametrize(("start", "sites", "reason"), [
-    ("file:///etc/passwd", "", "The start page must be a web address"),
-    ("chrome://settings", "", "The start page must be a web address"),
-    ("https://elsewhere.example/", "crm.example.com", "The start page is not one of the sites"),
-])
+@pytest.mark.parametrize(
+    ("start", "sites", "reason"),
+    [
+        ("file:///etc/passwd", "", "The start page must be a web address"),
+        ("chrome://settings", "", "The start page must be a web address"),
+        ("https://elsewhere.example/", "crm.example.com", "The start page is not one of the sites"),
+    ],
+)
 async def test_a_start_page_the_agent_may_not_open_is_refused_here(  # type: ignore[no-untyped-def]
-        open_dialog, start: str, sites: str, reason: str) -> None:
+    open_dialog, start: str, sites: str, reason: str
+) -> None:
     dialog = open_dialog()
     dialog.start_url_edit.setText(start)
     dialog.safety_page.sites_edit.setPlainText(sites)
@@ -130,9 +134,13 @@ async def test_a_start_page_the_agent_may_not_open_is_refused_here(  # type: ign
 
 # --- secrets ----------------------------------------------------------------------------------------------------
 
+
 async def test_a_secret_value_reaches_the_keyring_and_never_the_settings_file(
-        open_dialog, memory_keyring: MemoryKeyring, tmp_path: Path,  # type: ignore[no-untyped-def]
-        caplog: pytest.LogCaptureFixture) -> None:
+    open_dialog,
+    memory_keyring: MemoryKeyring,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.DEBUG)
     dialog = open_dialog()
     dialog.tabs.setCurrentIndex(3)
@@ -180,12 +188,12 @@ async def test_secret_names_values_and_sites_are_checked(open_dialog) -> None:  
     assert dialog.secrets_page.entries()[1].domains == ["bank.example", "*.bank.example"]
 
 
-async def test_removing_a_secret_deletes_it_from_the_keyring(
-        open_dialog, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
+async def test_removing_a_secret_deletes_it_from_the_keyring(open_dialog, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
     memory_keyring.set_password(secrets.SERVICE, "secret:old_pin", "1234")
     memory_keyring.set_password(secrets.SERVICE, "secret:kept", "5678")
-    dialog = open_dialog(Settings(secrets=[SecretEntry(name="old_pin"), SecretEntry(name="kept"),
-                                           SecretEntry(name="lost")]))
+    dialog = open_dialog(
+        Settings(secrets=[SecretEntry(name="old_pin"), SecretEntry(name="kept"), SecretEntry(name="lost")])
+    )
     page = dialog.secrets_page
     states = lambda: [page.secret_list.topLevelItem(i).text(2) for i in range(3)]  # noqa: E731
     await until(lambda: states() == ["Saved", "Saved", "Missing"])  # read from the keyring off the loop
@@ -198,7 +206,8 @@ async def test_removing_a_secret_deletes_it_from_the_keyring(
 
 
 async def test_without_a_keyring_the_dialog_says_so_and_keeps_everything(
-        open_dialog, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
+    open_dialog, memory_keyring: MemoryKeyring
+) -> None:  # type: ignore[no-untyped-def]
     dialog = open_dialog()
     await asyncio.sleep(0.05)  # laid out
     dialog.fit_to_screen(QRect(0, 0, 1366, 768))
@@ -227,6 +236,7 @@ async def test_without_a_keyring_the_dialog_says_so_and_keeps_everything(
 
 
 # --- upload folders ---------------------------------------------------------------------------------------------
+
 
 async def test_an_upload_folder_is_chosen_and_saved(open_dialog, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     folder = tmp_path / "invoices"
@@ -272,6 +282,7 @@ async def test_the_apps_own_folders_are_refused(open_dialog, paths: AppPaths, tm
 
 # --- confirmations ----------------------------------------------------------------------------------------------
 
+
 async def test_ask_before_irreversible_actions_round_trips(open_dialog, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     dialog = open_dialog()
     assert dialog.safety_page.ask_check.isChecked()  # on by default
@@ -287,6 +298,7 @@ async def test_ask_before_irreversible_actions_round_trips(open_dialog, tmp_path
 
 # --- fitting the screen -----------------------------------------------------------------------------------------
 
+
 def frame(dialog: SettingsDialog) -> QRect:
     """The dialog with the window manager's frame it makes room for (offscreen, there is none: a title bar's)."""
     return outer_geometry(dialog)
@@ -298,8 +310,13 @@ SCREENS = [QRect(0, 0, 1280, 720), QRect(0, 0, 1366, 768), QRect(0, 0, 1600, 900
 @pytest.mark.parametrize("available", SCREENS, ids=lambda r: f"{r.width()}x{r.height()}+{r.x()}+{r.y()}")
 @pytest.mark.parametrize("first_run", [False, True])
 async def test_the_dialog_fits_a_small_screen(open_dialog, available: QRect, first_run: bool) -> None:  # type: ignore[no-untyped-def]
-    dialog = open_dialog(Settings(secrets=[SecretEntry(name=f"secret_{i}") for i in range(8)],
-                                  upload_dirs=[f"/srv/share/{i}" for i in range(6)]), first_run=first_run)
+    dialog = open_dialog(
+        Settings(
+            secrets=[SecretEntry(name=f"secret_{i}") for i in range(8)],
+            upload_dirs=[f"/srv/share/{i}" for i in range(6)],
+        ),
+        first_run=first_run,
+    )
     await asyncio.sleep(0.05)
     dialog.fit_to_screen(available)
     await asyncio.sleep(0.05)
@@ -317,7 +334,8 @@ async def test_the_dialog_fits_a_small_screen(open_dialog, available: QRect, fir
 
 
 async def test_messages_that_appear_later_do_not_grow_the_dialog_off_the_screen(
-        open_dialog, llm_server: FakeLLMServer) -> None:  # type: ignore[no-untyped-def]
+    open_dialog, llm_server: FakeLLMServer
+) -> None:  # type: ignore[no-untyped-def]
     available = QRect(0, 0, 1280, 720)
     dialog = open_dialog(first_run=True)
     await asyncio.sleep(0.05)
@@ -335,7 +353,8 @@ async def test_messages_that_appear_later_do_not_grow_the_dialog_off_the_screen(
 
 
 async def test_opened_from_the_panel_it_sits_over_the_browser_side(
-        open_dialog, qapp: QApplication, paths: AppPaths) -> None:  # type: ignore[no-untyped-def]
+    open_dialog, qapp: QApplication, paths: AppPaths
+) -> None:  # type: ignore[no-untyped-def]
     panel = QWidget()
     panel.setGeometry(0, 0, 420, 720)
     panel.show()

@@ -35,8 +35,9 @@ def window_colour() -> str:
     return QApplication.palette().color(QPalette.ColorRole.Window).name()
 
 
-async def test_a_chosen_theme_applies_at_once_everywhere(qapp: QApplication, llm_server: FakeLLMServer,
-                                                         memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+async def test_a_chosen_theme_applies_at_once_everywhere(
+    qapp: QApplication, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
     system_window = window_colour()
     assert not style.theme().dark  # the offscreen platform's scheme is light
     runtime = TestRuntime(llm_server)
@@ -72,8 +73,7 @@ async def test_a_chosen_theme_applies_at_once_everywhere(qapp: QApplication, llm
         await runtime.shutdown()
 
 
-async def test_the_dark_theme_holds_for_dialogs_opened_later(qapp: QApplication, memory_keyring: MemoryKeyring
-                                                             ) -> None:
+async def test_the_dark_theme_holds_for_dialogs_opened_later(qapp: QApplication, memory_keyring: MemoryKeyring) -> None:
     style.use_theme("dark")
     dialog = SettingsDialog(Settings(theme="dark"))
     assert DARK_WINDOW in dialog.styleSheet()

@@ -19,15 +19,18 @@ from tests.fakes.memory_keyring import MemoryKeyring
 from tests.ui_dialogs.conftest import screenshot
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "app").rglob("*.py")
-                 if "tr(" in path.read_text(encoding="utf-8"))
+MODULES = sorted(
+    str(path.relative_to(ROOT)) for path in (ROOT / "app").rglob("*.py") if "tr(" in path.read_text(encoding="utf-8")
+)
 
 
 def literal_tr_strings(path: Path) -> set[str]:
     return {
         node.args[0].value
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tr" and node.args
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) == "tr"
+        and node.args
         and isinstance(node.args[0], ast.Constant)
     }
 

@@ -20,16 +20,20 @@ _SYSTEM_DIRS = (Path("/proc"), Path("/sys"), Path("/dev"))
 
 # Quotes a person may put around a path that has spaces in it: opening -> closing.
 _QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’", "「": "」", "『": "』", "《": "》"}
-_QUOTED = [re.compile(re.escape(open_) + r"(~?/[^" + re.escape(close) + r"\n]+)" + re.escape(close))
-           for open_, close in _QUOTES.items()]
+_QUOTED = [
+    re.compile(re.escape(open_) + r"(~?/[^" + re.escape(close) + r"\n]+)" + re.escape(close))
+    for open_, close in _QUOTES.items()
+]
 # An unquoted path starts after white space or an opening bracket (never inside a word or a URL) and runs up to white
 # space, a quote or full-width punctuation, none of which a file name written in a task plausibly contains.
 _UNQUOTED = re.compile(r"(?<![^\s(\[{<=,;，；：、（【])(~?/[^\s\"'`“”‘’「」『』《》，。；：！？、（）【】]+)")
 # Sentence punctuation a person writes right after a path ("Attach ~/cv.pdf, then ...").
 _TRAILING = ".,;:!?)]}>"
 
-_SETTINGS_HINT = ("ask the user to add its folder in Settings → Files the agent may upload (or with --upload-dir on "
-                  "the command line), or to name the file in the task")
+_SETTINGS_HINT = (
+    "ask the user to add its folder in Settings → Files the agent may upload (or with --upload-dir on "
+    "the command line), or to name the file in the task"
+)
 
 
 def named_paths(task: str) -> list[str]:
@@ -66,17 +70,21 @@ class UploadPolicy:
         # nothing the user chose, and a bare name could match a file in more than one allowed folder.
         expanded = _expand(raw)
         if expanded is None or not expanded.is_absolute():
-            raise ToolError(f'"{raw}" is not a full path. Give the file\'s full path, starting with / or ~/. '
-                            + self._allowed_text())
+            raise ToolError(
+                f'"{raw}" is not a full path. Give the file\'s full path, starting with / or ~/. '
+                + self._allowed_text()
+            )
         real = _resolve(expanded)
         if real is None:
             raise ToolError(f'"{raw}" cannot be resolved to a file (a broken or looping link).')
         if _inside_any(real, _SYSTEM_DIRS):
             raise ToolError("That is a system file, not a document; it is never uploaded.")
         if _inside_any(real, self.forbidden_dirs):
-            raise ToolError("That file is part of Page Agent's own data (its settings, browser profile and cookies, "
-                            "run history, downloads or logs), which is never uploaded. Do not try again; tell the "
-                            "user which file the page asked for.")
+            raise ToolError(
+                "That file is part of Page Agent's own data (its settings, browser profile and cookies, "
+                "run history, downloads or logs), which is never uploaded. Do not try again; tell the "
+                "user which file the page asked for."
+            )
         if real not in _resolved(_expand(p) for p in named_paths(task)):
             self._check_allowed_folder(real)
         if not real.is_file():
@@ -84,18 +92,23 @@ class UploadPolicy:
         return real
 
     def _check_allowed_folder(self, real: Path) -> None:
-        folder = next((d for d in _resolved(_expand(str(d)) for d in self.allowed_dirs)
-                       if d == real or d in real.parents), None)
+        folder = next(
+            (d for d in _resolved(_expand(str(d)) for d in self.allowed_dirs) if d == real or d in real.parents), None
+        )
         if folder is None:
             if not self.allowed_dirs:
-                raise ToolError("No file may be uploaded: the user allowed no folder for uploads and the task names "
-                                f"no file. To upload a file, {_SETTINGS_HINT}.")
+                raise ToolError(
+                    "No file may be uploaded: the user allowed no folder for uploads and the task names "
+                    f"no file. To upload a file, {_SETTINGS_HINT}."
+                )
             raise ToolError(f"That file is not in a folder you may upload from. {self._allowed_text()}")
         # Dot-files in a folder the user allowed are mostly keys, tokens and tool settings (.env, .git/config,
         # .ssh/...), rarely what the user meant to hand a web page.
         if any(part.startswith(".") for part in real.relative_to(folder).parts):
-            raise ToolError("That file is hidden (its name or a folder on its path starts with a dot); hidden files "
-                            "are uploaded only when the user names them in the task.")
+            raise ToolError(
+                "That file is hidden (its name or a folder on its path starts with a dot); hidden files "
+                "are uploaded only when the user names them in the task."
+            )
 
     def _allowed_text(self) -> str:
         if not self.allowed_dirs:
@@ -144,4 +157,3 @@ def folder_clash(folder: Path, own: Iterable[Path]) -> Path | None:
     """The app's own folder that ``folder`` is, lies inside or contains (all resolved), if any: such a folder can
     never be one the agent uploads from."""
     return next((mine for mine in own if folder.is_relative_to(mine) or mine.is_relative_to(folder)), None)
-

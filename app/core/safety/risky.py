@@ -41,8 +41,10 @@ ConfirmHandler = Callable[[ConfirmRequest, AbortSignal], Awaitable[bool]]
 
 _DETERMINER = r"(?:(?:my|your|our|the|this|that|these|all|all\s+the)\s+)?"
 # Words that, right after "purchase" or "transfer", make it a noun naming a record or a page, not the act.
-_RECORD_NOUN = (r"(?!\s+(?:history|histories|details?|summary|records?|list|log|status|settings|options|methods?|"
-                r"info|information|receipts?|limits?|fees?)\b)")
+_RECORD_NOUN = (
+    r"(?!\s+(?:history|histories|details?|summary|records?|list|log|status|settings|options|methods?|"
+    r"info|information|receipts?|limits?|fees?)\b)"
+)
 # Chinese: "已删除" (deleted), "支付宝" (Alipay) and "付款记录" (payment records) are states and names, not acts.
 _ZH_NOT_ACT_BEFORE = r"(?<![已被])"
 _ZH_RECORD = r"(?!记录|历史|明细|方式|详情|说明|须知|设置|密码|宝|成功|完成)"
@@ -85,19 +87,29 @@ _PATTERNS = {kind: re.compile("|".join(phrases), re.IGNORECASE) for kind, phrase
 # The same acts as the user words them in a task ("deleting", "removed", "bought"...): a task is the user's own text,
 # so inflected forms count as asking.
 _TASK_FORMS = {
-    "delete": re.compile(r"\b(?:delet|remov|eras|destroy|wip|purg)\w*|\bempt(?:y|ied|ying)\b"
-                         r"|删除|移除|清空|销毁|抹除", re.IGNORECASE),
-    "pay": re.compile(r"\b(?:pay|pays|paying|paid|buy|buys|buying|bought|purchas\w*|checkout|check\s+out)\b"
-                      + _RECORD_NOUN + "|"
-                      r"\b(?:place|submit|confirm|complete)\w*\s+" + _DETERMINER + r"order|"
-                      r"支付|付款|购买|下单|结账|买单|提交订单", re.IGNORECASE),
-    "transfer": re.compile(r"\b(?:transfer\w*|wir(?:e|ed|ing))\b" + _RECORD_NOUN + "|转账|汇款",
-                           re.IGNORECASE),
-    "unsubscribe": re.compile(r"\bunsubscrib\w*|\bcancel\w*\s+" + _DETERMINER + r"(?:subscription|membership|plan)"
-                              r"|取消订阅|退订|取消会员", re.IGNORECASE),
-    "close account": re.compile(r"\b(?:clos|deactivat|terminat|cancel|delet|remov)\w*\s+" + _DETERMINER
-                                + r"account|(?:注销|关闭|停用|删除)(?:我的)?(?:账户|账号|帐户|帐号)|销户",
-                                re.IGNORECASE),
+    "delete": re.compile(
+        r"\b(?:delet|remov|eras|destroy|wip|purg)\w*|\bempt(?:y|ied|ying)\b"
+        r"|删除|移除|清空|销毁|抹除",
+        re.IGNORECASE,
+    ),
+    "pay": re.compile(
+        r"\b(?:pay|pays|paying|paid|buy|buys|buying|bought|purchas\w*|checkout|check\s+out)\b" + _RECORD_NOUN + "|"
+        r"\b(?:place|submit|confirm|complete)\w*\s+" + _DETERMINER + r"order|"
+        r"支付|付款|购买|下单|结账|买单|提交订单",
+        re.IGNORECASE,
+    ),
+    "transfer": re.compile(r"\b(?:transfer\w*|wir(?:e|ed|ing))\b" + _RECORD_NOUN + "|转账|汇款", re.IGNORECASE),
+    "unsubscribe": re.compile(
+        r"\bunsubscrib\w*|\bcancel\w*\s+" + _DETERMINER + r"(?:subscription|membership|plan)"
+        r"|取消订阅|退订|取消会员",
+        re.IGNORECASE,
+    ),
+    "close account": re.compile(
+        r"\b(?:clos|deactivat|terminat|cancel|delet|remov)\w*\s+"
+        + _DETERMINER
+        + r"account|(?:注销|关闭|停用|删除)(?:我的)?(?:账户|账号|帐户|帐号)|销户",
+        re.IGNORECASE,
+    ),
 }
 
 # Words of a button's name that do not change what it does: "Delete account permanently" deletes the account.
@@ -106,8 +118,23 @@ _FILLER = frozenset(
     "permanently forever immediately instantly securely selected item items button and with for to from of in on "
     "at by".split()
 )
-_ZH_FILLER = ("永久", "立即", "马上", "立刻", "确认", "确定", "所选", "选中的", "选中", "此", "该", "我的", "按钮",
-              "的", "吗")
+_ZH_FILLER = (
+    "永久",
+    "立即",
+    "马上",
+    "立刻",
+    "确认",
+    "确定",
+    "所选",
+    "选中的",
+    "选中",
+    "此",
+    "该",
+    "我的",
+    "按钮",
+    "的",
+    "吗",
+)
 _WORD = re.compile(r"[^\W\d_]+|\d[\d.,]*", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -175,8 +202,9 @@ def _stem(word: str) -> str:
     return word
 
 
-async def confirm_irreversible_click(handler: ConfirmHandler | None, index: int, name: str, task: str,
-                                     signal: AbortSignal) -> None:
+async def confirm_irreversible_click(
+    handler: ConfirmHandler | None, index: int, name: str, task: str, signal: AbortSignal
+) -> None:
     """Ask the person before a click on ``name`` when it reads as irreversible and the task did not ask for it.
 
     Returns when the click may go ahead; raises ToolError (for the model to read) when nobody allowed it. The wait
@@ -185,9 +213,11 @@ async def confirm_irreversible_click(handler: ConfirmHandler | None, index: int,
     if not is_irreversible(name) or task_asks_for(task, name):
         return
     shown = json.dumps(name[:_NAME_MAX], ensure_ascii=False)
-    refused = (f"The user did not allow clicking [{index}] {shown}: it reads as an irreversible action that the task "
-               "did not ask for. Do not try to do it another way; carry on with the rest of the task, or finish "
-               "with done and say that this needs the user.")
+    refused = (
+        f"The user did not allow clicking [{index}] {shown}: it reads as an irreversible action that the task "
+        "did not ask for. Do not try to do it another way; carry on with the rest of the task, or finish "
+        "with done and say that this needs the user."
+    )
     if handler is None:
         raise ToolError(refused)
     request = ConfirmRequest(kind="irreversible", message=f"The agent wants to click {shown}.", quote=name[:_NAME_MAX])

@@ -48,11 +48,15 @@ def placeholder(name: str) -> str:
 def check_secret(name: str, value: str) -> None:
     """ValueError, in plain words, for a name outside [a-z0-9_-] or a value too short to be masked reliably."""
     if not SECRET_NAME.match(name):
-        raise ValueError(f'"{name[:40]}" is not a usable secret name: use 1 to 64 lower-case letters, digits, "_" '
-                         'or "-" (for example "crm_password").')
+        raise ValueError(
+            f'"{name[:40]}" is not a usable secret name: use 1 to 64 lower-case letters, digits, "_" '
+            'or "-" (for example "crm_password").'
+        )
     if value and len(value) < MIN_SECRET_LENGTH:
-        raise ValueError(f'The secret "{name}" is shorter than {MIN_SECRET_LENGTH} characters: it could not be told '
-                         "apart from ordinary text, so it could not be kept out of prompts and logs.")
+        raise ValueError(
+            f'The secret "{name}" is shorter than {MIN_SECRET_LENGTH} characters: it could not be told '
+            "apart from ordinary text, so it could not be kept out of prompts and logs."
+        )
 
 
 @dataclass(frozen=True)
@@ -109,14 +113,19 @@ class _Masker:
 
 def _forms(value: str) -> set[str]:
     """The value, and how it reads inside a JSON string (either escaping) or a URL."""
-    return {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1], quote(value, safe=""),
-            quote_plus(value)}
+    return {
+        value,
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        quote(value, safe=""),
+        quote_plus(value),
+    }
 
 
 def _clipped_start(value: str) -> str:
     """A pattern for the first MIN_SECRET_LENGTH+ characters of ``value`` cut off by an ellipsis ("abcd…")."""
     # Each further character is optional, up to all but the last (the whole value is matched as itself).
-    optional = value[MIN_SECRET_LENGTH:min(len(value) - 1, _CLIP_PREFIX_MAX)]
+    optional = value[MIN_SECRET_LENGTH : min(len(value) - 1, _CLIP_PREFIX_MAX)]
     nested = "".join(f"(?:{re.escape(char)}" for char in optional) + ")?" * len(optional)
     return re.escape(value[:MIN_SECRET_LENGTH]) + nested + r"\s?(?:…|\.\.\.)"
 
@@ -175,26 +184,34 @@ class SecretVault:
         if secret is None:
             known = ", ".join(placeholder(n) for n in self.names())
             have = f"The secrets you can use are: {known}." if known else "No secrets were given for this task."
-            raise ToolError(f'There is no secret named "{name[:40]}", so nothing was typed. {have} Use one of '
-                            "them exactly, or ask the user for what is missing.")
+            raise ToolError(
+                f'There is no secret named "{name[:40]}", so nothing was typed. {have} Use one of '
+                "them exactly, or ask the user for what is missing."
+            )
         value = secret.value.get_secret_value()
         if not value:
-            raise ToolError(f'The secret "{name}" has no value on this computer (it is not in the system keyring), '
-                            "so nothing was typed. Tell the user to set it in Settings → Secrets.")
+            raise ToolError(
+                f'The secret "{name}" has no value on this computer (it is not in the system keyring), '
+                "so nothing was typed. Tell the user to set it in Settings → Secrets."
+            )
         self._check_site(secret, url)
         return value
 
     @staticmethod
     def _check_site(secret: Secret, url: str | None) -> None:
         if url is None:
-            raise ToolError("That field is not in the current page state, so no secret was typed; look at the page "
-                            "again and use an index from it.")
+            raise ToolError(
+                "That field is not in the current page state, so no secret was typed; look at the page "
+                "again and use an index from it."
+            )
         site = site_of(url)
         # about:blank passes the navigation policy, but it is no site of the user's: the secret stays untyped.
         if secret.domains and (site is None or NavigationPolicy(secret.domains).check(url) is not None):
             where = site or "a page without a web address"
-            raise ToolError(f'The secret "{secret.name}" may only be typed on {", ".join(secret.domains)}, and this '
-                            f"field belongs to {where}, so nothing was typed. Do not type it anywhere else.")
+            raise ToolError(
+                f'The secret "{secret.name}" may only be typed on {", ".join(secret.domains)}, and this '
+                f"field belongs to {where}, so nothing was typed. Do not type it anywhere else."
+            )
 
     # --- learning a value ------------------------------------------------------------------------------------
 
@@ -206,8 +223,11 @@ class SecretVault:
             if known is not None:
                 return known
             taken = set(self.names())
-            name = next(n for n in (TYPED_PASSWORD if i == 1 else f"{TYPED_PASSWORD}_{i}" for i in range(1, 10_000))
-                        if n not in taken)
+            name = next(
+                n
+                for n in (TYPED_PASSWORD if i == 1 else f"{TYPED_PASSWORD}_{i}" for i in range(1, 10_000))
+                if n not in taken
+            )
             site = site_of(url) or _NOWHERE
             self.secrets.append(Secret(name, SecretStr(value), (site,)))
             self._rebuild()

@@ -24,6 +24,7 @@ class ToolResult:
     text: str
     ok: bool = True
 
+
 AskUserHandler = Callable[[str, AbortSignal], Awaitable[str]]
 
 InputT = TypeVar("InputT", bound=BaseModel)

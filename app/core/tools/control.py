@@ -52,5 +52,4 @@ async def _hand_off(_ctx: ToolContext, _params: HandOffInput) -> str:
 done_tool = Tool(DONE, "End the task.", DoneInput, _done)
 wait_tool = Tool("wait", "", WaitInput, _wait)
 ask_user_tool = Tool("ask_user", "For what only the user knows.", AskUserInput, _ask_user)
-hand_off_tool = Tool(HAND_OFF, "Pause; the user acts in the browser (captcha, sign-in, 2FA).", HandOffInput,
-                     _hand_off)
+hand_off_tool = Tool(HAND_OFF, "Pause; the user acts in the browser (captcha, sign-in, 2FA).", HandOffInput, _hand_off)

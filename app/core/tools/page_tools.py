@@ -143,5 +143,8 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
 )
 
 JAVASCRIPT_TOOL = Tool(
-    "execute_javascript", "Run JavaScript in the page, only when no other action works.", ScriptInput, _javascript,
+    "execute_javascript",
+    "Run JavaScript in the page, only when no other action works.",
+    ScriptInput,
+    _javascript,
 )

@@ -110,10 +110,10 @@ def _wrap(text: str, font: QFont, width: float, max_lines: int | None) -> tuple[
         line.setLineWidth(width)
         spans.append((line.textStart(), line.textLength()))
     layout.endLayout()
-    lines = [text[start: start + length].rstrip("\u2028") for start, length in spans]
+    lines = [text[start : start + length].rstrip("\u2028") for start, length in spans]
     if max_lines is None or len(lines) <= max_lines:
         return lines, False
-    rest = text[spans[max_lines - 1][0]:].replace("\u2028", " ")
+    rest = text[spans[max_lines - 1][0] :].replace("\u2028", " ")
     last = QFontMetricsF(font).elidedText(rest, Qt.TextElideMode.ElideRight, width)
     return [*lines[: max_lines - 1], last], True
 
@@ -134,8 +134,17 @@ class _Builder:
     def inner(self) -> float:
         return self.width - 2 * PAD
 
-    def text(self, text: str, font: QFont, color: QColor, *, x: float = PAD, width: float | None = None,
-             max_lines: int | None = COLLAPSED_LINES, spacing: float = GAP) -> None:
+    def text(
+        self,
+        text: str,
+        font: QFont,
+        color: QColor,
+        *,
+        x: float = PAD,
+        width: float | None = None,
+        max_lines: int | None = COLLAPSED_LINES,
+        spacing: float = GAP,
+    ) -> None:
         width = width if width is not None else self.width - PAD - x
         limit = None if self.expanded else max_lines
         lines, elided = _wrap(displayable(text, self.d.emoji_font), font, max(20.0, width), limit)
@@ -146,8 +155,15 @@ class _Builder:
             self.y += metrics.lineSpacing()
         self.y += spacing
 
-    def icon_text(self, icon: str, icon_color: QColor, text: str, font: QFont, color: QColor,
-                  max_lines: int | None = COLLAPSED_LINES) -> None:
+    def icon_text(
+        self,
+        icon: str,
+        icon_color: QColor,
+        text: str,
+        font: QFont,
+        color: QColor,
+        max_lines: int | None = COLLAPSED_LINES,
+    ) -> None:
         metrics = QFontMetricsF(font)
         size = min(ICON, metrics.height())
         self.ops.append(_Icon(QRectF(PAD, self.y + (metrics.height() - size) / 2, size, size), icon, icon_color))
@@ -159,8 +175,15 @@ class _Builder:
         self.text(text, font or self.d.body_font, color or self.t.text)
 
     def finish(self, border: QColor, fill: QColor, stripe: QColor | None = None, card: bool = True) -> _Layout:
-        return _Layout(height=self.y - GAP + PAD, card=card, border=border, fill=fill, stripe=stripe, ops=self.ops,
-                       elided=self.elided)
+        return _Layout(
+            height=self.y - GAP + PAD,
+            card=card,
+            border=border,
+            fill=fill,
+            stripe=stripe,
+            ops=self.ops,
+            elided=self.elided,
+        )
 
 
 class TimelineDelegate(QStyledItemDelegate):
@@ -204,8 +227,9 @@ class TimelineDelegate(QStyledItemDelegate):
         layout = self._layout(index, self._card_width(option))
         return QSize(int(option.rect.width()), int(layout.height + 2 * MARGIN_Y + 0.999))
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
-              index: QModelIndex | QPersistentModelIndex) -> None:
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
         width = self._card_width(option)
         layout = self._layout(index, width)
         t = self.theme
@@ -247,8 +271,9 @@ class TimelineDelegate(QStyledItemDelegate):
         item: TimelineItem = index.data(TimelineModel.ItemRole)
         return item
 
-    def _layout(self, index: QModelIndex | QPersistentModelIndex, width: float,
-                expanded: bool | None = None) -> _Layout:
+    def _layout(
+        self, index: QModelIndex | QPersistentModelIndex, width: float, expanded: bool | None = None
+    ) -> _Layout:
         item = self._item(index)
         expanded = item.expanded if expanded is None else expanded
         key = (width, expanded)
@@ -268,8 +293,9 @@ class TimelineDelegate(QStyledItemDelegate):
         """The "Show more" / "Show less" link under an elided or expanded card."""
         metrics = QFontMetricsF(self.small_font)
         x = width - PAD - metrics.horizontalAdvance(text)
-        layout.ops.append(_Text(QPointF(x, layout.height - PAD + metrics.ascent()), text, self.small_font,
-                                self.theme.accent))
+        layout.ops.append(
+            _Text(QPointF(x, layout.height - PAD + metrics.ascent()), text, self.small_font, self.theme.accent)
+        )
         layout.height += metrics.lineSpacing()
 
     def _build(self, item: TimelineItem, width: float, expanded: bool) -> _Layout:
@@ -288,8 +314,12 @@ class TimelineDelegate(QStyledItemDelegate):
             case Kind.RETRY:
                 event = item.event
                 assert isinstance(event, RetryEvent)
-                text = tr("Retrying ({attempt}/{max}): {message}", attempt=event.attempt,
-                          max=event.max_attempts, message=item.message)
+                text = tr(
+                    "Retrying ({attempt}/{max}): {message}",
+                    attempt=event.attempt,
+                    max=event.max_attempts,
+                    message=item.message,
+                )
                 b.icon_text("retry", t.warning, text, self.small_font, t.muted, max_lines=2)
                 return b.finish(t.border, t.sunken, card=False)
             case Kind.ERROR:
@@ -319,15 +349,30 @@ class TimelineDelegate(QStyledItemDelegate):
         badge_w = max(22.0, metrics.horizontalAdvance(number) + 12)
         title_metrics = QFontMetricsF(self.title_font)
         badge_h = 20.0
-        b.ops.append(_Badge(QRectF(PAD, b.y + (title_metrics.height() - badge_h) / 2, badge_w, badge_h), number,
-                            self.small_font, t.accent, t.soft(t.accent, 0.16)))
+        b.ops.append(
+            _Badge(
+                QRectF(PAD, b.y + (title_metrics.height() - badge_h) / 2, badge_w, badge_h),
+                number,
+                self.small_font,
+                t.accent,
+                t.soft(t.accent, 0.16),
+            )
+        )
         duration = format_duration(step.duration)
         duration_w = metrics.horizontalAdvance(duration)
-        b.ops.append(_Text(QPointF(b.width - PAD - duration_w, b.y + title_metrics.ascent()), duration,
-                           self.small_font, t.muted))
+        b.ops.append(
+            _Text(QPointF(b.width - PAD - duration_w, b.y + title_metrics.ascent()), duration, self.small_font, t.muted)
+        )
         x = PAD + badge_w + 8
-        b.text(describe_action(step.action.name, step.action.input, step.action.target), self.title_font, t.text, x=x,
-               width=b.width - x - PAD - duration_w - 10, max_lines=2, spacing=GAP + 2)
+        b.text(
+            describe_action(step.action.name, step.action.input, step.action.target),
+            self.title_font,
+            t.text,
+            x=x,
+            width=b.width - x - PAD - duration_w - 10,
+            max_lines=2,
+            spacing=GAP + 2,
+        )
 
         reflection = step.reflection
         if reflection.evaluation_previous_goal:
@@ -343,8 +388,9 @@ class TimelineDelegate(QStyledItemDelegate):
         if reflection.next_goal:
             b.labelled(tr("Next goal"), reflection.next_goal)
         if action_failed(step):
-            b.icon_text("x-circle", t.danger, tr("This action didn't work; the agent looks again."),
-                        self.small_font, t.danger)
+            b.icon_text(
+                "x-circle", t.danger, tr("This action didn't work; the agent looks again."), self.small_font, t.danger
+            )
         if b.expanded:
             b.labelled(tr("Details"), action_details(step), t.muted, self.mono_font)
         return b.finish(t.border, t.surface)
@@ -374,8 +420,7 @@ class TimelineDelegate(QStyledItemDelegate):
         metrics = QFontMetricsF(self.title_font)
         badge_w = metrics.horizontalAdvance(label) + 44
         badge_h = metrics.height() + 8
-        b.ops.append(_Badge(QRectF(PAD, b.y, badge_w, badge_h), label, self.title_font, color,
-                            t.soft(color, 0.18)))
+        b.ops.append(_Badge(QRectF(PAD, b.y, badge_w, badge_h), label, self.title_font, color, t.soft(color, 0.18)))
         b.ops.append(_Icon(QRectF(PAD + 8, b.y + (badge_h - ICON) / 2, ICON, ICON), icon, color))
         b.y += badge_h + GAP + 4
         if item.text:
@@ -395,8 +440,10 @@ class TimelineDelegate(QStyledItemDelegate):
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)  # a long address wraps too
         doc.setDefaultTextOption(option)
         # No HTML: an error quoting "<input label=…>" would otherwise lose everything from the tag on.
-        features = QTextDocument.MarkdownFeature(QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
-                                                 | QTextDocument.MarkdownFeature.MarkdownNoHTML.value)
+        features = QTextDocument.MarkdownFeature(
+            QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
+            | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
+        )
         doc.setMarkdown(displayable(text, self.emoji_font), features)
         self._tame_headings(doc)
         doc.setTextWidth(width + 8)
@@ -443,7 +490,8 @@ class TimelineDelegate(QStyledItemDelegate):
                 painter.setPen(op.fg)
                 rect = op.rect.adjusted(30, 0, -8, 0) if op.rect.width() > 60 else op.rect
                 align = Qt.AlignmentFlag.AlignVCenter | (
-                    Qt.AlignmentFlag.AlignLeft if op.rect.width() > 60 else Qt.AlignmentFlag.AlignHCenter)
+                    Qt.AlignmentFlag.AlignLeft if op.rect.width() > 60 else Qt.AlignmentFlag.AlignHCenter
+                )
                 painter.drawText(rect, align, op.text)
             case _Doc():
                 painter.save()

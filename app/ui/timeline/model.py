@@ -133,15 +133,18 @@ def plain_text(item: TimelineItem) -> str:
     """The item as plain text: what Copy puts on the clipboard and what screen readers announce."""
     match item.kind:
         case Kind.TASK:
-            return (tr("Follow-up: {task}", task=item.text) if item.follow_up
-                    else tr("Task: {task}", task=item.text))
+            return tr("Follow-up: {task}", task=item.text) if item.follow_up else tr("Task: {task}", task=item.text)
         case Kind.STEP:
             return _step_text(item.event, item.expanded)  # type: ignore[arg-type]
         case Kind.RETRY:
             event = item.event
             assert isinstance(event, RetryEvent)
-            return tr("Retrying ({attempt}/{max}): {message}", attempt=event.attempt, max=event.max_attempts,
-                      message=item.message)
+            return tr(
+                "Retrying ({attempt}/{max}): {message}",
+                attempt=event.attempt,
+                max=event.max_attempts,
+                message=item.message,
+            )
         case Kind.ERROR:
             return tr("Error: {message}", message=item.message)
         case Kind.TAKEOVER:
@@ -160,9 +163,14 @@ def outcome_label(outcome: Outcome) -> str:
 
 
 def _step_text(step: StepEvent, expanded: bool) -> str:
-    lines = [tr("Step {n}: {action} ({duration})", n=step.step_index,
-                action=describe_action(step.action.name, step.action.input, step.action.target),
-                duration=format_duration(step.duration))]
+    lines = [
+        tr(
+            "Step {n}: {action} ({duration})",
+            n=step.step_index,
+            action=describe_action(step.action.name, step.action.input, step.action.target),
+            duration=format_duration(step.duration),
+        )
+    ]
     reflection = step.reflection
     if reflection.evaluation_previous_goal:
         reading, rest = evaluation_reading(reflection.evaluation_previous_goal)

@@ -102,8 +102,12 @@ class TimelineView(QListView):
     def retranslate(self) -> None:
         """Every word in the current language, the cards' included (they are laid out again)."""
         self.setAccessibleName(tr("Timeline"))
-        self.setAccessibleDescription(tr("The task's steps, newest at the bottom. Up and Down move between them, "
-                                         "Enter shows a step's details; Ctrl+C copies."))
+        self.setAccessibleDescription(
+            tr(
+                "The task's steps, newest at the bottom. Up and Down move between them, "
+                "Enter shows a step's details; Ctrl+C copies."
+            )
+        )
         self._jump.setText(tr("Jump to latest"))
         self._jump.setAccessibleName(tr("Jump to latest step"))
         self._place_jump()
@@ -216,15 +220,20 @@ class TimelineView(QListView):
         title.setWeight(title.Weight.DemiBold)
         painter.setFont(title)
         painter.setPen(t.text)
-        painter.drawText(QRectF(area.left(), top + 56, area.width(), 30), Qt.AlignmentFlag.AlignCenter,
-                         tr("What should the agent do?"))
+        painter.drawText(
+            QRectF(area.left(), top + 56, area.width(), 30),
+            Qt.AlignmentFlag.AlignCenter,
+            tr("What should the agent do?"),
+        )
         body = self.font()
         painter.setFont(body)
         painter.setPen(t.muted)
         painter.drawText(
             QRectF(area.left(), top + 90, area.width(), 120),
             Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
-            tr("Describe a task in plain words below, for example “Fill in the new-customer form with these "
-               "details…”. You can watch every step here and in the browser, and stop at any time."),
+            tr(
+                "Describe a task in plain words below, for example “Fill in the new-customer form with these "
+                "details…”. You can watch every step here and in the browser, and stop at any time."
+            ),
         )
         painter.end()
