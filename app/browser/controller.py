@@ -9,7 +9,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, assert_never
 
 from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
@@ -36,6 +36,22 @@ from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
 from app.core.page import BrowserClosedError, BrowserState, ElementInfo, Screenshot, TabInfo, ToolError
 from app.core.safety.guardrails import Guardrails
+from app.core.tools.page_tools import (
+    ClickInput,
+    CloseTabInput,
+    GoBackInput,
+    GoToUrlInput,
+    HoverInput,
+    InputTextInput,
+    OpenTabInput,
+    PageAction,
+    ScriptInput,
+    ScrollInput,
+    SelectOptionInput,
+    SendKeysInput,
+    SwitchTabInput,
+    UploadFileInput,
+)
 
 log = logging.getLogger(__name__)
 
@@ -259,6 +275,40 @@ class PlaywrightPageController:
     async def _race(self, signal: AbortSignal, what: str, work: Awaitable[T]) -> T:
         async with self._failures(what):
             return await signal.race(work)
+
+    # --- actions -----------------------------------------------------------------------------------------------
+
+    async def perform(self, action: PageAction, signal: AbortSignal) -> str:
+        """Each page tool's input to the method that does it (mypy flags a page tool without a case here)."""
+        match action:
+            case ClickInput():
+                return await self.click(action.index, signal)
+            case HoverInput():
+                return await self.hover(action.index, signal)
+            case InputTextInput():
+                return await self.input_text(action.index, action.text, signal)
+            case SelectOptionInput():
+                return await self.select_option(action.index, action.text, signal)
+            case SendKeysInput():
+                return await self.send_keys(action.keys, signal)
+            case ScrollInput():
+                return await self.scroll(action.down, action.num_pages, action.index, signal)
+            case GoToUrlInput():
+                return await self.go_to_url(action.url, signal)
+            case OpenTabInput():
+                return await self.open_new_tab(action.url, signal)
+            case GoBackInput():
+                return await self.go_back(signal)
+            case SwitchTabInput():
+                return await self.switch_to_tab(action.tab_id, signal)
+            case CloseTabInput():
+                return await self.close_tab(action.tab_id, signal)
+            case UploadFileInput():
+                return await self.upload_file(action.index, action.path, signal)
+            case ScriptInput():
+                return await self.execute_javascript(action.script, signal)
+            case _:
+                assert_never(action)
 
     # --- actions on elements -----------------------------------------------------------------------------------
 

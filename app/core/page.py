@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import base64
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, Field
 
 from app.core.abort import AbortSignal
+
+if TYPE_CHECKING:  # the tools' inputs import this module for ToolError
+    from app.core.tools.page_tools import PageAction
 
 
 class ToolError(Exception):
@@ -73,31 +76,9 @@ class PageController(Protocol):
         """Page events since the last call (navigation, new tab, dialog handled, download) as plain sentences."""
         ...
 
-    async def click(self, index: int, signal: AbortSignal) -> str: ...
-
-    async def input_text(self, index: int, text: str, signal: AbortSignal) -> str: ...
-
-    async def select_option(self, index: int, text: str, signal: AbortSignal) -> str: ...
-
-    async def send_keys(self, keys: str, signal: AbortSignal) -> str: ...
-
-    async def hover(self, index: int, signal: AbortSignal) -> str: ...
-
-    async def scroll(self, down: bool, num_pages: float, index: int | None, signal: AbortSignal) -> str: ...
-
-    async def go_to_url(self, url: str, signal: AbortSignal) -> str: ...
-
-    async def go_back(self, signal: AbortSignal) -> str: ...
-
-    async def open_new_tab(self, url: str, signal: AbortSignal) -> str: ...
-
-    async def switch_to_tab(self, tab_id: int, signal: AbortSignal) -> str: ...
-
-    async def close_tab(self, tab_id: int, signal: AbortSignal) -> str: ...
-
-    async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str: ...
-
-    async def execute_javascript(self, script: str, signal: AbortSignal) -> str: ...
+    async def perform(self, action: PageAction, signal: AbortSignal) -> str:
+        """Does what ``action`` (a page tool's input, app/core/tools/page_tools.py) says, as real trusted input."""
+        ...
 
     async def screenshot(self, signal: AbortSignal) -> Screenshot:
         """The viewport as the last state listed it, each element's [index] drawn on it (ToolError if it cannot)."""

@@ -9,10 +9,11 @@ import string
 from enum import Enum
 from functools import cache
 from typing import Any
-from urllib.parse import urlparse
 
 from app.core import messages
 from app.core.llm import LLMErrorKind
+from app.core.tools.base import ToolWords
+from app.core.tools.registry import ALL_TOOLS
 from app.core.types import (
     ActionTarget,
     AgentActivity,
@@ -27,208 +28,33 @@ from app.core.types import (
     ThinkingActivity,
     UserTakeoverEvent,
 )
+from app.text.element_words import clip
 from app.text.i18n import language, tr
+from app.text.tool_words import PILL_QUOTE, fill
 
-_NAME_MAX = 32
-# How the agent writes a saved secret (app/core/safety/secrets.py); a person reads its name instead.
-_SECRET = re.compile(r"<secret>\s*([^<>]{0,80}?)\s*</secret>", re.IGNORECASE)
-# A form's marks beside a label, not part of its name: "Notes (optional)", "Email *".
-_LABEL_MARKS = re.compile(r"(?:\s*[(（]?\s*(?:optional|required)\s*[)）]?|[\s:*：]+)+$", re.IGNORECASE)
 _REASON_MAX = 60
-# Input types a person calls a button, a checkbox, an option; every other input is a field.
-_BUTTON_INPUTS = frozenset({"submit", "button", "reset", "image"})
-
-
-def _quote(text: object, limit: int = 40) -> str:
-    return "“" + _clip(text, limit) + "”"
-
-
-def _clip(text: object, limit: int) -> str:
-    """One line of at most ``limit`` characters, cut after a whole word where one ends near the limit."""
-    text = " ".join(str(text).split())
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    if space > limit * 0.6:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:-—") + "…"
-
-
-def _host(url: str) -> str:
-    return urlparse(url).netloc or url
-
-
-def _pages(value: Any) -> str:
-    pages = float(value or 1)
-    return tr("1 page") if pages == 1 else tr("{n:g} pages", n=pages)
-
-
-# --- the element acted on ------------------------------------------------------------------------------------
-
-
-class _Role(Enum):
-    FIELD = "field"
-    BUTTON = "button"
-    CHECKBOX = "checkbox"
-    OPTION = "option"
-    LIST = "list"
-    LINK = "link"
-    IMAGE = "image"
-    ITEM = "item"
-
-
-def _role(target: ActionTarget) -> _Role:
-    tag, kind = target.tag.lower(), target.input_type.lower()
-    if tag == "input":
-        if kind in _BUTTON_INPUTS:
-            return _Role.BUTTON
-        if kind == "checkbox":
-            return _Role.CHECKBOX
-        if kind == "radio":
-            return _Role.OPTION
-        return _Role.FIELD
-    return {
-        "textarea": _Role.FIELD,
-        "select": _Role.LIST,
-        "button": _Role.BUTTON,
-        "a": _Role.LINK,
-        "img": _Role.IMAGE,
-        "option": _Role.OPTION,
-    }.get(tag, _Role.ITEM)
-
-
-def _named(role: _Role, name: str) -> str:
-    # A control's label reads as a name ("the Email field"); a link's or an item's words are quoted, since they
-    # are often a phrase of the page's text.
-    match role:
-        case _Role.FIELD:
-            return tr("the {name} field", name=name)
-        case _Role.BUTTON:
-            return tr("the {name} button", name=name)
-        case _Role.CHECKBOX:
-            return tr("the {name} checkbox", name=name)
-        case _Role.OPTION:
-            return tr("the {name} option", name=name)
-        case _Role.LIST:
-            return tr("the {name} list", name=name)
-        case _Role.LINK:
-            return tr("the “{name}” link", name=name)
-        case _Role.IMAGE:
-            return tr("the “{name}” image", name=name)
-    return tr("the “{name}” item", name=name)
-
-
-def _unnamed(role: _Role) -> str:
-    match role:
-        case _Role.FIELD:
-            return tr("a text field")
-        case _Role.BUTTON:
-            return tr("a button")
-        case _Role.CHECKBOX:
-            return tr("a checkbox")
-        case _Role.OPTION:
-            return tr("an option")
-        case _Role.LIST:
-            return tr("a list")
-        case _Role.LINK:
-            return tr("a link")
-        case _Role.IMAGE:
-            return tr("an image")
-    return tr("an element on the page")
-
-
-def _person_name(name: str) -> str:
-    """A label as a person says it: one line, without the form's "*", ":" or "(optional)", and clipped."""
-    return _clip(_LABEL_MARKS.sub("", " ".join(name.split())), _NAME_MAX)
-
-
-def target_words(target: ActionTarget | None, fallback: str = "") -> str:
-    """The element as a person names it: "the Email field", "the Save button", "the “Pricing” link"; without a
-    target, ``fallback`` (or "an element on the page")."""
-    if target is None:
-        return fallback or tr("an element on the page")
-    role = _role(target)
-    name = _person_name(target.name)
-    return _named(role, name) if name else _unnamed(role)
-
-
-def _list_words(target: ActionTarget | None) -> str:
-    """The list an option is chosen in. A custom dropdown is a button or a div whose words are a prompt or the
-    current choice ("Select a plan"), so they are quoted; a native list is named by its label."""
-    if target is None:
-        return tr("a list")
-    name = _person_name(target.name)
-    if target.tag.lower() == "select" or not name:
-        return _named(_Role.LIST, name) if name else _unnamed(_Role.LIST)
-    return tr("the “{name}” list", name=name)
 
 
 # --- actions -------------------------------------------------------------------------------------------------
 
 
-def _typed(text: str) -> str:
-    """What is typed, quoted; a saved secret by its name ("your secret demo_password"), never its markup."""
-    whole = _SECRET.fullmatch(text.strip())
-    if whole:
-        return tr("your secret {name}", name=whole.group(1))
-    return _quote(_SECRET.sub("••••", text))
+def _tool_words(tool: str) -> tuple[ToolWords, dict[str, Any]] | None:
+    """A tool's words and its input's defaults (what a recorded input may leave out); None for a tool that no longer
+    exists (a run saved by an older version)."""
+    definition = ALL_TOOLS.get(tool)
+    if definition is None:
+        return None
+    fields = definition.input_model.model_fields
+    return definition.words, {name: field.default for name, field in fields.items() if not field.is_required()}
 
 
 def describe_action(name: str, params: dict[str, Any], target: ActionTarget | None = None) -> str:
     """One short sentence for a step: "Click the Save button", "Type “Ada” into the Name field", "Go to https://…"."""
-    match name:
-        case "click_element_by_index":
-            return tr("Click {target}", target=target_words(target))
-        case "input_text":
-            return tr(
-                "Type {value} into {target}",
-                value=_typed(str(params.get("text", ""))),
-                target=target_words(target, tr("a text field")),
-            )
-        case "select_dropdown_option":
-            return tr("Choose {value} in {target}", value=_quote(params.get("text", "")), target=_list_words(target))
-        case "send_keys":
-            return tr("Press {keys}", keys=params.get("keys", ""))
-        case "hover_element":
-            return tr("Point at {target}", target=target_words(target))
-        case "scroll":
-            pages = _pages(params.get("num_pages"))
-            text = (
-                tr("Scroll down {pages}", pages=pages)
-                if params.get("down", True)
-                else tr("Scroll up {pages}", pages=pages)
-            )
-            if params.get("index") is None:
-                return text
-            return tr("{action} in {target}", action=text, target=target_words(target))
-        case "go_to_url":
-            return tr("Go to {url}", url=params.get("url", ""))
-        case "go_back":
-            return tr("Go back")
-        case "open_new_tab":
-            return tr("Open {url} in a new tab", url=params.get("url", ""))
-        case "switch_to_tab":
-            return tr("Switch to another tab")
-        case "close_tab":
-            return tr("Close a tab")
-        case "upload_file":
-            return tr(
-                "Upload {file} with {target}",
-                file=_quote(str(params.get("path", "")).rsplit("/", 1)[-1]),
-                target=target_words(target, tr("a file field")),
-            )
-        case "execute_javascript":
-            return tr("Run a script on the page")
-        case "wait":
-            return tr("Wait {seconds:g} s", seconds=float(params.get("seconds", 3)))
-        case "ask_user":
-            return tr("Ask you a question")
-        case "hand_off_to_user":
-            return tr("Hand the browser to you: {reason}", reason=_clip(params.get("reason", ""), 120))
-        case "done":
-            return tr("Finish: task done") if params.get("success", True) else tr("Finish: could not complete")
-    return tr("Do something on the page")
+    found = _tool_words(name)
+    if found is None:
+        return tr("Do something on the page")
+    words, defaults = found
+    return fill(words.action, words, defaults | params, target)
 
 
 def action_details(step: StepEvent) -> str:
@@ -244,52 +70,20 @@ def action_failed(step: StepEvent) -> bool:
     return not step.action.ok
 
 
-def _doing(tool: str, params: dict[str, Any], target: ActionTarget | None) -> str:
-    match tool:
-        case "click_element_by_index":
-            return tr("Clicking {target}…", target=target_words(target))
-        case "input_text":
-            return tr("Typing into {target}…", target=target_words(target, tr("a text field")))
-        case "select_dropdown_option":
-            return tr(
-                "Choosing {value} in {target}…", value=_quote(params.get("text", ""), 24), target=_list_words(target)
-            )
-        case "send_keys":
-            return tr("Pressing {keys}…", keys=params.get("keys", ""))
-        case "hover_element":
-            return tr("Pointing at {target}…", target=target_words(target))
-        case "scroll":
-            return tr("Scrolling down…") if params.get("down", True) else tr("Scrolling up…")
-        case "go_to_url" | "open_new_tab":
-            return tr("Opening {host}…", host=_host(str(params.get("url", ""))))
-        case "go_back":
-            return tr("Going back…")
-        case "switch_to_tab" | "close_tab":
-            return tr("Switching tabs…")
-        case "upload_file":
-            return tr("Uploading a file…")
-        case "execute_javascript":
-            return tr("Running a script…")
-        case "wait":
-            return tr("Waiting for the page…")
-        case "ask_user":
-            return tr("Waiting for your answer…")
-        case "hand_off_to_user":
-            return tr("Handing the browser to you…")
-        case "done":
-            return tr("Wrapping up…")
-    return tr("Working…")
+def _doing(tool: str, params: dict[str, Any], target: ActionTarget | None, done: bool = False) -> str:
+    """The pill's words for an action while it runs, or (``done``) once it worked."""
+    found = _tool_words(tool)
+    if found is None:
+        return tr("Working…")
+    words, defaults = found
+    return fill(words.done if done and words.done else words.doing, words, defaults | params, target, PILL_QUOTE)
 
 
 def _did(activity: ExecutedActivity) -> str:
-    """After an action: what was done to which element, or the same words as while doing it."""
+    """After an action: what was done, or the same words as while doing it."""
     if not activity.ok:
         return tr("That didn't work; rethinking…")
-    if activity.target is not None and activity.tool == "click_element_by_index":
-        return tr("Clicked {target}", target=target_words(activity.target))
-    if activity.target is not None and activity.tool == "input_text":
-        return tr("Typed into {target}", target=target_words(activity.target))
-    return _doing(activity.tool, activity.input, activity.target)
+    return _doing(activity.tool, activity.input, activity.target, done=True)
 
 
 def describe_activity(activity: AgentActivity) -> str:
@@ -308,7 +102,7 @@ def describe_activity(activity: AgentActivity) -> str:
         case PausedActivity():
             return tr("Paused — your turn")
         case HandOffActivity():
-            return tr("Your turn — {reason}", reason=_clip(activity.reason, _REASON_MAX))
+            return tr("Your turn — {reason}", reason=clip(activity.reason, _REASON_MAX))
     return tr("Working…")
 
 

@@ -11,6 +11,7 @@ import pytest
 from app.core.abort import AbortSignal
 from app.core.agent import TAKEN_OVER_MID_STEP, Agent
 from app.core.config import AgentConfig
+from app.core.tools.page_tools import ClickInput, PageAction
 from app.core.types import (
     AgentActivity,
     AgentStatus,
@@ -154,10 +155,11 @@ async def test_a_hand_off_without_a_reason_is_an_unusable_answer(
 class LoadingAfterClick(FakePage):
     """A click lands at once, then the page takes long to load (a real click's aftermath)."""
 
-    async def click(self, index: int, signal: AbortSignal) -> str:
-        self.actions.append(("click", (index,)))
+    async def perform(self, action: PageAction, signal: AbortSignal) -> str:
+        assert isinstance(action, ClickInput)
+        self.actions.append(("click", (action.index,)))
         await signal.sleep(30)
-        return f"Clicked {index}"
+        return f"Clicked {action.index}"
 
 
 @pytest.mark.parametrize("note", ["", "I closed the pop-up"])

@@ -6,6 +6,7 @@ import asyncio
 
 from app.core.abort import AbortSignal
 from app.core.config import AgentConfig
+from app.core.tools.page_tools import PageAction
 from app.core.types import AgentStatus, ErrorEvent, ObservationEvent, RetryEvent, StepEvent, UserTakeoverEvent
 from app.llm.settings import ToolChoiceMode
 from tests.core.conftest import AgentFactory
@@ -126,13 +127,13 @@ async def test_repeated_action_gets_a_nudge(llm_server: FakeLLMServer, make_agen
 
 async def test_the_same_index_on_three_pages_is_no_repeat(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
     agent, page = make_agent()
-    original = page.click
+    original = page.perform
 
-    async def click_and_move_on(index: int, signal: AbortSignal) -> str:
+    async def click_and_move_on(action: PageAction, signal: AbortSignal) -> str:
         page.url = f"{page.url}/next"  # each click opens another page, where [4] is another element
-        return await original(index, signal)
+        return await original(action, signal)
 
-    page.click = click_and_move_on  # type: ignore[method-assign]
+    page.perform = click_and_move_on  # type: ignore[method-assign]
     llm_server.add(*[tool_reply({"click_element_by_index": {"index": 4}})] * 3, done_reply("ok"))
     result = await agent.execute("Click through the wizard")
     assert not [e for e in result.history if isinstance(e, ObservationEvent) and "same action" in e.content]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
+import re
 
 from app.assets import resource_path
 from app.core.abort import AbortSignal
 from app.core.page import BrowserState, ElementInfo, Screenshot, TabInfo, ToolError
+from app.core.tools.page_tools import GoToUrlInput, PageAction
 from app.llm.probe import TEST_IMAGE
 
 DEFAULT_CONTENT = (
@@ -59,46 +60,12 @@ class FakePage:
             self.content = self.content.split("\n<!--")[0] + f"\n<!-- change {self._counter} -->"
         return f"{name} {' '.join(map(str, args))}".strip()
 
-    async def click(self, index: int, signal: AbortSignal) -> str:
-        return await self._act("click", signal, index)
-
-    async def input_text(self, index: int, text: str, signal: AbortSignal) -> str:
-        return await self._act("input_text", signal, index, text)
-
-    async def select_option(self, index: int, text: str, signal: AbortSignal) -> str:
-        return await self._act("select_option", signal, index, text)
-
-    async def send_keys(self, keys: str, signal: AbortSignal) -> str:
-        return await self._act("send_keys", signal, keys)
-
-    async def hover(self, index: int, signal: AbortSignal) -> str:
-        return await self._act("hover", signal, index)
-
-    async def scroll(self, down: bool, num_pages: float, index: int | None, signal: AbortSignal) -> str:
-        return await self._act("scroll", signal, down, num_pages)
-
-    async def go_to_url(self, url: str, signal: AbortSignal) -> str:
-        self.url = url
-        return await self._act("go_to_url", signal, url)
-
-    async def go_back(self, signal: AbortSignal) -> str:
-        return await self._act("go_back", signal)
-
-    async def open_new_tab(self, url: str, signal: AbortSignal) -> str:
-        return await self._act("open_new_tab", signal, url)
-
-    async def switch_to_tab(self, tab_id: int, signal: AbortSignal) -> str:
-        return await self._act("switch_to_tab", signal, tab_id)
-
-    async def close_tab(self, tab_id: int, signal: AbortSignal) -> str:
-        return await self._act("close_tab", signal, tab_id)
-
-    async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str:
-        return await self._act("upload_file", signal, index, path)
-
-    async def execute_javascript(self, script: str, signal: AbortSignal) -> str:
-        await asyncio.sleep(0)
-        return await self._act("execute_javascript", signal, script)
+    async def perform(self, action: PageAction, signal: AbortSignal) -> str:
+        """Records the action as (its name, its input's values): ClickInput(index=2) is ("click", (2,))."""
+        if isinstance(action, GoToUrlInput):
+            self.url = action.url
+        name = re.sub(r"(?<!^)(?=[A-Z])", "_", type(action).__name__.removesuffix("Input")).lower()
+        return await self._act(name, signal, *action.model_dump().values())
 
     async def screenshot(self, signal: AbortSignal) -> Screenshot:
         signal.throw_if_aborted()

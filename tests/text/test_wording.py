@@ -26,6 +26,7 @@ from app.core.types import (
     RetryingActivity,
     ThinkingActivity,
 )
+from app.text.element_words import target_words
 from app.text.i18n import set_language
 from app.text.wording import (
     Reading,
@@ -37,7 +38,6 @@ from app.text.wording import (
     format_tokens,
     plain_message,
     plain_retry,
-    target_words,
 )
 
 EMAIL = ActionTarget(tag="input", name="Email", input_type="email")

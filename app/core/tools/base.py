@@ -41,11 +41,31 @@ class ToolContext:
 
 
 @dataclass(frozen=True)
+class ToolWords:
+    """How a person reads a use of the tool: a sentence for the timeline (``action``), the status pill's words while
+    it runs (``doing``) and once it worked (``done``; ``doing`` when empty). English templates, each translated whole
+    (resources/i18n/zh/tools.json) and filled by app/text/tool_words.py: ``{field}`` is the input field of that name,
+    ``{field:spec}`` renders it (``quote``, ``typed``, ``clip``, ``pages``, ``host``, ``file``, ``yes|no`` for a
+    yes/no field, or a number format), ``{target}`` is the element acted on as a person names it (``{target:list}``
+    for a list), and ``[...]`` is left out when a value in it is missing. ``element`` names an element that has no
+    name a person could read."""
+
+    action: str
+    doing: str
+    done: str = ""
+    element: str = "an element on the page"
+
+
+@dataclass(frozen=True)
 class Tool(Generic[InputT]):
+    """Everything about a tool lives in its definition: what the model is told (name, description, input model),
+    what it does (``run``), and how a person reads it (``words``); lists, schema, validation and wording follow."""
+
     name: str
     description: str
     input_model: type[InputT]
     run: Callable[[ToolContext, InputT], Awaitable[str]]
+    words: ToolWords
     # Runs before anything about the call is shown or recorded: a tool that learns a secret from its input (a
     # password typed without a placeholder) registers it here, so that every output from then on masks it.
     prepare: Callable[[ToolContext, InputT], None] | None = None

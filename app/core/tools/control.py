@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from app.core.page import ToolError
-from app.core.tools.base import Tool, ToolContext
+from app.core.tools.base import Tool, ToolContext, ToolWords
 
 DONE = "done"
 HAND_OFF = "hand_off_to_user"
@@ -49,7 +49,25 @@ async def _hand_off(_ctx: ToolContext, _params: HandOffInput) -> str:
     return "Handed the browser to the user."
 
 
-done_tool = Tool(DONE, "End the task.", DoneInput, _done)
-wait_tool = Tool("wait", "", WaitInput, _wait)
-ask_user_tool = Tool("ask_user", "For what only the user knows.", AskUserInput, _ask_user)
-hand_off_tool = Tool(HAND_OFF, "Pause; the user acts in the browser (captcha, sign-in, 2FA).", HandOffInput, _hand_off)
+done_tool = Tool(
+    DONE,
+    "End the task.",
+    DoneInput,
+    _done,
+    ToolWords("Finish: {success:task done|could not complete}", "Wrapping up…"),
+)
+wait_tool = Tool("wait", "", WaitInput, _wait, ToolWords("Wait {seconds:g} s", "Waiting for the page…"))
+ask_user_tool = Tool(
+    "ask_user",
+    "For what only the user knows.",
+    AskUserInput,
+    _ask_user,
+    ToolWords("Ask you a question", "Waiting for your answer…"),
+)
+hand_off_tool = Tool(
+    HAND_OFF,
+    "Pause; the user acts in the browser (captcha, sign-in, 2FA).",
+    HandOffInput,
+    _hand_off,
+    ToolWords("Hand the browser to you: {reason:clip}", "Handing the browser to you…"),
+)

@@ -1,4 +1,10 @@
-"""Tools that act on the page; each one hands its input to the PageController, which does real trusted input."""
+"""Tools that act on the page. Each one's input is its own model, which the PageController performs as real trusted
+input (app/browser/controller.py); the tools that guard a moment (a risky click, a secret, a file) do so first.
+
+Adding a page tool: its input model here (and in ``PageAction``), its ``Tool`` in ``PAGE_TOOLS`` with its words, and
+its case in the controller's ``perform``. The tool list, the schema the model is sent, validation, repair and the
+plain words in the panel follow from the definition.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +14,28 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.core.safety.risky import confirm_irreversible_click
-from app.core.tools.base import Tool, ToolContext
+from app.core.tools.base import Tool, ToolContext, ToolWords
 
 # Field descriptions only where the name and type do not say it all: every word here is sent with every step.
 
 
-class IndexInput(BaseModel):
+class _OnElement(BaseModel):
     index: int = Field(ge=0)
 
 
-class InputTextInput(BaseModel):
-    index: int = Field(ge=0)
+class ClickInput(_OnElement):
+    pass
+
+
+class HoverInput(_OnElement):
+    pass
+
+
+class InputTextInput(_OnElement):
     text: str
 
 
-class SelectOptionInput(BaseModel):
-    index: int = Field(ge=0)
+class SelectOptionInput(_OnElement):
     text: str = Field(description="the option's visible text")
 
 
@@ -37,15 +49,23 @@ class ScrollInput(BaseModel):
     index: int | None = Field(default=None, ge=0, description="a scrollable element; omit for the page")
 
 
-class UrlInput(BaseModel):
+class GoToUrlInput(BaseModel):
     url: str
 
 
-class NoInput(BaseModel):
+class OpenTabInput(BaseModel):
+    url: str
+
+
+class GoBackInput(BaseModel):
     pass
 
 
-class TabInput(BaseModel):
+class SwitchTabInput(BaseModel):
+    tab_id: int = Field(ge=0)
+
+
+class CloseTabInput(BaseModel):
     tab_id: int = Field(ge=0)
 
 
@@ -58,11 +78,34 @@ class ScriptInput(BaseModel):
     script: str = Field(description="its last expression's value is returned")
 
 
-async def _click(ctx: ToolContext, p: IndexInput) -> str:
+# What a PageController performs: one input model per page tool.
+PageAction = (
+    ClickInput
+    | HoverInput
+    | InputTextInput
+    | SelectOptionInput
+    | SendKeysInput
+    | ScrollInput
+    | GoToUrlInput
+    | OpenTabInput
+    | GoBackInput
+    | SwitchTabInput
+    | CloseTabInput
+    | UploadFileInput
+    | ScriptInput
+)
+
+
+async def perform(ctx: ToolContext, action: PageAction) -> str:
+    """A tool that is the page action itself, with no policy of its own in between."""
+    return await ctx.page.perform(action, ctx.signal)
+
+
+async def _click(ctx: ToolContext, p: ClickInput) -> str:
     info = ctx.page.element_info(p.index)
     if info is not None and ctx.guardrails.ask_before_irreversible:
         await confirm_irreversible_click(ctx.guardrails.confirm, p.index, info.name, ctx.task, ctx.signal)
-    return await ctx.page.click(p.index, ctx.signal)
+    return await perform(ctx, p)
 
 
 def _remember_password(ctx: ToolContext, p: InputTextInput) -> None:
@@ -78,73 +121,71 @@ async def _input_text(ctx: ToolContext, p: InputTextInput) -> str:
     info = ctx.page.element_info(p.index)
     # The document that owns the field decides where a secret may go: a cross-origin iframe has its own address.
     text = vault.fill(p.text, info.frame_url if info is not None else None)
-    return vault.mask(await ctx.page.input_text(p.index, text, ctx.signal))
-
-
-async def _select(ctx: ToolContext, p: SelectOptionInput) -> str:
-    return await ctx.page.select_option(p.index, p.text, ctx.signal)
-
-
-async def _send_keys(ctx: ToolContext, p: SendKeysInput) -> str:
-    return await ctx.page.send_keys(p.keys, ctx.signal)
-
-
-async def _hover(ctx: ToolContext, p: IndexInput) -> str:
-    return await ctx.page.hover(p.index, ctx.signal)
-
-
-async def _scroll(ctx: ToolContext, p: ScrollInput) -> str:
-    return await ctx.page.scroll(p.down, p.num_pages, p.index, ctx.signal)
-
-
-async def _go_to_url(ctx: ToolContext, p: UrlInput) -> str:
-    return await ctx.page.go_to_url(p.url, ctx.signal)
-
-
-async def _go_back(ctx: ToolContext, _p: NoInput) -> str:
-    return await ctx.page.go_back(ctx.signal)
-
-
-async def _open_tab(ctx: ToolContext, p: UrlInput) -> str:
-    return await ctx.page.open_new_tab(p.url, ctx.signal)
-
-
-async def _switch_tab(ctx: ToolContext, p: TabInput) -> str:
-    return await ctx.page.switch_to_tab(p.tab_id, ctx.signal)
-
-
-async def _close_tab(ctx: ToolContext, p: TabInput) -> str:
-    return await ctx.page.close_tab(p.tab_id, ctx.signal)
+    return vault.mask(await perform(ctx, InputTextInput(index=p.index, text=text)))
 
 
 async def _upload(ctx: ToolContext, p: UploadFileInput) -> str:
     # The page gets the file the policy judged (links and .. resolved), never the path as the model wrote it.
     file = await ctx.signal.race(asyncio.to_thread(ctx.guardrails.uploads.check, p.path, ctx.task))
-    return await ctx.page.upload_file(p.index, str(file), ctx.signal)
-
-
-async def _javascript(ctx: ToolContext, p: ScriptInput) -> str:
-    return await ctx.page.execute_javascript(p.script, ctx.signal)
+    return await perform(ctx, UploadFileInput(index=p.index, path=str(file)))
 
 
 PAGE_TOOLS: tuple[Tool[Any], ...] = (
-    Tool("click_element_by_index", "", IndexInput, _click),
-    Tool("input_text", "Clears the field first.", InputTextInput, _input_text, prepare=_remember_password),
-    Tool("select_dropdown_option", "Native or custom.", SelectOptionInput, _select),
-    Tool("send_keys", "To the focused element.", SendKeysInput, _send_keys),
-    Tool("hover_element", "For menus and tooltips.", IndexInput, _hover),
-    Tool("scroll", "By viewport heights.", ScrollInput, _scroll),
-    Tool("go_to_url", "", UrlInput, _go_to_url),
-    Tool("go_back", "", NoInput, _go_back),
-    Tool("open_new_tab", "", UrlInput, _open_tab),
-    Tool("switch_to_tab", "", TabInput, _switch_tab),
-    Tool("close_tab", "", TabInput, _close_tab),
-    Tool("upload_file", "", UploadFileInput, _upload),
+    Tool(
+        "click_element_by_index",
+        "",
+        ClickInput,
+        _click,
+        ToolWords("Click {target}", "Clicking {target}…", "Clicked {target}"),
+    ),
+    Tool(
+        "input_text",
+        "Clears the field first.",
+        InputTextInput,
+        _input_text,
+        ToolWords("Type {text:typed} into {target}", "Typing into {target}…", "Typed into {target}", "a text field"),
+        prepare=_remember_password,
+    ),
+    Tool(
+        "select_dropdown_option",
+        "Native or custom.",
+        SelectOptionInput,
+        perform,
+        ToolWords("Choose {text:quote} in {target:list}", "Choosing {text:quote} in {target:list}…"),
+    ),
+    Tool("send_keys", "To the focused element.", SendKeysInput, perform, ToolWords("Press {keys}", "Pressing {keys}…")),
+    Tool(
+        "hover_element",
+        "For menus and tooltips.",
+        HoverInput,
+        perform,
+        ToolWords("Point at {target}", "Pointing at {target}…"),
+    ),
+    Tool(
+        "scroll",
+        "By viewport heights.",
+        ScrollInput,
+        perform,
+        ToolWords("Scroll {down:down|up} {num_pages:pages}[ in {target}]", "Scrolling {down:down|up}…"),
+    ),
+    Tool("go_to_url", "", GoToUrlInput, perform, ToolWords("Go to {url}", "Opening {url:host}…")),
+    Tool("go_back", "", GoBackInput, perform, ToolWords("Go back", "Going back…")),
+    Tool("open_new_tab", "", OpenTabInput, perform, ToolWords("Open {url} in a new tab", "Opening {url:host}…")),
+    Tool("switch_to_tab", "", SwitchTabInput, perform, ToolWords("Switch to another tab", "Switching tabs…")),
+    Tool("close_tab", "", CloseTabInput, perform, ToolWords("Close a tab", "Switching tabs…")),
+    Tool(
+        "upload_file",
+        "",
+        UploadFileInput,
+        _upload,
+        ToolWords("Upload {path:file} with {target}", "Uploading a file…", element="a file field"),
+    ),
 )
 
 JAVASCRIPT_TOOL = Tool(
     "execute_javascript",
     "Run JavaScript in the page, only when no other action works.",
     ScriptInput,
-    _javascript,
+    perform,
+    ToolWords("Run a script on the page", "Running a script…"),
 )

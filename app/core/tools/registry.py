@@ -23,5 +23,9 @@ def build_tools(*, ask_user: bool, javascript: bool) -> ToolSet:
     return {tool.name: tool for tool in tools}
 
 
+# Every tool there is, by name: what the panel and exports read a recorded step's words from.
+ALL_TOOLS: ToolSet = build_tools(ask_user=True, javascript=True)
+
+
 def done_only() -> ToolSet:
     return {DONE: done_tool}
