@@ -13,6 +13,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from tests.fakes.llm_server import FakeLLMServer
 
+# Chromium, the local test sites and the controller, for every folder.
+BROWSER_FIXTURES = "tests.browser_fixtures"
+pytest_plugins = [BROWSER_FIXTURES]
+
 TESTS = Path(__file__).resolve().parent
 # `pytest -m "not slow"` leaves out what starts Chromium, a CLI process or the whole desktop: whole folders, and
 # these files elsewhere. The rest checks the engine, the model client, settings, history and the panel's widgets.
@@ -36,6 +40,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         where = item.path.resolve().relative_to(TESTS)
         if where.parts[0] in SLOW_FOLDERS or where.as_posix() in SLOW_FILES:
             item.add_marker(pytest.mark.slow)
+        # One Chromium per module (tests/browser_fixtures.py): its tests, and their async fixtures, run on the
+        # module's loop. Prepended: auto mode has already marked the test for a loop of its own.
+        if _uses_the_module_browser(item) and item.get_closest_marker("asyncio") is not None:
+            item.add_marker(pytest.mark.asyncio(loop_scope="module"), append=False)
+
+
+def _uses_the_module_browser(item: pytest.Item) -> bool:
+    fixtures = getattr(item, "_fixtureinfo", None)
+    definitions = fixtures.name2fixturedefs.get("controller", ()) if fixtures is not None else ()
+    return bool(definitions) and definitions[-1].func.__module__ == BROWSER_FIXTURES
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from app.core.types import AgentStatus
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
-from tests.browser.conftest import Servers
+from tests.browser_fixtures import Servers
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 
 RUNS = 15

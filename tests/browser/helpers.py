@@ -1,8 +1,12 @@
-"""Reading the serialized page the way the model does: find an element's [index] by what its line says."""
+"""Reading the serialized page the way the model does (find an element's [index] by what its line says), and the
+events the controller tells."""
 
 from __future__ import annotations
 
 import re
+
+from app.browser.controller import PlaywrightPageController
+from tests.waiting import until
 
 _LINE = re.compile(r"^\t*(\*?)\[(\d+)\](.*)$")
 
@@ -23,3 +27,16 @@ def element_lines(content: str) -> list[str]:
 def is_new(content: str, *needles: str) -> bool:
     line = next(line for line in element_lines(content) if all(n in line for n in needles))
     return line.lstrip("\t").startswith("*")
+
+
+async def page_events(controller: PlaywrightPageController, count: int = 1) -> list[str]:
+    """The page events the controller tells, once ``count`` of them have come (the controller is polled: it is told
+    of a page's dialogs, tabs and downloads by Playwright's callbacks, and sends no event of its own)."""
+    events: list[str] = []
+
+    def enough() -> bool:
+        events.extend(controller.drain_events())
+        return len(events) >= count
+
+    await until(enough, message=f"{count} page event(s)")
+    return events

@@ -11,6 +11,7 @@ from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortController, AbortError, AbortSignal
 from app.core.page import ToolError
 from tests.browser.helpers import index_of
+from tests.waiting import until
 
 
 async def open_page(controller: PlaywrightPageController, signal: AbortSignal, url: str) -> str:
@@ -51,10 +52,12 @@ async def test_select_option_reports_the_options_when_none_matches(controller, s
 async def test_react_style_controlled_input_keeps_the_typed_value(controller, signal, site) -> None:
     content = await open_page(controller, signal, f"{site}/react.html")
     await controller.input_text(index_of(content, "Full name"), "Ada Lovelace", signal)
-    await signal.sleep(0.2)  # several re-renders from component state
-    content = (await controller.get_browser_state(signal)).content
-    assert "state=Ada Lovelace" in content
-    assert 'value="Ada Lovelace"' in content
+
+    async def rendered() -> str:  # several re-renders from component state
+        content = (await controller.get_browser_state(signal)).content
+        return content if "state=Ada Lovelace" in content else ""
+
+    assert 'value="Ada Lovelace"' in await until(rendered, message="the component's state to show the name")
 
 
 async def test_custom_combobox(controller, signal, site) -> None:

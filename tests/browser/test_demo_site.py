@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-import pytest
+import pytest_asyncio
 
 from app.demo.site import DemoSite
 from tests.browser.helpers import index_of
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")  # on the module's loop, as the shared browser
 async def demo() -> AsyncIterator[str]:
     site = DemoSite()
     url = await site.start()

@@ -12,7 +12,11 @@ from app.core.abort import AbortSignal
 from app.core.page import ToolError
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmRequest
-from tests.browser.helpers import index_of
+from tests.browser.helpers import index_of, page_events
+from tests.waiting import until
+
+# Tab ids, dialogs and downloads are the browser's own history: each test starts a Chromium of its own.
+pytestmark = pytest.mark.fresh_browser
 
 
 async def open_page(controller: PlaywrightPageController, signal: AbortSignal, url: str) -> str:
@@ -35,8 +39,7 @@ async def test_target_blank_opens_a_tab_and_the_agent_follows(controller, signal
 async def test_a_tab_opened_by_the_page_itself_is_an_event(controller, signal, site) -> None:
     await open_page(controller, signal, f"{site}/tabs.html")
     await controller.execute_javascript(f"window.open('{site}/form.html'); 1", signal)
-    await signal.sleep(0.5)
-    assert controller.drain_events() == [f"A new tab opened (tab 2): {site}/form.html — now working in it."]
+    assert await page_events(controller) == [f"A new tab opened (tab 2): {site}/form.html — now working in it."]
     assert (await controller.get_browser_state(signal)).title == "New customer"
 
 
@@ -46,8 +49,7 @@ async def test_an_alert_is_acknowledged_and_a_confirm_is_cancelled_without_anyon
     content = await open_page(controller, signal, f"{site}/tabs.html")
     await controller.click(index_of(content, "Show alert"), signal)
     await controller.click(index_of(content, "Confirm"), signal)
-    await signal.sleep(0.2)
-    assert controller.drain_events() == [
+    assert await page_events(controller, 2) == [
         'An alert dialog in tab 1 said "Record saved"; it was accepted automatically.',
         'A confirm dialog in tab 1 asked "Delete it?"; it was answered Cancel: nobody was there to allow it.',
     ]
@@ -77,20 +79,14 @@ async def test_download_is_saved_and_told(controller, signal, site, launch_optio
     content = await open_page(controller, signal, f"{site}/tabs.html")
     await controller.click(index_of(content, "Download file"), signal)
     target = launch_options.downloads_dir.resolve() / "download.txt"
-    for _ in range(50):
-        events = controller.drain_events()
-        if events:
-            break
-        await signal.sleep(0.1)
-    assert events == [f'Downloaded "download.txt" to {target}.']
+    assert await page_events(controller) == [f'Downloaded "download.txt" to {target}.']
     assert target.read_text() == "hello download\n"
 
 
 async def test_navigation_by_the_page_is_an_event(controller, signal, site) -> None:
     await open_page(controller, signal, f"{site}/form.html")
     await controller.execute_javascript(f"setTimeout(() => location.href = '{site}/echo.html?late=1', 50); 1", signal)
-    await signal.sleep(0.5)
-    assert controller.drain_events() == [f"Tab 1 navigated to {site}/echo.html?late=1"]
+    assert await page_events(controller) == [f"Tab 1 navigated to {site}/echo.html?late=1"]
     assert controller.drain_events() == []
 
 
@@ -100,11 +96,7 @@ async def crash_active_tab(controller: PlaywrightPageController, signal: AbortSi
         await page.goto("chrome://crash", timeout=5_000)  # Chromium's own way to kill a tab's renderer
     except PlaywrightError:
         pass
-    for _ in range(50):
-        if controller.session.is_crashed(page):
-            return
-        await signal.sleep(0.1)
-    raise AssertionError("the tab did not crash")
+    await until(lambda: controller.session.is_crashed(page), message="the tab to crash")
 
 
 async def test_a_crashed_tab_is_told_and_go_to_url_brings_it_back(controller, signal, site) -> None:
@@ -135,12 +127,7 @@ async def test_two_downloads_of_one_name_are_told_under_the_names_they_were_save
     told: list[str] = []
     for _ in range(2):
         await controller.click(index_of(content, "Download file"), signal)
-        for _ in range(50):
-            events = controller.drain_events()
-            if events:
-                break
-            await signal.sleep(0.1)
-        told += events
+        told += await page_events(controller)
     assert told == [
         f'Downloaded "download.txt" to {downloads / "download.txt"}.',
         f'Downloaded "download (1).txt" to {downloads / "download (1).txt"}.',

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
 from tests.browser.helpers import element_lines, index_of, is_new
@@ -59,6 +61,7 @@ async def test_password_value_is_never_shown(controller, signal, site) -> None:
     assert "value=••••" in content
 
 
+@pytest.mark.fresh_browser  # tab ids count from the browser's start
 async def test_tabs_are_listed_with_stable_ids(controller, signal, site) -> None:
     await controller.go_to_url(f"{site}/form.html", signal)
     await controller.open_new_tab(f"{site}/echo.html", signal)

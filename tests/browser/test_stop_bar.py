@@ -22,6 +22,9 @@ from app.settings.paths import AppPaths
 from app.text import i18n
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 
+# The bar, once installed, stays in every tab of its browser: each test starts a Chromium of its own.
+pytestmark = pytest.mark.fresh_browser
+
 PAGE = "/stop_bar.html"
 
 

@@ -22,11 +22,13 @@ from app.core.abort import AbortSignal
 from app.core.config import AgentConfig
 from app.core.safety.guardrails import Guardrails
 from app.core.types import AgentStatus, StepEvent
-from tests.browser.conftest import controller, launch_options, session, signal  # noqa: F401  (fixtures)
 from tests.browser.helpers import index_of
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion
 from tests.fakes.person import Person
 from tests.security.conftest import AgentOnPage, agent_on_page  # noqa: F401  (fixture)
+
+# Dialogs and pop-ups are told by tab id, and a tab remembers its storms: each test starts a Chromium of its own.
+pytestmark = pytest.mark.fresh_browser
 
 PAGES = Path(__file__).resolve().parent / "pages"
 # A prompt on these small pages is a few KB; one told dialog line per alert of a 300-alert storm would be ~35 KB.

@@ -27,7 +27,6 @@ from app.history.store import RunStore
 from app.llm.client import OpenAICompatibleClient
 from app.llm.errors import retry_after_seconds
 from app.llm.settings import LLMSettings
-from tests.browser.conftest import controller, launch_options, session  # noqa: F401  (fixtures)
 from tests.cli.test_cli import cli, cli_env, event_lines, home, statuses  # noqa: F401  (home: the fixture)
 from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import (

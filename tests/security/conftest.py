@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+import pytest_asyncio
 from pydantic import SecretStr
 
 from app.browser.controller import PlaywrightPageController
@@ -24,7 +25,6 @@ from app.core.agent import Agent
 from app.core.config import AgentConfig
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
-from tests.browser.conftest import controller, launch_options, session, signal  # noqa: F401  (fixtures)
 from tests.fakes.llm_server import FakeLLMServer
 
 PAGES = Path(__file__).resolve().parent / "pages"
@@ -116,7 +116,7 @@ def hostile() -> Iterator[HostileSite]:
 AgentOnPage = Callable[..., Agent]
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")  # on the module's loop, as the shared browser
 async def agent_on_page(controller: PlaywrightPageController, llm_server: FakeLLMServer) -> AsyncIterator[AgentOnPage]:
     """``agent_on_page(config=None, **agent_kwargs)``: an Agent on the real Chromium controller and the fake model."""
     settings = LLMSettings(

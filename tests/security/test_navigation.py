@@ -181,6 +181,7 @@ async def test_links_scripts_and_forms_to_another_site_are_blocked_in_the_browse
     assert sum(line.startswith("Blocked: ") for line in lines) == 4
 
 
+@pytest.mark.fresh_browser  # the sentences name tab 1
 async def test_a_redirect_to_another_site_is_not_read_and_the_tab_goes_back(
     agent_on_page: AgentOnPage,
     llm_server: FakeLLMServer,

@@ -23,6 +23,9 @@ from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, co
 from tests.fakes.person import Person
 from tests.security.conftest import AgentOnPage, HostileSite
 
+# Dialogs are told by tab id, and a tab remembers the dialogs it showed: each test starts a Chromium of its own.
+pytestmark = pytest.mark.fresh_browser
+
 Step = Callable[[str], dict[str, Any]]
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from pydantic import SecretStr
 
 from app.browser.controller import PlaywrightPageController
@@ -119,7 +120,7 @@ def log_dir(tmp_path: Path) -> Iterator[Path]:
     root.setLevel(level)
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")  # on the module's loop, as the shared browser
 async def rig_for(
     controller: PlaywrightPageController, llm_server: FakeLLMServer, tmp_path: Path, log_dir: Path
 ) -> Iterator[Callable[..., Rig]]:

@@ -15,7 +15,6 @@ from app.settings.paths import AppPaths
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.timeline.model import Kind
-from tests.browser.conftest import origins, site  # noqa: F401  (fixtures)
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import screenshot, settle
 from tests.waiting import until

@@ -1,4 +1,5 @@
-"""Real headless Chromium and two local HTTP servers (two origins, for cross-origin iframes) serving tests/pages."""
+"""Real headless Chromium and two local HTTP servers (two origins, for cross-origin iframes) serving tests/pages:
+fixtures for every test folder (tests/conftest.py loads them as a plugin)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from app.browser.controller import PlaywrightPageController
 from app.browser.session import BrowserSession, LaunchOptions
+from app.browser.settle import Settler
 from app.core.abort import AbortSignal
+from app.core.safety.guardrails import Guardrails
 
-PAGES = Path(__file__).resolve().parent.parent / "pages"
+PAGES = Path(__file__).resolve().parent / "pages"
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -75,19 +79,59 @@ def site(origins: tuple[str, str]) -> str:
 
 @pytest.fixture
 def launch_options(tmp_path: Path) -> LaunchOptions:
+    """For a test that launches a browser of its own; a test that asks for them and for ``controller`` gets a browser
+    of its own, launched with them."""
     return LaunchOptions(profile_dir=tmp_path / "profile", downloads_dir=tmp_path / "downloads", headless=True)
 
 
-@pytest.fixture
-async def session(launch_options: LaunchOptions) -> AsyncIterator[BrowserSession]:
+# A test that uses ``controller`` runs on its module's event loop (tests/conftest.py marks it): one Chromium serves
+# the whole module, and each test gets it with one blank tab and nothing left of the test before. A test that needs
+# a browser of its own (its own launch options, or a browser it closes) is marked fresh_browser.
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def _module_controller(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[PlaywrightPageController]:
+    root = tmp_path_factory.mktemp("browser")
+    options = LaunchOptions(profile_dir=root / "profile", downloads_dir=root / "downloads", headless=True)
+    browser = await BrowserSession.launch(options)
+    yield PlaywrightPageController(browser)
+    await browser.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def _shared_controller(_module_controller: PlaywrightPageController) -> PlaywrightPageController:
+    controller = _module_controller
+    session = controller.session
+    blank = await session.new_tab()
+    for page in session.pages:
+        if page is not blank:
+            await page.close()
+    controller.guardrails = Guardrails()
+    controller.settler = Settler()
+    controller.drain_events()
+    for download in session.downloads_dir.iterdir():
+        download.unlink()
+    return controller
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def _own_controller(launch_options: LaunchOptions) -> AsyncIterator[PlaywrightPageController]:
     browser = await BrowserSession.launch(launch_options)
-    yield browser
+    yield PlaywrightPageController(browser)
     await browser.close()
 
 
 @pytest.fixture
-def controller(session: BrowserSession) -> PlaywrightPageController:
-    return PlaywrightPageController(session)
+def controller(request: pytest.FixtureRequest) -> PlaywrightPageController:
+    # A test that asks for launch_options wants the browser launched with them.
+    fresh = "launch_options" in request.node.fixturenames or request.node.get_closest_marker("fresh_browser")
+    value: PlaywrightPageController = request.getfixturevalue("_own_controller" if fresh else "_shared_controller")
+    return value
+
+
+@pytest.fixture
+def session(controller: PlaywrightPageController) -> BrowserSession:
+    return controller.session
 
 
 @pytest.fixture
