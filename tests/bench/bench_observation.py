@@ -8,6 +8,13 @@ pays for whatever a new document costs the observer (installing it, the first la
 figure is the median of later looks at one copy put in place with page.set_content. (set_content rewrites the
 document inside the same window, which keeps the observer installed: before this bench opened fresh documents, its
 "first look" never measured an install.) The output sizes are those of the steady looks.
+
+Where the time goes (profiled): on the pages of 2,000 elements and more, about half the in-page time is one
+getBoundingClientRect per element (about 1.7 us each here; 48 ms for the 28,756 elements of the 10,000 page, 89 ms for
+the docs index, measured alone), most of the rest the walk itself; the Playwright round trip is about 2 ms, parsing
+and serializing under 1 ms. Every element is measured because no web API bounds where a subtree's descendants are
+drawn (positioned, transformed, overflowing or negatively offset ones can be anywhere): skipping a subtree by its
+root's box could miss a fixed dialog or an overflowing menu.
 """
 
 from __future__ import annotations
