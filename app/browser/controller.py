@@ -27,7 +27,7 @@ from app.browser.actions import (
 )
 from app.browser.events import PageEvents
 from app.browser.navigation_guard import NavigationGuard, unread_page
-from app.browser.observer import ElementRef, Observation, item_now, observe, resolve
+from app.browser.observer import ElementRef, Observation, item_now, observe, preload, resolve
 from app.browser.screenshot import capture
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
@@ -124,6 +124,8 @@ class PlaywrightPageController:
         self._events = PageEvents(session, lambda: self.guardrails)
         self._last: Observation | None = None
         self._last_page: Page | None = None
+        # Whether new documents get the observer from an init script (the first look adds it).
+        self._preloaded = False
         # The running agent's policies (set by the composition root whenever it builds an agent). The navigation
         # guard reads them at every check; its route follows them before each look and each navigation.
         self.guardrails = Guardrails()
@@ -134,6 +136,14 @@ class PlaywrightPageController:
     # --- observing ---------------------------------------------------------------------------------------------
 
     async def get_browser_state(self, signal: AbortSignal) -> BrowserState:
+        if not self._preloaded:
+            # Set first: a second look while this one waits must not add the script twice.
+            self._preloaded = True
+            try:
+                await signal.race(preload(self.session.context))
+            except PlaywrightError as exc:
+                # Not fatal: then each document's first look installs the observer itself, a little slower.
+                log.debug("observer not preloaded: %s", exc.message.splitlines()[0] if exc.message else exc)
         page = self.session.active_page
         if self.session.is_crashed(page):
             return await self._crashed_state(page, signal)

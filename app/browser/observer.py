@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Annotated, Literal, TypeVar
 from urllib.parse import urlsplit
 
-from playwright.async_api import ElementHandle, Frame, Page
+from playwright.async_api import BrowserContext, ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
@@ -175,6 +175,28 @@ def _installer() -> tuple[str, str]:
   return JSON.stringify(result);
 }}"""
     return install, version
+
+
+def _preloader() -> str:
+    """An init script that compiles the observer into every new document before it is first looked at, so that the
+    first look neither sends the script across nor compiles it while the agent waits; it observes nothing itself."""
+    source = read_resource(SCRIPT)
+    _install, version = _installer()
+    return f"""(() => {{
+  let state = window.__pageAgent;
+  if (!state) {{
+    // Non-enumerable so that pages iterating window see nothing of us; observe.js adds the rest of its state.
+    state = {{}};
+    Object.defineProperty(window, '__pageAgent', {{value: state, configurable: true}});
+  }}
+  Object.assign(state, {{observe: {source}, version: {json.dumps(version)}}});
+}})();"""
+
+
+async def preload(context: BrowserContext) -> None:
+    """Have every document opened from now on carry the observer (documents already open install it at their first
+    look)."""
+    await context.add_init_script(_preloader())
 
 
 async def _snapshot(frame: Frame, options: dict[str, object]) -> FrameSnapshot:

@@ -55,9 +55,11 @@
   let state = window[STATE_KEY];
   if (!state) {
     // Non-enumerable so that pages iterating window see nothing of us.
-    state = {known: new WeakSet(), observed: false, nonce: '', elements: []};
+    state = {};
     Object.defineProperty(window, STATE_KEY, {value: state, configurable: true});
   }
+  // The init script that preloads the observer (observer.py) leaves the state to the first look.
+  if (!state.known) Object.assign(state, {known: new WeakSet(), observed: false, nonce: '', elements: []});
   // A document that outlived an app update keeps the older observer's state.
   if (!state.controls) state.controls = new WeakMap();
   // Nothing is "new" on the first look at a document: the marker is about what changed since the last step.
@@ -282,8 +284,23 @@
     return right <= left || bottom <= top ? null : {x: (left + right) / 2, y: (top + bottom) / 2};
   }
 
+  // onScreen by horizontal band of the viewport, built at the first cover check: a box can only hold a centre that
+  // lies in one of the bands it spans, so each check compares with a few boxes instead of every one on screen.
+  const BAND = 64;  // px
+  let bands = null;
+  function bandOf(y) {
+    if (!bands) {
+      bands = [];
+      for (const other of onScreen) {
+        const last = Math.floor(Math.min(other.rect.bottom, vh) / BAND);
+        for (let b = Math.floor(Math.max(other.rect.top, 0) / BAND); b <= last; b++) (bands[b] ||= []).push(other);
+      }
+    }
+    return bands[Math.floor(y / BAND)] || [];
+  }
+
   function mightBeCovered(box, centre) {
-    return onScreen.some((other) => (other.first < box.first || other.first > box.last)  // not inside it
+    return bandOf(centre.y).some((other) => (other.first < box.first || other.first > box.last)  // not inside it
       && !(other.first < box.first && other.last >= box.last)  // nor around it
       && other.rect.left <= centre.x && centre.x <= other.rect.right
       && other.rect.top <= centre.y && centre.y <= other.rect.bottom);
@@ -402,18 +419,26 @@
     if (isClosedDetails(el)) return '';
     if (namesControl(el)) return '';
     let text = '';
+    // A block child only separates words: one space stands for a run of them (a page's body has thousands).
+    let gap = false;
     for (let child = el.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === Node.TEXT_NODE) {
-        text += child.data.trim() && textShows(child, el) ? child.data : ' ';
+        if (child.data.trim() && textShows(child, el)) {
+          text += gap ? ` ${child.data}` : child.data;
+          gap = false;
+        } else {
+          gap = true;
+        }
       } else if (child.nodeType === Node.ELEMENT_NODE && isInline(child)
                && !isCheapInteractive(child, child.tagName)) {
         // Glued as the page sets them; a styled piece with a margin ("Phone" + "optional") and a caption
         // ("Seats left:" + "7") are set apart.
         const piece = inlineText(child);
         const apart = child.tagName === 'LABEL' || afterElement(child) || setApart(styleOf(child));
-        text += apart ? ` ${piece} ` : piece;
+        text += apart ? ` ${piece} ` : (gap ? ` ${piece}` : piece);
+        gap = false;
       } else {
-        text += ' ';
+        gap = true;
       }
     }
     return clean(text);
@@ -456,9 +481,29 @@
     return text ? cut(text, VALUE_MAX) : null;
   }
 
+  // Parsing a URL costs more than the rest of a link's line: the short form is kept per document address and base.
+  const HREFS_MAX = 5000;
+  function hrefCache() {
+    const key = `${location.href}\n${document.baseURI}`;
+    if (!state.hrefs || state.hrefs.key !== key || state.hrefs.map.size > HREFS_MAX) {
+      state.hrefs = {key, map: new Map()};
+    }
+    return state.hrefs.map;
+  }
+  let hrefs = hrefCache();
+
   function shortHref(el) {
     const raw = el.getAttribute('href');
     if (!raw || raw.startsWith('javascript:')) return null;
+    let short = hrefs.get(raw);
+    if (short === undefined) {
+      short = parseHref(raw);
+      hrefs.set(raw, short);
+    }
+    return short;
+  }
+
+  function parseHref(raw) {
     let url;
     try {
       url = new URL(raw, document.baseURI);
@@ -644,7 +689,6 @@
       visitChildren(el, ctx);
       return;
     }
-    const cheap = isCheapInteractive(el, tag);
     const rect = el.getBoundingClientRect();
     const hasBox = rect.width > 0 && rect.height > 0;
     const first = visited++;
@@ -653,12 +697,27 @@
       box = {el, rect, first, last: first};
       onScreen.push(box);
     }
-    if (cheap && hasBox && !state.known.has(el)) {
-      // Remembered even out of the region so that scrolling does not make old elements look new.
-      if (rect.bottom < region.top || rect.top > region.bottom) state.known.add(el);
-    }
     const inRegion = hasBox && rect.bottom >= region.top && rect.top <= region.bottom
       && rect.right >= region.left && rect.left <= region.right;
+    const cheap = isCheapInteractive(el, tag);
+    if (!inRegion) {
+      // Most elements of a long page: nothing of their own is listed, but their children are still visited (a
+      // positioned or overflowing descendant can be in the region while its ancestor is not).
+      if (cheap && hasBox && (rect.bottom < region.top || rect.top > region.bottom)) {
+        // Remembered even out of the region so that scrolling does not make old elements look new.
+        state.known.add(el);
+      }
+      if (el.firstElementChild || el.shadowRoot || tag === 'SLOT') {
+        // The context only changes where this element starts an interactive or inline-text run; else it is shared.
+        const inInteractive = ctx.inInteractive || cheap;
+        const inText = ctx.inText && isInline(el);
+        const same = ctx.parentPointer === undefined && inInteractive === ctx.inInteractive && inText === ctx.inText;
+        visitChildren(el, same ? ctx : {depth: ctx.depth, parentPointer: undefined, inInteractive, inText,
+          inRow: ctx.inRow});
+      }
+      if (box) box.last = visited - 1;
+      return;
+    }
 
     let style = null;
     let pointer;
@@ -806,6 +865,7 @@
     paints = new Map();
     backgrounds = new Map();
     textStyles = new Map();
+    hrefs = hrefCache();
     const control = state.controls.get(el) || el;  // a label acted on for its control reads as the control
     return JSON.stringify(itemOf(control, control.tagName, styleOf(control)));
   };

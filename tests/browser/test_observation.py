@@ -179,3 +179,36 @@ async def test_an_observer_left_by_another_app_version_is_replaced(controller, s
     page = controller.session.active_page
     await page.evaluate("() => { window.__pageAgent.version = 'older'; window.__pageAgent.observe = () => null; }")
     assert (await controller.get_browser_state(signal)).content == content
+
+
+async def test_a_fixed_dialog_deep_inside_content_below_the_region_is_listed(controller, signal) -> None:
+    # Its ancestors lie pages below the viewport: a look that judged a subtree by its root's box would miss it.
+    rows = "".join(f"<div class=row><a href='/r{i}'>Row {i}</a></div>" for i in range(400))
+    page = (
+        f"<title>Deep dialog</title><main>{rows}<section><div><div role=dialog "
+        "style='position:fixed;top:40px;left:40px;background:#fff;padding:10px'>Cookies? "
+        "<button>Accept all</button></div></div></section></main>"
+    )
+    content = await html_state(controller, signal, page)
+    assert "Cookies?" in content
+    assert index_of(content, "<button>Accept all")
+    assert "Row 350" not in content
+
+
+async def test_a_new_document_carries_the_observer_before_its_first_look(controller, signal, site) -> None:
+    await controller.get_browser_state(signal)  # the first look preloads the observer into documents opened after it
+    page = controller.session.active_page
+    await page.goto(f"{site}/form.html")
+    # Loaded, not run: it observes nothing (and keeps no state) until the app looks.
+    assert await page.evaluate("() => typeof window.__pageAgent.observe === 'function' && !window.__pageAgent.known")
+    assert index_of((await controller.get_browser_state(signal)).content, "type=email")
+
+
+async def test_a_link_is_read_against_the_current_address(controller, signal, site) -> None:
+    # The short form of a link is kept between looks; a page that changes its address (pushState) is read anew.
+    await controller.go_to_url(f"{site}/form.html", signal)
+    page = controller.session.active_page
+    await page.evaluate("() => document.body.insertAdjacentHTML('afterbegin', `<a href='/docs/intro'>Intro</a>`)")
+    assert "<a href=/docs/intro>Intro />" in (await controller.get_browser_state(signal)).content
+    await page.evaluate("() => history.pushState(null, '', '/docs/intro')")
+    assert "<a>Intro />" in (await controller.get_browser_state(signal)).content
