@@ -34,7 +34,7 @@ from app.browser.session import BrowserSession
 from app.browser.settle import Settler
 from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
-from app.core.page import BrowserClosedError, BrowserState, ElementInfo, Screenshot, TabInfo, ToolError
+from app.core.page import BrowserClosedError, BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo, ToolError
 from app.core.safety.guardrails import Guardrails
 from app.core.tools.page_tools import (
     ClickInput,
@@ -165,8 +165,20 @@ class PlaywrightPageController:
                 url=page.url, title="", tabs=tabs, content=unread_page(self.session.tab_id(page), page.url, reason)
             )
         self._last, self._last_page = observation, page
+        elements = self._listed(observation)
         tabs = await signal.race(self._tabs(page, observation.title))
-        return BrowserState(url=observation.url, title=observation.title, tabs=tabs, content=render(observation))
+        return BrowserState(
+            url=observation.url, title=observation.title, tabs=tabs, content=render(observation), elements=elements
+        )
+
+    def _listed(self, observation: Observation) -> list[ListedElement]:
+        """What ``render`` lists, as data, each element as ``element_info`` tells it: called once ``_last`` is
+        ``observation``."""
+        return [
+            ListedElement(**info.model_dump(), index=index, text=ref.item.text, attrs=dict(ref.item.attrs))
+            for index, ref in observation.refs.items()
+            if (info := self.element_info(index)) is not None
+        ]
 
     async def screenshot(self, signal: AbortSignal) -> Screenshot:
         page = self.session.active_page

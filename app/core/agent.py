@@ -485,7 +485,11 @@ class Agent:
         run.unresponsive += 1
         self._add(run, ErrorEvent(message=PAGE_NOT_RESPONDING.format(seconds=f"{self.config.observe_timeout:g}")))
         last = run.last_state
-        return last.model_copy(update={"content": "", "screenshot": None}) if last is not None else BrowserState()
+        return (
+            last.model_copy(update={"content": "", "elements": [], "screenshot": None})
+            if last is not None
+            else BrowserState()
+        )
 
     def _drain_page_events(self, run: _Run) -> None:
         for sentence in self._page.drain_events():

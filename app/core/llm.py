@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, Field
 
 from app.core.abort import AbortSignal
+from app.core.page import ListedElement
 from app.core.types import Usage
 
 
@@ -56,6 +57,9 @@ class Message(BaseModel):
     content: str
     # data: URLs of images shown with the text (the page's screenshot, on the last message only).
     images: list[str] = Field(default_factory=list)
+    # The page's elements as data (on the last message only, beside the page in ``content``), for a client that
+    # reads the answers against the page: a cassette, a scripted model. Never sent: the model reads the text.
+    elements: list[ListedElement] = Field(default_factory=list)
 
 
 class ToolSpec(BaseModel):

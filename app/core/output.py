@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -65,14 +66,24 @@ def build_tool_spec(tools: ToolSet) -> ToolSpec:
     )
 
 
+def action_names(spec: ToolSpec) -> list[str]:
+    """The actions a spec from ``build_tool_spec`` offers: for code that reads answers without the tools at hand."""
+    return list(spec.parameters.get("properties", {}).get("action", {}).get("properties", {}))
+
+
+def read_action(reply: LLMReply, names: Collection[str]) -> tuple[dict[str, Any], str, Any]:
+    """What an answer says, with the known slips mended but nothing validated: its payload (the reflection's
+    fields), the name of its action and the action's input. Raises InvalidOutput when there is no action to read."""
+    payload = _flatten_nested_state(_payload_of(reply, names))
+    name, raw_input = _action_of(payload, names)
+    return payload, name, _decode(raw_input)
+
+
 def parse_agent_output(reply: LLMReply, tools: ToolSet) -> ParsedOutput:
-    payload = _payload_of(reply, tools)
-    payload = _flatten_nested_state(payload)
-    name, raw_input = _action_of(payload, tools)
+    payload, name, raw_input = read_action(reply, tools)
     tool = tools.get(name)
     if tool is None:
         raise InvalidOutput(f"Unknown action '{name}'. Valid actions: {', '.join(tools)}.")
-    raw_input = _decode(raw_input)
     if raw_input is None:
         raw_input = {}
     if not isinstance(raw_input, dict):
@@ -91,7 +102,7 @@ def parse_agent_output(reply: LLMReply, tools: ToolSet) -> ParsedOutput:
     return ParsedOutput(reflection=reflection, action_name=name, action_input=params)
 
 
-def _payload_of(reply: LLMReply, tools: ToolSet) -> dict[str, Any]:
+def _payload_of(reply: LLMReply, tools: Collection[str]) -> dict[str, Any]:
     if reply.tool_calls:
         call = reply.tool_calls[0]
         arguments = _decode(call.arguments)
@@ -121,7 +132,7 @@ def _flatten_nested_state(payload: dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
-def _action_of(payload: dict[str, Any], tools: ToolSet) -> tuple[str, Any]:
+def _action_of(payload: dict[str, Any], tools: Collection[str]) -> tuple[str, Any]:
     action = _decode(payload.get("action"))
     if action is None:
         # The action's key sits at the top level beside the reflection.

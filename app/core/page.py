@@ -8,6 +8,13 @@ from typing import TYPE_CHECKING, Protocol
 from pydantic import BaseModel, Field
 
 from app.core.abort import AbortSignal
+from app.core.types import ActionTarget
+
+# The attributes that name an element or say what it is, as opposed to its state (a field's value, checked,
+# expanded, disabled, scrolled), which typing and clicking change.
+_IDENTIFYING_ATTRS = frozenset({"type", "name", "role", "label", "aria-label", "placeholder", "title", "alt", "href"})
+# Input types whose value is their caption, not what was typed.
+_CAPTION_INPUTS = frozenset({"submit", "button", "reset"})
 
 if TYPE_CHECKING:  # the tools' inputs import this module for ToolError
     from app.core.tools.page_tools import PageAction
@@ -33,6 +40,9 @@ class BrowserState(BaseModel):
     tabs: list[TabInfo] = Field(default_factory=list)
     # The serialized page: header lines, one line per interactive element, scroll hints (app/browser/serialize.py).
     content: str = ""
+    # The elements ``content`` lists, as data: for code that reads the model's answers (a cassette, a scripted
+    # model), never for the model, which reads the page as text only.
+    elements: list[ListedElement] = Field(default_factory=list)
     # Only when the model is shown screenshots; never part of what is masked or saved.
     screenshot: Screenshot | None = Field(default=None, exclude=True)
 
@@ -57,6 +67,33 @@ class ElementInfo(BaseModel):
     input_type: str = ""  # <input type=...>, lower case; "" for other tags
     # The address of the document (frame) that owns the element: a cross-origin iframe has its own.
     frame_url: str = ""
+
+
+class ListedElement(ElementInfo):
+    """One element of the page's listing as data: the fields its line is written from, under the index the model
+    reads for it."""
+
+    index: int
+    text: str = ""  # its visible words
+    attrs: dict[str, str] = Field(default_factory=dict)
+
+    def identity(self) -> ElementIdentity:
+        # A button input's value is its caption; any other value is what was typed or chosen.
+        attrs = {
+            key: value
+            for key, value in self.attrs.items()
+            if key in _IDENTIFYING_ATTRS or (key == "value" and self.input_type in _CAPTION_INPUTS)
+        }
+        return ElementIdentity(tag=self.tag, name=self.name, input_type=self.input_type, text=self.text, attrs=attrs)
+
+
+class ElementIdentity(ActionTarget):
+    """Which element an answer acted on, whatever its index and however its line is written: its tag, its words and
+    the attributes that name it, never its state (the element stays the one the model chose while it is typed into
+    or ticked). As an ActionTarget it is also the element in plain words."""
+
+    text: str = ""
+    attrs: dict[str, str] = Field(default_factory=dict)
 
 
 class PageController(Protocol):

@@ -59,7 +59,8 @@ def build_messages(
     ]
     if final_note:
         parts.append(f"<sys>{final_note}</sys>")
-    return [Message(role="system", content=system), Message(role="user", content="\n\n".join(parts))]
+    page = Message(role="user", content="\n\n".join(parts), elements=state.elements if state is not None else [])
+    return [Message(role="system", content=system), page]
 
 
 def _agent_state(

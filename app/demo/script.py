@@ -1,10 +1,10 @@
 """The bundled demo: its task, and the generator of the cassette the panel replays in demo mode.
 
 The cassette is not hand-written: a scripted model drives the real engine through the demo site in headless
-Chromium, finding each element it acts on by its text in the browser state the engine shows it, and
-``RecordingClient`` writes down its answers with the element lines they acted on. At the captcha the model hands the
-browser to the person (hand_off_to_user); the generator plays that person, solves it while the run is paused and
-resumes the same run. When the site or the observation changes, run this again and the cassette follows:
+Chromium, picking each element it acts on by its fields (tag, name, attributes) in the listing that comes with each
+request as data, and ``RecordingClient`` writes down its answers with the elements they acted on. At the captcha the
+model hands the browser to the person (hand_off_to_user); the generator plays that person, solves it while the run is
+paused and resumes the same run. When the site or the observation changes, run this again and the cassette follows:
 
     python -m app.demo.script --out resources/demo/cassette.json
 """
@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
+from app.core.page import ListedElement
 from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity
 from app.llm.cassette import RecordingClient
 from app.runtime import Runtime, RuntimeOptions
@@ -42,13 +43,27 @@ DEMO_TASK = (
 # How long the generator waits for the run to reach the captcha, and then to finish.
 _RUN_DEADLINE = 120.0
 
-_ELEMENT = re.compile(r"^\s*\*?\[(\d+)\]<")
-_BROWSER_STATE = "<browser_state>"
+
+@dataclass(frozen=True)
+class Pick:
+    """Which listed element a step acts on: the one whose fields match all that are given here. ``name`` is the
+    name a person reads on it (ElementInfo.name); ``attrs`` are attributes it has, with these values."""
+
+    tag: str | None = None
+    name: str | None = None
+    attrs: Mapping[str, str] = field(default_factory=dict)
+
+    def matches(self, element: ListedElement) -> bool:
+        return (
+            (self.tag is None or element.tag == self.tag)
+            and (self.name is None or element.name == self.name)
+            and all(element.attrs.get(key) == value for key, value in self.attrs.items())
+        )
 
 
 @dataclass(frozen=True)
 class Step:
-    """One planned answer. ``target`` picks the acted-on element: the one element line that contains it.
+    """One planned answer. ``target`` picks the acted-on element on the page the model is shown.
     ``sees`` is text the reflection talks about; it must be in what the model is shown, or the script is lying."""
 
     evaluation: str
@@ -56,7 +71,7 @@ class Step:
     next_goal: str
     action: str
     params: dict[str, Any] = field(default_factory=dict)
-    target: str | None = None
+    target: Pick | None = None
     sees: str | None = None
 
 
@@ -73,7 +88,7 @@ TASK_STEPS: tuple[Step, ...] = (
         "Type the demo account's email into the Email field.",
         "input_text",
         {"text": "demo@acme.test"},
-        target="placeholder=you@company.com",
+        target=Pick("input", name="Email"),
         sees="Sign in to your account",
     ),
     Step(
@@ -82,21 +97,21 @@ TASK_STEPS: tuple[Step, ...] = (
         "Type the password.",
         "input_text",
         {"text": "<secret>demo_password</secret>"},
-        target="type=password",
+        target=Pick("input", attrs={"type": "password"}),
     ),
     Step(
         "✅ The password is in (the field shows it masked).",
         "Both sign-in fields are filled.",
         "Click Sign in.",
         "click_element_by_index",
-        target=">Sign in />",
+        target=Pick("button", name="Sign in"),
     ),
     Step(
         "✅ Signed in as Dana Demo: the dashboard is open and shows 1,280 customers.",
         "Signed in. Left: add Jane Doe, then export as CSV (there is an Export customers button here too).",
         "Open the New customer form.",
         "click_element_by_index",
-        target=">New customer />",
+        target=Pick("a", name="New customer"),
         sees="Dana Demo",
     ),
     Step(
@@ -107,7 +122,7 @@ TASK_STEPS: tuple[Step, ...] = (
         "Enter the first name, Jane.",
         "input_text",
         {"text": "Jane"},
-        target="name=first_name",
+        target=Pick("input", attrs={"name": "first_name"}),
         sees="Contact details",
     ),
     Step(
@@ -116,7 +131,7 @@ TASK_STEPS: tuple[Step, ...] = (
         "Enter the last name, Doe.",
         "input_text",
         {"text": "Doe"},
-        target="name=last_name",
+        target=Pick("input", attrs={"name": "last_name"}),
     ),
     Step(
         "✅ Last name shows Doe.",
@@ -124,7 +139,7 @@ TASK_STEPS: tuple[Step, ...] = (
         "Enter the email address.",
         "input_text",
         {"text": "jane@example.com"},
-        target="placeholder=name@company.com",
+        target=Pick("input", attrs={"name": "email"}),
     ),
     Step(
         "✅ Email shows jane@example.com.",
@@ -132,7 +147,7 @@ TASK_STEPS: tuple[Step, ...] = (
         "Enter the company, Example Ltd.",
         "input_text",
         {"text": "Example Ltd"},
-        target="name=company",
+        target=Pick("input", attrs={"name": "company"}),
     ),
     Step(
         "✅ Company shows Example Ltd; the contact details are done.",
@@ -141,7 +156,7 @@ TASK_STEPS: tuple[Step, ...] = (
         "Pick Pro in the Plan dropdown.",
         "select_dropdown_option",
         {"text": "Pro"},
-        target="role=combobox",
+        target=Pick("button", attrs={"role": "combobox"}),
     ),
     Step(
         "✅ The Plan button now reads Pro.",
@@ -149,14 +164,14 @@ TASK_STEPS: tuple[Step, ...] = (
         "Set the start date to 2026-12-01.",
         "input_text",
         {"text": "2026-12-01"},
-        target="name=start_date",
+        target=Pick("input", attrs={"name": "start_date"}),
     ),
     Step(
         "✅ Start date shows 2026-12-01.",
         "Left on the form: tick Send welcome email, add the note, save.",
         "Tick Send welcome email.",
         "click_element_by_index",
-        target="name=welcome_email",
+        target=Pick("input", attrs={"name": "welcome_email"}),
     ),
     Step(
         "✅ The welcome-email checkbox is checked now.",
@@ -164,14 +179,14 @@ TASK_STEPS: tuple[Step, ...] = (
         "Write “Met at the expo” in Notes.",
         "input_text",
         {"text": "Met at the expo"},
-        target="name=notes",
+        target=Pick("textarea", attrs={"name": "notes"}),
     ),
     Step(
         "✅ Notes shows “Met at the expo”.",
         f"Every field is filled: {_CUSTOMER}. Ready to save.",
         "Save the customer.",
         "click_element_by_index",
-        target=">Save customer />",
+        target=Pick("button", name="Save customer"),
     ),
     Step(
         "✅ Saved: the confirmation says “Jane Doe was added to your customers”, and its summary matches what I "
@@ -179,7 +194,7 @@ TASK_STEPS: tuple[Step, ...] = (
         f"Customer saved: {_CUSTOMER}. Left: export the customer list as CSV.",
         "Open the customer list, where the export is.",
         "click_element_by_index",
-        target=">View customers />",
+        target=Pick("a", name="View customers"),
         sees="Jane Doe was added to your customers",
     ),
     Step(
@@ -187,7 +202,7 @@ TASK_STEPS: tuple[Step, ...] = (
         f"Customer saved: {_CUSTOMER}. Left: the CSV export.",
         "Click Export customers.",
         "click_element_by_index",
-        target=">Export customers />",
+        target=Pick("a", name="Export customers"),
         sees="Jane Doe New",
     ),
     Step(
@@ -211,7 +226,7 @@ TASK_STEPS: tuple[Step, ...] = (
         f"Customer saved: {_CUSTOMER}. The user solved the captcha. Left: download the CSV.",
         "Click Download CSV.",
         "click_element_by_index",
-        target="Download CSV",
+        target=Pick("a", name="Download CSV"),
         sees="Export ready",
     ),
     Step(
@@ -254,7 +269,9 @@ class ScriptedModel:
         shown = next((m.content for m in reversed(messages) if m.role == "user"), "")
         if step.sees is not None and step.sees not in shown:
             raise LLMError(LLMErrorKind.CONFIG, f"Demo step {number} expects {step.sees!r} on the page:\n{shown}")
-        params = step.params if step.target is None else {"index": _index_of(step.target, shown, number), **step.params}
+        params = step.params
+        if step.target is not None:
+            params = {"index": _index_of(step.target, messages[-1].elements, number), **params}
         arguments = {
             "evaluation_previous_goal": step.evaluation,
             "memory": step.memory,
@@ -265,13 +282,12 @@ class ScriptedModel:
         return LLMReply(tool_calls=[ToolCall(name=tool.name, arguments=json.dumps(arguments, ensure_ascii=False))])
 
 
-def _index_of(target: str, shown: str, number: int) -> int:
-    # Only the browser state: the history repeats earlier pages' element lines in the actions' results.
-    state = shown[shown.rfind(_BROWSER_STATE) :]
-    indices = [int(match.group(1)) for line in state.splitlines() if target in line and (match := _ELEMENT.match(line))]
+def _index_of(target: Pick, elements: list[ListedElement], number: int) -> int:
+    indices = [element.index for element in elements if target.matches(element)]
     if len(indices) != 1:
-        found = "no element" if not indices else f"{len(indices)} elements"
-        raise LLMError(LLMErrorKind.CONFIG, f"Demo step {number}: {found} with {target!r} on the page:\n{state}")
+        found = "no element matches" if not indices else f"{len(indices)} elements match"
+        listing = "\n".join(f"[{e.index}] <{e.tag}> {e.name!r} {e.attrs}" for e in elements)
+        raise LLMError(LLMErrorKind.CONFIG, f"Demo step {number}: {found} {target} on the page:\n{listing}")
     return indices[0]
 
 

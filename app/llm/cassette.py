@@ -1,9 +1,10 @@
 """Record a real run's model answers to a cassette, and replay one through the real engine.
 
-Each answer that acts on an element also records that element's line as the model saw it; on replay a line with the
-same text must be on the page, so a replay that no longer matches the page fails clearly instead of clicking the
-wrong thing. Indices are not compared: they shift with the window's size (a taller window lists more elements), so
-the answer is pointed at the matching element's index of this run.
+Each answer that acts on an element also records which element: its identity (``ElementIdentity``: its tag, words and
+naming attributes), taken from the listing that comes with the request as data (``Message.elements``), never from the
+prompt's text. On replay exactly one element of the page must have that identity, so a replay that no longer matches
+the page fails clearly instead of clicking the wrong thing. Indices are not compared: they shift with the window's
+size (a taller window lists more elements), so the answer is pointed at the matching element's index of this run.
 
 A recording that handed the browser to the person (hand_off_to_user) goes on from the page the person left it on; if
 they hand it back before the page got there (a captcha not solved yet), the hand-off is replayed again instead of
@@ -14,24 +15,23 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from app.core.abort import AbortSignal
-from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolSpec
+from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
+from app.core.output import REFLECTION_FIELDS, InvalidOutput, action_names, read_action
+from app.core.page import ElementIdentity
 from app.core.safety.secrets import mask_everywhere, masked_model
 from app.core.tools.control import HAND_OFF
 from app.settings.atomic import write_atomic
+from app.text.element_words import target_words
 
-_INDEX = re.compile(r'"index"\s*:\s*(\d+)')
-_LINE_INDEX = re.compile(r"^\[(\d+)\]")
-_LINE = re.compile(r"^(?:\[\d*\])?<(?P<tag>[\w-]+)(?P<attrs>[^>]*?)(?:>(?P<text>.*?))?\s*/>$")
-_ATTR = re.compile(r'([\w-]+)=("[^"]*"|\S+)')
-# What forms add to a field's label: "Email *", "Company optional".
-_LABEL_MARKS = re.compile(r"(\s*\*|\s+\(?optional\)?)+$", re.IGNORECASE)
-_BROWSER_STATE = "<browser_state>"
+# 2: the acted-on element is recorded as data (an ElementIdentity); 1 recorded the text of its line.
+FORMAT = 2
 # {element}: the element the recording acts on next, in plain words; {where}: why it cannot; {answer}: its number.
 MISMATCH = (
     "The replay no longer matches the page at answer {answer}: the recording acts on {element}, which {where}. "
@@ -41,18 +41,30 @@ MISMATCH = (
 
 class CassetteEntry(BaseModel):
     reply: LLMReply
-    # The acted-on element's line as the model saw it (without indentation or the "new" marker).
-    expect: str | None = None
+    # The element the answer acts on, as the page listed it then; None when it acts on none.
+    expect: ElementIdentity | None = None
+
+
+class _Format(BaseModel):
+    version: int = 1
 
 
 class Cassette(BaseModel):
-    version: int = 1
+    version: int = FORMAT
     entries: list[CassetteEntry] = Field(default_factory=list)
 
     @classmethod
     def load(cls, path: Path) -> Cassette:
         try:
-            return cls.model_validate_json(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            version = _Format.model_validate_json(text).version
+            if version != FORMAT:
+                # A format-1 cassette names its elements by their lines' text, which this app no longer reads.
+                raise ValueError(
+                    f"it was recorded in cassette format {version}, and this version of the app replays format "
+                    f"{FORMAT} only. Record it again with --record."
+                )
+            return cls.model_validate_json(text)
         except (OSError, ValueError) as exc:
             raise ValueError(f"Cannot read the cassette {path}: {exc}") from exc
 
@@ -62,75 +74,41 @@ class Cassette(BaseModel):
         write_atomic(path, masked_model(self, mask_everywhere).model_dump_json(indent=2))
 
 
-def _page_lines(messages: list[Message]) -> list[str]:
-    """The element lines of the page the model is shown now (not the history, which quotes earlier pages)."""
-    user = next((m.content for m in reversed(messages) if m.role == "user"), "")
-    state = user[user.rfind(_BROWSER_STATE) :] if _BROWSER_STATE in user else user
-    return [line.strip().lstrip("*") for line in state.splitlines()]
+@dataclass(frozen=True)
+class _Answer:
+    """An answer as the engine reads it (app/core/output.py): its payload, its action's name and input."""
+
+    payload: dict[str, Any]
+    action: str
+    input: Any
+
+    @property
+    def index(self) -> int | None:
+        """The element it acts on (None: none, or its input is not an object with an index)."""
+        index = self.input.get("index") if isinstance(self.input, dict) else None
+        return index if isinstance(index, int) and not isinstance(index, bool) else None
+
+    def pointed_at(self, index: int, reply: LLMReply, tool: ToolSpec) -> LLMReply:
+        """``reply`` acting on element ``index`` instead: its reflection and action, the action's input re-pointed,
+        as the one tool call the engine reads."""
+        reflection = {key: self.payload[key] for key in REFLECTION_FIELDS if key in self.payload}
+        arguments = {**reflection, "action": {self.action: {**self.input, "index": index}}}
+        call = ToolCall(name=tool.name, arguments=json.dumps(arguments, ensure_ascii=False))
+        return reply.model_copy(update={"tool_calls": [call], "content": None})
 
 
-def _answer_text(reply: LLMReply) -> str:
-    return reply.tool_calls[0].arguments if reply.tool_calls else (reply.content or "")
-
-
-def _acted_index(reply: LLMReply) -> int | None:
-    match = _INDEX.search(_answer_text(reply))
-    return int(match.group(1)) if match else None
-
-
-def element_words(line: str) -> str:
-    """An element line as a person names the element: "the Email field", "the Save customer button"."""
-    match = _LINE.match(line.strip())
-    if match is None:
-        return "an element"
-    tag = match["tag"]
-    attrs = {key: value.strip('"') for key, value in _ATTR.findall(match["attrs"])}
-    kind = attrs.get("type", "") if tag == "input" else ""
-    if attrs.get("role") == "combobox" or tag == "select":
-        noun = "list"
-    elif tag == "button" or attrs.get("role") == "button" or kind in ("button", "submit", "reset"):
-        noun = "button"
-    elif tag == "a":
-        noun = "link"
-    elif kind in ("checkbox", "radio"):
-        noun = kind
-    elif tag in ("input", "textarea"):
-        noun = "field"
-    else:
-        noun = "element"
-    # A field's value is what was typed, never its name; a button input's value is its caption.
-    value = attrs.get("value") if noun == "button" else None
-    name = attrs.get("label") or attrs.get("aria-label") or match["text"] or value or attrs.get("placeholder") or ""
-    name = _LABEL_MARKS.sub("", name)
-    return f"the {name} {noun}" if name else f"the {noun}"
-
-
-def _action_name(reply: LLMReply) -> str:
-    """The tool an answer calls ("" when that cannot be read)."""
+def _read(reply: LLMReply, tool: ToolSpec) -> _Answer | None:
+    """The answer's action, or None when the engine could not read one either."""
     try:
-        action = json.loads(_answer_text(reply)).get("action")
-    except (ValueError, AttributeError):
-        return ""
-    return next(iter(action), "") if isinstance(action, dict) else ""
+        return _Answer(*read_action(reply, action_names(tool)))
+    except InvalidOutput:
+        return None
 
 
-def _unindexed(line: str) -> str:
-    return _LINE_INDEX.sub("[]", line, count=1)
-
-
-def _pointed_at(reply: LLMReply, index: int) -> LLMReply:
-    """``reply`` acting on element ``index`` instead of the one it was recorded with."""
-
-    def repoint(text: str) -> str:
-        return _INDEX.sub(f'"index": {index}', text, count=1)
-
-    if reply.tool_calls:
-        calls = [
-            reply.tool_calls[0].model_copy(update={"arguments": repoint(reply.tool_calls[0].arguments)}),
-            *reply.tool_calls[1:],
-        ]
-        return reply.model_copy(update={"tool_calls": calls})
-    return reply.model_copy(update={"content": repoint(reply.content or "")})
+def _shown(messages: list[Message]) -> dict[int, ElementIdentity]:
+    """The page's elements the model is shown now, by index (the last message carries them)."""
+    listed = messages[-1].elements if messages else []
+    return {element.index: element.identity() for element in listed}
 
 
 class RecordingClient:
@@ -157,10 +135,9 @@ class RecordingClient:
         self, messages: list[Message], tool: ToolSpec, signal: AbortSignal, on_retry: RetryCallback | None = None
     ) -> LLMReply:
         reply = await self._inner.invoke(messages, tool, signal, on_retry)
-        index = _acted_index(reply)
-        expect = None
-        if index is not None:
-            expect = next((line for line in _page_lines(messages) if line.startswith(f"[{index}]<")), None)
+        answer = _read(reply, tool)
+        index = answer.index if answer is not None else None
+        expect = _shown(messages).get(index) if index is not None else None
         self.cassette.entries.append(CassetteEntry(reply=reply, expect=expect))
         await asyncio.to_thread(self.cassette.save, self._path)
         return reply
@@ -200,34 +177,30 @@ class ReplayClient:
         entry = entries[self._position]
         reply = entry.reply
         if entry.expect is not None:
-            found = self._found(entry.expect, _page_lines(messages))
+            found = [index for index, identity in _shown(messages).items() if identity == entry.expect]
             if len(found) != 1:
-                again = self._previous_hand_off()
+                again = self._previous_hand_off(tool)
                 if again is not None:
                     return again
                 raise self._mismatched(entry.expect, len(found))
-            reply = _pointed_at(reply, found[0])
+            answer = _read(reply, tool)
+            if answer is not None and answer.index != found[0]:
+                reply = answer.pointed_at(found[0], reply, tool)
         self._position += 1
         return reply
 
-    @staticmethod
-    def _found(expect: str, lines: list[str]) -> list[int]:
-        wanted = _unindexed(expect)
-        return [
-            int(match.group(1)) for line in lines if _unindexed(line) == wanted and (match := _LINE_INDEX.match(line))
-        ]
-
-    def _previous_hand_off(self) -> LLMReply | None:
+    def _previous_hand_off(self, tool: ToolSpec) -> LLMReply | None:
         """The hand-off the recording made just before this answer, if it did: the person handed the browser back
         before the page got where the recording went on from, so they get it again."""
         if self._position == 0:
             return None
         previous = self._cassette.entries[self._position - 1].reply
-        return previous if _action_name(previous) == HAND_OFF else None
+        answer = _read(previous, tool)
+        return previous if answer is not None and answer.action == HAND_OFF else None
 
-    def _mismatched(self, expect: str, count: int) -> LLMError:
+    def _mismatched(self, expect: ElementIdentity, count: int) -> LLMError:
         where = "is not on the page now" if count == 0 else f"is on the page {count} times now"
         return LLMError(
             LLMErrorKind.CONFIG,
-            self._mismatch.format(answer=self._position + 1, element=element_words(_unindexed(expect)), where=where),
+            self._mismatch.format(answer=self._position + 1, element=target_words(expect), where=where),
         )

@@ -6,6 +6,7 @@ import pytest
 
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
+from app.core.page import ElementInfo
 from tests.browser.helpers import element_lines, index_of, is_new
 
 
@@ -212,3 +213,27 @@ async def test_a_link_is_read_against_the_current_address(controller, signal, si
     assert "<a href=/docs/intro>Intro />" in (await controller.get_browser_state(signal)).content
     await page.evaluate("() => history.pushState(null, '', '/docs/intro')")
     assert "<a>Intro />" in (await controller.get_browser_state(signal)).content
+
+
+async def test_the_listing_comes_as_data_too_with_the_indices_of_its_lines(controller, signal, site) -> None:
+    await controller.go_to_url(f"{site}/frames.html", signal)
+    state = await controller.get_browser_state(signal)
+    lines = element_lines(state.content)
+    assert [element.index for element in state.elements] == [index_of(state.content, line) for line in lines]
+    for element in state.elements:
+        info = controller.element_info(element.index)
+        assert info is not None and element.model_dump(include=set(ElementInfo.model_fields)) == info.model_dump()
+        assert f"<{element.tag}" in lines[element.index - 1]
+
+    await controller.go_to_url(f"{site}/form.html", signal)
+    state = await controller.get_browser_state(signal)
+    email = next(element for element in state.elements if element.attrs.get("type") == "email")
+    assert email.index == index_of(state.content, "type=email")
+    assert (email.tag, email.name, email.input_type) == ("input", "Email", "email")
+    assert email.attrs == {
+        "label": "Email",
+        "type": "email",
+        "name": "email",
+        "placeholder": "you@company.com",
+        "required": "",
+    }

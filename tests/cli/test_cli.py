@@ -386,3 +386,14 @@ def test_vision_sends_a_screenshot_each_step_and_its_recording_replays_without_t
     )
     assert replayed.returncode == 0, replayed.stderr
     assert json.loads(replayed.stdout)["data"] == "Pressed it." and len(llm_server.requests) == 2
+
+
+def test_a_cassette_of_the_older_format_is_refused_plainly(
+    home: Path, llm_server: FakeLLMServer, page_server: PageServer, tmp_path: Path
+) -> None:
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"version": 1, "entries": []}), encoding="utf-8")
+    done = run_cli(cli("Press the button", "--url", page_server.url, "--replay", str(old)), cli_env(home, llm_server))
+    assert done.returncode == 2, done.stderr
+    assert "it was recorded in cassette format 1" in done.stderr and "Record it again with --record." in done.stderr
+    assert "Traceback" not in done.stderr and llm_server.requests == []

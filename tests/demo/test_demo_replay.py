@@ -13,14 +13,17 @@ from urllib.parse import urljoin
 import pytest
 
 from app.assets import resource_path
+from app.browser.observer import Observation
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.llm import LLMError, Message, ToolSpec
+from app.core.page import ListedElement
 from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity, StepEvent
-from app.demo.script import DEMO_TASK, ScriptedModel, Step, generate, solve_captcha
+from app.demo.script import DEMO_TASK, Pick, ScriptedModel, Step, generate, solve_captcha
 from app.runtime import DEMO_CASSETTE, Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
+from tests.fakes.page import listed
 from tests.waiting import until
 
 DOWNLOAD_WAIT = 10.0
@@ -107,6 +110,32 @@ async def test_the_demo_pauses_at_the_captcha_then_the_same_run_finishes_the_exp
     assert csv.splitlines()[1] == "Jane,Doe,jane@example.com,,Example Ltd,Pro,2026-12-01"
 
 
+async def test_the_recording_follows_the_elements_however_their_lines_are_written(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The page as the model reads it, in another format altogether: the replay matches the elements as data.
+    written: list[str] = []
+
+    def another_format(observation: Observation) -> str:
+        lines = [
+            f"#{line.index} {line.element.tag}: {line.element.reads()}" for line in observation.lines if line.element
+        ]
+        written.append("\n".join(lines))
+        return written[-1]
+
+    monkeypatch.setattr("app.browser.controller.render", another_format)
+    agent = await runtime.agent()
+    run = DemoRun(agent)
+    await run.handed_over()
+    page = runtime.active_page
+    assert page is not None
+    await solve_captcha(page)
+    agent.resume()
+    result = await run.result()
+    assert result.status is AgentStatus.COMPLETED, result.data
+    assert "#2 input: Email" in written[0] and "<input" not in "".join(written)
+
+
 async def test_a_new_task_runs_the_demo_again_from_the_sign_in_page(runtime: Runtime) -> None:
     agent = await runtime.agent(new_task=True)
     first = DemoRun(agent)
@@ -174,15 +203,22 @@ STATE = (
     "[1]<a href=/customers.html>Cancel />\n\t*[2]<button>Save customer />\n[3]<button>Save draft />\n"
     "</browser_state>"
 )
+ELEMENTS = [
+    listed(1, "a", "Cancel", attrs={"href": "/customers.html"}),
+    listed(2, "button", "Save customer"),
+    listed(3, "button", "Save draft"),
+]
 
 
-def shown(state: str) -> list[Message]:
-    return [Message(role="system", content="..."), Message(role="user", content=state)]
+def shown(state: str, elements: list[ListedElement]) -> list[Message]:
+    return [Message(role="system", content="..."), Message(role="user", content=state, elements=elements)]
 
 
-async def test_the_script_finds_its_element_by_text_on_the_page_it_is_shown() -> None:
-    model = ScriptedModel((Step("❔ start", "m", "Save.", "click_element_by_index", target=">Save customer />"),))
-    reply = await model.invoke(shown(STATE), SPEC, AbortSignal())
+async def test_the_script_finds_its_element_by_its_fields_on_the_page_it_is_shown() -> None:
+    step = Step("❔ start", "m", "Save.", "click_element_by_index", target=Pick("button", name="Save customer"))
+    model = ScriptedModel((step,))
+    # The lines number the buttons otherwise: the script reads the elements' data, never the text.
+    reply = await model.invoke(shown(STATE.replace("[2]", "[9]"), ELEMENTS), SPEC, AbortSignal())
     assert reply.tool_calls[0].name == "AgentOutput"
     assert '"action": {"click_element_by_index": {"index": 2}}' in reply.tool_calls[0].arguments
     assert model.finished
@@ -191,13 +227,20 @@ async def test_the_script_finds_its_element_by_text_on_the_page_it_is_shown() ->
 @pytest.mark.parametrize(
     ("step", "message"),
     [
-        (Step("e", "m", "g", "click_element_by_index", target="Delete"), "Demo step 1: no element with 'Delete'"),
-        (Step("e", "m", "g", "click_element_by_index", target="Save"), "Demo step 1: 2 elements with 'Save'"),
+        (
+            Step("e", "m", "g", "click_element_by_index", target=Pick("button", name="Delete")),
+            "Demo step 1: no element matches Pick",
+        ),
+        (Step("e", "m", "g", "click_element_by_index", target=Pick("button")), "Demo step 1: 2 elements match Pick"),
+        (
+            Step("e", "m", "g", "click_element_by_index", target=Pick(attrs={"href": "/index.html"})),
+            "Demo step 1: no element matches",
+        ),
         (Step("e", "m", "g", "done", {"text": "t"}, sees="Export ready"), "Demo step 1 expects 'Export ready'"),
     ],
 )
 async def test_the_script_refuses_a_page_it_was_not_written_for(step: Step, message: str) -> None:
     model = ScriptedModel((step,))
     with pytest.raises(LLMError, match=message):
-        await model.invoke(shown(STATE), SPEC, AbortSignal())
+        await model.invoke(shown(STATE, ELEMENTS), SPEC, AbortSignal())
     assert not model.finished

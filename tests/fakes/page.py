@@ -6,7 +6,7 @@ import re
 
 from app.assets import resource_path
 from app.core.abort import AbortSignal
-from app.core.page import BrowserState, ElementInfo, Screenshot, TabInfo, ToolError
+from app.core.page import BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo, ToolError
 from app.core.tools.page_tools import GoToUrlInput, PageAction
 from app.llm.probe import TEST_IMAGE
 
@@ -16,11 +16,33 @@ DEFAULT_CONTENT = (
 )
 
 
+def listed(
+    index: int, tag: str, text: str = "", *, name: str = "", input_type: str = "", attrs: dict[str, str] | None = None
+) -> ListedElement:
+    """An element of a fake page's listing. ``name``: what a person reads on it (its text unless given); an input's
+    type is among its attributes too, as the observer lists it."""
+    typed = {"type": input_type} if input_type else {}
+    return ListedElement(
+        index=index, tag=tag, name=name or text, input_type=input_type, text=text, attrs={**typed, **(attrs or {})}
+    )
+
+
+# DEFAULT_CONTENT's elements as data.
+DEFAULT_ELEMENTS = (listed(1, "input", attrs={"name": "email"}), listed(2, "button", "Save"))
+
+
 class FakePage:
-    def __init__(self, content: str = DEFAULT_CONTENT, url: str = "http://fake.test/form") -> None:
+    def __init__(
+        self,
+        content: str = DEFAULT_CONTENT,
+        url: str = "http://fake.test/form",
+        elements: tuple[ListedElement, ...] = DEFAULT_ELEMENTS,
+    ) -> None:
         self.url = url
         self.title = "Form"
         self.content = content
+        # The listing as data (BrowserState.elements), beside ``content``; tests that replay give both.
+        self.listed = list(elements)
         self.actions: list[tuple[str, tuple[object, ...]]] = []
         self.pending_events: list[str] = []
         # What element_info answers; tests that need an element's name or type put it here.
@@ -37,6 +59,7 @@ class FakePage:
             url=self.url,
             title=self.title,
             content=self.content,
+            elements=self.listed,
             tabs=[TabInfo(tab_id=0, url=self.url, title=self.title, active=True)],
         )
 

@@ -1,5 +1,8 @@
 """Record a run's answers, replay them through the real engine, fail clearly (in plain words) when the page no longer
-matches, and hand the browser over again when the person handed it back too early."""
+matches, and hand the browser over again when the person handed it back too early.
+
+The elements are matched as data (``BrowserState.elements``), never by the text of the lines the model is shown: the
+fake pages here give both, and the tests change one without the other."""
 
 from __future__ import annotations
 
@@ -11,12 +14,22 @@ import pytest
 from pydantic import SecretStr
 
 from app.core.agent import Agent
-from app.core.types import AgentActivity, AgentStatus, HandOffActivity
-from app.llm.cassette import Cassette, RecordingClient, ReplayClient, element_words
+from app.core.llm import LLMReply, ToolCall
+from app.core.page import ElementIdentity, ListedElement
+from app.core.types import AgentActivity, AgentStatus, HandOffActivity, StepEvent
+from app.llm.cassette import Cassette, CassetteEntry, RecordingClient, ReplayClient
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.fakes.page import FakePage
+from tests.fakes.page import FakePage, listed
+
+SAVE = listed(2, "button", "Save")
+FORM = "Current page: [Form](http://fake.test/form)"
+
+
+def at(index: int, element: ListedElement) -> ListedElement:
+    """``element`` listed under another index."""
+    return element.model_copy(update={"index": index})
 
 
 async def test_record_then_replay_then_diverge(llm_server: FakeLLMServer, tmp_path: Path) -> None:
@@ -28,15 +41,18 @@ async def test_record_then_replay_then_diverge(llm_server: FakeLLMServer, tmp_pa
     assert recorded.success
 
     cassette = Cassette.load(path)
-    assert [e.expect for e in cassette.entries] == ["[2]<button>Save />", None]
+    assert [e.expect for e in cassette.entries] == [ElementIdentity(tag="button", name="Save", text="Save"), None]
     assert "sk-secret" not in path.read_text()
+    # The listing as data stays on this side: the endpoint gets each message's role and text only.
+    assert all(set(message) == {"role", "content"} for message in llm_server.requests[0]["messages"])
+    assert "[2]<button>Save />" in llm_server.user_message(0)
 
     page = FakePage()
     replayed = await Agent(ReplayClient(cassette), page).execute("Save the form")
     assert replayed.success and replayed.data == "Saved."
     assert page.actions == [("click", (2,))]
 
-    changed = FakePage(content="Current page: [Form](http://fake.test/form)\n[2]<button>Delete everything />")
+    changed = FakePage(content=f"{FORM}\n[2]<button>Delete everything />", elements=(listed(2, "button", "Delete"),))
     diverged = await Agent(ReplayClient(cassette), changed).execute("Save the form")
     assert diverged.status == AgentStatus.ERROR
     assert diverged.data == (
@@ -52,31 +68,84 @@ async def test_replay_past_the_end_fails_clearly() -> None:
     assert "no more recorded answers" in result.data
 
 
-async def test_replay_follows_the_element_when_its_index_shifted(tmp_path: Path) -> None:
-    cassette = Cassette.model_validate(
-        {
-            "entries": [
-                {"reply": tool_reply_as_llm({"click_element_by_index": {"index": 2}}), "expect": "[2]<button>Save />"},
-                {"reply": tool_reply_as_llm({"done": {"text": "Saved.", "success": True}})},
-            ]
-        }
-    )
+async def test_replay_follows_the_element_when_its_index_shifted() -> None:
+    cassette = click_then_done(SAVE)
     # A shorter window lists fewer elements above: the same button now has index 7.
-    shifted = FakePage(content="Current page: [Form](http://fake.test/form)\n[5]<a>Home />\n[7]<button>Save />")
+    shifted = FakePage(
+        content=f"{FORM}\n[5]<a>Home />\n[7]<button>Save />", elements=(listed(5, "a", "Home"), at(7, SAVE))
+    )
     result = await Agent(ReplayClient(cassette), shifted).execute("Save the form")
     assert result.success, result.data
     assert shifted.actions == [("click", (7,))]
+    step = next(event for event in result.history if isinstance(event, StepEvent))
+    assert step.reflection.next_goal == "Act" and step.action.input == {"index": 7}  # only the index re-pointed
 
 
-async def test_an_ambiguous_line_is_a_mismatch_with_the_hint() -> None:
-    cassette = Cassette.model_validate(
-        {
-            "entries": [
-                {"reply": tool_reply_as_llm({"click_element_by_index": {"index": 2}}), "expect": "[2]<button>Save />"}
-            ]
-        }
+async def test_the_replay_reads_the_elements_not_the_lines_the_model_is_shown(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    model = ReplayClient(click_then_done(SAVE))
+    recorded = await Agent(RecordingClient(model, path), FakePage()).execute("Save the form")
+    assert recorded.success
+
+    # The same page written in another format altogether: no "[index]<tag" anywhere, and the button moved.
+    other_format = FakePage(
+        content=f"{FORM}\nelement 3: link “Home”\nelement 4: button “Save”",
+        elements=(listed(3, "a", "Home"), at(4, SAVE)),
     )
-    twice = FakePage(content="Current page: [Form](http://fake.test/form)\n[1]<button>Save />\n[2]<button>Save />")
+    replayed = await Agent(ReplayClient(Cassette.load(path)), other_format).execute("Save the form")
+    assert replayed.success, replayed.data
+    assert other_format.actions == [("click", (4,))]
+
+    # And the other way round: the lines as recorded, but the page's data says the button is another one now.
+    same_lines = FakePage(elements=(listed(1, "input", attrs={"name": "email"}), listed(2, "button", "Submit")))
+    refused = await Agent(ReplayClient(Cassette.load(path)), same_lines).execute("Save the form")
+    assert refused.status == AgentStatus.ERROR and "the Save button, which is not on the page now" in refused.data
+    assert same_lines.actions == []
+
+
+async def test_a_renamed_field_is_a_mismatch_named_as_recorded() -> None:
+    email = listed(1, "input", input_type="email", attrs={"label": "Email", "name": "email"}, name="Email")
+    cassette = click_then_done(email)
+    renamed = email.model_copy(update={"name": "E-mail address", "attrs": {**email.attrs, "label": "E-mail address"}})
+    page = FakePage(elements=(renamed,))
+    result = await Agent(ReplayClient(cassette), page).execute("Sign in")
+    assert result.status == AgentStatus.ERROR
+    assert "the recording acts on the Email field, which is not on the page now" in result.data
+    assert page.actions == []
+
+
+async def test_what_typing_and_ticking_change_is_not_what_the_element_is() -> None:
+    box = listed(4, "input", input_type="checkbox", attrs={"label": "Send welcome email", "name": "welcome_email"})
+    cassette = click_then_done(box)
+    # Ticked already, required now, and listed one place further down: still the recorded checkbox.
+    ticked = box.model_copy(update={"index": 5, "attrs": {**box.attrs, "checked": "", "required": ""}})
+    page = FakePage(elements=(ticked,))
+    result = await Agent(ReplayClient(cassette), page).execute("Tick it")
+    assert result.success, result.data
+    assert page.actions == [("click", (5,))]
+
+
+async def test_an_answer_the_engine_had_to_mend_is_re_pointed_as_it_reads_it() -> None:
+    # JSON in text, in a code fence, the reflection nested and the action in a list: the engine mends all of it.
+    text = json.dumps({"current_state": {"next_goal": "Save it"}, "action": [{"click_element_by_index": {"index": 2}}]})
+    answer = {"content": f"```json\n{text}\n```"}
+    cassette = Cassette(
+        entries=[
+            CassetteEntry(reply=LLMReply.model_validate(answer), expect=SAVE.identity()),
+            CassetteEntry(reply=reply_with({"done": {"text": "Saved.", "success": True}})),
+        ]
+    )
+    page = FakePage(elements=(at(9, SAVE),))
+    result = await Agent(ReplayClient(cassette), page).execute("Save the form")
+    assert result.success, result.data
+    assert page.actions == [("click", (9,))]
+    step = next(event for event in result.history if isinstance(event, StepEvent))
+    assert step.reflection.next_goal == "Save it"
+
+
+async def test_an_ambiguous_element_is_a_mismatch_with_the_hint() -> None:
+    cassette = click_then_done(SAVE)
+    twice = FakePage(content=f"{FORM}\n[1]<button>Save />\n[2]<button>Save />", elements=(at(1, SAVE), at(2, SAVE)))
     client = ReplayClient(cassette, mismatch="Run the demo again: {element} {where}.")
     result = await Agent(client, twice).execute("Save the form")
     assert result.status == AgentStatus.ERROR
@@ -85,48 +154,51 @@ async def test_an_ambiguous_line_is_a_mismatch_with_the_hint() -> None:
 
 
 @pytest.mark.parametrize(
-    ("line", "words"),
+    ("element", "words"),
     [
-        ("[2]<input label=Email type=email name=email placeholder=you@company.com />", "the Email field"),
-        ('[7]<input label="Last name *" type=text name=last_name required />', "the Last name field"),
-        (
-            '[10]<input label="Company optional" type=text name=company placeholder="Company name" />',
-            "the Company field",
-        ),
-        ('[3]<input type=search placeholder="Search customers" value="Ada" />', "the Search customers field"),
-        ("[4]<button>Sign in />", "the Sign in button"),
-        ("[5]<input type=submit value=Go />", "the Go button"),
-        ("[6]<a href=/customers.html>View customers />", "the View customers link"),
-        (
-            '[11]<button label="Plan *" type=button role=combobox aria-haspopup=listbox>Select a plan />',
-            "the Plan list",
-        ),
-        (
-            '[13]<input label="Send welcome email" type=checkbox name=welcome_email />',
-            "the Send welcome email checkbox",
-        ),
-        ("[9]<textarea name=notes />", "the field"),
+        (listed(2, "input", name="Email", input_type="email", attrs={"label": "Email"}), "the Email field"),
+        (listed(7, "input", name="Last name *", input_type="text", attrs={"name": "last_name"}), "the Last name field"),
+        (listed(10, "input", name="Company optional", input_type="text"), "the Company field"),
+        (listed(5, "input", name="Go", input_type="submit", attrs={"value": "Go"}), "the Go button"),
+        (listed(6, "a", "View customers", attrs={"href": "/customers.html"}), "the “View customers” link"),
+        (listed(13, "input", name="Send welcome email", input_type="checkbox"), "the Send welcome email checkbox"),
+        (listed(9, "textarea", attrs={"name": "notes"}), "a text field"),
     ],
 )
-def test_a_recorded_element_is_named_in_plain_words(line: str, words: str) -> None:
-    assert element_words(line) == words
+async def test_a_recorded_element_is_named_in_plain_words(element: ListedElement, words: str) -> None:
+    result = await Agent(ReplayClient(click_then_done(element)), FakePage(elements=())).execute("Act")
+    assert result.data == (
+        f"The replay no longer matches the page at answer 1: the recording acts on {words}, which is not on the "
+        "page now. Record it again with --record."
+    )
+
+
+def test_a_cassette_of_the_older_format_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "old.json"
+    click = reply_with({"click_element_by_index": {"index": 2}}).model_dump()
+    entry = {"reply": click, "expect": "[2]<button>Save />"}
+    path.write_text(json.dumps({"version": 1, "entries": [entry]}), encoding="utf-8")
+    with pytest.raises(ValueError) as refused:
+        Cassette.load(path)
+    assert str(refused.value) == (
+        f"Cannot read the cassette {path}: it was recorded in cassette format 1, and this version of the app "
+        "replays format 2 only. Record it again with --record."
+    )
 
 
 async def test_a_browser_handed_back_too_early_is_handed_over_again() -> None:
     hand_off = {"hand_off_to_user": {"reason": "Solve the captcha, then continue."}}
-    cassette = Cassette.model_validate(
-        {
-            "entries": [
-                {"reply": tool_reply_as_llm(hand_off)},
-                {
-                    "reply": tool_reply_as_llm({"click_element_by_index": {"index": 4}}),
-                    "expect": "[4]<a>Download CSV />",
-                },
-                {"reply": tool_reply_as_llm({"done": {"text": "Exported.", "success": True}})},
-            ]
-        }
+    download = listed(4, "a", "Download CSV", attrs={"href": "blob:…"})
+    cassette = Cassette(
+        entries=[
+            CassetteEntry(reply=reply_with(hand_off)),
+            *click_then_done(download, "Exported.").entries,
+        ]
     )
-    page = FakePage(content="Current page: [Security check](http://fake.test/verify)\n[1]<button>Verify />")
+    page = FakePage(
+        content="Current page: [Security check](http://fake.test/verify)\n[1]<button>Verify />",
+        elements=(listed(1, "button", "Verify"),),
+    )
     agent = Agent(ReplayClient(cassette), page)
     turns: asyncio.Queue[HandOffActivity] = asyncio.Queue()
 
@@ -142,12 +214,25 @@ async def test_a_browser_handed_back_too_early_is_handed_over_again() -> None:
     assert again == first and agent.paused and page.actions == []
 
     page.content = "Current page: [Export ready](http://fake.test/export)\n[2]<a>Download CSV />"
+    page.listed = [at(2, download)]
     agent.resume()
     result = await asyncio.wait_for(run, 10)
     assert result.status is AgentStatus.COMPLETED and result.data == "Exported.", result.data
     assert page.actions == [("click", (2,))]
 
 
-def tool_reply_as_llm(action: dict[str, object]) -> dict[str, object]:
+def click_then_done(element: ListedElement, text: str = "Saved.") -> Cassette:
+    """A recording that clicked ``element`` (under its index then), then finished with ``text``."""
+    return Cassette(
+        entries=[
+            CassetteEntry(
+                reply=reply_with({"click_element_by_index": {"index": element.index}}), expect=element.identity()
+            ),
+            CassetteEntry(reply=reply_with({"done": {"text": text, "success": True}})),
+        ]
+    )
+
+
+def reply_with(action: dict[str, object]) -> LLMReply:
     arguments = {"evaluation_previous_goal": "❔", "memory": "", "next_goal": "Act", "action": action}
-    return {"tool_calls": [{"name": "AgentOutput", "arguments": json.dumps(arguments)}]}
+    return LLMReply(tool_calls=[ToolCall(name="AgentOutput", arguments=json.dumps(arguments))])
