@@ -52,6 +52,12 @@ def _uses_the_module_browser(item: pytest.Item) -> bool:
     return bool(definitions) and definitions[-1].func.__module__ == BROWSER_FIXTURES
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection loaded (modules, classes, the test items) lives until the end: set it aside from the
+    collector, so that each collection below walks only what the tests made."""
+    gc.freeze()
+
+
 @pytest.fixture
 def llm_server() -> Iterator[FakeLLMServer]:
     server = FakeLLMServer().start()
