@@ -10,6 +10,7 @@ Stop ends the wait at once.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -122,7 +123,12 @@ class Settler:
     @staticmethod
     async def _until(signal: AbortSignal, work: Awaitable[T], timeout: float) -> T | None:
         """``work``'s result, or None once ``timeout`` seconds have passed; AbortError on Stop."""
+        if timeout <= 0:
+            # No time left: the work is not started (closed, so it is not reported as a coroutine never awaited).
+            if inspect.iscoroutine(work):
+                work.close()
+            return None
         try:
-            return await asyncio.wait_for(signal.race(work), max(timeout, 0.0))
+            return await asyncio.wait_for(signal.race(work), timeout)
         except TimeoutError:
             return None

@@ -45,7 +45,9 @@ def _tool_words(tool: str) -> tuple[ToolWords, dict[str, Any]] | None:
     if definition is None:
         return None
     fields = definition.input_model.model_fields
-    return definition.words, {name: field.default for name, field in fields.items() if not field.is_required()}
+    return definition.words, {
+        name: field.get_default(call_default_factory=True) for name, field in fields.items() if not field.is_required()
+    }
 
 
 def describe_action(name: str, params: dict[str, Any], target: ActionTarget | None = None) -> str:

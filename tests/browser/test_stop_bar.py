@@ -4,7 +4,6 @@ sees it, and it follows the agent (on while it works, off when the run ends or w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.text import i18n
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
+from tests.waiting import until
 
 # The bar, once installed, stays in every tab of its browser: each test starts a Chromium of its own.
 pytestmark = pytest.mark.fresh_browser
@@ -53,15 +53,6 @@ async def _bar_box(page: Page, bar: StopBar) -> dict[str, float] | None:
     )
 
 
-async def _wait_for(check: Callable[[], object], timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not await check():  # type: ignore[misc]
-        if loop.time() > deadline:
-            raise AssertionError("timed out")
-        await asyncio.sleep(0.05)
-
-
 async def _setup(session: BrowserSession, site: str) -> tuple[PlaywrightPageController, Stops, Page]:
     controller = PlaywrightPageController(session)
     stops = Stops()
@@ -89,10 +80,10 @@ async def test_the_bar_shows_in_a_closed_shadow_root_and_survives_navigation(
     assert "Page Agent" not in await page.evaluate("document.documentElement.innerText")
 
     await page.goto(site + "/shop.html")  # a new document asks whether a run is on
-    await _wait_for(lambda: _bar_box(page, bar))
+    await until(lambda: _bar_box(page, bar))
     new_tab = await session.context.new_page()
     await new_tab.goto(site + PAGE)
-    await _wait_for(lambda: _bar_box(new_tab, bar))
+    await until(lambda: _bar_box(new_tab, bar))
 
     await bar.hide()
     assert await _bar_box(page, bar) is None and await _bar_box(new_tab, bar) is None
@@ -193,17 +184,17 @@ async def test_esc_in_chromium_stops_the_run_and_the_bar_follows_the_agent(
         run = asyncio.ensure_future(agent.execute("Export the orders"))
         page = runtime.active_page
         assert page is not None
-        await _wait_for(lambda: _wait_until_on(page, bar, site + PAGE), timeout=30)
+        await until(lambda: _wait_until_on(page, bar, site + PAGE), timeout=30)
 
         agent.pause()  # Take over: the bar goes away, the user has the page
-        await _wait_for(lambda: _gone(page, bar))
+        await until(lambda: _gone(page, bar))
         agent.resume()
-        await _wait_for(lambda: _bar_box(page, bar), timeout=30)
+        await until(lambda: _bar_box(page, bar), timeout=30)
 
         await page.keyboard.press("Escape")  # nobody subscribed: the runtime stops the agent itself
         result = await asyncio.wait_for(run, 10)
         assert agent.status is AgentStatus.STOPPED and not result.success
-        await _wait_for(lambda: _gone(page, bar))
+        await until(lambda: _gone(page, bar))
     finally:
         await runtime.shutdown()
 
@@ -221,7 +212,7 @@ async def test_stop_in_chromium_goes_to_the_panels_callback(
         run = asyncio.ensure_future(agent.execute("Export the orders"))
         page = runtime.active_page
         assert page is not None
-        await _wait_for(lambda: _wait_until_on(page, bar, site + PAGE), timeout=30)
+        await until(lambda: _wait_until_on(page, bar, site + PAGE), timeout=30)
         await page.keyboard.press("Escape")
         await stops.next()
         assert agent.status is AgentStatus.RUNNING  # the panel decides what Stop does
@@ -251,18 +242,14 @@ async def test_a_hand_off_hides_the_bar_and_brings_the_agents_tab_to_the_front(
     monkeypatch.setattr(page, "bring_to_front", bring_to_front)
     # What the agent emits when the model calls hand_off_to_user.
     agent._events.emit("activity", HandOffActivity(reason="Please solve the captcha."))
-    await _wait_for(lambda: _gone(page, controller.stop_bar))
-    await _wait_for(lambda: _true(bool(fronted)))
+    await until(lambda: _gone(page, controller.stop_bar))
+    await until(lambda: fronted)
     assert await _bar_box(other, controller.stop_bar) is None
 
 
 class _NeverCalled:
     async def complete(self, *_args: object, **_kwargs: object) -> object:
         raise AssertionError("the model is not asked in this test")
-
-
-async def _true(value: bool) -> bool:
-    return value
 
 
 async def _gone(page: Page, bar: StopBar) -> bool:

@@ -36,6 +36,7 @@ from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, done_reply, tool_reply
 from tests.fakes.memory_keyring import memory_keyring  # noqa: F401  (fixture)
 from tests.fakes.page import FakePage
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 NEVER = 3600.0  # an answer held this long is one that never comes (the fake server lets go when it stops)
@@ -61,6 +62,20 @@ def hostile_site() -> Iterator[str]:
     with html_site(respond) as origin:
         yield origin
         release.set()
+
+
+async def stuck(controller: PlaywrightPageController) -> None:
+    """Until the page's script has begun its endless loop: the page answers nothing."""
+    page = controller.session.active_page
+
+    async def unresponsive() -> bool:
+        try:
+            await asyncio.wait_for(page.evaluate("1"), 0.2)
+        except TimeoutError:
+            return True
+        return False
+
+    await until(unresponsive, message="the page's script to start its endless loop")
 
 
 def settings_for(server: FakeLLMServer, **changes: Any) -> LLMSettings:
@@ -113,7 +128,7 @@ async def test_a_page_stuck_in_a_script_is_told_to_the_model_after_the_observati
 ) -> None:
     unaborted = AbortSignal()
     await controller.go_to_url(f"{hostile_site}/stuck", unaborted)
-    await asyncio.sleep(0.3)  # the script's endless loop has begun
+    await stuck(controller)
     llm_server.add(done_reply("The dashboard never finished loading.", success=False))
     agent = Agent(client_for(clients, settings_for(llm_server)), controller, AgentConfig(observe_timeout=1.5))
 
@@ -161,7 +176,7 @@ async def test_a_page_that_keeps_not_responding_ends_the_run_as_failures_with_a_
 ) -> None:
     unaborted = AbortSignal()
     await controller.go_to_url(f"{hostile_site}/stuck", unaborted)
-    await asyncio.sleep(0.3)
+    await stuck(controller)
 
     def answer(body: dict[str, Any]) -> FakeResponse:
         if "progress report" in user_text(body):
@@ -204,7 +219,7 @@ async def test_a_tab_that_crashes_while_it_is_read_is_told_once_and_costs_no_fai
     clients: list[OpenAICompatibleClient],
 ) -> None:
     await controller.go_to_url(f"{hostile_site}/stuck", AbortSignal())
-    await asyncio.sleep(0.3)
+    await stuck(controller)
     llm_server.add(tool_reply({"go_to_url": {"url": f"{hostile_site}/plain"}}), done_reply("Reopened it."))
     # One failure would end the run: the crash must cost none.
     agent = Agent(

@@ -3,7 +3,6 @@ never overlap, Chromium keeps a usable width, and on a small screen the panel ke
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -87,8 +86,8 @@ async def test_chromium_follows_the_panel(qapp: QApplication, chromium: BrowserS
 
 async def _until_bounds(chromium: BrowserSession, expected: Rect, timeout: float = 10.0) -> None:
     """Chromium's window, as CDP reports it, reaches ``expected`` (the tiler waits for the panel to settle first)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while (bounds := await chromium.window_bounds()) != expected:
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"Chromium's window is {bounds}, not {expected}")
-        await asyncio.sleep(0.05)
+
+    async def reached() -> bool:
+        return await chromium.window_bounds() == expected
+
+    await until(reached, timeout, message=f"Chromium's window to reach {expected}")
