@@ -29,11 +29,15 @@ class StopSignals:
 
     def hold_until_exit(self) -> None:
         """The run is over and the process ends next: a late Ctrl+C must not raise KeyboardInterrupt in the
-        interpreter's shutdown (a traceback, or death by SIGINT). Blocked first, so none slips in between."""
+        interpreter's shutdown (a traceback, or death by SIGINT). The signals are ignored from now on, process-wide:
+        blocking them in this thread alone is not enough, since the kernel hands a signal to any thread that does
+        not block it (the executor's, the driver's) and Python then runs the handler of the moment, which removing
+        the loop's handler makes the default one again. Blocked here first, so none slips in between."""
         signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         if self._loop is not None:
             for signum in STOP_SIGNALS:
                 self._loop.remove_signal_handler(signum)
+                signal.signal(signum, signal.SIG_IGN)
             self._loop = None
 
     def _received(self) -> None:
