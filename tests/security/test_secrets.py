@@ -232,6 +232,30 @@ async def test_a_page_that_echoes_the_typed_value_shows_the_model_only_the_place
     assert_nowhere(value, rig.outputs())
 
 
+async def test_a_button_named_after_the_typed_value_is_recorded_and_replayed_by_its_placeholder(
+    rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str
+) -> None:
+    # The cassette keeps each acted-on element as data (its name, text and naming attributes), and the page's
+    # elements travel beside the prompt: the value must reach neither the model nor the recording.
+    rig = rig_for(Secret("pw", SecretStr(value)))
+    await open_page(controller, f"{hostile.page}/secrets-echo-button.html")
+    obeying_model(
+        rig.llm_server, type_into("type=password", "<secret>pw</secret>"), click("Sign in as"), done("Signed in.")
+    )
+
+    await rig.run("Sign in with <secret>pw</secret>")
+
+    assert "Sign in as <secret>pw</secret>" in rig.llm_server.user_message(1)
+    assert all(
+        set(message) == {"role", "content"} for request in rig.llm_server.requests for message in request["messages"]
+    )
+    recorded = json.loads(rig.cassette.read_text(encoding="utf-8"))["entries"][1]["expect"]
+    assert recorded["text"] == "Sign in as <secret>pw</secret>"
+    [body] = posted(hostile, hostile.page, "/signin")
+    assert f"password={value}".encode() in body
+    assert_nowhere(value, rig.outputs())
+
+
 async def test_a_secret_limited_to_the_site_is_not_typed_into_another_origins_frame(
     rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str
 ) -> None:
