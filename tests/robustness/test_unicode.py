@@ -40,6 +40,7 @@ from tests.fakes.llm_server import (
 )
 from tests.fakes.page import FakePage
 from tests.history.conftest import make_record
+from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 LONE = "\ud800"
@@ -99,10 +100,12 @@ async def test_the_page_and_its_dialog_enter_the_product_as_valid_text(
     assert state.title == f"Odd {REPLACEMENT} title" and f"odd {REPLACEMENT} text" in state.content
     assert all(is_valid_text(tab.title) for tab in state.tabs)
     told: list[str] = []
-    deadline = time.monotonic() + 10
-    while not any("Hello" in sentence for sentence in told) and time.monotonic() < deadline:
-        told += controller.drain_events()
-        await asyncio.sleep(0.05)  # the alert comes from the page's own timer
+
+    def alert_told() -> bool:  # the alert comes from the page's own timer
+        told.extend(controller.drain_events())
+        return any("Hello" in sentence for sentence in told)
+
+    await until(alert_told, message="the page's alert")
     assert any(f"Hello {REPLACEMENT}" in sentence for sentence in told), told
     assert all(is_valid_text(sentence) for sentence in told)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import stat
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from tests.cli.test_cli import browser_state, cli, cli_env, run_cli
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion
 from tests.fakes.page import FakePage
 from tests.security.conftest import AgentOnPage, HostileSite
+from tests.waiting import until
 
 PRIVATE_KEY = b"-----BEGIN OPENSSH PRIVATE KEY----- attacker-wants-this"
 DEADLINE = 15.0
@@ -119,13 +119,8 @@ async def files_chosen(controller: PlaywrightPageController) -> int:
 
 
 async def arrived(hostile: HostileSite, needle: bytes) -> bool:
-    """Whether ``needle`` reached the attacker's origin within the deadline."""
-    deadline = time.monotonic() + DEADLINE
-    while time.monotonic() < deadline:
-        if hostile.received(needle, hostile.attacker):
-            return True
-        await asyncio.sleep(0.05)
-    return False
+    """True once ``needle`` reached the attacker's origin (AssertionError if it does not within the deadline)."""
+    return await until(lambda: hostile.received(needle, hostile.attacker), DEADLINE, message=f"{needle!r} to arrive")
 
 
 def assert_nothing_left(hostile: HostileSite) -> None:
