@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import http.server
 import statistics
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,6 +30,7 @@ from pathlib import Path
 from app.browser.controller import PlaywrightPageController
 from app.browser.session import BrowserSession, LaunchOptions
 from app.core.abort import AbortSignal
+from tests.fakes.html_site import Answer, html_site
 
 RUNS = 21
 FIRST_RUNS = 5
@@ -105,28 +104,12 @@ def admin_page(rows: int) -> str:
 def serving(pages: dict[str, str]) -> Iterator[str]:
     """A local HTTP server answering /<name> with ``pages[name]``; yields its base address."""
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            html = pages.get(self.path.lstrip("/").split("?")[0])
-            body = (html or "").encode()
-            self.send_response(200 if html is not None else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def respond(path: str) -> Answer:
+        html = pages.get(path.lstrip("/").split("?")[0])
+        return html.encode() if html is not None else (404, b"")
 
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with html_site(respond) as origin:
+        yield f"{origin}/"
 
 
 async def first_look(controller: PlaywrightPageController, url: str) -> float:
