@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import io
+import shutil
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -109,8 +110,8 @@ async def _shared_controller(_module_controller: PlaywrightPageController) -> Pl
     controller.guardrails = Guardrails()
     controller.settler = Settler()
     controller.drain_events()
-    for download in session.downloads_dir.iterdir():
-        download.unlink()
+    shutil.rmtree(session.downloads_dir)
+    session.downloads_dir.mkdir(mode=0o700)
     return controller
 
 
