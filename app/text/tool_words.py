@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlparse
 
+from app.core.safety.secrets import HIDDEN, PLACEHOLDER
 from app.core.tools.base import ToolWords
 from app.core.types import ActionTarget
 from app.text.element_words import clip, list_words, quote, target_words
@@ -15,8 +16,6 @@ from app.text.i18n import tr
 
 # "[...]": a part left out when a value in it is missing; "{field}" or "{field:spec}": a value.
 _PART = re.compile(r"\[(?P<optional>[^\[\]]*)\]|\{(?P<field>\w+)(?::(?P<spec>[^{}]*))?\}")
-# How a saved secret is written in what the agent types (app/core/safety/secrets.py); a person reads its name.
-_SECRET = re.compile(r"<secret>\s*([^<>]{0,80}?)\s*</secret>", re.IGNORECASE)
 _CLIP_MAX = 120
 # Quotes in the timeline's sentences, and in the narrower status pill.
 SENTENCE_QUOTE = 40
@@ -28,11 +27,12 @@ class _Missing(Exception):
 
 
 def typed(text: str, limit: int = SENTENCE_QUOTE) -> str:
-    """What is typed, quoted; a saved secret by its name ("your secret demo_password"), never its markup."""
-    whole = _SECRET.fullmatch(text.strip())
+    """What is typed, quoted; a saved secret by its name ("your secret demo_password"), never its markup (the
+    placeholder the vault fills in)."""
+    whole = PLACEHOLDER.fullmatch(text.strip())
     if whole:
         return tr("your secret {name}", name=whole.group(1))
-    return quote(_SECRET.sub("••••", text), limit)
+    return quote(PLACEHOLDER.sub(HIDDEN, text), limit)
 
 
 def fill(

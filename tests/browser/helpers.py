@@ -29,14 +29,15 @@ def is_new(content: str, *needles: str) -> bool:
     return line.lstrip("\t").startswith("*")
 
 
-async def page_events(controller: PlaywrightPageController, count: int = 1) -> list[str]:
-    """The page events the controller tells, once ``count`` of them have come (the controller is polled: it is told
-    of a page's dialogs, tabs and downloads by Playwright's callbacks, and sends no event of its own)."""
+async def page_events(controller: PlaywrightPageController, count: int = 1, containing: str = "") -> list[str]:
+    """The page events the controller tells, once ``count`` of them have come and (if given) one ``containing``
+    those words (the controller is polled: it is told of a page's dialogs, tabs and downloads by Playwright's
+    callbacks, and sends no event of its own)."""
     events: list[str] = []
 
     def enough() -> bool:
         events.extend(controller.drain_events())
-        return len(events) >= count
+        return len(events) >= count and any(containing in event for event in events)
 
-    await until(enough, message=f"{count} page event(s)")
+    await until(enough, message=f"{count} page event(s)" + (f" with {containing!r}" if containing else ""))
     return events

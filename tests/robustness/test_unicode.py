@@ -27,6 +27,7 @@ from app.history.store import RunStore
 from app.llm.client import OpenAICompatibleClient
 from app.llm.errors import retry_after_seconds
 from app.llm.settings import LLMSettings
+from tests.browser.helpers import page_events
 from tests.cli.test_cli import cli, cli_env, event_lines, home, statuses  # noqa: F401  (home: the fixture)
 from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import (
@@ -40,7 +41,6 @@ from tests.fakes.llm_server import (
 )
 from tests.fakes.page import FakePage
 from tests.history.conftest import make_record
-from tests.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 LONE = "\ud800"
@@ -99,13 +99,7 @@ async def test_the_page_and_its_dialog_enter_the_product_as_valid_text(
 
     assert state.title == f"Odd {REPLACEMENT} title" and f"odd {REPLACEMENT} text" in state.content
     assert all(is_valid_text(tab.title) for tab in state.tabs)
-    told: list[str] = []
-
-    def alert_told() -> bool:  # the alert comes from the page's own timer
-        told.extend(controller.drain_events())
-        return any("Hello" in sentence for sentence in told)
-
-    await until(alert_told, message="the page's alert")
+    told = await page_events(controller, containing="Hello")  # the alert comes from the page's own timer
     assert any(f"Hello {REPLACEMENT}" in sentence for sentence in told), told
     assert all(is_valid_text(sentence) for sentence in told)
 

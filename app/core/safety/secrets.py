@@ -34,7 +34,8 @@ TYPED_PASSWORD = "typed_password"
 HIDDEN = "••••"
 # A name for "a page without a host": a secret limited to it can be typed nowhere (.invalid never resolves).
 _NOWHERE = "nowhere.invalid"
-_PLACEHOLDER = re.compile(r"<secret>\s*([^<>]{0,80}?)\s*</secret>", re.IGNORECASE)
+# How the task and the model write a secret (and how the panel knows one to show by its name).
+PLACEHOLDER = re.compile(r"<secret>\s*([^<>]{0,80}?)\s*</secret>", re.IGNORECASE)
 # Longer values are masked whole; a clipped start of them ("…") only up to here, to keep the pattern small.
 _CLIP_PREFIX_MAX = 200
 
@@ -166,7 +167,7 @@ class SecretVault:
 
     @staticmethod
     def has_placeholder(text: str) -> bool:
-        return _PLACEHOLDER.search(text) is not None
+        return PLACEHOLDER.search(text) is not None
 
     def fill(self, text: str, url: str | None) -> str:
         """``text`` with every ``<secret>name</secret>`` replaced by its value, to type into a field of the page at
@@ -177,7 +178,7 @@ class SecretVault:
             value = secret.value.get_secret_value()
             if value and secret.domains and value in text:
                 self._check_site(secret, url)
-        return _PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url), text)
+        return PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url), text)
 
     def _value_for(self, name: str, url: str | None) -> str:
         secret = self.get(name)
