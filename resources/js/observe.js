@@ -351,7 +351,7 @@
 
   // Inline content that continues the sentence around it (a <label> that names no control reads as text:
   // "<label>Seats left:</label><span>7</span>").
-  const isInline = (el) => INLINE_TAGS.has(el.tagName) || (el.tagName === 'LABEL' && !namesControl(el));
+  const isInline = (el, tag = el.tagName) => INLINE_TAGS.has(tag) || (tag === 'LABEL' && !namesControl(el));
 
   // Text of an element's subtree without the text of nested interactive elements (those get their own line):
   // {shown: what a person sees, named: its accessible name (hidden-but-announced text included)}.
@@ -422,19 +422,20 @@
     // A block child only separates words: one space stands for a run of them (a page's body has thousands).
     let gap = false;
     for (let child = el.firstChild; child; child = child.nextSibling) {
-      if (child.nodeType === Node.TEXT_NODE) {
+      const type = child.nodeType;
+      const tag = type === Node.ELEMENT_NODE ? child.tagName : '';
+      if (type === Node.TEXT_NODE) {
         if (child.data.trim() && textShows(child, el)) {
           text += gap ? ` ${child.data}` : child.data;
           gap = false;
         } else {
           gap = true;
         }
-      } else if (child.nodeType === Node.ELEMENT_NODE && isInline(child)
-               && !isCheapInteractive(child, child.tagName)) {
+      } else if (tag && isInline(child, tag) && !isCheapInteractive(child, tag)) {
         // Glued as the page sets them; a styled piece with a margin ("Phone" + "optional") and a caption
         // ("Seats left:" + "7") are set apart.
         const piece = inlineText(child);
-        const apart = child.tagName === 'LABEL' || afterElement(child) || setApart(styleOf(child));
+        const apart = tag === 'LABEL' || afterElement(child) || setApart(styleOf(child));
         text += apart ? ` ${piece} ` : (gap ? ` ${piece}` : piece);
         gap = false;
       } else {
@@ -686,33 +687,38 @@
     if (SKIP_TAGS.has(tag)) return;
     if (tag === SKIP) {
       // Transparent: its own box is not the page's, but anything a page put inside it is still seen.
-      visitChildren(el, ctx);
+      visitChildren(el, tag, ctx);
       return;
     }
     const rect = el.getBoundingClientRect();
-    const hasBox = rect.width > 0 && rect.height > 0;
+    // Each read of a DOMRect field is a call into the browser: the edges are read once.
+    const top = rect.top;
+    const bottom = rect.bottom;
+    const left = rect.left;
+    const right = rect.right;
+    const hasBox = right > left && bottom > top;
     const first = visited++;
     let box = null;
-    if (hasBox && rect.bottom > 0 && rect.top < vh && rect.right > 0 && rect.left < vw) {
+    if (hasBox && bottom > 0 && top < vh && right > 0 && left < vw) {
       box = {el, rect, first, last: first};
       onScreen.push(box);
     }
-    const inRegion = hasBox && rect.bottom >= region.top && rect.top <= region.bottom
-      && rect.right >= region.left && rect.left <= region.right;
+    const inRegion = hasBox && bottom >= region.top && top <= region.bottom && right >= region.left
+      && left <= region.right;
     const cheap = isCheapInteractive(el, tag);
     if (!inRegion) {
       // Most elements of a long page: nothing of their own is listed, but their children are still visited (a
       // positioned or overflowing descendant can be in the region while its ancestor is not).
-      if (cheap && hasBox && (rect.bottom < region.top || rect.top > region.bottom)) {
+      if (cheap && hasBox && (bottom < region.top || top > region.bottom)) {
         // Remembered even out of the region so that scrolling does not make old elements look new.
         state.known.add(el);
       }
-      if (el.firstElementChild || el.shadowRoot || tag === 'SLOT') {
+      if (el.firstElementChild || tag === 'SLOT' || el.shadowRoot) {
         // The context only changes where this element starts an interactive or inline-text run; else it is shared.
         const inInteractive = ctx.inInteractive || cheap;
-        const inText = ctx.inText && isInline(el);
+        const inText = ctx.inText && isInline(el, tag);
         const same = ctx.parentPointer === undefined && inInteractive === ctx.inInteractive && inText === ctx.inText;
-        visitChildren(el, same ? ctx : {depth: ctx.depth, parentPointer: undefined, inInteractive, inText,
+        visitChildren(el, tag, same ? ctx : {depth: ctx.depth, parentPointer: undefined, inInteractive, inText,
           inRow: ctx.inRow});
       }
       if (box) box.last = visited - 1;
@@ -760,7 +766,7 @@
         listed = true;
         own = items.length - 1;
         if (box) waiting = {box, item: items.length - 1, end: 0, opaqueOnly: false};
-      } else if (!ctx.inInteractive && !(ctx.inText && isInline(el))) {
+      } else if (!ctx.inInteractive && !(ctx.inText && isInline(el, tag))) {
         const text = ownText(el);
         if (text) {
           if (!push({kind: 'text', depth: ctx.depth, text: cut(text, TEXT_MAX)})) return;
@@ -774,10 +780,10 @@
       depth: ctx.depth + (listed ? 1 : 0),
       parentPointer: pointer && !LIST_TAGS.has(tag),
       inInteractive: ctx.inInteractive || listed || cheap,
-      inText: wroteText || (ctx.inText && isInline(el)),
+      inText: wroteText || (ctx.inText && isInline(el, tag)),
       inRow: listed ? !isControl(el, tag) : ctx.inRow,
     };
-    visitChildren(el, childCtx);
+    visitChildren(el, tag, childCtx);
     if (box) box.last = visited - 1;
     if (listed && mergeIntoOnly(own)) waiting = null;
     if (waiting) {
@@ -786,16 +792,17 @@
     }
   }
 
-  function visitChildren(el, ctx) {
-    if (isClosedDetails(el)) {
+  function visitChildren(el, tag, ctx) {
+    if (tag === 'DETAILS' && !el.open) {
       for (let c = el.firstElementChild; c; c = c.nextElementSibling) if (c.tagName === 'SUMMARY') visit(c, ctx);
       return;
     }
-    if (el.shadowRoot) {
-      for (let c = el.shadowRoot.firstElementChild; c; c = c.nextElementSibling) visit(c, ctx);
+    const shadow = el.shadowRoot;
+    if (shadow) {
+      for (let c = shadow.firstElementChild; c; c = c.nextElementSibling) visit(c, ctx);
       return;  // light children only render where a <slot> puts them
     }
-    if (el.tagName === 'SLOT') {
+    if (tag === 'SLOT') {
       const assigned = el.assignedElements();
       if (assigned.length) {
         for (const c of assigned) visit(c, ctx);
