@@ -108,7 +108,7 @@ async def _shared_controller(_module_controller: PlaywrightPageController) -> Pl
         if page is not blank:
             await page.close()
     controller.guardrails = Guardrails()
-    controller.settler = Settler()
+    controller.settler = Settler(prepare=controller.rehearse)
     controller.drain_events()
     shutil.rmtree(session.downloads_dir)
     session.downloads_dir.mkdir(mode=0o700)

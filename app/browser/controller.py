@@ -27,7 +27,7 @@ from app.browser.actions import (
 )
 from app.browser.events import PageEvents
 from app.browser.navigation_guard import NavigationGuard, unread_page
-from app.browser.observer import ElementRef, Observation, item_now, observe, preload, resolve
+from app.browser.observer import ElementRef, Observation, item_now, observe, preload, rehearse, resolve
 from app.browser.screenshot import capture
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
@@ -118,7 +118,7 @@ class PlaywrightPageController:
     ) -> None:
         self.session = session
         self.margin = margin
-        self.settler = Settler()
+        self.settler = Settler(prepare=self.rehearse)
         self._action_ms = action_timeout * 1000
         self._navigation_ms = navigation_timeout * 1000
         self._events = PageEvents(session, lambda: self.guardrails)
@@ -203,6 +203,12 @@ class PlaywrightPageController:
             if not self._guard.any_refused(page):
                 return observation
         return None
+
+    async def rehearse(self, page: Page) -> None:
+        """Let a new document get ready for its first look while the page settles; nothing is read back, and a tab
+        on a refused address is left alone."""
+        if not self._guard.any_refused(page):
+            await rehearse(page, self.margin, self.stop_bar.tag)
 
     async def _observe(self, page: Page, signal: AbortSignal) -> Observation:
         async with self._failures("The page could not be read"):

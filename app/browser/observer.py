@@ -39,6 +39,14 @@ _RESOLVE = """([nonce, ref]) => {
   const el = state && state.nonce === nonce ? state.elements[ref] : null;
   return el && el.isConnected ? el : null;
 }"""
+# Schedules a rehearsal of the first look at a new document (observe.js, "dry"), once per document and a moment
+# later, so that the settle's own watch is in place first: V8 compiles the observer's hot paths from what it runs,
+# and the look the agent then waits for runs compiled code instead of starting cold.
+_REHEARSE = """([version, options]) => {
+  const state = window.__pageAgent;
+  if (!state || state.version !== version || state.observed || state.rehearsal) return;
+  state.rehearsal = setTimeout(() => { if (!state.observed) state.observe(options); }, 30);
+}"""
 _SLOT_OF = "el => el.__pageAgentSlot ?? null"
 # The element's line as the observer would write it now (by the rules of the last look), or null without one.
 _ITEM_OF = "el => { const state = window.__pageAgent; return state && state.itemOf ? state.itemOf(el) : null; }"
@@ -235,6 +243,18 @@ async def observe(page: Page, margin: float, skip: str | None = None) -> Observa
         else:
             lines.append(Line(depth, None, None, frame_origin=item.origin))
     return Observation(main.title, page.url, main.viewport, main.scroll, lines, refs, main.truncated)
+
+
+async def rehearse(page: Page, margin: float, skip: str | None = None) -> None:
+    """Have a new document rehearse its first look while the page settles (nothing is read back; a document already
+    looked at, or not yet carrying the observer, is left alone)."""
+    _install, version = _installer()
+    options = {"nonce": "", "margin": margin, "skip": skip, "dry": True}
+    try:
+        await page.main_frame.evaluate(_REHEARSE, [version, options])
+    except PlaywrightError as exc:
+        # The document is being replaced: the next one gets its own rehearsal.
+        log.debug("no rehearsal: %s", exc.message.splitlines()[0] if exc.message else exc)
 
 
 Piece = tuple[Frame, int, ElementItem | TextItem | FrameOrigin]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -69,11 +69,18 @@ class _InFlight:
 
 
 class Settler:
-    """Knows what is in flight on each page (from the moment it is first watched) and waits for quiet."""
+    """Knows what is in flight on each page (from the moment it is first watched) and waits for quiet.
 
-    def __init__(self, quiet: float = QUIET, cap: float = CAP) -> None:
+    ``prepare``: run on the page as each wait for a quiet document begins, to use the wait (the controller has a new
+    document rehearse its first look); it must return at once and leave the page's work for later.
+    """
+
+    def __init__(
+        self, quiet: float = QUIET, cap: float = CAP, prepare: Callable[[Page], Awaitable[None]] | None = None
+    ) -> None:
         self.quiet = quiet
         self.cap = cap
+        self.prepare = prepare
         self._pages: dict[Page, _InFlight] = {}
 
     def watch(self, page: Page) -> None:
@@ -101,7 +108,9 @@ class Settler:
             if flight is not None and not flight.idle.is_set():
                 await self._until(signal, flight.idle.wait(), left)
                 continue
-            quiet_for = await self._dom_quiet(page, signal, min(self.quiet, left), left)
+            if self.prepare is not None:
+                await self._until(signal, self.prepare(page), left)
+            quiet_for = await self._dom_quiet(page, signal, min(self.quiet, left), deadline - loop.time())
             if quiet_for is None:  # a navigation replaced the document: wait for the new one to be readable
                 await self._until(signal, page.wait_for_load_state("domcontentloaded"), deadline - loop.time())
                 continue

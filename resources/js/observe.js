@@ -2,10 +2,12 @@
 // Called by app/browser/observer.py as `frame.evaluate(source, options)`; iframes become placeholders that Python
 // fills by running this script in the child frame (Playwright can only act on a handle from the owning frame).
 //
-// options: {nonce, margin, region, alpha, skip}. skip: the tag name of the app's own stop bar (app/browser/stop_bar.py),
-// which is not the page's: it is neither listed nor counted as covering what lies under it. region {top, bottom, left, right} is in this document's viewport
-// coordinates (given for child frames); without it, the viewport plus `margin` viewport heights above and below is
-// used. alpha: the opacity the embedding page gives this frame. Only elements intersecting the region are listed.
+// options: {nonce, margin, region, alpha, skip, dry}. skip: the tag name of the app's own stop bar
+// (app/browser/stop_bar.py), which is not the page's: it is neither listed nor counted as covering what lies under it.
+// region {top, bottom, left, right} is in this document's viewport coordinates (given for child frames); without it,
+// the viewport plus `margin` viewport heights above and below is used. alpha: the opacity the embedding page gives
+// this frame. Only elements intersecting the region are listed. dry: a rehearsal while the page settles, so that the
+// first real look at a new document runs compiled code; it keeps its state to itself and marks no frame.
 // Returns {title, url, origin, viewport, scroll, items, truncated}.
 //
 // Only what a person can see is page text: text that is hidden, transparent, tiny, clipped away, off the page,
@@ -52,7 +54,7 @@
   const TEXT_INPUT_TYPES = new Set(['text', 'email', 'search', 'tel', 'url', 'number', 'date', 'time',
     'datetime-local', 'month', 'week', 'color', 'range']);
 
-  let state = window[STATE_KEY];
+  let state = options.dry ? {} : window[STATE_KEY];
   if (!state) {
     // Non-enumerable so that pages iterating window see nothing of us.
     state = {};
@@ -827,7 +829,7 @@
     };
     if (childRegion.bottom <= childRegion.top || childRegion.right <= childRegion.left) return;
     const slot = `${options.nonce}:${frameSlots++}`;
-    el.__pageAgentSlot = slot;  // read back by Python through frame.frame_element()
+    if (!options.dry) el.__pageAgentSlot = slot;  // read back by Python through frame.frame_element()
     if (push({kind: 'frame', depth, slot, region: childRegion, alpha: paintOf(el).alpha}) && box) {
       // A frame under an opaque box shows nothing; its document cannot see what covers it.
       pending.push({box, item: items.length - 1, end: items.length, opaqueOnly: true});

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from playwright.async_api import Page
@@ -10,7 +11,7 @@ from playwright.async_api import Page
 from app.browser.controller import PlaywrightPageController
 from app.browser.settle import CAP, Settler
 from app.core.abort import AbortController, AbortError, AbortSignal
-from tests.browser.helpers import index_of
+from tests.browser.helpers import element_lines, index_of
 
 
 async def _look(controller: PlaywrightPageController, signal: AbortSignal) -> str:
@@ -77,3 +78,55 @@ async def test_stop_ends_the_wait_at_once(controller: PlaywrightPageController, 
     stop.abort("Task aborted")
     with pytest.raises(AbortError):
         await asyncio.wait_for(click, 2)
+
+
+# The first look at a new document is rehearsed while the page settles (app/browser/observer.py, rehearse), so that
+# the look the agent waits for runs warm code. The rehearsal reads the page and nothing else.
+
+_MEASURED = "() => window.measured"
+_FRAME_MARKED = "() => document.getElementById('frame').__pageAgentSlot !== undefined"
+
+
+async def test_a_new_document_rehearses_its_first_look_while_it_settles(
+    controller: PlaywrightPageController, signal: AbortSignal, site: str
+) -> None:
+    page = controller.session.active_page
+    await _look(controller, signal)  # the observer is preloaded into documents from the first look on
+    rehearse, controller.settler.prepare = controller.settler.prepare, None
+    await controller.go_to_url(f"{site}/rehearsal.html?copy=1", signal)
+    assert await page.evaluate(_MEASURED) == 0  # without a rehearsal nothing measures the page before the look
+    controller.settler.prepare = rehearse
+    await controller.go_to_url(f"{site}/rehearsal.html?copy=2", signal)
+    assert await page.evaluate(_MEASURED) > 0
+
+
+async def test_the_rehearsal_changes_nothing_the_first_look_says_or_marks(
+    controller: PlaywrightPageController, signal: AbortSignal, site: str
+) -> None:
+    page = controller.session.active_page
+    await _look(controller, signal)
+    await controller.go_to_url(f"{site}/rehearsal.html?copy=1", signal)
+    assert await page.evaluate(_MEASURED) > 0  # rehearsed
+    assert not await page.evaluate(_FRAME_MARKED)  # only a real look marks the frames it lists
+    rehearsed = await _look(controller, signal)
+    assert await page.evaluate(_FRAME_MARKED)
+    rehearse, controller.settler.prepare = controller.settler.prepare, None
+    await controller.go_to_url(f"{site}/rehearsal.html?copy=2", signal)
+    plain = await _look(controller, signal)
+    controller.settler.prepare = rehearse
+    # The same listing, and nothing in it marked new: the first look at a document has nothing to compare with.
+    assert element_lines(rehearsed) == element_lines(plain)
+    assert "Inner button frame" in rehearsed and "Export" in rehearsed
+    assert not any(line.lstrip("\t").startswith("*") for line in element_lines(rehearsed))
+
+
+async def test_a_tab_on_a_refused_address_does_not_rehearse(
+    controller: PlaywrightPageController, signal: AbortSignal, tmp_path: Path
+) -> None:
+    page = controller.session.active_page
+    await _look(controller, signal)
+    local = tmp_path / "rehearsal.html"
+    local.write_text((Path(__file__).parents[1] / "pages" / "rehearsal.html").read_text())
+    await page.goto(local.as_uri())  # what no route sees: something puts the tab on a local file
+    await controller.settler.settle(page, signal)
+    assert await page.evaluate(_MEASURED) == 0
