@@ -147,6 +147,8 @@ class PlaywrightPageController:
         page = self.session.active_page
         if self.session.is_crashed(page):
             return await self._crashed_state(page, signal)
+        # The start page of a run that begins at once (the CLI's) is read as the page shows itself, not its spinner.
+        await self.settler.settled(page, signal)
         await signal.race(self._guard.sync())
         try:
             observation = await self._observe_allowed(page, signal)
@@ -525,11 +527,16 @@ class PlaywrightPageController:
 
     @_settles
     async def go_to_url(self, url: str, signal: AbortSignal) -> str:
-        return await self.open(url, signal)
+        return await self._open(url, signal)
 
     async def open(self, url: str, signal: AbortSignal) -> str:
-        """go_to_url without waiting for the page to settle: the start page, opened before a task begins, is read
-        when the task's first step looks at it."""
+        """go_to_url without waiting for the page to settle: the start page, opened before a task begins, settles
+        meanwhile, and the first look at it waits for what is left of that."""
+        opened = await self._open(url, signal)
+        self.settler.settle_later(self.session.active_page)
+        return opened
+
+    async def _open(self, url: str, signal: AbortSignal) -> str:
         target = self._allowed_url(url)
         page = self.session.active_page
         if self.session.is_crashed(page):
@@ -537,6 +544,7 @@ class PlaywrightPageController:
             crashed = page
             page = await self._race(signal, "Could not reopen the crashed tab", self.session.replace_crashed(crashed))
             self._events.forget(crashed)
+        self.settler.watch(page)  # its requests count from before it navigates
         return await self._navigate(page, target, signal, "Opened")
 
     def _allowed_url(self, url: str) -> str:

@@ -82,6 +82,8 @@ class Settler:
         self.cap = cap
         self.prepare = prepare
         self._pages: dict[Page, _InFlight] = {}
+        # Pages settling while nobody waits for them yet (``settle_later``).
+        self._later: dict[Page, asyncio.Task[None]] = {}
 
     def watch(self, page: Page) -> None:
         """Count ``page``'s requests from now on (called before the agent acts on it)."""
@@ -94,8 +96,38 @@ class Settler:
 
         def closed(_page: Page) -> None:
             self._pages.pop(page, None)
+            if (later := self._later.pop(page, None)) is not None:
+                later.cancel()
 
         page.on("close", closed)
+
+    def settle_later(self, page: Page) -> None:
+        """Let ``page`` (watched since before it navigated) settle while nobody waits for it: the start page, opened
+        before a task begins. The next look at it waits for what is left of that (``settled``)."""
+        if page.is_closed():
+            return
+        task = asyncio.ensure_future(self._settle_unwatched(page))
+        self._later[page] = task
+
+        def done(_task: asyncio.Task[None]) -> None:
+            if self._later.get(page) is task:
+                del self._later[page]
+
+        task.add_done_callback(done)
+
+    async def _settle_unwatched(self, page: Page) -> None:
+        try:
+            await self.settle(page, AbortSignal())
+        except PlaywrightError as exc:
+            log.debug("settle: %s", (exc.message or str(exc)).splitlines()[0])
+
+    async def settled(self, page: Page, signal: AbortSignal) -> None:
+        """Once a page left to settle by ``settle_later`` has (at once for any other page). Raises AbortError on
+        Stop; the page goes on settling."""
+        later = self._later.get(page)
+        if later is not None:
+            # asyncio.wait neither cancels the settling on Stop nor raises if the page closed and it was cancelled.
+            await signal.race(asyncio.wait([later]))
 
     async def settle(self, page: Page, signal: AbortSignal) -> float:
         """Wait until ``page`` is quiet, at most ``cap`` seconds; returns the seconds waited. Raises AbortError on

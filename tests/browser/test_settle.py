@@ -59,6 +59,14 @@ async def test_a_page_that_never_stops_changing_is_read_once_the_cap_is_reached(
     assert loop.time() - started < CAP + 3  # the cap, plus the click itself on a loaded machine
 
 
+async def test_a_start_page_opened_before_the_task_is_first_read_once_its_content_has_come(
+    controller: PlaywrightPageController, signal: AbortSignal, site: str
+) -> None:
+    await controller.open(f"{site}/settle_app.html", signal)  # returns once the shell is parsed
+    content = await _look(controller, signal)
+    assert "New order" in content and "open orders" in content and "Loading" not in content
+
+
 class _Watched(Settler):
     def __init__(self, cap: float) -> None:
         super().__init__(cap=cap)

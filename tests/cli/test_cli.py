@@ -165,6 +165,21 @@ def test_a_task_that_succeeds_exits_0_with_events_and_a_json_result(
     assert "click_element_by_index" in second and "Thank you" in browser_state(llm_server.requests[1])
 
 
+def test_the_first_step_reads_the_start_page_once_its_content_has_come(home: Path, llm_server: FakeLLMServer) -> None:
+    app = (ROOT / "tests" / "pages" / "settle_app.html").read_bytes()
+    llm_server.fallback = lambda _body: done_reply("Read it.")
+
+    def respond(path: str) -> bytes:
+        return b"Lisbon\nLima\nLondon\n" if path == "/cities.txt" else app
+
+    with html_site(respond) as origin:
+        done = run_cli(cli("Count the open orders", "--url", f"{origin}/"), cli_env(home, llm_server))
+
+    assert done.returncode == 0, done.stderr
+    first = browser_state(llm_server.requests[0])
+    assert "3 open orders" in first and "New order" in first and "Loading" not in first
+
+
 def test_event_times_and_token_totals_match_what_the_model_reported(
     home: Path, llm_server: FakeLLMServer, page_server: PageServer
 ) -> None:
