@@ -35,8 +35,6 @@ from app.settings.secrets import env_api_key, get_api_key
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
-    from app.core.agent import Agent
-    from app.runtime import Runtime
 
 EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED, EXIT_NEEDS_PERSON = 0, 1, 2, 3, 4
 STOPPED_BEFORE_START = "Stopped before the task started."
@@ -195,6 +193,7 @@ async def _run_task(
         risky=args.risky,
         person_present=person_present,
         driver=driver,
+        start_url=args.url or "",
     )
     try:
         # Refused here, before Chromium starts; the agent reads them again when it is built.
@@ -209,7 +208,7 @@ async def _run_task(
     try:
         try:
             # A stop while Chromium starts cancels the start: nothing is left to wait for.
-            agent = await signals.until_stopped(asyncio.ensure_future(_start(runtime, args.url)))
+            agent = await signals.until_stopped(asyncio.ensure_future(runtime.agent()))
         except Exception as exc:  # a browser that will not start, a bad URL: say so plainly
             _tell(printer, str(exc))
             return EXIT_ERROR
@@ -244,13 +243,6 @@ async def _run_task(
         # On stderr even with --json, so that a script's log says why the run could not go on.
         _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on: {result.data}")
     return exit_code(result)
-
-
-async def _start(runtime: Runtime, url: str | None) -> Agent:
-    agent = await runtime.agent()
-    if url:
-        await runtime.open_url(url)
-    return agent
 
 
 async def run(args: argparse.Namespace, driver: DriverStart) -> int:

@@ -76,6 +76,9 @@ class RuntimeOptions:
     person_present: bool = True
     # Playwright's driver, already starting (the CLI starts it while it imports the run); None: start one at launch.
     driver: DriverStart | None = None
+    # The page to open as Chromium starts, instead of the saved start page (the CLI's --url): it loads and settles
+    # while the model's SDK is still being imported.
+    start_url: str = ""
 
 
 class Runtime:
@@ -219,10 +222,6 @@ class Runtime:
                     await self._go_to_start_page()
             return self._agent
 
-    async def open_url(self, url: str) -> str:
-        await self.agent()
-        return await self._live_controller().open(url, AbortSignal())
-
     async def shutdown(self) -> None:
         # Under the lock: a Chromium still starting is closed once it is up, never left behind.
         async with self._lock:
@@ -306,6 +305,8 @@ class Runtime:
                 self._demo_site = DemoSite()
                 await self._demo_site.start()
             return self._demo_site.url(DEMO_START)
+        if self.options.start_url:
+            return self.options.start_url
         return "" if self.options.cdp_url else self.settings.start_url
 
     def _live_controller(self) -> PlaywrightPageController:

@@ -175,7 +175,9 @@ async def test_a_replay_that_no_longer_matches_the_page_stops_before_acting_and_
 ) -> None:
     # The recording starts by typing into the sign-in form, which the "page not found" page does not have.
     agent = await runtime.agent()
-    await runtime.open_url(urljoin(runtime.page_url(), "404.html"))
+    page = runtime.active_page
+    assert page is not None
+    await page.goto(urljoin(page.url, "404.html"))
     result = await agent.execute(DEMO_TASK)
     assert result.status is AgentStatus.ERROR
     assert result.data == (
