@@ -96,8 +96,8 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "app", "run", *args]
 
 
-def run_cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, env=env, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+def run_cli(args: list[str], env: dict[str, str], timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
 def browser_state(body: dict[str, Any]) -> str:

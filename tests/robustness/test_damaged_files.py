@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import stat
-import subprocess
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -25,13 +24,11 @@ from app.settings.paths import AppPaths
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.history_view import HistoryDialog
 from app.ui.timeline.model import Kind
-from tests.cli.test_cli import ROOT, cli, cli_env, home  # noqa: F401  (home: fixture, no Chromium left behind)
+from tests.cli.test_cli import cli, cli_env, home, run_cli  # noqa: F401  (home: fixture, no Chromium left behind)
 from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
 from tests.history.conftest import make_record
 from tests.waiting import until
-
-RUN_TIMEOUT = 45.0
 
 
 def mode(path: Path) -> int:
@@ -166,13 +163,9 @@ def test_a_settings_folder_is_a_plain_error(tmp_path: Path) -> None:
         read_settings(path)
 
 
-def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, env=env, cwd=ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT)
-
-
 def test_cli_settings_folder_exits_2_with_a_plain_message(home: Path, llm_server: FakeLLMServer) -> None:
     (home / "config" / "settings.json").mkdir(parents=True)
-    done = run(cli("Say hello"), cli_env(home, llm_server))
+    done = run_cli(cli("Say hello"), cli_env(home, llm_server))
     assert done.returncode == 2, done.stderr
     assert "settings.json cannot be read (Is a directory)" in done.stderr and "Traceback" not in done.stderr
     assert llm_server.requests == [] and not (home / "data" / "browser-profile").exists()
@@ -188,7 +181,7 @@ def test_cli_damaged_settings_keep_the_saved_endpoint_and_name_what_was_reset(
     del env["OPENAI_BASE_URL"]  # the endpoint comes from the damaged file, or not at all
     llm_server.add(done_reply("Hello."))
 
-    done = run(cli("Say hello"), env)
+    done = run_cli(cli("Say hello"), env)
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Hello."
@@ -204,7 +197,7 @@ def test_cli_damaged_settings_keep_the_saved_endpoint_and_name_what_was_reset(
 def test_record_to_a_bad_place_fails_before_chromium(
     tmp_path: Path, home: Path, llm_server: FakeLLMServer, where: str, says: str
 ) -> None:
-    done = run(cli("Say hello", "--record", str(tmp_path / where)), cli_env(home, llm_server))
+    done = run_cli(cli("Say hello", "--record", str(tmp_path / where)), cli_env(home, llm_server))
     assert done.returncode == 2, done.stderr
     assert says in done.stderr and "Traceback" not in done.stderr
     assert llm_server.requests == [] and not (home / "data" / "browser-profile").exists()
@@ -216,7 +209,7 @@ def test_record_to_a_folder_that_cannot_be_written_fails_before_chromium(
 ) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    done = run(cli("Say hello", "--record", str(locked / "c.json")), cli_env(home, llm_server))
+    done = run_cli(cli("Say hello", "--record", str(locked / "c.json")), cli_env(home, llm_server))
     assert done.returncode == 2 and "you cannot write there" in done.stderr
     assert llm_server.requests == []
 

@@ -10,8 +10,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -32,13 +30,13 @@ from app.core.types import AgentStatus, ErrorEvent, ObservationEvent
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
 from app.settings.model import Settings
+from tests.cli.test_cli import cli, cli_env, run_cli
 from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, done_reply, tool_reply
 from tests.fakes.memory_keyring import memory_keyring  # noqa: F401  (fixture)
 from tests.fakes.page import FakePage
 from tests.waiting import until
 
-ROOT = Path(__file__).resolve().parents[2]
 NEVER = 3600.0  # an answer held this long is one that never comes (the fake server lets go when it stops)
 
 # The page finishes loading, then its script never lets the page answer again.
@@ -315,18 +313,6 @@ async def test_no_report_call_is_made_once_the_time_budget_is_spent(
 # --- the command line ------------------------------------------------------------------------------------------
 
 
-def cli_env(home: Path, server: FakeLLMServer) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PAGE_AGENT_"))}
-    env.update(
-        PAGE_AGENT_HOME=str(home),
-        OPENAI_API_KEY="sk-dummy",
-        OPENAI_BASE_URL=server.base_url,
-        PAGE_AGENT_MODEL="fake-model",
-        PYTHONUNBUFFERED="1",
-    )
-    return env
-
-
 @pytest.mark.parametrize(
     ("option", "value", "complaint"),
     [
@@ -341,14 +327,7 @@ def test_numbers_that_cannot_be_limits_are_refused_before_chromium_starts(
     tmp_path: Path, llm_server: FakeLLMServer, option: str, value: str, complaint: str
 ) -> None:
     home = tmp_path / "home"
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "run", "Do it", option, value],
-        env=cli_env(home, llm_server),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    done = run_cli(cli("Do it", option, value), cli_env(home, llm_server), timeout=30)
     assert done.returncode == 2
     assert complaint in done.stderr
     assert "Traceback" not in done.stderr and "pydantic" not in done.stderr.lower()
@@ -367,23 +346,9 @@ def test_max_duration_is_a_hard_limit_for_the_whole_cli_run(
     llm_server.fallback = answer
     budget = 4.0
     started = time.monotonic()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "app",
-            "run",
-            "Read the page",
-            "--url",
-            f"{hostile_site}/plain",
-            "--json",
-            "--max-duration",
-            f"{budget:g}",
-        ],
-        env=cli_env(tmp_path / "home", llm_server),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    done = run_cli(
+        cli("Read the page", "--url", f"{hostile_site}/plain", "--json", "--max-duration", f"{budget:g}"),
+        cli_env(tmp_path / "home", llm_server),
         timeout=60,
     )
     elapsed = time.monotonic() - started

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -28,7 +26,6 @@ from tests.browser.helpers import index_of
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.security.conftest import AgentOnPage, HostileSite
 
-ROOT = Path(__file__).resolve().parents[2]
 ATTACKER_MARKERS = ("ATTACKER-PAGE-MARKER", "ATTACKER-TITLE-MARKER")
 BLOCKED = "not among the allowed sites"
 
@@ -331,21 +328,16 @@ async def test_the_route_follows_the_guardrails_of_each_new_agent(
 def test_cli_allowed_domains_blocks_other_sites_and_a_bad_pattern_stops_before_chromium(
     tmp_path: Path, llm_server: FakeLLMServer, hostile: HostileSite
 ) -> None:
-    from tests.cli.test_cli import cli_env
+    from tests.cli.test_cli import cli, cli_env, run_cli
 
     home = tmp_path / "home"
     llm_server.add(
         tool_reply({"go_to_url": {"url": f"{hostile.attacker}/nav-attacker.html"}}), done_reply("Could not open it.")
     )
-    base = [sys.executable, "-m", "app", "run", "Read the partner notes", "--url", f"{hostile.page}/nav-links.html"]
+    base = cli("Read the partner notes", "--url", f"{hostile.page}/nav-links.html")
 
-    done = subprocess.run(
-        [*base, "--allowed-domains", host_port(hostile.page), "--json"],
-        env=cli_env(home, llm_server),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = run_cli(
+        [*base, "--allowed-domains", host_port(hostile.page), "--json"], cli_env(home, llm_server), timeout=60
     )
 
     assert done.returncode == 0, done.stderr
@@ -353,27 +345,13 @@ def test_cli_allowed_domains_blocks_other_sites_and_a_bad_pattern_stops_before_c
     assert BLOCKED in llm_server.user_message(1) and "Team notes" in llm_server.user_message(0)
 
     requests_before = len(llm_server.requests)
-    bad = subprocess.run(
-        [*base, "--allowed-domains", "http://example.com/x"],
-        env=cli_env(home, llm_server),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    bad = run_cli([*base, "--allowed-domains", "http://example.com/x"], cli_env(home, llm_server), timeout=60)
     assert bad.returncode == 2
     assert '"http://example.com/x" is not a site name' in bad.stderr
     assert "Traceback" not in bad.stderr and len(llm_server.requests) == requests_before
 
     hits_before = len(hostile.hits)
-    elsewhere = subprocess.run(
-        [*base, "--allowed-domains", "example.com"],
-        env=cli_env(home, llm_server),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    elsewhere = run_cli([*base, "--allowed-domains", "example.com"], cli_env(home, llm_server), timeout=60)
     assert elsewhere.returncode == 2
     assert f"--url {hostile.page}/nav-links.html cannot be opened" in elsewhere.stderr
     assert len(hostile.hits) == hits_before and len(llm_server.requests) == requests_before
@@ -382,18 +360,15 @@ def test_cli_allowed_domains_blocks_other_sites_and_a_bad_pattern_stops_before_c
 def test_cli_a_saved_start_page_outside_the_allowed_sites_is_a_clear_error(
     tmp_path: Path, llm_server: FakeLLMServer, hostile: HostileSite
 ) -> None:
-    from tests.cli.test_cli import cli_env
+    from tests.cli.test_cli import cli, cli_env, run_cli
 
     home = tmp_path / "home"
     (home / "config").mkdir(parents=True)
     (home / "config" / "settings.json").write_text(json.dumps({"start_url": f"{hostile.attacker}/nav-attacker.html"}))
 
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "run", "Read the partner notes", "--allowed-domains", host_port(hostile.page)],
-        env=cli_env(home, llm_server),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    done = run_cli(
+        cli("Read the partner notes", "--allowed-domains", host_port(hostile.page)),
+        cli_env(home, llm_server),
         timeout=60,
     )
 
