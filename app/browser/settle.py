@@ -106,7 +106,9 @@ class Settler:
         before a task begins. The next look at it waits for what is left of that (``settled``)."""
         if page.is_closed():
             return
-        task = asyncio.ensure_future(self._settle_unwatched(page))
+        if (earlier := self._later.get(page)) is not None:
+            earlier.cancel()  # the page navigated again: only the newer document's settling counts
+        task = asyncio.ensure_future(self._settle_unattended(page))
         self._later[page] = task
 
         def done(_task: asyncio.Task[None]) -> None:
@@ -115,7 +117,7 @@ class Settler:
 
         task.add_done_callback(done)
 
-    async def _settle_unwatched(self, page: Page) -> None:
+    async def _settle_unattended(self, page: Page) -> None:
         try:
             await self.settle(page, AbortSignal())
         except PlaywrightError as exc:
