@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 from playwright.async_api import Page
@@ -126,15 +125,3 @@ async def test_the_rehearsal_changes_nothing_the_first_look_says_or_marks(
     assert element_lines(rehearsed) == element_lines(plain)
     assert "Inner button frame" in rehearsed and "Export" in rehearsed
     assert not any(line.lstrip("\t").startswith("*") for line in element_lines(rehearsed))
-
-
-async def test_a_tab_on_a_refused_address_does_not_rehearse(
-    controller: PlaywrightPageController, signal: AbortSignal, tmp_path: Path
-) -> None:
-    page = controller.session.active_page
-    await _look(controller, signal)
-    local = tmp_path / "rehearsal.html"
-    local.write_text((Path(__file__).parents[1] / "pages" / "rehearsal.html").read_text())
-    await page.goto(local.as_uri())  # what no route sees: something puts the tab on a local file
-    await controller.settler.settle(page, signal)
-    assert await page.evaluate(_MEASURED) == 0
