@@ -34,7 +34,10 @@
   const OPAQUE = 0.9;  // background alpha of a box that hides what lies under it
   const ITEMS_MAX = 2000;
 
-  const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE', 'BR']);
+  // Never drawn where they stand: an SVG's definitions (a sprite's icons, gradients) are painted only through a
+  // reference, which a person sees as the referring element.
+  const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK', 'TITLE', 'BR',
+    'defs', 'symbol', 'clipPath', 'mask', 'linearGradient', 'radialGradient', 'pattern', 'filter', 'marker']);
   const NATIVE_TAGS = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY']);
   const FRAME_TAGS = new Set(['IFRAME', 'FRAME']);
   const ROLES = new Set([
@@ -260,6 +263,8 @@
   function isCheapInteractive(el, tag) {
     if (NATIVE_TAGS.has(tag)) return !(tag === 'INPUT' && el.type === 'hidden');
     if (tag === 'A') return el.hasAttribute('href');
+    // Most elements of a page carry no attribute at all: one call answers for the four reads below.
+    if (!el.hasAttributes()) return false;
     const role = el.getAttribute('role');
     if (role && ROLES.has(role)) return true;
     const editable = el.getAttribute('contenteditable');
@@ -795,6 +800,9 @@
   }
 
   function visitChildren(el, tag, ctx) {
+    // A drop-down's options are drawn only in its picker, and its line lists them (options=); a datalist is never
+    // drawn. Their thousands of options on a long form are not measured.
+    if (tag === 'DATALIST' || (tag === 'SELECT' && !el.multiple && el.size <= 1)) return;
     if (tag === 'DETAILS' && !el.open) {
       for (let c = el.firstElementChild; c; c = c.nextElementSibling) if (c.tagName === 'SUMMARY') visit(c, ctx);
       return;

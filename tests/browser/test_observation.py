@@ -196,6 +196,30 @@ async def test_a_fixed_dialog_deep_inside_content_below_the_region_is_listed(con
     assert "Row 350" not in content
 
 
+async def test_what_a_page_never_draws_is_not_measured(controller, signal) -> None:
+    # A long form's drop-downs, a datalist and an icon sprite hold thousands of elements on real pages; measuring
+    # each was most of a look's cost there. What is drawn (a list box's options, an icon used in a button) still is.
+    page = (
+        "<title>Order</title><script>window.measured = [];"
+        "const measure = Element.prototype.getBoundingClientRect;"
+        "Element.prototype.getBoundingClientRect = function () { window.measured.push(this.id); "
+        "return measure.call(this); };</script>"
+        "<svg style='display:none'><defs><linearGradient id=grad><stop id=stop /></linearGradient></defs>"
+        "<symbol id=star viewBox='0 0 10 10'><path id=sprite-path d='M0 0L10 10' /></symbol></svg>"
+        "<label>Country <select><option id=dropdown-option>France</option><option>Peru</option></select></label>"
+        "<input list=cities aria-label=City><datalist id=cities><option id=datalist-option>Lima</option></datalist>"
+        "<select multiple aria-label=Sizes><option id=listbox-option>S</option><option>M</option></select>"
+        "<button aria-label=Favourite><svg id=icon width=16 height=16><use href='#star' /></svg></button>"
+    )
+    content = await html_state(controller, signal, page)
+    measured = set(await controller.session.active_page.evaluate("() => window.measured"))
+    assert {"dropdown-option", "datalist-option", "stop", "sprite-path"}.isdisjoint(measured)
+    assert {"listbox-option", "icon"} <= measured
+    assert "<select label=Country value=France options=France|Peru />" in content
+    assert index_of(content, "<button aria-label=Favourite")
+    assert index_of(content, "<select", "options=S|M", "multiple")
+
+
 async def test_a_new_document_carries_the_observer_before_its_first_look(controller, signal, site) -> None:
     await controller.get_browser_state(signal)  # the first look preloads the observer into documents opened after it
     page = controller.session.active_page
