@@ -552,6 +552,14 @@
     return `${above.toFixed(1)} pages above, ${below.toFixed(1)} below`;
   }
 
+  // Options as a line says them: the first few, and how many more (null for none).
+  function optionList(names) {
+    const named = names.filter(Boolean);
+    if (!named.length) return null;
+    const shown = named.slice(0, OPTIONS_MAX).join('|');
+    return named.length > OPTIONS_MAX ? `${shown}|…${named.length - OPTIONS_MAX} more` : shown;
+  }
+
   // name: the accessible name that names the element when nothing visible does (an icon button's sr-only text).
   function attributesOf(el, tag, scroll, name) {
     const attrs = [];
@@ -582,6 +590,8 @@
         add('value', names ? cut(names, VALUE_MAX) : null);
       } else if (TEXT_INPUT_TYPES.has(type) || !type) {
         add('value', el.value ? cut(el.value, VALUE_MAX) : null);
+        // A datalist's suggestions are drawn outside the page, where no look reaches: the line says them.
+        if (el.list) add('options', optionList(Array.from(el.list.options, (o) => (o.disabled ? '' : clean(o.value)))));
       } else if (type === 'submit' || type === 'button' || type === 'reset') {
         add('value', get('value'));
       }
@@ -594,11 +604,7 @@
       const chosen = el.selectedOptions;
       const chosenText = chosen ? Array.from(chosen, (o) => clean(o.text)).join(', ') : '';
       add('value', chosenText ? cut(chosenText, VALUE_MAX) : null);
-      const names = Array.from(el.options, (o) => (o.hidden ? '' : clean(o.text))).filter(Boolean);
-      if (names.length) {
-        const shown = names.slice(0, OPTIONS_MAX).join('|');
-        add('options', names.length > OPTIONS_MAX ? `${shown}|…${names.length - OPTIONS_MAX} more` : shown);
-      }
+      add('options', optionList(Array.from(el.options, (o) => (o.hidden ? '' : clean(o.text)))));
       add('multiple', el.multiple);
     } else if (tag === 'A') {
       add('href', shortHref(el));

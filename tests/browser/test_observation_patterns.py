@@ -65,3 +65,20 @@ async def test_the_items_of_a_clickable_list_are_listed_not_the_list(controller,
     index_of(content, "<li>Paramaribo />")
     await controller.click(parma, signal)
     assert "value=Parma" in (await controller.get_browser_state(signal)).content
+
+
+async def test_a_field_with_a_datalist_says_its_suggestions(controller, signal) -> None:
+    # Chromium draws a datalist's suggestions outside the page, where no look reaches: the field's line is the only
+    # place the model can learn them.
+    cities = "".join(f"<option value='City {i}'>" for i in range(12))
+    page = (
+        "<title>Trip</title><label>From <input list=from name=from></label><datalist id=from><option value=Lima>"
+        "<option value=Cusco label='Cusco (CUZ)'><option value=Arequipa disabled></datalist>"
+        f"<label>To <input list=to name=to></label><datalist id=to>{cities}</datalist>"
+    )
+    await controller.session.active_page.set_content(page)
+    content = (await controller.get_browser_state(signal)).content
+    origin = index_of(content, "label=From", "options=Lima|Cusco />")
+    index_of(content, "label=To", 'options="City 0|City 1|City 2|City 3|City 4|City 5|City 6|City 7|…4 more"')
+    await controller.input_text(origin, "Cusco", signal)
+    assert "value=Cusco" in element_lines((await controller.get_browser_state(signal)).content)[origin - 1]
