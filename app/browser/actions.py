@@ -10,6 +10,11 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 # Options of a native <select>, by visible label and value.
 SELECT_OPTIONS_JS = "el => Array.from(el.options, o => ({label: o.text.replace(/\\s+/g, ' ').trim(), value: o.value}))"
 
+# The suggestions of a field's datalist (null for a field without one), as its line lists them.
+SUGGESTIONS_JS = """el => el.list
+  ? Array.from(el.list.options, o => (o.disabled ? '' : o.value.replace(/\\s+/g, ' ').trim())).filter(Boolean)
+  : null"""
+
 # Visible options of custom listboxes/menus in the element's document (they are often portaled to <body>).
 # `pick` = null lists their texts; a number returns that option element.
 CUSTOM_OPTIONS_JS = """(el, pick) => {

@@ -20,6 +20,7 @@ from app.browser.actions import (
     FILE_INPUT_JS,
     SCROLL_JS,
     SELECT_OPTIONS_JS,
+    SUGGESTIONS_JS,
     failure_text,
     list_choices,
     match_option,
@@ -427,7 +428,23 @@ class PlaywrightPageController:
                 raise ToolError(f"{what}: no such option. Options: {list_choices(labels)}")
             await self._race(signal, what, element.select_option(index=picked, timeout=self._action_ms))
             return f"Selected {json.dumps(labels[picked], ensure_ascii=False)} in {label}"
+        if ref.item.tag == "input":
+            suggestions: list[str] | None = await self._race(signal, what, element.evaluate(SUGGESTIONS_JS))
+            if suggestions is not None:
+                return await self._pick_suggestion(element, label, suggestions, text, what, signal)
         return await self._select_custom(element, label, text, what, signal)
+
+    async def _pick_suggestion(
+        self, element: ElementHandle, label: str, suggestions: list[str], text: str, what: str, signal: AbortSignal
+    ) -> str:
+        """A field's datalist suggestion, put in the field as picking it would (Chromium draws the list outside the
+        page, where no click reaches)."""
+        picked = match_option(suggestions, text)
+        if picked is None:
+            raise ToolError(f"{what}: no such suggestion. Suggestions: {list_choices(suggestions)}")
+        async with self._failures(what):
+            await signal.race(element.fill(suggestions[picked], timeout=self._action_ms))
+        return f"Selected {json.dumps(suggestions[picked], ensure_ascii=False)} in {label}"
 
     async def _select_custom(
         self, element: ElementHandle, label: str, text: str, what: str, signal: AbortSignal

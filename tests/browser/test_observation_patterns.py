@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from app.core.page import ToolError
 from tests.browser.helpers import element_lines, index_of
 from tests.browser.test_observation import state_of
 
@@ -80,5 +83,10 @@ async def test_a_field_with_a_datalist_says_its_suggestions(controller, signal) 
     content = (await controller.get_browser_state(signal)).content
     origin = index_of(content, "label=From", "options=Lima|Cusco />")
     index_of(content, "label=To", 'options="City 0|City 1|City 2|City 3|City 4|City 5|City 6|City 7|…4 more"')
-    await controller.input_text(origin, "Cusco", signal)
+    # Chosen the way a drop-down's option is, or typed.
+    assert (await controller.select_option(origin, "cusco", signal)).startswith(f'Selected "Cusco" in [{origin}]')
     assert "value=Cusco" in element_lines((await controller.get_browser_state(signal)).content)[origin - 1]
+    with pytest.raises(ToolError, match=r'no such suggestion\. Suggestions: "Lima", "Cusco"$'):
+        await controller.select_option(origin, "Arequipa", signal)  # disabled
+    await controller.input_text(origin, "Lima", signal)
+    assert "value=Lima" in element_lines((await controller.get_browser_state(signal)).content)[origin - 1]
