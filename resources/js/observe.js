@@ -604,7 +604,9 @@
       const chosen = el.selectedOptions;
       const chosenText = chosen ? Array.from(chosen, (o) => clean(o.text)).join(', ') : '';
       add('value', chosenText ? cut(chosenText, VALUE_MAX) : null);
-      add('options', optionList(Array.from(el.options, (o) => (o.hidden ? '' : clean(o.text)))));
+      // What the picker shows a person: Chromium leaves out hidden options, and options styled display: none.
+      add('options', optionList(Array.from(el.options,
+        (o) => (o.hidden || styleOf(o).display === 'none' ? '' : clean(o.text)))));
       add('multiple', el.multiple);
     } else if (tag === 'A') {
       add('href', shortHref(el));

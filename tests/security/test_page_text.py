@@ -65,6 +65,9 @@ async def test_hidden_text_never_reaches_the_model(controller, signal, hostile) 
         assert visible in content, f"{visible!r} missing:\n{content}"
     assert index_of(content, "<button>Save />")
     assert index_of(content, "<summary>More details />")
+    # A drop-down's and a field's suggestions are what its list shows a person: not the hidden or disabled ones.
+    assert index_of(content, "<select label=Plan value=Basic options=Basic />")
+    assert index_of(content, "<input label=City type=text name=city options=Lima />")
 
 
 async def test_visible_text_and_accessible_names_still_work(controller, signal, hostile) -> None:
