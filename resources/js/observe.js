@@ -258,7 +258,7 @@
   }
 
   // A closed <details> shows its <summary> only.
-  const isClosedDetails = (el) => el.tagName === 'DETAILS' && !el.open;
+  const isClosedDetails = (el, tag = el.tagName) => tag === 'DETAILS' && !el.open;
 
   function isCheapInteractive(el, tag) {
     if (NATIVE_TAGS.has(tag)) return !(tag === 'INPUT' && el.type === 'hidden');
@@ -811,7 +811,7 @@
     // A drop-down's options are drawn only in its picker, and its line lists them (options=); a datalist is never
     // drawn. Their thousands of options on a long form are not measured.
     if (tag === 'DATALIST' || (tag === 'SELECT' && !el.multiple && el.size <= 1)) return;
-    if (tag === 'DETAILS' && !el.open) {
+    if (isClosedDetails(el, tag)) {
       for (let c = el.firstElementChild; c; c = c.nextElementSibling) if (c.tagName === 'SUMMARY') visit(c, ctx);
       return;
     }

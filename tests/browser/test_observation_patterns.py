@@ -9,7 +9,7 @@ import pytest
 
 from app.core.page import ToolError
 from tests.browser.helpers import element_lines, index_of
-from tests.browser.test_observation import state_of
+from tests.browser.test_observation import html_state, state_of
 
 
 async def test_a_checkbox_under_its_own_labels_decoration_is_listed_and_toggles(controller, signal, site) -> None:
@@ -79,8 +79,7 @@ async def test_a_field_with_a_datalist_says_its_suggestions(controller, signal) 
         "<option value=Cusco label='Cusco (CUZ)'><option value=Arequipa disabled></datalist>"
         f"<label>To <input list=to name=to></label><datalist id=to>{cities}</datalist>"
     )
-    await controller.session.active_page.set_content(page)
-    content = (await controller.get_browser_state(signal)).content
+    content = await html_state(controller, signal, page)
     origin = index_of(content, "label=From", "options=Lima|Cusco />")
     index_of(content, "label=To", 'options="City 0|City 1|City 2|City 3|City 4|City 5|City 6|City 7|…4 more"')
     # Chosen the way a drop-down's option is, or typed.
