@@ -74,6 +74,10 @@ class EventPrinter:
         self._stream.write(valid_text(mask_everywhere(json.dumps(line, ensure_ascii=False))) + "\n")
         self._stream.flush()
 
+    def event(self, kind: str, payload: dict[str, Any]) -> None:
+        """Any other event (a routine's row_started, row_finished...)."""
+        self._write(kind, payload)
+
     def status(self, status: AgentStatus) -> None:
         self._write("status_changed", {"status": str(status)})
 
@@ -249,4 +253,8 @@ async def run(args: argparse.Namespace, driver: DriverStart) -> int:
     """The run itself, once ``app.cli_start`` has started Playwright's driver and imported this module."""
     printer = EventPrinter(sys.stderr) if args.events else None
     _configure_logging(printer)
+    if getattr(args, "rows", None) is not None:
+        from app.cli_routine import run_routine
+
+        return await run_routine(args, printer, driver)
     return await run_task(args, printer, driver)
