@@ -100,11 +100,27 @@ def learn_path(
             continue
         step = _step(action, values, literal)
         covered.update(_columns_in(step))
+        if step.ask_model:
+            covered.update(_reformatted(action, values))
         steps.append(step)
     if not steps:
         return None
     fixed = {column: values.get(column, "") for column in used_columns if column not in covered}
     return RoutinePath(learned_from=number, steps=steps, fixed=fixed)
+
+
+def _reformatted(action: Taken, values: Mapping[str, str]) -> set[str]:
+    """The columns a value the model typed is a new form of (a date, a phone number written another way): the
+    model decides that step for each row, so those columns are the model's there."""
+    field = _VALUE_FIELDS.get(action.action)
+    typed = action.input.get(field) if field is not None else None
+    if not isinstance(typed, str):
+        return set()
+    return {column for column, value in values.items() if value.strip() and _characters(value) == _characters(typed)}
+
+
+def _characters(text: str) -> list[str]:
+    return sorted(char for char in text.casefold() if char.isalnum())
 
 
 def _columns_in(step: PathStep) -> set[str]:

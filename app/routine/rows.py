@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +112,7 @@ def _xlsx(path: Path, data: bytes) -> tuple[list[str], list[list[str]]]:
 
     try:
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-    except (InvalidFileException, OSError, KeyError, ValueError) as exc:
+    except (InvalidFileException, zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
         raise RowsError(f"{path} is not an Excel workbook that can be read ({exc}); save it again as .xlsx.") from None
     try:
         if not book.worksheets:

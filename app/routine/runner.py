@@ -247,21 +247,27 @@ class RoutineRunner:
 
     async def _work(self, slot: Slot) -> None:
         while slot.alive:
-            number = await self._next_row()
-            if number is None:
+            taken = await self._next_row()
+            if taken is None:
                 return
-            await self._run_row(slot, number)
+            await self._run_row(slot, *taken)
 
-    async def _next_row(self) -> int | None:
+    async def _next_row(self) -> tuple[int, bool] | None:
+        """The next row, and whether it learns the path: until a path is learned, one row at a time learns it
+        (a row waiting for the person does not count), so that the rest can replay it."""
         async with self._wake:
             await self._wake.wait_for(lambda: self._stopping or not self._todo or self._may_start())
             if self._stopping or not self._todo:
                 return None
-            return self._todo.popleft()
+            learning = self._learning_now()
+            self._learning += int(learning)
+            return self._todo.popleft(), learning
+
+    def _learning_now(self) -> bool:
+        return self.plan.options.replay and self._path is None
 
     def _may_start(self) -> bool:
-        learning = self.plan.options.replay and self._path is None
-        return not self._paused and (not learning or self._learning == 0)
+        return not self._paused and (not self._learning_now() or self._learning == 0)
 
     async def _notify(self) -> None:
         async with self._wake:
@@ -269,13 +275,12 @@ class RoutineRunner:
 
     # --- one row -----------------------------------------------------------------------------------------------
 
-    async def _run_row(self, slot: Slot, number: int) -> None:
+    async def _run_row(self, slot: Slot, number: int, learning: bool) -> None:
         plan = self.plan
         key = plan.keys[number - 1]
         values = plan.public_values(number)
         await asyncio.to_thread(self._store.start, key, number, slot.name)
         path = self._path if plan.options.replay and self._path is not None and self._path.replays(values) else None
-        learning = plan.options.replay and self._path is None
         model = RowModel(self._model, values, path)
         confirm = self._confirm if self._confirm is not None else self.person_queue.confirm_handler(number, slot.name)
         guardrails = row_guardrails(self._guardrails, plan, number, confirm)
@@ -283,7 +288,6 @@ class RoutineRunner:
         recorder = self._history(agent) if self._history is not None else None
         self._agents[number] = agent
         self._slot_of[number] = slot
-        self._learning += int(learning)
         agent.on("activity", lambda activity: self._activity(number, slot, agent, activity, learning))
         agent.on("event_added", lambda event: self._hold_if_paused(number, agent, event))
         self._emit("row_started", RowStarted(number, slot.name, path is not None))

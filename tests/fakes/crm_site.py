@@ -46,7 +46,10 @@ class CrmSite:
     posts: int = 0
     captcha_emails: set[str] = field(default_factory=set)
     form_version: int = 1
+    unique_emails: bool = True  # False: a second record with the same email is saved too (a test counts twice)
     on_post: Callable[[dict[str, str]], None] | None = None
+    # Set when a page passed its Security check and went on (what the person sees before pressing continue).
+    passed: threading.Event = field(default_factory=threading.Event)
     _pending: dict[str, dict[str, str]] = field(default_factory=dict)
     _solved: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -86,7 +89,7 @@ class CrmSite:
             self.posts += 1
             if "@" not in email:
                 return 200, self.form("that email address is not valid."), ""
-            if any(r["email"] == email for r in self.records):
+            if self.unique_emails and any(r["email"] == email for r in self.records):
                 return 200, self.form("that email is already a customer."), ""
             if email in self.captcha_emails and email not in {p["email"] for p in self._pending.values()}:
                 token = str(next(self._ids))
@@ -119,7 +122,9 @@ class CrmSite:
                 record = self._pending.pop(query.get("id", ""), None) if query.get("id") in self._solved else None
             if record is None:
                 return 404, b"not solved", ""
-            return 303, b"", self._save(record)
+            saved = self._save(record)
+            self.passed.set()
+            return 303, b"", saved
         return 404, b"not found", ""
 
 
