@@ -74,8 +74,9 @@ class Browsers:
 
     async def close(self) -> None:
         for slot in self.slots:
-            with contextlib.suppress(Exception):
-                await slot.session.close()
+            if slot.endpoint:  # a launched Chromium is closed whole below; elsewhere only our windows go
+                with contextlib.suppress(Exception):
+                    await slot.session.close()
         for owner in self._owners:
             await owner.close()
         self.slots.clear()
