@@ -28,6 +28,7 @@ from app.core.types import (
     ExecutingActivity,
     ExecutionResult,
     HandOffActivity,
+    PausedActivity,
     StepEvent,
     ThinkingActivity,
 )
@@ -374,8 +375,8 @@ class RoutineRunner:
                 self._background.spawn(self._notify())
             self.person_queue.add(number, "hand_off", activity.reason, slot.name)
             return
-        if isinstance(activity, (ThinkingActivity, ExecutingActivity, ExecutedActivity)):
-            if number in self._parked:  # the person handed the browser back: the row goes on
+        if isinstance(activity, (ThinkingActivity, ExecutingActivity, ExecutedActivity, PausedActivity)):
+            if number in self._parked and not isinstance(activity, PausedActivity):  # handed back: it goes on
                 self._parked.discard(number)
                 if learning:
                     self._learning += 1
