@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from app.cli_args import base_url_problem
 from app.cli_confirm import cli_confirm
 from app.cli_handoff import TerminalHandOff
+from app.cli_routine_args import without_rows
 from app.cli_signals import StopSignals
 from app.cli_terminal import Say, is_terminal
 from app.core.safety.secrets import mask_everywhere
@@ -257,4 +258,8 @@ async def run(args: argparse.Namespace, driver: DriverStart) -> int:
         from app.cli_routine import run_routine
 
         return await run_routine(args, printer, driver)
+    flag = without_rows(args)
+    if flag is not None:
+        _tell(printer, f"{flag} belongs to routines: give the rows file with --rows FILE.")
+        return EXIT_ERROR
     return await run_task(args, printer, driver)

@@ -96,3 +96,18 @@ def add_routine_arguments(run: Any) -> None:
         help="Run the rows in a browser elsewhere: CDP (http://host:9222 or ws://) or a Playwright server "
         "(ws://); repeatable.",
     )
+
+
+def without_rows(args: argparse.Namespace) -> str | None:
+    """The routine flag given without --rows (it would do nothing), or None."""
+    given = {
+        "--results": args.results is not None,
+        "--secret-columns": bool(args.secret_columns),
+        "--output-columns": bool(args.output_columns),
+        "--retry-failed": args.retry_failed,
+        "--retry-interrupted": args.retry_interrupted,
+        "--no-replay": not args.routine_replay,
+        "--parallel": args.parallel != 1,
+        "--browser-endpoint": bool(args.browser_endpoint),
+    }
+    return next((flag for flag, used in given.items() if used), None)

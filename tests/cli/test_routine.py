@@ -74,6 +74,10 @@ def test_bad_input_is_refused_before_any_browser_starts(tmp_path: Path, home: Pa
     header_only.write_text("name,email\n", encoding="utf-8")
     refused = run(routine(header_only, "http://127.0.0.1:9/"), env, timeout=30)
     assert refused.returncode == 2 and 'has a header ("name" and "email") but no rows' in refused.stderr
+    alone = run(cli("Add a customer", "--parallel", "2"), env, timeout=30)
+    assert (
+        alone.returncode == 2 and "--parallel belongs to routines: give the rows file with --rows FILE." in alone.stderr
+    )
     assert not llm_server.requests and not (home / "data" / "browser-profile").exists()
 
 
