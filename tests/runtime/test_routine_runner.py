@@ -78,14 +78,18 @@ async def test_a_hand_off_waits_in_the_person_queue_while_the_other_rows_go_on(
         runner = routine.runner
         needed: asyncio.Queue[PersonRequest] = asyncio.Queue()
         finished: list[RowFinished] = []
+        third_done = asyncio.Event()
         runner.on("person_needed", needed.put_nowait)
         runner.on("row_finished", finished.append)
+        runner.on("row_finished", lambda event: event.number == 3 and third_done.set())
         try:
             running = asyncio.ensure_future(runner.run())
             request = await asyncio.wait_for(needed.get(), 90)
             assert (request.number, request.kind) == (2, "hand_off")
             assert runner.person_queue.requests == [request]
             await runner.bring_to_front(request.number)
+            await asyncio.wait_for(third_done.wait(), 90)  # the other rows go on while row 2 waits
+            assert runner.person_queue.requests == [request]
             site.solve()  # the person passes the check; then presses continue
             assert await asyncio.to_thread(site.passed.wait, 30)
             runner.continue_row(request.id, "")
@@ -95,6 +99,5 @@ async def test_a_hand_off_waits_in_the_person_queue_while_the_other_rows_go_on(
     assert summary.counts == {"done": 4}
     assert runner.person_queue.requests == []
     assert sorted(site.emails()) == ["ana@x.test", "bob@x.test", "chloe@x.test", "dee@x.test"]
-    # The other rows went on while row 2 waited for the person.
     order = [event.number for event in finished]
     assert order.index(2) > order.index(3)
