@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from app.cli_args import base_url_problem
 from app.cli_confirm import cli_confirm
 from app.cli_handoff import TerminalHandOff
+from app.cli_routine_args import without_rows
 from app.cli_signals import StopSignals
 from app.cli_terminal import Say, is_terminal
 from app.core.safety.secrets import mask_everywhere
@@ -73,6 +74,10 @@ class EventPrinter:
         line = {"t": round(time.monotonic() - self._started, 4), "event": kind, **payload}
         self._stream.write(valid_text(mask_everywhere(json.dumps(line, ensure_ascii=False))) + "\n")
         self._stream.flush()
+
+    def event(self, kind: str, payload: dict[str, Any]) -> None:
+        """Any other event (a routine's row_started, row_finished...)."""
+        self._write(kind, payload)
 
     def status(self, status: AgentStatus) -> None:
         self._write("status_changed", {"status": str(status)})
@@ -249,4 +254,12 @@ async def run(args: argparse.Namespace, driver: DriverStart) -> int:
     """The run itself, once ``app.cli_start`` has started Playwright's driver and imported this module."""
     printer = EventPrinter(sys.stderr) if args.events else None
     _configure_logging(printer)
+    if getattr(args, "rows", None) is not None:
+        from app.cli_routine import run_routine
+
+        return await run_routine(args, printer, driver)
+    flag = without_rows(args)
+    if flag is not None:
+        _tell(printer, f"{flag} belongs to routines: give the rows file with --rows FILE.")
+        return EXIT_ERROR
     return await run_task(args, printer, driver)

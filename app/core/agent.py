@@ -199,7 +199,11 @@ class Agent:
             raise ValueError("the task is empty; say what the agent should do")
         if not follow_up:
             self._previous_tasks.clear()
-        tools = build_tools(ask_user=self._ask_user is not None, javascript=self.config.enable_javascript)
+        tools = build_tools(
+            ask_user=self._ask_user is not None,
+            javascript=self.config.enable_javascript,
+            result_fields=self.config.result_fields,
+        )
         run = _Run(
             task=task,
             controller=AbortController(),

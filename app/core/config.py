@@ -24,3 +24,5 @@ class AgentConfig(BaseModel):
     # Show the model a labelled screenshot of the viewport with each step (for models that accept images).
     vision: bool = False
     extra_instructions: str = ""
+    # The keys of the data object the done tool then requires (a routine's --output-columns); empty: no data.
+    result_fields: tuple[str, ...] = ()

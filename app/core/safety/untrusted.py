@@ -9,6 +9,7 @@ the app's scaffolding are left as they are.
 from __future__ import annotations
 
 import functools
+import json
 import re
 import unicodedata
 
@@ -61,3 +62,18 @@ def inert(text: str) -> str:
         return text
     flat = _LINE_BREAKS.sub(" ", _INVISIBLE.sub("", text))
     return _ELEMENT_LINE.sub(lambda m: m[1] + ESCAPED_OPEN, escape_blocks(flat))
+
+
+def json_quoted(text: str) -> str:
+    """``text`` as a JSON string in which every character ``inert`` would change (a '<' or a look-alike, a line
+    break, an invisible one) is a \\uXXXX escape: exact data for whoever decodes it, inert for a model reading the
+    prompt (a spreadsheet cell in a routine's task)."""
+    return _SUSPECT.sub(_json_escape, json.dumps(text, ensure_ascii=False))
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # beyond the basic plane: a surrogate pair, as JSON writes it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"

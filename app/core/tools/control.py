@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+import functools
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from app.core.page import ToolError
 from app.core.tools.base import Tool, ToolContext, ToolWords
@@ -64,6 +66,25 @@ ask_user_tool = Tool(
     _ask_user,
     ToolWords("Ask you a question", "Waiting for your answer…"),
 )
+
+
+@functools.cache
+def done_with_data(fields: tuple[str, ...]) -> Tool[DoneInput]:
+    """done whose input also carries ``data``: an object with exactly these keys, each a string the agent read (a
+    routine's output columns)."""
+    data = create_model(  # type: ignore[call-overload]
+        "DoneData",
+        __config__=ConfigDict(extra="forbid"),
+        **{name: (str, ...) for name in fields},
+    )
+    model = create_model(
+        "DoneWithData",
+        __base__=DoneInput,
+        data=(data, Field(description="what you found, under exactly these keys")),
+    )
+    return Tool(DONE, done_tool.description, model, _done, done_tool.words)
+
+
 hand_off_tool = Tool(
     HAND_OFF,
     "Pause; the user acts in the browser (captcha, sign-in, 2FA).",

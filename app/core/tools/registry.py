@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.tools.base import Tool
-from app.core.tools.control import DONE, ask_user_tool, done_tool, hand_off_tool, wait_tool
+from app.core.tools.control import DONE, ask_user_tool, done_tool, done_with_data, hand_off_tool, wait_tool
 from app.core.tools.page_tools import JAVASCRIPT_TOOL, PAGE_TOOLS
 
 ToolSet = dict[str, Tool[Any]]
 
 
-def build_tools(*, ask_user: bool, javascript: bool) -> ToolSet:
-    tools: list[Tool[Any]] = [done_tool, wait_tool]
+def build_tools(*, ask_user: bool, javascript: bool, result_fields: tuple[str, ...] = ()) -> ToolSet:
+    tools: list[Tool[Any]] = [done_with_data(result_fields) if result_fields else done_tool, wait_tool]
     if ask_user:
         tools.append(ask_user_tool)
     tools.append(hand_off_tool)

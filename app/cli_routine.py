@@ -1,0 +1,199 @@
+"""``run TEMPLATE --rows FILE``: the routine on the command line, a thin client of app/routine.
+
+Each row's outcome is a line on stderr as it ends (``row_started`` / ``row_finished`` events with --events), the
+summary goes to stdout with --json, and the exit code is the worst row's: 2 an error (an interrupted row included),
+3 stopped, 4 a person is needed, 1 some failed, 0 every row done. Bad input exits 2 before any browser starts.
+
+With a terminal, rows that need the person are served one at a time as they come (cli_routine_person); without one
+they end needs_person and the other rows go on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.cli import (
+    EXIT_ERROR,
+    EXIT_NEEDS_PERSON,
+    EXIT_STOPPED,
+    EXIT_SUCCESS,
+    EXIT_UNSUCCESSFUL,
+    EventPrinter,
+    _tell,
+    resolve_settings,
+)
+from app.cli_args import base_url_problem
+from app.cli_confirm import cli_confirm
+from app.cli_routine_person import TerminalPerson
+from app.cli_signals import StopSignals
+from app.cli_terminal import Say, is_terminal
+from app.core.safety.secrets import mask_everywhere
+from app.core.text_safety import valid_text
+from app.guardrails_setup import check_upload_dirs
+from app.routine.plan import plan_routine
+from app.routine.rows import RowsError
+from app.routine.state import RoutineBusy
+from app.routine.types import RoutineOptions, RoutineSummary, RowFinished, RowStarted, RowStatus
+from app.settings.model import SettingsUnreadable, read_settings
+from app.settings.paths import app_paths
+
+if TYPE_CHECKING:
+    from app.browser.driver import DriverStart
+
+# The worst outcome wins the exit code, in this order.
+_EXIT_ORDER = (
+    ((RowStatus.ERROR, RowStatus.INTERRUPTED), EXIT_ERROR),
+    ((RowStatus.STOPPED, RowStatus.SKIPPED), EXIT_STOPPED),
+    ((RowStatus.NEEDS_PERSON,), EXIT_NEEDS_PERSON),
+    ((RowStatus.FAILED,), EXIT_UNSUCCESSFUL),
+)
+_NOT_WITH_ROWS = ("record", "replay", "cdp_url")
+
+
+def exit_code(counts: dict[str, int]) -> int:
+    for statuses, code in _EXIT_ORDER:
+        if any(counts.get(status) for status in statuses):
+            return code
+    return EXIT_SUCCESS
+
+
+def summary_json(summary: RoutineSummary) -> str:
+    payload = {
+        "rows": summary.rows,
+        "counts": summary.counts,
+        "results": str(summary.results),
+        "model_calls": summary.model_calls,
+        "ran": summary.ran,
+        "seconds": round(summary.seconds, 1),
+    }
+    return valid_text(mask_everywhere(json.dumps(payload, ensure_ascii=False)))
+
+
+def routine_options(args: argparse.Namespace) -> RoutineOptions:
+    return RoutineOptions(
+        rows_file=args.rows,
+        template=args.task,
+        results_file=args.results,
+        secret_columns=tuple(args.secret_columns),
+        output_columns=tuple(args.output_columns),
+        retry_failed=args.retry_failed,
+        retry_interrupted=args.retry_interrupted,
+        replay=args.routine_replay,
+        parallel=args.parallel,
+        endpoints=tuple(args.browser_endpoint),
+        start_url=args.url or "",
+    )
+
+
+async def run_routine(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
+    signals = StopSignals()
+    signals.install()
+    try:
+        return await _run(args, printer, signals, driver)
+    finally:
+        signals.hold_until_exit()
+
+
+async def _run(
+    args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals, driver: DriverStart
+) -> int:
+    from app.routine.launch import RoutineSetup, open_routine
+
+    clash = next((f"--{name.replace('_', '-')}" for name in _NOT_WITH_ROWS if getattr(args, name, None)), None)
+    if clash is not None:
+        hint = " (use --browser-endpoint for a browser that runs elsewhere)" if clash == "--cdp-url" else ""
+        _tell(printer, f"{clash} does not work with --rows{hint}.")
+        return EXIT_ERROR
+    paths = app_paths()
+    try:
+        plan = await asyncio.to_thread(plan_routine, routine_options(args))
+        loaded = await asyncio.to_thread(read_settings, paths.settings_file)
+        upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
+    except (RowsError, SettingsUnreadable, ValueError) as exc:
+        _tell(printer, str(exc))
+        return EXIT_ERROR
+    settings, api_key = resolve_settings(args, loaded.settings)
+    problem = base_url_problem(settings.base_url)
+    if problem is not None:
+        _tell(printer, f"{problem} (It came from OPENAI_BASE_URL or the saved Settings.)")
+        return EXIT_ERROR
+    person_present = is_terminal(sys.stdin)
+    confirm = None
+    if not (person_present and args.risky == "ask"):
+        confirm = cli_confirm(args.risky, stopped=signals.stop, events=printer is not None)
+    setup = RoutineSetup(
+        settings=settings,
+        paths=paths,
+        api_key=api_key,
+        headless=args.headless,
+        person_present=person_present,
+        confirm=confirm,
+        risky=args.risky,
+        allowed_domains=args.allowed_domains,
+        secrets_file=args.secrets_file,
+        upload_dirs=upload_dirs,
+        max_duration=args.max_duration,
+        driver=driver,
+        on_stop_pressed=signals.stop.set,
+    )
+    try:
+        opening = asyncio.ensure_future(open_routine(plan, setup))
+        routine = await signals.until_stopped(opening)
+    except (RoutineBusy, RuntimeError, ValueError) as exc:
+        _tell(printer, str(exc))
+        return EXIT_ERROR
+    if routine is None:
+        _tell(printer, "Stopped before the routine started.")
+        return EXIT_STOPPED
+    say = Say(printer is not None)
+    runner = routine.runner
+    total = len(plan.table.rows)
+    runner.on("row_started", lambda started: _started(printer, started, total))
+    runner.on("row_finished", lambda finished: _finished(printer, say, finished, total))
+    person = TerminalPerson(runner, sys.stdin.fileno(), say, windowless=args.headless) if person_present else None
+    try:
+        say.line(_opening(plan.table.path, total, args.parallel, args.browser_endpoint))
+        summary = await signals.until_stopped(asyncio.ensure_future(runner.run()), runner.stop)
+    finally:
+        if person is not None:
+            await person.close()
+        await routine.close()
+    if summary is None:
+        _tell(printer, "Stopped at once; the rows in flight may not have finished.")
+        return EXIT_STOPPED
+    if args.json:
+        print(summary_json(summary))
+    say.line(_closing(summary))
+    return exit_code(summary.counts)
+
+
+def _opening(rows: Path, total: int, parallel: int, endpoints: list[str]) -> str:
+    where = f"{len(endpoints)} remote browser(s)" if endpoints else "this computer's Chromium"
+    return f"Routine over {total} rows of {rows.name}, {parallel} at a time per browser, in {where}."
+
+
+def _closing(summary: RoutineSummary) -> str:
+    counts = ", ".join(f"{count} {status}" for status, count in sorted(summary.counts.items()))
+    return f"{counts or 'no rows run'}; {summary.model_calls} model calls. Results: {summary.results}"
+
+
+def _started(printer: EventPrinter | None, started: RowStarted, total: int) -> None:
+    if printer is not None:
+        printer.event("row_started", {"row": started.number, "browser": started.browser, "replay": started.replay})
+
+
+def _finished(printer: EventPrinter | None, say: Say, finished: RowFinished, total: int) -> None:
+    outcome = finished.outcome
+    if printer is not None:
+        printer.event(
+            "row_finished",
+            {"row": finished.number, "status": str(outcome.status), "model_calls": outcome.model_calls},
+        )
+        return
+    words = valid_text(mask_everywhere(outcome.result.splitlines()[0] if outcome.result else ""))
+    say.line(f"Row {finished.number} of {total}: {outcome.status} — {words[:200]}")

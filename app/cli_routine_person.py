@@ -1,0 +1,90 @@
+"""The routine's person queue on a terminal: one request at a time, in the order they came, while the other rows go
+on. A hand-off brings that row's window to the front and waits for Enter (a note may be typed first) or "skip" (the
+row ends needs_person and is tried again next run); a risky moment asks "Allow? [y/N]". Ctrl+C stops the routine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from app.cli_terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
+from app.routine.runner import RoutineRunner
+from app.routine.types import PersonRequest
+
+SKIP = "skip"
+
+
+class TerminalPerson:
+    def __init__(self, runner: RoutineRunner, fd: int, say: Say, *, windowless: bool) -> None:
+        self._runner = runner
+        self._fd = fd
+        self._say = say
+        self._windowless = windowless
+        self._queue: asyncio.Queue[PersonRequest] = asyncio.Queue()
+        self._current: PersonRequest | None = None
+        self._reading: asyncio.Future[str | None] | None = None
+        runner.on("person_needed", self._queue.put_nowait)
+        runner.on("person_done", self._done)
+        self._serving = asyncio.ensure_future(self._serve())
+
+    async def close(self) -> None:
+        self._serving.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._serving
+
+    def _done(self, request: PersonRequest) -> None:
+        """A request settled elsewhere (its row was stopped, a risky question timed out): stop asking it."""
+        if self._current is not None and request.id == self._current.id and self._reading is not None:
+            self._reading.cancel()
+
+    async def _serve(self) -> None:
+        while True:
+            request = await self._queue.get()
+            if all(r.id != request.id for r in self._runner.person_queue.requests):
+                continue  # already settled
+            self._current = request
+            try:
+                await self._ask(request)
+            except asyncio.CancelledError:
+                if self._serving.cancelling():
+                    raise
+                self._say.end_prompt()
+            finally:
+                self._current = None
+
+    async def _ask(self, request: PersonRequest) -> None:
+        waiting = len(self._runner.person_queue.requests)
+        more = f" ({waiting - 1} more waiting)" if waiting > 1 else ""
+        if request.kind == "confirm":
+            self._say.prompt(f"Row {request.number} ({request.browser}){more}: {request.words} Allow? [y/N]")
+            answer = await self._line()
+            self._runner.answer(request.id, (answer or "").strip().lower() in ("y", "yes"))
+            return
+        await self._runner.bring_to_front(request.number)
+        self._say.line(f"Row {request.number} needs you in its browser ({request.browser}){more}: {request.words}")
+        if self._windowless:
+            self._say.line("Chromium has no window in this run (it is headless); run with --headed to act in it.")
+        self._say.prompt(
+            f"When you are done, press Enter to let row {request.number} carry on (type a note first if you like), "
+            f'or type "{SKIP}" to leave it for the next run:'
+        )
+        note = await self._line()
+        if note is None or note.strip().lower() == SKIP:
+            if note is None:
+                self._say.end_prompt()
+            self._runner.give_up(request.id)
+        else:
+            self._runner.continue_row(request.id, note)
+
+    async def _line(self) -> str | None:
+        """The line typed; None at the end of input or when the terminal cannot be read."""
+        discard_typed_ahead(self._fd)
+        self._reading = asyncio.ensure_future(read_line(self._fd))
+        try:
+            return await self._reading
+        except TerminalUnreadable:
+            self._say.line("This terminal cannot be read while the routine runs.")
+            return None
+        finally:
+            self._reading = None

@@ -1,0 +1,159 @@
+"""Where a routine's rows run: windows of the local profile (the user's sign-in, shared), or pages of browsers that
+run elsewhere (a CDP endpoint: ``http://host:9222``, the ``ws://`` URLs browserless, a Selenium Grid 4 node, Steel or
+Browserbase hand out; or a Playwright server's ``ws://``). Each slot is one window with its own controller, so each
+row's agent sees only its own tabs. The agent loops stay in this process; only the browsers are elsewhere.
+
+A launched Chromium is closed at the end; a remote browser never is (only the pages opened here are).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+
+from app.browser.controller import PlaywrightPageController
+from app.browser.session import BrowserSession, LaunchOptions
+from app.core.abort import AbortSignal
+from app.core.safety.guardrails import Guardrails
+
+log = logging.getLogger(__name__)
+
+_CONNECT_TIMEOUT_MS = 15_000
+_FRONT_TIMEOUT = 5.0
+# Timers, settling and observation work the same in a window behind others: Chromium would otherwise slow a
+# background window's timers down to once a second (Playwright's own launch adds these too; said here for clarity).
+BACKGROUND_FLAGS = (
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+)
+
+
+@dataclass
+class Slot:
+    """One window a row runs in. ``name`` says which browser, as the results file's ``browser`` column."""
+
+    name: str
+    session: BrowserSession
+    controller: PlaywrightPageController
+    endpoint: str = ""  # "" : the local profile
+    lost: bool = False  # its browser went away
+
+    @property
+    def alive(self) -> bool:
+        return not self.lost and self.session.is_connected and bool(self.session.pages)
+
+    def mark_lost(self) -> None:
+        self.lost = True
+
+    def use(self, guardrails: Guardrails) -> None:
+        self.controller.guardrails = guardrails
+
+    async def open(self, url: str, signal: AbortSignal) -> None:
+        await self.controller.open(url, signal)
+
+    async def bring_to_front(self) -> None:
+        """This row's window comes to the front: the person acts in it."""
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            await asyncio.wait_for(self.session.active_page.bring_to_front(), _FRONT_TIMEOUT)
+
+
+@dataclass
+class Browsers:
+    """Every slot of one routine; ``close()`` ends what this process started and leaves the rest running."""
+
+    slots: list[Slot] = field(default_factory=list)
+    _owners: list[BrowserSession] = field(default_factory=list)
+
+    async def close(self) -> None:
+        for slot in self.slots:
+            if slot.endpoint:  # a launched Chromium is closed whole below; elsewhere only our windows go
+                with contextlib.suppress(Exception):
+                    await slot.session.close()
+        for owner in self._owners:
+            await owner.close()
+        self.slots.clear()
+        self._owners.clear()
+
+
+async def local_browsers(options: LaunchOptions, windows: int, playwright: Playwright | None = None) -> Browsers:
+    """Chromium with the user's profile, and ``windows`` windows of it."""
+    options = options.model_copy(update={"extra_args": [*options.extra_args, *BACKGROUND_FLAGS]})
+    owner = await BrowserSession.launch(options, playwright=playwright)
+    browsers = Browsers(_owners=[owner])
+    try:
+        first = owner.pages[0]
+        sessions = [BrowserSession.window_of(owner, first)]
+        for _ in range(windows - 1):
+            sessions.append(await owner.new_window())
+        _add_slots(browsers, sessions, [f"window {i}" for i in range(1, windows + 1)], "")
+    except BaseException:
+        await browsers.close()
+        raise
+    return browsers
+
+
+async def remote_browsers(endpoints: list[str], per_endpoint: int, downloads_dir: Path) -> Browsers:
+    """``per_endpoint`` pages in each remote browser. An endpoint that cannot be reached is refused in plain words
+    (RuntimeError) before any row runs."""
+    browsers = Browsers()
+    try:
+        for endpoint in endpoints:
+            owner = await _attach(endpoint, downloads_dir)
+            browsers._owners.append(owner)
+            sessions = [await owner.new_window() for _ in range(per_endpoint)]
+            label = _label(endpoint)
+            names = [label if per_endpoint == 1 else f"{label} #{i}" for i in range(1, per_endpoint + 1)]
+            _add_slots(browsers, sessions, names, endpoint)
+    except BaseException:
+        await browsers.close()
+        raise
+    return browsers
+
+
+def _add_slots(browsers: Browsers, sessions: list[BrowserSession], names: list[str], endpoint: str) -> None:
+    shared_bar = browsers.slots[0].controller.stop_bar if browsers.slots else None
+    for session, slot_name in zip(sessions, names, strict=True):
+        controller = PlaywrightPageController(session)
+        if shared_bar is not None:
+            controller.stop_bar = shared_bar  # one bar per routine; every window's observer leaves it out
+        slot = Slot(slot_name, session, controller, endpoint)
+        session.on_closed(slot.mark_lost)
+        browsers.slots.append(slot)
+
+
+async def _attach(endpoint: str, downloads_dir: Path) -> BrowserSession:
+    """A CDP endpoint (http(s):// or a DevTools ws://), else a Playwright server (ws://)."""
+    try:
+        return await BrowserSession.attach(endpoint, downloads_dir=downloads_dir)
+    except RuntimeError:
+        if not endpoint.startswith(("ws://", "wss://")):
+            raise
+        cdp_failure = sys.exc_info()[1]
+    playwright = await async_playwright().start()
+    try:
+        browser: Browser = await playwright.chromium.connect(endpoint, timeout=_CONNECT_TIMEOUT_MS)
+    except PlaywrightError:
+        await playwright.stop()
+        raise RuntimeError(str(cdp_failure)) from None
+    try:
+        return await BrowserSession.over(browser, downloads_dir=downloads_dir, playwright=playwright)
+    except BaseException:
+        await playwright.stop()
+        raise
+
+
+def _label(endpoint: str) -> str:
+    """The endpoint without anything secret in it (a token in its query): the results file shows it."""
+    head = endpoint.split("?", 1)[0]
+    if "@" in head.split("//", 1)[-1].split("/", 1)[0]:
+        scheme, rest = head.split("//", 1)
+        head = scheme + "//" + rest.split("@", 1)[1]
+    return head

@@ -1,0 +1,171 @@
+"""What a routine stands on, built in one place for the CLI and the panel: its state (refused while another process
+holds it), the model client, the browsers (local windows or remote endpoints), the safety policies, History, and
+the runner over them. ``async with await open_routine(plan, setup) as routine: await routine.runner.run()``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Literal
+
+from app.core.agent import Agent
+from app.core.llm import LLMClient
+from app.core.safety.risky import ConfirmHandler
+from app.guardrails_setup import build_guardrails, check_start_page, navigation_policy
+from app.history.recorder import RunRecorder
+from app.history.store import RunStore
+from app.routine.plan import RoutinePlan
+from app.routine.runner import RoutineRunner
+from app.routine.state import RoutineStore
+from app.settings.model import Settings
+from app.settings.paths import AppPaths
+
+if TYPE_CHECKING:
+    from app.browser.driver import DriverStart
+    from app.routine.browsers import Browsers
+
+
+@dataclass
+class RoutineSetup:
+    settings: Settings
+    paths: AppPaths
+    api_key: str | None = None
+    headless: bool = False
+    # Someone can take a row's browser (a terminal, the panel): a hand-off waits in the person queue; else the row
+    # ends needs_person.
+    person_present: bool = True
+    # Risky moments: None asks the person through the queue; a handler answers them itself (--risky allow/deny).
+    confirm: ConfirmHandler | None = None
+    risky: Literal["ask", "allow", "deny"] = "ask"
+    allowed_domains: list[str] | None = None
+    secrets_file: Path | None = None
+    upload_dirs: list[Path] = field(default_factory=list)
+    max_duration: float | None = None
+    driver: DriverStart | None = None
+    llm_factory: Callable[[], LLMClient] | None = None  # in place of the configured model (tests, the demo)
+    on_stop_pressed: Callable[[], None] | None = None  # Esc or the bar's Stop inside Chromium
+
+
+class OpenRoutine:
+    def __init__(self, runner: RoutineRunner, store: RoutineStore, browsers: Browsers, model: LLMClient) -> None:
+        self.runner = runner
+        self._store = store
+        self._browsers = browsers
+        self._model = model
+
+    async def close(self) -> None:
+        """Close what this process started (a launched Chromium, the pages it opened elsewhere), keep the rest."""
+        try:
+            await self._browsers.close()
+            close = getattr(self._model, "close", None)
+            if close is not None:
+                await close()
+        finally:
+            await asyncio.to_thread(self._store.close)
+
+    async def __aenter__(self) -> OpenRoutine:
+        return self
+
+    async def __aexit__(
+        self, _type: type[BaseException] | None, _exc: BaseException | None, _tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+
+class _History:
+    """A row's run in History; ``finish()`` waits for the save and says its id."""
+
+    def __init__(self, agent: Agent, store: RunStore, settings: Settings, api_key: str | None) -> None:
+        self._recorder = RunRecorder(agent, store, settings, secrets=[api_key])
+
+    async def finish(self) -> str:
+        try:
+            await self._recorder.flush()
+        finally:
+            await self._recorder.close()
+        current = self._recorder.current
+        return current.id if current is not None and current.tasks else ""
+
+
+async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
+    """RoutineBusy when another process runs this routine; RuntimeError (plain words) for a browser that will not
+    start or an endpoint that cannot be reached; ValueError for a safety setting that cannot be used."""
+    from app.routine.browsers import local_browsers, remote_browsers
+    from app.runtime import RuntimeOptions
+
+    options = RuntimeOptions(
+        headless=setup.headless,
+        allowed_domains=setup.allowed_domains,
+        secrets_file=setup.secrets_file,
+        upload_dirs=setup.upload_dirs,
+        risky=setup.risky,
+        person_present=setup.person_present,
+    )
+    settings, paths = setup.settings, setup.paths
+    if plan.options.start_url:
+        check_start_page(navigation_policy(settings, options), plan.options.start_url, "--url")
+    guardrails = await asyncio.to_thread(build_guardrails, settings, paths, options, setup.confirm)
+    store = await asyncio.to_thread(RoutineStore.open, plan.options.results_path())
+    try:
+        model = setup.llm_factory() if setup.llm_factory is not None else _model(settings, setup.api_key)
+        prepare = getattr(model, "prepare", None)
+        preparing = asyncio.ensure_future(prepare()) if prepare is not None else None
+        try:
+            if plan.options.endpoints:
+                browsers = await remote_browsers(
+                    list(plan.options.endpoints), plan.options.parallel, paths.downloads_dir
+                )
+            else:
+                browsers = await local_browsers(
+                    _launch_options(settings, paths, setup),
+                    plan.options.parallel,
+                    await setup.driver.take() if setup.driver is not None else None,
+                )
+        finally:
+            if preparing is not None:
+                await asyncio.wait({preparing})
+    except BaseException:
+        await asyncio.to_thread(store.close)
+        raise
+    if browsers.slots and setup.on_stop_pressed is not None:
+        bar = browsers.slots[0].controller.stop_bar
+        with contextlib.suppress(Exception):
+            await bar.install(setup.on_stop_pressed)
+            await bar.show()
+    config = settings.agent_config()
+    if setup.max_duration:
+        config = config.model_copy(update={"max_duration": setup.max_duration})
+    runs = RunStore(paths.runs_dir)
+    runner = RoutineRunner(
+        plan,
+        store,
+        browsers.slots,
+        model,
+        config=config,
+        guardrails=guardrails,
+        person_present=setup.person_present,
+        confirm=setup.confirm,
+        history=lambda agent: _History(agent, runs, settings, setup.api_key),
+    )
+    return OpenRoutine(runner, store, browsers, model)
+
+
+def _model(settings: Settings, api_key: str | None) -> LLMClient:
+    from app.llm.client import OpenAICompatibleClient
+
+    return OpenAICompatibleClient(settings.llm_settings(api_key))
+
+
+def _launch_options(settings: Settings, paths: AppPaths, setup: RoutineSetup):  # type: ignore[no-untyped-def]
+    from app.browser.session import LaunchOptions
+
+    return LaunchOptions(
+        executable=settings.browser_path or None,
+        profile_dir=paths.profile_dir,
+        downloads_dir=paths.downloads_dir,
+        headless=setup.headless,
+    )

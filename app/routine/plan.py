@@ -1,0 +1,85 @@
+"""A routine checked before anything starts: its rows read, its template bound to their columns, its secret and
+output columns named. Everything wrong is a RowsError in plain words, raised before any browser starts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from app.routine.results import RESULT_COLUMNS, check_results_file
+from app.routine.rows import RowsError, RowTable, columns_words, read_rows
+from app.routine.state import row_keys
+from app.routine.template import Template, bind_columns, check_row, parse_template, render, secret_names
+from app.routine.types import RoutineOptions
+
+# An output column is a key of the done tool's data object: a plain name the model can write back exactly.
+_OUTPUT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+MAX_PARALLEL = 8
+
+
+@dataclass(frozen=True)
+class RoutinePlan:
+    options: RoutineOptions
+    table: RowTable
+    template: Template
+    secrets: dict[str, str]  # column -> the secret's name the model reads
+    keys: list[str]  # each row's key in the state, in the file's order
+    problems: dict[int, str]  # row number -> why that row cannot run (it ends ``error``)
+
+    @property
+    def values_for_path(self) -> list[str]:
+        """The template's columns whose values a path may hold (secret ones never)."""
+        return [column for column in dict.fromkeys(self.template.columns) if column not in self.secrets]
+
+    def task(self, number: int) -> str:
+        row = self.table.rows[number - 1]
+        return render(self.template, row, self.secrets, self.options.output_columns)
+
+    def public_values(self, number: int) -> dict[str, str]:
+        """The row's cells without its secrets: what the path may template and the state may key on."""
+        row = self.table.rows[number - 1]
+        return {column: value for column, value in row.values.items() if column not in self.secrets}
+
+
+def plan_routine(options: RoutineOptions) -> RoutinePlan:
+    """Reads the rows file: call it off the event loop."""
+    if not options.template.strip():
+        raise RowsError("The task is empty; say what the agent should do for each row, with {column} for its values.")
+    if not 1 <= options.parallel <= MAX_PARALLEL:
+        raise RowsError(f"--parallel must be 1 to {MAX_PARALLEL}, not {options.parallel}.")
+    template = parse_template(options.template)
+    table = read_rows(options.rows_file)
+    template = bind_columns(template, table.columns)
+    if not template.columns:
+        raise RowsError(
+            "The task names no column, so every row would do the same thing. Put {column} where each row's value "
+            f"goes; columns found: {columns_words(table.columns)}."
+        )
+    secrets = secret_names(options.secret_columns, table.columns)
+    _check_outputs(options.output_columns, table.columns)
+    try:
+        check_results_file(options.results_path(), options.rows_file)
+    except ValueError as exc:
+        raise RowsError(str(exc)) from None
+    problems = {row.number: problem for row in table.rows if (problem := check_row(row, secrets))}
+    return RoutinePlan(
+        options=options,
+        table=table,
+        template=template,
+        secrets=secrets,
+        keys=row_keys(table.rows, list(secrets)),
+        problems=problems,
+    )
+
+
+def _check_outputs(outputs: tuple[str, ...], columns: tuple[str, ...]) -> None:
+    for name in outputs:
+        if not _OUTPUT_NAME.match(name) or name.startswith("model_"):
+            raise RowsError(
+                f'--output-columns: "{name}" must be a plain name (letters, digits and _, starting with a letter), '
+                "which the agent fills when it finishes."
+            )
+        if name in columns or name in RESULT_COLUMNS:
+            raise RowsError(f'--output-columns: "{name}" is already a column of the results; choose another name.')
+    if len(set(outputs)) != len(outputs):
+        raise RowsError("--output-columns names a column twice.")

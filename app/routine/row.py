@@ -1,0 +1,115 @@
+"""One row: one ordinary run of the agent in one slot, with the row's values as quoted data in its task and its secret
+cells in a vault of its own; what became of it, as a RowOutcome."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Protocol
+
+from pydantic import SecretStr
+
+from app.core.agent import Agent
+from app.core.config import AgentConfig
+from app.core.page import PageController
+from app.core.safety.guardrails import Guardrails
+from app.core.safety.risky import ConfirmHandler
+from app.core.safety.secrets import Secret, SecretVault
+from app.core.tools.control import DONE
+from app.core.types import AgentStatus, ExecutionResult, StepEvent
+from app.routine.plan import RoutinePlan
+from app.routine.replay import RowModel
+from app.routine.types import RowOutcome, RowStatus
+
+BROWSER_GONE = (
+    "The browser this row ran in went away in the middle of the row ({browser}), so the row's form may or may not "
+    "have been submitted. Check the site; run again with --retry-interrupted to redo it."
+)
+GAVE_UP = "Nobody took the browser for this row: {reason}"
+
+
+class RowSlot(Protocol):
+    """What a row needs of the browser it runs in (app/routine/browsers.py's Slot)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def controller(self) -> PageController: ...
+
+    @property
+    def alive(self) -> bool: ...
+
+    def use(self, guardrails: Guardrails) -> None: ...
+
+
+def row_guardrails(base: Guardrails, plan: RoutinePlan, number: int, confirm: ConfirmHandler | None) -> Guardrails:
+    """The routine's guardrails with this row's secret cells added as named secrets (they replace saved secrets of
+    the same name, for this row only)."""
+    row = plan.table.rows[number - 1]
+    mine = {name: row.values[column] for column, name in plan.secrets.items()}
+    kept = [secret for secret in base.secrets.secrets if secret.name not in mine]
+    vault = SecretVault([*kept, *(Secret(name, SecretStr(value)) for name, value in mine.items())])
+    return dataclasses.replace(base, secrets=vault, confirm=confirm)
+
+
+def build_agent(
+    model: RowModel, slot: RowSlot, config: AgentConfig, guardrails: Guardrails, person_present: bool
+) -> Agent:
+    slot.use(guardrails)
+    agent = Agent(model, slot.controller, config, guardrails=guardrails, person_present=person_present)
+    model.follow(agent)
+    return agent
+
+
+def outcome_of(
+    result: ExecutionResult,
+    model: RowModel,
+    *,
+    slot: RowSlot,
+    seconds: float,
+    run: str,
+    gave_up: str,
+    outputs: tuple[str, ...],
+) -> RowOutcome:
+    """What the row came to. A row whose browser died is interrupted (its form may have gone), a hand-off nobody
+    took needs a person, and only the agent's own done says done or failed."""
+    status = _status(result, slot, gave_up)
+    text = result.data
+    if status == RowStatus.INTERRUPTED:
+        text = BROWSER_GONE.format(browser=slot.name)
+    elif gave_up and status == RowStatus.NEEDS_PERSON:
+        text = GAVE_UP.format(reason=gave_up)
+    return RowOutcome(
+        status=status,
+        result=text,
+        steps=result.steps,
+        model_calls=model.calls,
+        seconds=round(seconds, 1),
+        browser=slot.name,
+        run=run,
+        outputs=_outputs(result, outputs) if status in (RowStatus.DONE, RowStatus.FAILED) else {},
+        replayed=model.replayed_steps > 0,
+    )
+
+
+def _status(result: ExecutionResult, slot: RowSlot, gave_up: str) -> RowStatus:
+    if result.status == AgentStatus.COMPLETED:
+        return RowStatus.DONE if result.success else RowStatus.FAILED
+    if result.status == AgentStatus.NEEDS_PERSON or (gave_up and result.status == AgentStatus.STOPPED):
+        return RowStatus.NEEDS_PERSON
+    if not slot.alive:
+        return RowStatus.INTERRUPTED
+    if result.status == AgentStatus.STOPPED:
+        return RowStatus.STOPPED
+    return RowStatus.ERROR
+
+
+def _outputs(result: ExecutionResult, columns: tuple[str, ...]) -> dict[str, str]:
+    done = next(
+        (e for e in reversed(result.history) if isinstance(e, StepEvent) and e.action.name == DONE),
+        None,
+    )
+    data: Any = done.action.input.get("data") if done is not None else None
+    if not isinstance(data, dict):
+        return {}
+    return {column: str(data.get(column, "")) for column in columns}

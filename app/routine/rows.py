@@ -1,0 +1,178 @@
+"""A routine's rows: a CSV (as Excel writes it) or an .xlsx file, read into named columns and plain-text cells.
+
+Everything wrong with the file is refused here, in plain words that name the columns found, before any browser
+starts: an unreadable or empty file, a header without rows, a column without a name, two columns with one name.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+CSV_SUFFIXES = frozenset({".csv", ".txt", ".tsv"})
+XLSX_SUFFIXES = frozenset({".xlsx", ".xlsm"})
+# Enough for the largest spreadsheet a person would hand a browser routine; a bigger file is refused, not read whole.
+MAX_BYTES = 50 * 1024 * 1024
+
+
+class RowsError(ValueError):
+    """The rows file cannot be used; the message says why and what to do, in plain words."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One data row: ``number`` counts data rows from 1 (the header is not one), as the user reads the sheet."""
+
+    number: int
+    values: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class RowTable:
+    path: Path
+    columns: tuple[str, ...]
+    rows: tuple[Row, ...]
+    # The CSV's delimiter (the results file is written with the same one, as the user's Excel expects); "," for xlsx.
+    delimiter: str = ","
+
+
+def columns_words(columns: tuple[str, ...] | list[str]) -> str:
+    """The columns as the user reads them in a message: "name", "email" and "plan"."""
+    quoted = [f'"{column}"' for column in columns]
+    if not quoted:
+        return "no columns"
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def read_rows(path: Path) -> RowTable:
+    """The file's header and rows. Reads the disk: call it off the event loop."""
+    suffix = path.suffix.lower()
+    if suffix == ".xls":
+        raise RowsError(f"{path} is an old Excel file (.xls); open it in Excel and save it as .xlsx or CSV.")
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            raise RowsError(f"{path} is a folder; give the CSV or .xlsx file that holds the rows.")
+        if size > MAX_BYTES:
+            raise RowsError(f"{path} is larger than {MAX_BYTES // (1024 * 1024)} MB; split it into smaller files.")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise RowsError(f"The rows file {path} does not exist.") from None
+    except OSError as exc:
+        raise RowsError(f"The rows file {path} cannot be read: {exc.strerror or exc}.") from None
+    if not data.strip():
+        raise RowsError(f"The rows file {path} is empty: it needs a header row with the column names, then rows.")
+    if suffix in XLSX_SUFFIXES or data[:4] == b"PK\x03\x04":
+        header, cells = _xlsx(path, data)
+        delimiter = ","
+    else:
+        header, cells, delimiter = _csv(path, data)
+    return _table(path, header, cells, delimiter)
+
+
+def _csv(path: Path, data: bytes) -> tuple[list[str], list[list[str]], str]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise RowsError(
+            f'{path} is not UTF-8 text. In Excel, save it as "CSV UTF-8 (Comma delimited)", or save it as .xlsx.'
+        ) from None
+    delimiter = _delimiter(text, path.suffix.lower())
+    try:
+        records = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
+    except csv.Error as exc:
+        raise RowsError(f"{path} is not a CSV file that can be read: {exc}.") from None
+    if not records:
+        raise RowsError(f"The rows file {path} is empty: it needs a header row with the column names, then rows.")
+    return records[0], records[1:], delimiter
+
+
+def _delimiter(text: str, suffix: str) -> str:
+    """Excel writes ";" where the decimal comma is used: the header line says which one this file has."""
+    if suffix == ".tsv":
+        return "\t"
+    first = text.split("\n", 1)[0]
+    counts = {d: _outside_quotes(first).count(d) for d in (",", ";", "\t")}
+    best = max(counts, key=lambda d: counts[d])
+    return best if counts[best] else ","
+
+
+def _outside_quotes(line: str) -> str:
+    return "".join(part for i, part in enumerate(line.split('"')) if i % 2 == 0)
+
+
+def _xlsx(path: Path, data: bytes) -> tuple[list[str], list[list[str]]]:
+    import openpyxl  # only for .xlsx files
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    try:
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except (InvalidFileException, zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
+        raise RowsError(f"{path} is not an Excel workbook that can be read ({exc}); save it again as .xlsx.") from None
+    try:
+        if not book.worksheets:
+            raise RowsError(f"{path} has no sheet.")
+        records = [[_cell(value) for value in row] for row in book.worksheets[0].iter_rows(values_only=True)]
+    finally:
+        book.close()
+    while records and not any(records[0]):
+        records.pop(0)  # blank lines above the header
+    if not records:
+        raise RowsError(f"The first sheet of {path} is empty: it needs a header row with the column names, then rows.")
+    return records[0], records[1:]
+
+
+def _cell(value: object) -> str:
+    """A cell as the user reads it: a computed value (never its formula), a whole number without ".0", a date
+    without a midnight time."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat() if value.time() == dt.time() else value.isoformat(sep=" ")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    return str(value)
+
+
+def _table(path: Path, header: list[str], records: list[list[str]], delimiter: str) -> RowTable:
+    names = [name.strip() for name in header]
+    while names and not names[-1]:
+        names.pop()  # empty cells after the last column (Excel leaves them)
+    found = columns_words(tuple(name for name in names if name))
+    if not names:
+        raise RowsError(f"{path} has no column names in its first row: it needs a header row, then rows.")
+    blank = [str(i) for i, name in enumerate(names, 1) if not name]
+    if blank:
+        raise RowsError(f"{path}: column {', '.join(blank)} of the header has no name (columns found: {found}).")
+    folded = [name.casefold() for name in names]
+    twice = sorted({name for name in names if folded.count(name.casefold()) > 1})
+    if twice:
+        raise RowsError(
+            f"{path} has more than one column named {columns_words(twice)}; give every column its own name "
+            f"(columns found: {found})."
+        )
+    rows: list[Row] = []
+    for line, record in enumerate(records, 2):
+        cells = list(record)
+        if not any(cell.strip() for cell in cells):
+            continue  # a blank line (Excel often ends a file with some)
+        extra = [cell for cell in cells[len(names) :] if cell.strip()]
+        if extra:
+            raise RowsError(
+                f"{path}, line {line}, has more cells than the header has columns ({len(names)}: {found}); check "
+                "for a missing column name or an unquoted separator."
+            )
+        cells += [""] * (len(names) - len(cells))
+        rows.append(Row(number=len(rows) + 1, values=dict(zip(names, cells[: len(names)], strict=True))))
+    if not rows:
+        raise RowsError(f"{path} has a header ({found}) but no rows below it: add the rows the routine should run.")
+    return RowTable(path=path, columns=tuple(names), rows=tuple(rows), delimiter=delimiter)

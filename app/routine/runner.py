@@ -1,0 +1,402 @@
+"""The routine runner: reads the state, hands rows to slots, learns the path on the first good row and replays it on
+the rest, queues the rows that need the person, and writes each row's status before and after it runs.
+
+It sits above the agent, never inside it: a row is one ordinary run of the agent. No Qt here; the CLI and the panel
+are its clients (events, the person queue, pause / resume / stop, progress).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from app.background import Background
+from app.core.abort import AbortSignal
+from app.core.agent import Agent
+from app.core.config import AgentConfig
+from app.core.llm import LLMClient
+from app.core.safety.guardrails import Guardrails
+from app.core.safety.risky import ConfirmHandler
+from app.core.types import (
+    AgentActivity,
+    AgentStatus,
+    ExecutedActivity,
+    ExecutingActivity,
+    ExecutionResult,
+    HandOffActivity,
+    PausedActivity,
+    StepEvent,
+    ThinkingActivity,
+)
+from app.routine.path import RoutinePath, learn_path
+from app.routine.person import PersonQueue
+from app.routine.plan import RoutinePlan
+from app.routine.replay import RowModel
+from app.routine.results import write_results
+from app.routine.row import RowSlot, build_agent, outcome_of, row_guardrails
+from app.routine.state import RoutineStore, status_counts
+from app.routine.types import (
+    RETRIED,
+    PersonRequest,
+    Progress,
+    RoutineEvent,
+    RoutineSummary,
+    RowActivity,
+    RowFinished,
+    RowOutcome,
+    RowStarted,
+    RowStatus,
+)
+from app.text.wording import describe_activity
+
+log = logging.getLogger(__name__)
+
+NO_BROWSER_LEFT = "Every browser of the routine went away before this row could start."
+STOPPED_BEFORE = "The routine was stopped before this row started."
+
+
+class Slot(RowSlot, Protocol):
+    async def open(self, url: str, signal: AbortSignal) -> None: ...
+
+    async def bring_to_front(self) -> None: ...
+
+
+class RunRecorder(Protocol):
+    """Saves a row's run in History (app/history/recorder.py)."""
+
+    async def finish(self) -> str:
+        """Waits for the save; the run's id ("" when none was saved)."""
+        ...
+
+
+class RoutineRunner:
+    """``await run()`` once. Events (``on``): row_started(RowStarted), row_activity(RowActivity),
+    row_finished(RowFinished), person_needed(PersonRequest), person_done(PersonRequest), progress(Progress)."""
+
+    def __init__(
+        self,
+        plan: RoutinePlan,
+        store: RoutineStore,
+        slots: Sequence[Slot],
+        model: LLMClient,
+        *,
+        config: AgentConfig,
+        guardrails: Guardrails,
+        person_present: bool,
+        confirm: ConfirmHandler | None = None,
+        history: Callable[[Agent], RunRecorder] | None = None,
+    ) -> None:
+        """``confirm``: who answers risky moments; None asks the person through the queue. ``person_present``:
+        someone can take a row's browser (a hand-off waits in the queue); else a hand-off ends the row
+        ``needs_person``."""
+        self.plan = plan
+        self._store = store
+        self._slots = list(slots)
+        self._model = model
+        self._config = config.model_copy(update={"result_fields": plan.options.output_columns})
+        self._guardrails = guardrails
+        self._person_present = person_present
+        self._confirm = confirm
+        self._history = history
+        self._listeners: dict[str, list[Callable[[Any], None]]] = {}
+        self.person_queue = PersonQueue(self._person_changed)
+        self._todo: deque[int] = deque()
+        self._wake = asyncio.Condition()
+        self._paused = False
+        self._stopping = False
+        self._learning = 0  # rows in flight that learn the path, not waiting for the person
+        self._agents: dict[int, Agent] = {}
+        self._held: set[int] = set()
+        self._parked: set[int] = set()  # rows waiting for the person on a hand-off
+        self._given_up: dict[int, str] = {}
+        self._slot_of: dict[int, Slot] = {}
+        self._path: RoutinePath | None = None
+        self._write_lock = asyncio.Lock()
+        self._finished: list[float] = []
+        self._model_calls = 0
+        self._started = time.monotonic()
+        self._background = Background("routine")
+
+    # --- public API --------------------------------------------------------------------------------------------
+
+    def on(self, event: RoutineEvent, listener: Callable[[Any], None]) -> Callable[[], None]:
+        self._listeners.setdefault(event, []).append(listener)
+        return lambda: self._listeners[event].remove(listener)
+
+    @property
+    def path(self) -> RoutinePath | None:
+        """The learned path (None until a row succeeded, or with replay off)."""
+        return self._path
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def pause(self) -> None:
+        """Rows in flight finish their step and hold; no row starts until ``resume()``."""
+        self._paused = True
+        self._emit("progress", self.progress())
+
+    def resume(self) -> None:
+        self._paused = False
+        for number in list(self._held):
+            agent = self._agents.get(number)
+            if agent is not None:
+                agent.resume()
+        self._held.clear()
+        self._background.spawn(self._notify())
+        self._emit("progress", self.progress())
+
+    async def stop(self) -> None:
+        """Every row in flight ends ``stopped``; the rows not started are ``skipped``; the results are kept."""
+        self._stopping = True
+        await self._notify()
+        await asyncio.gather(*(agent.stop() for agent in list(self._agents.values())), return_exceptions=True)
+
+    def continue_row(self, request_id: int, note: str = "") -> None:
+        """The person did what a hand-off asked: that row carries on (``note`` goes to the agent)."""
+        request = self._request(request_id)
+        if request is not None and self.person_queue.answer(request_id, True, note):
+            agent = self._agents.get(request.number)
+            if agent is not None:
+                agent.resume(note)
+
+    def give_up(self, request_id: int) -> None:
+        """Nobody will do what a hand-off asked: that row ends ``needs_person`` (it is tried again next run)."""
+        request = self._request(request_id)
+        if request is not None and self.person_queue.answer(request_id, False):
+            self._given_up[request.number] = request.words
+            agent = self._agents.get(request.number)
+            if agent is not None:
+                self._background.spawn(agent.stop())
+
+    def answer(self, request_id: int, allow: bool) -> None:
+        """A risky moment's answer: allowed or not."""
+        self.person_queue.answer(request_id, allow)
+
+    async def bring_to_front(self, number: int) -> None:
+        """The row's window comes to the front (the person is about to act in it)."""
+        slot = self._slot_of.get(number)
+        if slot is not None:
+            await slot.bring_to_front()
+
+    def progress(self) -> Progress:
+        counts = status_counts(self._store.records(), self.plan.keys)
+        in_flight = len(self._agents)
+        left = len(self._todo) + in_flight
+        seconds_left = None
+        if self._finished:
+            per_row = sum(self._finished) / len(self._finished)
+            seconds_left = per_row * left / max(1, min(len(self._live_slots()), left or 1))
+        counts.pop(RowStatus.RUNNING, None)
+        return Progress(
+            total=len(self.plan.table.rows),
+            counts=counts,
+            in_flight=in_flight,
+            left=left,
+            seconds_left=seconds_left,
+            paused=self._paused,
+            path_learned=self._path is not None,
+        )
+
+    async def run(self) -> RoutineSummary:
+        records = await asyncio.to_thread(self._store.records)
+        self._path = await asyncio.to_thread(self._load_path)
+        options = self.plan.options
+        for number, key in enumerate(self.plan.keys, 1):
+            record = records.get(key)
+            status = record.outcome.status if record is not None else None
+            if (
+                status is None
+                or status in RETRIED
+                or (status == RowStatus.FAILED and options.retry_failed)
+                or (status == RowStatus.INTERRUPTED and options.retry_interrupted)
+            ):
+                self._todo.append(number)
+        for number in [n for n in self._todo if n in self.plan.problems]:
+            self._todo.remove(number)
+            await self._finish(number, RowOutcome(RowStatus.ERROR, self.plan.problems[number]))
+        ran = len(self._todo)
+        await self._write()
+        try:
+            await asyncio.gather(*(self._work(slot) for slot in self._slots))
+        finally:
+            reason = STOPPED_BEFORE if self._stopping else NO_BROWSER_LEFT
+            left = list(self._todo)
+            self._todo.clear()
+            for number in left:
+                status = RowStatus.SKIPPED if self._stopping else RowStatus.ERROR
+                await self._finish(number, RowOutcome(status, reason))
+            await self._write()
+        return RoutineSummary(
+            rows=len(self.plan.table.rows),
+            counts=status_counts(await asyncio.to_thread(self._store.records), self.plan.keys),
+            results=options.results_path(),
+            model_calls=self._model_calls,
+            ran=ran,
+            seconds=time.monotonic() - self._started,
+        )
+
+    # --- scheduling --------------------------------------------------------------------------------------------
+
+    def _live_slots(self) -> list[Slot]:
+        return [slot for slot in self._slots if slot.alive]
+
+    async def _work(self, slot: Slot) -> None:
+        while slot.alive:
+            taken = await self._next_row()
+            if taken is None:
+                return
+            await self._run_row(slot, *taken)
+
+    async def _next_row(self) -> tuple[int, bool] | None:
+        """The next row, and whether it learns the path: until a path is learned, one row at a time learns it
+        (a row waiting for the person does not count), so that the rest can replay it."""
+        async with self._wake:
+            await self._wake.wait_for(lambda: self._stopping or not self._todo or self._may_start())
+            if self._stopping or not self._todo:
+                return None
+            learning = self._learning_now()
+            self._learning += int(learning)
+            return self._todo.popleft(), learning
+
+    def _learning_now(self) -> bool:
+        return self.plan.options.replay and self._path is None
+
+    def _may_start(self) -> bool:
+        return not self._paused and (not self._learning_now() or self._learning == 0)
+
+    async def _notify(self) -> None:
+        async with self._wake:
+            self._wake.notify_all()
+
+    # --- one row -----------------------------------------------------------------------------------------------
+
+    async def _run_row(self, slot: Slot, number: int, learning: bool) -> None:
+        plan = self.plan
+        key = plan.keys[number - 1]
+        values = plan.public_values(number)
+        await asyncio.to_thread(self._store.start, key, number, slot.name)
+        path = self._path if plan.options.replay and self._path is not None and self._path.replays(values) else None
+        model = RowModel(self._model, values, path)
+        confirm = self._confirm if self._confirm is not None else self.person_queue.confirm_handler(number, slot.name)
+        guardrails = row_guardrails(self._guardrails, plan, number, confirm)
+        agent = build_agent(model, slot, self._config, guardrails, self._person_present)
+        recorder = self._history(agent) if self._history is not None else None
+        self._agents[number] = agent
+        self._slot_of[number] = slot
+        agent.on("activity", lambda activity: self._activity(number, slot, agent, activity, learning))
+        agent.on("event_added", lambda event: self._hold_if_paused(number, agent, event))
+        self._emit("row_started", RowStarted(number, slot.name, path is not None))
+        started = time.monotonic()
+        try:
+            if plan.options.start_url:
+                await slot.open(plan.options.start_url, AbortSignal())
+            result = await agent.execute(plan.task(number))
+        except Exception as exc:  # the start page could not open, the browser went away before the row began
+            result = ExecutionResult(success=False, data=f"The row could not start: {exc}", status=AgentStatus.ERROR)
+        finally:
+            self._agents.pop(number, None)
+            self._held.discard(number)
+            self.person_queue.drop_row(number)
+            if learning and number not in self._parked:
+                self._learning -= 1
+            self._parked.discard(number)
+        run = await recorder.finish() if recorder is not None else ""
+        outcome = outcome_of(
+            result,
+            model,
+            slot=slot,
+            seconds=time.monotonic() - started,
+            run=run,
+            gave_up=self._given_up.pop(number, ""),
+            outputs=plan.options.output_columns,
+        )
+        if learning and outcome.status == RowStatus.DONE and self._path is None:
+            await self._learn(number, model, values)
+        self._model_calls += model.calls
+        self._finished.append(outcome.seconds)
+        await agent.dispose()
+        await self._finish(number, outcome)
+        await self._notify()
+
+    async def _learn(self, number: int, model: RowModel, values: dict[str, str]) -> None:
+        path = learn_path(model.taken, number, values, self.plan.values_for_path, self.plan.template.literal_text)
+        if path is None:
+            return
+        self._path = path
+        body = self._guardrails.secrets.mask(path.model_dump_json())
+        await asyncio.to_thread(self._store.save_path, self.plan.template.text, body, number)
+
+    def _load_path(self) -> RoutinePath | None:
+        if not self.plan.options.replay:
+            return None
+        saved = self._store.path_for(self.plan.template.text)
+        if saved is None:
+            return None
+        try:
+            return RoutinePath.model_validate_json(saved[0])
+        except ValueError:
+            log.warning("the routine's saved path could not be read; it is learned again")
+            return None
+
+    async def _finish(self, number: int, outcome: RowOutcome) -> None:
+        key = self.plan.keys[number - 1]
+        await asyncio.to_thread(self._store.finish, key, number, outcome)
+        await self._write()
+        self._emit("row_finished", RowFinished(number, outcome))
+        self._emit("progress", self.progress())
+
+    async def _write(self) -> None:
+        plan = self.plan
+        async with self._write_lock:
+            records = await asyncio.to_thread(self._store.records)
+            await asyncio.to_thread(
+                write_results,
+                plan.options.results_path(),
+                plan.table,
+                plan.keys,
+                records,
+                list(plan.secrets),
+                plan.options.output_columns,
+            )
+
+    # --- what rows do ------------------------------------------------------------------------------------------
+
+    def _activity(self, number: int, slot: Slot, agent: Agent, activity: AgentActivity, learning: bool) -> None:
+        if isinstance(activity, HandOffActivity):
+            self._parked.add(number)
+            if learning:
+                self._learning -= 1
+                self._background.spawn(self._notify())
+            self.person_queue.add(number, "hand_off", activity.reason, slot.name)
+            return
+        if isinstance(activity, (ThinkingActivity, ExecutingActivity, ExecutedActivity, PausedActivity)):
+            if number in self._parked and not isinstance(activity, PausedActivity):  # handed back: it goes on
+                self._parked.discard(number)
+                if learning:
+                    self._learning += 1
+            self._emit("row_activity", RowActivity(number, describe_activity(activity)))
+
+    def _hold_if_paused(self, number: int, agent: Agent, event: object) -> None:
+        """Pause: a row in flight holds once its step is done (not in the middle of one)."""
+        if self._paused and isinstance(event, StepEvent) and number not in self._held:
+            self._held.add(number)
+            agent.pause()
+
+    def _person_changed(self, request: PersonRequest, added: bool) -> None:
+        self._emit("person_needed" if added else "person_done", request)
+
+    def _request(self, request_id: int) -> PersonRequest | None:
+        return next((r for r in self.person_queue.requests if r.id == request_id), None)
+
+    def _emit(self, event: str, payload: object) -> None:
+        for listener in list(self._listeners.get(event, [])):
+            try:
+                listener(payload)
+            except Exception:
+                log.exception("routine listener for %s failed", event)

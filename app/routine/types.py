@@ -1,0 +1,123 @@
+"""The routine's public vocabulary: a row's status and outcome, the routine's options, its events and summary.
+
+Everything the panel or the CLI shows comes from these typed values, never from English parsed back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+
+class RowStatus(StrEnum):
+    DONE = "done"  # the agent finished and said the row's work succeeded (checked on the page)
+    FAILED = "failed"  # the agent finished and said it did not succeed (the site refused, the data was wrong)
+    NEEDS_PERSON = "needs_person"  # a captcha, a code or a question nobody was there to answer
+    STOPPED = "stopped"  # the person stopped the routine while the row ran
+    ERROR = "error"  # something else went wrong: a limit, the model, the browser; or the row's own cells
+    INTERRUPTED = "interrupted"  # in flight when the process or its browser died: its form may have been submitted
+    SKIPPED = "skipped"  # not started: the routine was stopped first
+    RUNNING = "running"  # in flight (only in the state store, and only while a process holds the routine)
+
+
+# What a row's status makes of it on the next run of the same routine.
+RETRIED = frozenset({RowStatus.NEEDS_PERSON, RowStatus.STOPPED, RowStatus.ERROR, RowStatus.SKIPPED})
+# The order in which a worse outcome wins the routine's exit code (the CLI's 2, 3, 4, 1).
+WORST_FIRST = (RowStatus.ERROR, RowStatus.INTERRUPTED, RowStatus.STOPPED, RowStatus.NEEDS_PERSON, RowStatus.FAILED)
+
+
+@dataclass(frozen=True)
+class RowOutcome:
+    status: RowStatus
+    result: str = ""  # the agent's final words, or what went wrong in plain words
+    steps: int = 0
+    model_calls: int = 0
+    seconds: float = 0.0
+    browser: str = ""  # which browser ran it: "window 2", or a remote endpoint's address
+    run: str = ""  # its entry in History ("" when none was saved)
+    outputs: dict[str, str] = field(default_factory=dict)  # --output-columns, as the agent filled them
+    replayed: bool = False  # the row followed the learned path (the model confirmed, or took over part of it)
+
+
+@dataclass(frozen=True)
+class RoutineOptions:
+    rows_file: Path
+    template: str
+    results_file: Path | None = None  # None: <rows name>-results.csv beside the rows file
+    secret_columns: tuple[str, ...] = ()
+    output_columns: tuple[str, ...] = ()
+    retry_failed: bool = False
+    retry_interrupted: bool = False
+    replay: bool = True
+    parallel: int = 1  # per browser: windows of the local profile, or pages of each remote endpoint
+    endpoints: tuple[str, ...] = ()  # remote browsers (CDP http/ws, Playwright server ws); empty: the local profile
+    start_url: str = ""  # each row starts here (the CLI's --url); "" : where the previous row left its window
+
+    def results_path(self) -> Path:
+        if self.results_file is not None:
+            return self.results_file
+        return self.rows_file.with_name(f"{self.rows_file.stem}-results.csv")
+
+
+# --- events (RoutineRunner.on) ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RowStarted:
+    number: int  # the row's number in the file, from 1
+    browser: str
+    replay: bool  # it follows the learned path (else the model drives it, learning the path if there is none yet)
+
+
+@dataclass(frozen=True)
+class RowActivity:
+    """What a row in flight does now, in plain words (the current step), for a live row table."""
+
+    number: int
+    words: str
+
+
+@dataclass(frozen=True)
+class RowFinished:
+    number: int
+    outcome: RowOutcome
+
+
+@dataclass(frozen=True)
+class PersonRequest:
+    """A row waiting for the person: ``kind`` hand_off (act in its browser, then continue) or confirm (a risky
+    moment: allow it or not). Served one at a time, in the order they came (RoutineRunner.person_queue)."""
+
+    id: int
+    number: int
+    kind: Literal["hand_off", "confirm"]
+    words: str  # what the agent asks, masked
+    browser: str
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Counts for a progress bar: rows by status (this run's and earlier runs'), rows left, and the time left."""
+
+    total: int
+    counts: dict[str, int]
+    in_flight: int
+    left: int
+    seconds_left: float | None  # None until a row has finished
+    paused: bool
+    path_learned: bool
+
+
+@dataclass(frozen=True)
+class RoutineSummary:
+    rows: int
+    counts: dict[str, int]
+    results: Path
+    model_calls: int
+    ran: int  # rows run this time
+    seconds: float
+
+
+RoutineEvent = Literal["row_started", "row_activity", "row_finished", "person_needed", "person_done", "progress"]

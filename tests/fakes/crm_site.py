@@ -1,0 +1,167 @@
+"""A CRM-like site on 127.0.0.1 that keeps its customers on the server, for routine tests and the routine bench.
+
+``/new`` is the new-customer form (name, email, plan drop-down, start date, newsletter checkbox, Save). A POST to
+``/customers`` saves the record (the server is the truth: ``records``) and shows "Saved customer", or refuses it with
+"Refused: …" (an email without "@", or one already saved). An email in ``captcha_emails`` first gets a Security
+check page, which goes on by itself once the test ``solve()``s it (as a person would). ``form_version = 2`` renames
+the email field, the way a site changes between rows. ``on_post`` runs as each POST arrives (a test kills the routine
+there, in mid-row).
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+FORM = """<!doctype html><html lang=en><meta charset=utf-8><title>New customer — Test CRM</title>
+<h1>New customer</h1>{error}
+<form method=post action=/customers>
+<p><label>Name <input name=name></label></p>
+<p><label>{email_label} <input name={email_name} type=email></label></p>
+<p><label>Plan <select name=plan><option>Free</option><option>Starter</option><option>Pro</option></select></label></p>
+<p><label>Start date <input name=start type=date></label></p>
+<p><label><input type=checkbox name=newsletter> Newsletter</label></p>
+<p><button>Save</button></p>
+</form></html>"""
+SAVED = """<!doctype html><html lang=en><meta charset=utf-8><title>Saved — Test CRM</title>
+<h1>Saved customer {name}</h1><p>Customer number: {id}</p><p><a href=/new>New customer</a></p></html>"""
+VERIFY = """<!doctype html><html lang=en><meta charset=utf-8><title>Security check — Test CRM</title>
+<h1>Security check</h1><p>A person must confirm this customer before it is saved.</p>
+<script>setInterval(async () => {{
+  if ((await (await fetch('/verify/status?id={id}')).text()) === 'solved') location = '/verify/done?id={id}';
+}}, 100);</script></html>"""
+
+
+@dataclass
+class CrmSite:
+    url: str = ""
+    records: list[dict[str, str]] = field(default_factory=list)
+    posts: int = 0
+    captcha_emails: set[str] = field(default_factory=set)
+    form_version: int = 1
+    unique_emails: bool = True  # False: a second record with the same email is saved too (a test counts twice)
+    on_post: Callable[[dict[str, str]], None] | None = None
+    # Set when a page passed its Security check and went on (what the person sees before pressing continue).
+    passed: threading.Event = field(default_factory=threading.Event)
+    _pending: dict[str, dict[str, str]] = field(default_factory=dict)
+    _solved: set[str] = field(default_factory=set)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+
+    @property
+    def new_url(self) -> str:
+        return self.url + "/new"
+
+    def emails(self) -> list[str]:
+        with self._lock:
+            return [record["email"] for record in self.records]
+
+    def solve(self) -> None:
+        """What the person does at the Security check: every pending one passes."""
+        with self._lock:
+            self._solved.update(self._pending)
+
+    def form(self, error: str = "") -> bytes:
+        email_label, email_name = ("Email", "email") if self.form_version == 1 else ("Contact email", "contact_email")
+        alert = f"<p role=alert>Refused: {html.escape(error)}</p>" if error else ""
+        return FORM.format(error=alert, email_label=email_label, email_name=email_name).encode()
+
+    def post(self, data: dict[str, str]) -> tuple[int, bytes, str]:
+        """(status, body, location) for a POSTed form."""
+        if self.on_post is not None:
+            self.on_post(data)
+        email = data.get("email") or data.get("contact_email") or ""
+        record = {
+            "name": data.get("name", ""),
+            "email": email,
+            "plan": data.get("plan", ""),
+            "start": data.get("start", ""),
+            "newsletter": "yes" if data.get("newsletter") else "no",
+        }
+        with self._lock:
+            self.posts += 1
+            if "@" not in email:
+                return 200, self.form("that email address is not valid."), ""
+            if self.unique_emails and any(r["email"] == email for r in self.records):
+                return 200, self.form("that email is already a customer."), ""
+            if email in self.captcha_emails and email not in {p["email"] for p in self._pending.values()}:
+                token = str(next(self._ids))
+                self._pending[token] = record
+                return 200, VERIFY.format(id=token).encode(), ""
+        return 303, b"", self._save(record)
+
+    def _save(self, record: dict[str, str]) -> str:
+        with self._lock:
+            record = {**record, "id": str(len(self.records) + 1)}
+            self.records.append(record)
+        return f"/saved?id={record['id']}"
+
+    def get(self, path: str) -> tuple[int, bytes, str]:
+        parts = urlsplit(path)
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        if parts.path in ("/", "/new"):
+            return 200, self.form(), ""
+        if parts.path == "/saved":
+            with self._lock:
+                record = next((r for r in self.records if r["id"] == query.get("id")), None)
+            if record is None:
+                return 404, b"no such customer", ""
+            return 200, SAVED.format(name=html.escape(record["name"]), id=record["id"]).encode(), ""
+        if parts.path == "/verify/status":
+            with self._lock:
+                return 200, (b"solved" if query.get("id") in self._solved else b"waiting"), ""
+        if parts.path == "/verify/done":
+            with self._lock:
+                record = self._pending.pop(query.get("id", ""), None) if query.get("id") in self._solved else None
+            if record is None:
+                return 404, b"not solved", ""
+            saved = self._save(record)
+            self.passed.set()
+            return 303, b"", saved
+        return 404, b"not found", ""
+
+
+@contextmanager
+def crm_site() -> Iterator[CrmSite]:
+    site = CrmSite()
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self, status: int, body: bytes, location: str) -> None:
+            try:
+                self.send_response(status)
+                if location:
+                    self.send_header("location", location)
+                self.send_header("content-type", "text/html; charset=utf-8")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def do_GET(self) -> None:
+            self._answer(*site.get(self.path))
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            fields = parse_qs(self.rfile.read(length).decode("utf-8"), keep_blank_values=True)
+            self._answer(*site.post({k: v[0] for k, v in fields.items()}))
+
+        def log_message(self, *_args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    site.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    try:
+        yield site
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -1,0 +1,103 @@
+"""The routine engine as the panel uses it (no CLI): open_routine, the runner's events, pause / resume, and the
+person queue served through its API, against real headless Chromium, the fake model server and the CRM test site."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from app.core.types import PausedActivity
+from app.routine.launch import RoutineSetup, open_routine
+from app.routine.plan import plan_routine
+from app.routine.types import PersonRequest, RoutineOptions, RowActivity, RowFinished, RowStarted
+from app.settings.model import Settings
+from app.settings.paths import AppPaths
+from app.text.wording import describe_activity
+from tests.cli.routine_helpers import ROWS, rows_file
+from tests.fakes.crm_model import TEMPLATE, crm_model
+from tests.fakes.crm_site import crm_site
+from tests.fakes.llm_server import FakeLLMServer
+
+PAUSED = describe_activity(PausedActivity())
+
+
+def setup(tmp_path: Path, llm_server: FakeLLMServer) -> RoutineSetup:
+    settings = Settings(base_url=llm_server.base_url, model="fake-model")
+    paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
+    return RoutineSetup(settings=settings, paths=paths, api_key="sk-dummy", headless=True, person_present=True)
+
+
+async def test_pause_holds_the_row_in_flight_after_its_step_and_resume_finishes_the_routine(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test"))
+    with crm_site() as site:
+        plan = await asyncio.to_thread(plan_routine, RoutineOptions(rows, TEMPLATE, start_url=site.new_url))
+        routine = await open_routine(plan, setup(tmp_path, llm_server))
+        runner = routine.runner
+        seen: list[tuple[str, int]] = []
+        held = asyncio.Event()
+
+        def started(event: RowStarted) -> None:
+            seen.append(("started", event.number))
+            if event.number == 2:
+                runner.pause()
+
+        def activity(event: RowActivity) -> None:
+            if event.words == PAUSED and not held.is_set():
+                seen.append(("held", event.number))
+                held.set()
+
+        runner.on("row_started", started)
+        runner.on("row_activity", activity)
+        runner.on("row_finished", lambda event: seen.append(("finished", event.number)))
+        try:
+            running = asyncio.ensure_future(runner.run())
+            await asyncio.wait_for(held.wait(), 60)
+            assert runner.progress().paused and site.emails() == ["ana@x.test"]
+            seen.append(("resumed", 0))
+            runner.resume()
+            summary = await asyncio.wait_for(running, 120)
+        finally:
+            await routine.close()
+    assert summary.counts == {"done": 4}
+    assert seen.index(("held", 2)) < seen.index(("resumed", 0)) < seen.index(("started", 3))
+    assert len(site.records) == 4
+
+
+async def test_a_hand_off_waits_in_the_person_queue_while_the_other_rows_go_on(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test"))
+    with crm_site() as site:
+        site.captcha_emails.add("bob@x.test")
+        plan = await asyncio.to_thread(plan_routine, RoutineOptions(rows, TEMPLATE, start_url=site.new_url, parallel=2))
+        routine = await open_routine(plan, setup(tmp_path, llm_server))
+        runner = routine.runner
+        needed: asyncio.Queue[PersonRequest] = asyncio.Queue()
+        finished: list[RowFinished] = []
+        third_done = asyncio.Event()
+        runner.on("person_needed", needed.put_nowait)
+        runner.on("row_finished", finished.append)
+        runner.on("row_finished", lambda event: event.number == 3 and third_done.set())
+        try:
+            running = asyncio.ensure_future(runner.run())
+            request = await asyncio.wait_for(needed.get(), 90)
+            assert (request.number, request.kind) == (2, "hand_off")
+            assert runner.person_queue.requests == [request]
+            await runner.bring_to_front(request.number)
+            await asyncio.wait_for(third_done.wait(), 90)  # the other rows go on while row 2 waits
+            assert runner.person_queue.requests == [request]
+            site.solve()  # the person passes the check; then presses continue
+            assert await asyncio.to_thread(site.passed.wait, 30)
+            runner.continue_row(request.id, "")
+            summary = await asyncio.wait_for(running, 120)
+        finally:
+            await routine.close()
+    assert summary.counts == {"done": 4}
+    assert runner.person_queue.requests == []
+    assert sorted(site.emails()) == ["ana@x.test", "bob@x.test", "chloe@x.test", "dee@x.test"]
+    order = [event.number for event in finished]
+    assert order.index(2) > order.index(3)
