@@ -30,6 +30,7 @@ from app.browser.events import PageEvents
 from app.browser.navigation_guard import NavigationGuard, unread_page
 from app.browser.observer import ElementRef, Observation, item_now, observe, preload, rehearse, resolve
 from app.browser.screenshot import capture
+from app.browser.secret_typing import put_secret
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
 from app.browser.settle import Settler
@@ -48,6 +49,7 @@ from app.core.tools.page_tools import (
     PageAction,
     ScriptInput,
     ScrollInput,
+    SecretTextInput,
     SelectOptionInput,
     SendKeysInput,
     SwitchTabInput,
@@ -256,7 +258,14 @@ class PlaywrightPageController:
         # A button input is named by its value; any other field's value is what was typed, never its name.
         value = attrs.get("value", "") if input_type in ("submit", "button", "reset") else ""
         name = ref.item.reads() or value or attrs.get("title") or attrs.get("alt") or ""
-        return ElementInfo(tag=ref.item.tag, name=name, input_type=input_type, frame_url=ref.frame.url)
+        # observe.js lists autocomplete only where it names a password or a code.
+        return ElementInfo(
+            tag=ref.item.tag,
+            name=name,
+            input_type=input_type,
+            secret_autocomplete=ref.item.tag == "input" and "autocomplete" in attrs,
+            frame_url=ref.frame.url,
+        )
 
     # --- elements ----------------------------------------------------------------------------------------------
 
@@ -316,6 +325,8 @@ class PlaywrightPageController:
                 return await self.click(action.index, signal)
             case HoverInput():
                 return await self.hover(action.index, signal)
+            case SecretTextInput():  # before InputTextInput, which it extends
+                return await self.type_secret(action.index, action.text, signal)
             case InputTextInput():
                 return await self.input_text(action.index, action.text, signal)
             case SelectOptionInput():
@@ -391,8 +402,8 @@ class PlaywrightPageController:
     async def input_text(self, index: int, text: str, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
-        secret = dict(ref.item.attrs).get("type") == "password"
-        shown = "••••" if secret else json.dumps(text, ensure_ascii=False)
+        info = self.element_info(index)
+        shown = "••••" if info is not None and info.secret_field else json.dumps(text, ensure_ascii=False)
         editable = await self._race(
             signal,
             f"Could not type into {label}",
@@ -411,6 +422,16 @@ class PlaywrightPageController:
                 await signal.race(keyboard.press("Delete"))
                 await signal.race(keyboard.type(text))
         return f"Typed {shown} into {label}"
+
+    @_settles
+    @_may_open_a_tab
+    async def type_secret(self, index: int, value: str, signal: AbortSignal) -> str:
+        """A secret goes only into the checked element, by its own frame, never as keystrokes (secret_typing.py)."""
+        ref, element = await self._element(index, signal)
+        label = describe(index, ref.item)
+        async with self._failures(f"Could not type into {label}"):
+            await put_secret(element, value, label, signal)
+        return f"Typed •••• into {label}"
 
     @_settles
     @_beside_the_stop_bar

@@ -65,8 +65,16 @@ class ElementInfo(BaseModel):
     # The name a person reads on it (its text, else its label or accessible name), clipped.
     name: str = ""
     input_type: str = ""  # <input type=...>, lower case; "" for other tags
+    # A text field whose autocomplete says it holds a password or a code (current-password, new-password,
+    # one-time-code): a "show password" toggle makes a password field a text field.
+    secret_autocomplete: bool = False
     # The address of the document (frame) that owns the element: a cross-origin iframe has its own.
     frame_url: str = ""
+
+    @property
+    def secret_field(self) -> bool:
+        """A field for a password or a code, whatever its type now."""
+        return self.input_type == "password" or self.secret_autocomplete
 
 
 class ListedElement(ElementInfo):

@@ -54,6 +54,8 @@
   // Listed elements inside which a nested element can be a target of its own (an inbox row's star icon); inside a
   // link or a button it cannot.
   const CONTROL_TAGS = new Set(['A', 'BUTTON', 'SUMMARY', 'LABEL']);
+  // A field that says it holds a password or a code whatever its type (a "show password" toggle makes it text).
+  const SECRET_AUTOCOMPLETE = /(^|\s)(current-password|new-password|one-time-code)(\s|$)/i;
   const TEXT_INPUT_TYPES = new Set(['text', 'email', 'search', 'tel', 'url', 'number', 'date', 'time',
     'datetime-local', 'month', 'week', 'color', 'range']);
 
@@ -580,7 +582,9 @@
       add('type', type);
       add('name', get('name'));
       add('placeholder', get('placeholder'));
-      if (type === 'password') {
+      const secretField = type !== 'password' && SECRET_AUTOCOMPLETE.test(get('autocomplete') || '');
+      if (secretField) add('autocomplete', get('autocomplete'));
+      if (type === 'password' || secretField) {
         add('value', el.value ? '••••' : null);  // never the secret itself
       } else if (type === 'checkbox' || type === 'radio') {
         add('checked', el.checked);

@@ -194,7 +194,8 @@ async def test_a_password_typed_as_itself_is_masked_in_every_later_prompt_event_
     )
     page.content = PASSWORD_PAGE  # the page echoes nothing yet; the next look does
     result = await agent.execute(f"Sign in with the password {literal}")
-    assert page.actions[0] == ("input_text", (1, literal))  # the page got the real password
+    # The page got the real password, through the secret path (only into the checked field, never as keystrokes).
+    assert page.actions[0] == ("secret_text", (1, literal))
     for index in (1, 2):
         assert literal not in json.dumps(llm_server.requests[index])
     executing = next(a for a in activities if isinstance(a, ExecutingActivity))

@@ -35,6 +35,12 @@ class InputTextInput(_OnElement):
     text: str
 
 
+class SecretTextInput(InputTextInput):
+    """input_text whose text holds a secret's value (app/core/safety/secrets.py). Never an input the model sends: the
+    tool hands it to the page once the vault has filled the placeholders, and the page puts it only into the checked
+    field, never as keystrokes (app/browser/secret_typing.py)."""
+
+
 class SelectOptionInput(_OnElement):
     text: str = Field(description="the option's visible text")
 
@@ -109,10 +115,11 @@ async def _click(ctx: ToolContext, p: ClickInput) -> str:
 
 
 def _remember_password(ctx: ToolContext, p: InputTextInput) -> None:
-    """A password typed as itself (no placeholder) is a secret from now on: masked, and typable again by name."""
+    """A password (or a code) typed as itself (no placeholder) into a field for one is a secret from now on: masked,
+    and typable again by name."""
     info = ctx.page.element_info(p.index)
     vault = ctx.guardrails.secrets
-    if info is not None and info.input_type == "password" and p.text and not vault.has_placeholder(p.text):
+    if info is not None and info.secret_field and p.text and not vault.has_placeholder(p.text):
         vault.remember_typed(p.text, info.frame_url)
 
 
@@ -121,7 +128,10 @@ async def _input_text(ctx: ToolContext, p: InputTextInput) -> str:
     info = ctx.page.element_info(p.index)
     # The document that owns the field decides where a secret may go: a cross-origin iframe has its own address.
     text = vault.fill(p.text, info.frame_url if info is not None else None)
-    return vault.mask(await perform(ctx, InputTextInput(index=p.index, text=text)))
+    # A placeholder filled, or a value the vault knows (a password typed as itself, learnt just before): a secret.
+    secret = text != p.text or vault.mask(text) != text
+    action = SecretTextInput if secret else InputTextInput
+    return vault.mask(await perform(ctx, action(index=p.index, text=text)))
 
 
 async def _upload(ctx: ToolContext, p: UploadFileInput) -> str:
