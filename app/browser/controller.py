@@ -26,9 +26,10 @@ from app.browser.actions import (
     match_option,
     normalize_url,
 )
+from app.browser.acts import activates, element_names, key_act
 from app.browser.events import PageEvents
 from app.browser.navigation_guard import NavigationGuard, unread_page
-from app.browser.observer import ElementRef, Observation, item_now, observe, preload, rehearse, resolve
+from app.browser.observer import ElementItem, ElementRef, Observation, item_now, observe, preload, rehearse, resolve
 from app.browser.screenshot import capture
 from app.browser.secret_typing import put_secret
 from app.browser.serialize import describe, render, render_crashed
@@ -38,6 +39,8 @@ from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
 from app.core.page import BrowserClosedError, BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo, ToolError
 from app.core.safety.guardrails import Guardrails
+from app.core.safety.risky import Act, ActGate
+from app.core.safety.untrusted import quoted
 from app.core.tools.page_tools import (
     ClickInput,
     CloseTabInput,
@@ -84,7 +87,7 @@ def _settles(action: Action) -> Action:
 
     @functools.wraps(action)
     async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
-        signal: AbortSignal = kwargs.get("signal") or args[-1]
+        signal: AbortSignal = kwargs.get("signal") or next(a for a in args if isinstance(a, AbortSignal))
         self.settler.watch(self.session.active_page)
         result = await action(self, *args, **kwargs)
         await self.settler.settle(self.session.active_page, signal)
@@ -286,17 +289,22 @@ class PlaywrightPageController:
         await self._still_as_seen(index, ref, element, signal)
         return ref, element
 
-    async def _still_as_seen(self, index: int, ref: ElementRef, element: ElementHandle, signal: AbortSignal) -> None:
+    async def _still_as_seen(
+        self, index: int, ref: ElementRef, element: ElementHandle, signal: AbortSignal
+    ) -> ElementItem:
         """The check at the moment of use: a page may rename or retag an element between the look and the action
-        ("Save draft" becoming "Delete account permanently"); then nothing is done and the model looks again."""
+        ("Save draft" becoming "Delete account permanently"); then nothing is done and the model looks again.
+        Returns the element as it reads now."""
         async with self._failures(f"Element [{index}] could not be checked"):
             now = await signal.race(item_now(element))
-        if now is None or now.identity() == ref.item.identity():
-            return
+        if now is None:
+            return ref.item
+        if now.identity() == ref.item.identity():
+            return now
         reads = now.reads() if now.tag == ref.item.tag else f"<{now.tag}> {now.reads()}".strip()
         raise ToolError(
             f"Refused to act on [{index}]: the element changed since you saw it (it now reads "
-            f'"{reads}"); look at the new state.'
+            f"{quoted(reads)}); look at the new state."
         )
 
     @asynccontextmanager
@@ -318,11 +326,12 @@ class PlaywrightPageController:
 
     # --- actions -----------------------------------------------------------------------------------------------
 
-    async def perform(self, action: PageAction, signal: AbortSignal) -> str:
-        """Each page tool's input to the method that does it (mypy flags a page tool without a case here)."""
+    async def perform(self, action: PageAction, signal: AbortSignal, gate: ActGate | None = None) -> str:
+        """Each page tool's input to the method that does it (mypy flags a page tool without a case here). ``gate``
+        checks each irreversible act a click, a choice or a key would set off, at the moment of acting."""
         match action:
             case ClickInput():
-                return await self.click(action.index, signal)
+                return await self.click(action.index, signal, gate)
             case HoverInput():
                 return await self.hover(action.index, signal)
             case SecretTextInput():  # before InputTextInput, which it extends
@@ -330,9 +339,9 @@ class PlaywrightPageController:
             case InputTextInput():
                 return await self.input_text(action.index, action.text, signal)
             case SelectOptionInput():
-                return await self.select_option(action.index, action.text, signal)
+                return await self.select_option(action.index, action.text, signal, gate)
             case SendKeysInput():
-                return await self.send_keys(action.keys, signal)
+                return await self.send_keys(action.keys, signal, gate)
             case ScrollInput():
                 return await self.scroll(action.down, action.num_pages, action.index, signal)
             case GoToUrlInput():
@@ -354,16 +363,23 @@ class PlaywrightPageController:
 
     # --- actions on elements -----------------------------------------------------------------------------------
 
+    def _where(self) -> str:
+        """The page's address and title as the last look read them (for an act whose purpose is unsure)."""
+        return f"{self._last.url} {self._last.title}" if self._last is not None else ""
+
     @_may_open_a_tab
     @_beside_the_stop_bar
-    async def click(self, index: int, signal: AbortSignal) -> str:
+    async def click(self, index: int, signal: AbortSignal, gate: ActGate | None = None) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
         page = self.session.active_page
         self.settler.watch(page)
         url_before = page.url
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
-        await self._still_as_seen(index, ref, element, signal)  # a page may rename it on mouseover
+        now = await self._still_as_seen(index, ref, element, signal)  # a page may rename it on mouseover
+        if gate is not None:
+            await gate(Act(how="click", index=index, names=element_names(now), page=self._where()))
+            await self._still_as_seen(index, ref, element, signal)  # the person may have taken a while
         dialogs_before = self._events.dialogs_opened
         try:
             await self._race(signal, f"Could not click {label}", element.click(timeout=self._action_ms))
@@ -435,10 +451,15 @@ class PlaywrightPageController:
 
     @_settles
     @_beside_the_stop_bar
-    async def select_option(self, index: int, text: str, signal: AbortSignal) -> str:
+    async def select_option(self, index: int, text: str, signal: AbortSignal, gate: ActGate | None = None) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
         what = f"Could not choose {json.dumps(text, ensure_ascii=False)} in {label}"
+
+        async def choosing(option: str) -> None:
+            if gate is not None:
+                await gate(Act(how="choose", index=index, names=[option], page=self._where()))
+
         if ref.item.tag == "select":
             options = await self._race(signal, what, element.evaluate(SELECT_OPTIONS_JS))
             labels = [o["label"] for o in options]
@@ -447,28 +468,43 @@ class PlaywrightPageController:
                 picked = match_option([o["value"] for o in options], text)
             if picked is None:
                 raise ToolError(f"{what}: no such option. Options: {list_choices(labels)}")
+            await choosing(labels[picked])
             await self._race(signal, what, element.select_option(index=picked, timeout=self._action_ms))
             return f"Selected {json.dumps(labels[picked], ensure_ascii=False)} in {label}"
         if ref.item.tag == "input":
             suggestions: list[str] | None = await self._race(signal, what, element.evaluate(SUGGESTIONS_JS))
             if suggestions is not None:
-                return await self._pick_suggestion(element, label, suggestions, text, what, signal)
-        return await self._select_custom(element, label, text, what, signal)
+                return await self._pick_suggestion(element, label, suggestions, text, what, signal, choosing)
+        return await self._select_custom(element, label, text, what, signal, choosing)
 
     async def _pick_suggestion(
-        self, element: ElementHandle, label: str, suggestions: list[str], text: str, what: str, signal: AbortSignal
+        self,
+        element: ElementHandle,
+        label: str,
+        suggestions: list[str],
+        text: str,
+        what: str,
+        signal: AbortSignal,
+        choosing: Callable[[str], Awaitable[None]],
     ) -> str:
         """A field's datalist suggestion, put in the field as picking it would (Chromium draws the list outside the
         page, where no click reaches)."""
         picked = match_option(suggestions, text)
         if picked is None:
             raise ToolError(f"{what}: no such suggestion. Suggestions: {list_choices(suggestions)}")
+        await choosing(suggestions[picked])
         async with self._failures(what):
             await signal.race(element.fill(suggestions[picked], timeout=self._action_ms))
         return f"Selected {json.dumps(suggestions[picked], ensure_ascii=False)} in {label}"
 
     async def _select_custom(
-        self, element: ElementHandle, label: str, text: str, what: str, signal: AbortSignal
+        self,
+        element: ElementHandle,
+        label: str,
+        text: str,
+        what: str,
+        signal: AbortSignal,
+        choosing: Callable[[str], Awaitable[None]],
     ) -> str:
         attrs = await self._race(
             signal, what, element.evaluate("el => [el.getAttribute('role'), el.getAttribute('aria-expanded')]")
@@ -481,6 +517,11 @@ class PlaywrightPageController:
         if picked is None:
             available = f"Visible options: {list_choices(choices)}" if choices else "no options became visible"
             raise ToolError(f"{what}: no such option. {available}")
+        await choosing(choices[picked])
+        if (await self._race(signal, what, element.evaluate(CUSTOM_OPTIONS_JS, None)))[picked : picked + 1] != [
+            choices[picked]
+        ]:
+            raise ToolError(f"{what}: the options changed while it was being chosen; look at the page again.")
         option = (await self._race(signal, what, element.evaluate_handle(CUSTOM_OPTIONS_JS, picked))).as_element()
         if option is None:
             raise ToolError(f"{what}: the option disappeared before it could be clicked.")
@@ -532,14 +573,22 @@ class PlaywrightPageController:
 
     @_settles
     @_may_open_a_tab
-    async def send_keys(self, keys: str, signal: AbortSignal) -> str:
+    async def send_keys(self, keys: str, signal: AbortSignal, gate: ActGate | None = None) -> str:
         combos = keys.split()
         if not combos:
             raise ToolError('No keys given; use names like "Enter", "Tab", "Escape" or "Control+A".')
-        keyboard = self.session.active_page.keyboard
+        page = self.session.active_page
         with self.stop_bar.agent_keys():
             for combo in combos:
-                await self._race(signal, f"Could not press {combo}", keyboard.press(combo))
+                if gate is not None and activates(combo):
+                    act = await key_act(page, combo, self._where(), signal)
+                    await gate(act)
+                    if (await key_act(page, combo, self._where(), signal)).names != act.names:
+                        raise ToolError(
+                            f"Did not press {combo}: the focus moved while it was being checked; look at the page "
+                            "again."
+                        )
+                await self._race(signal, f"Could not press {combo}", page.keyboard.press(combo))
         return f"Pressed {' '.join(combos)}"
 
     @_settles

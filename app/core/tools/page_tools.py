@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.core.safety.risky import confirm_irreversible_click
+from app.core.safety.risky import Act, ActGate, confirm_irreversible
 from app.core.tools.base import Tool, ToolContext, ToolWords
 
 # Field descriptions only where the name and type do not say it all: every word here is sent with every step.
@@ -107,11 +107,21 @@ async def perform(ctx: ToolContext, action: PageAction) -> str:
     return await ctx.page.perform(action, ctx.signal)
 
 
-async def _click(ctx: ToolContext, p: ClickInput) -> str:
-    info = ctx.page.element_info(p.index)
-    if info is not None and ctx.guardrails.ask_before_irreversible:
-        await confirm_irreversible_click(ctx.guardrails.confirm, p.index, info.name, ctx.task, ctx.signal)
-    return await perform(ctx, p)
+def _gate(ctx: ToolContext) -> ActGate | None:
+    """The irreversible check the page runs at the moment of acting ("Ask me before irreversible actions")."""
+    if not ctx.guardrails.ask_before_irreversible:
+        return None
+
+    async def gate(act: Act) -> None:
+        await confirm_irreversible(ctx.guardrails.confirm, act, ctx.task, ctx.signal)
+
+    return gate
+
+
+async def guarded(ctx: ToolContext, action: PageAction) -> str:
+    """A page action that can set off an irreversible act (a click, a choice, a key): the page checks each act it is
+    about to set off with the person, through one gate."""
+    return await ctx.page.perform(action, ctx.signal, _gate(ctx))
 
 
 def _remember_password(ctx: ToolContext, p: InputTextInput) -> None:
@@ -145,7 +155,7 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
         "click_element_by_index",
         "",
         ClickInput,
-        _click,
+        guarded,
         ToolWords("Click {target}", "Clicking {target}…", "Clicked {target}"),
     ),
     Tool(
@@ -160,10 +170,10 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
         "select_dropdown_option",
         "Native or custom.",
         SelectOptionInput,
-        perform,
+        guarded,
         ToolWords("Choose {text:quote} in {target:list}", "Choosing {text:quote} in {target:list}…"),
     ),
-    Tool("send_keys", "To the focused element.", SendKeysInput, perform, ToolWords("Press {keys}", "Pressing {keys}…")),
+    Tool("send_keys", "To the focused element.", SendKeysInput, guarded, ToolWords("Press {keys}", "Pressing {keys}…")),
     Tool(
         "hover_element",
         "For menus and tooltips.",
