@@ -191,7 +191,8 @@ class PlaywrightPageController:
     async def screenshot(self, signal: AbortSignal) -> Screenshot:
         page = self.session.active_page
         refs = self._last.refs if self._last is not None and self._last_page is page else {}
-        return await capture(page, refs, signal)
+        vault = self.guardrails.secrets
+        return await capture(page, refs, lambda text: vault.mask(text) != text, signal)
 
     async def _crashed_state(self, page: Page, signal: AbortSignal) -> BrowserState:
         self._last, self._last_page = None, page
