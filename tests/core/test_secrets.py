@@ -370,3 +370,13 @@ def test_a_secret_for_a_field_no_longer_on_the_page_is_not_typed() -> None:
     with pytest.raises(ToolError, match="not in the current page state"):
         vault().fill("<secret>pw</secret>", None)
     assert vault().fill("plain words", None) == "plain words"
+
+
+def test_pieces_and_spelled_out_forms_of_a_value_are_masked() -> None:
+    value = "pw-AbCdEfGh12345678xyz"
+    vault = SecretVault([Secret("pw", SecretStr(value))])
+    for text in (value[1:], " ".join(value), "-".join(value), value[3:14], f"ends in {value[-8:]}.", value.upper()[2:]):
+        assert value[3:11].lower() not in vault.mask(text).lower(), text
+        assert "<secret>pw</secret>" in vault.mask(text)
+    # Seven characters of it are no piece: ordinary words stay.
+    assert vault.mask(f"id {value[5:12]} ok") == f"id {value[5:12]} ok"

@@ -87,3 +87,19 @@ async def test_a_password_in_a_shown_text_field_reaches_the_model_only_as_a_plac
     assert f"password={value}".encode() in body and b"code=493817" in body
     later = rig.llm_server.user_message(2)
     assert value not in later and "493817" not in later.split("<agent_state>", 1)[1].split("</agent_state>")[1]
+
+
+async def test_a_page_echoing_pieces_of_a_secret_shows_the_model_none_of_them(
+    rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, value: str
+) -> None:
+    rig = rig_for(Secret("pw", SecretStr(value)))
+    await open_page(controller, f"{hostile.page}/secrets-echo-parts.html")
+    obeying_model(rig.llm_server, type_into("type=password", "<secret>pw</secret>"), done("Signed in."))
+
+    await rig.run("Sign in with <secret>pw</secret>")
+
+    seen = rig.llm_server.user_message(1)
+    assert "It ends in" in seen and "Spelled:" in seen and "Middle:" in seen
+    for piece in (value[1:], " ".join(value), value[3:14], value[-8:]):
+        assert piece not in seen, piece
+        assert_nowhere(piece, rig.outputs())

@@ -38,6 +38,10 @@ _NOWHERE = "nowhere.invalid"
 PLACEHOLDER = re.compile(r"<secret>\s*([^<>]{0,80}?)\s*</secret>", re.IGNORECASE)
 # Longer values are masked whole; a clipped start of them ("…") only up to here, to keep the pattern small.
 _CLIP_PREFIX_MAX = 200
+# A piece of a value this long or longer is masked wherever it appears ("the value minus its first character").
+PIECE_MIN = 8
+# What may stand between the characters of a value spelled out ("p a s s", "p-a-s-s").
+_SPACING = r"[\s\-_.·,/|]{1,3}"
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -72,14 +76,13 @@ class Secret:
 class _Masker:
     """One compiled pattern that replaces each of many values (and their JSON/URL forms) by its replacement."""
 
-    def __init__(self, values: Iterable[tuple[str, str]]) -> None:
+    def __init__(self, given: Iterable[tuple[str, str]]) -> None:
+        values = [(value, replacement) for value, replacement in given if value]
         pieces: list[tuple[int, str]] = []
         self._replacement: dict[str, str] = {}
         self._checks: list[tuple[re.Pattern[str], str]] = []
         clipped: list[tuple[int, str]] = []
         for value, replacement in values:
-            if not value:
-                continue
             for form in _forms(value):
                 piece = re.escape(form)
                 if len(form) < MIN_SECRET_LENGTH:
@@ -91,10 +94,15 @@ class _Masker:
                 start = _clipped_start(value)
                 clipped.append((len(value), start))
                 self._checks.append((re.compile(start, re.IGNORECASE), replacement))
+            if len(value) >= MIN_SECRET_LENGTH:
+                spaced = _SPACING.join(re.escape(char) for char in value[:_CLIP_PREFIX_MAX])
+                clipped.append((len(value), spaced))
+                self._checks.append((re.compile(spaced, re.IGNORECASE), replacement))
         # Longest first: a value that starts another value must not win; whole values before clipped starts.
         ordered = [p for _, p in sorted(pieces, key=lambda item: -item[0])]
         ordered += [p for _, p in sorted(clipped, key=lambda item: -item[0])]
         self._pattern = re.compile("|".join(ordered), re.IGNORECASE) if ordered else None
+        self._pieces = _Pieces(values)
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -102,7 +110,7 @@ class _Masker:
     def mask(self, text: str) -> str:
         if self._pattern is None or not text:
             return text
-        return self._pattern.sub(self._replace, text)
+        return self._pieces.mask(self._pattern.sub(self._replace, text))
 
     def _replace(self, match: re.Match[str]) -> str:
         found = match.group(0)
@@ -110,6 +118,51 @@ class _Masker:
         if replacement is not None:
             return replacement
         return next((r for check, r in self._checks if check.fullmatch(found)), HIDDEN)
+
+
+class _Pieces:
+    """Masks any run of PIECE_MIN or more characters of a value (its tail, its middle) where it appears in a text:
+    each PIECE_MIN-character window of the value is looked for (str.find: a regex alternation of every window costs
+    a hundred times more), and a match is widened as far as it goes on matching the value on either side."""
+
+    def __init__(self, values: Iterable[tuple[str, str]]) -> None:
+        self._at: dict[str, tuple[str, int, str]] = {}
+        for value, replacement in values:
+            folded = value.casefold()
+            if len(folded) != len(value):
+                folded = value  # folding changes its length: compared as it is
+            for start in range(len(folded) - PIECE_MIN + 1):
+                self._at.setdefault(folded[start : start + PIECE_MIN], (folded, start, replacement))
+
+    def mask(self, text: str) -> str:
+        if not self._at or len(text) < PIECE_MIN:
+            return text
+        folded = text.casefold()
+        if len(folded) != len(text):
+            folded = text
+        spans: list[tuple[int, int, str]] = []
+        for window, (value, start, replacement) in self._at.items():
+            at = folded.find(window)
+            while at >= 0:
+                begin, end, back, ahead = at, at + PIECE_MIN, start, start + PIECE_MIN
+                while begin > 0 and back > 0 and folded[begin - 1] == value[back - 1]:
+                    begin, back = begin - 1, back - 1
+                while end < len(folded) and ahead < len(value) and folded[end] == value[ahead]:
+                    end, ahead = end + 1, ahead + 1
+                spans.append((begin, end, replacement))
+                at = folded.find(window, end)
+        if not spans:
+            return text
+        out: list[str] = []
+        last = 0
+        for begin, end, replacement in sorted(spans):
+            if end <= last:
+                continue
+            if begin >= last:
+                out += [text[last:begin], replacement]
+            last = end
+        out.append(text[last:])
+        return "".join(out)
 
 
 def _forms(value: str) -> set[str]:
