@@ -73,11 +73,18 @@ def _base_url(text: str) -> str:
 
 
 def _domain_list(text: str) -> list[str]:
-    # A bad pattern stops the run here, before Chromium starts. "" clears the saved list: any http(s) site.
+    # A bad pattern stops the run here, before Chromium starts. So does a list with no site in it ("", ","): a
+    # limit that names nothing is not "no limit".
     try:
-        return parse_domains(text)
+        domains = parse_domains(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+    if not domains:
+        raise argparse.ArgumentTypeError(
+            "it names no site; give the sites the agent may open (example.com,*.example.com), or leave "
+            "--allowed-domains out to use the ones in Settings"
+        )
+    return domains
 
 
 def add_run_parser(subparsers: Any) -> None:

@@ -380,3 +380,17 @@ def test_pieces_and_spelled_out_forms_of_a_value_are_masked() -> None:
         assert "<secret>pw</secret>" in vault.mask(text)
     # Seven characters of it are no piece: ordinary words stay.
     assert vault.mask(f"id {value[5:12]} ok") == f"id {value[5:12]} ok"
+
+
+def test_a_secret_without_sites_of_its_own_goes_only_to_the_default_sites_and_those_the_task_names() -> None:
+    vault = SecretVault([Secret("pw", SecretStr("long-enough-value"))], default_sites=("crm.example.com",))
+    assert vault.fill("<secret>pw</secret>", "https://crm.example.com/login") == "long-enough-value"
+    with pytest.raises(ToolError, match=r"may only be typed on crm\.example\.com"):
+        vault.fill("<secret>pw</secret>", "https://crm-example.com.evil.test/login")
+    task = "Sign in to https://mail.example.org as ada@gmail.com with <secret>pw</secret>"
+    assert vault.fill("<secret>pw</secret>", "https://mail.example.org/", task) == "long-enough-value"
+    with pytest.raises(ToolError):  # an e-mail address names no site
+        vault.fill("<secret>pw</secret>", "https://gmail.com/", task)
+    nowhere = SecretVault([Secret("pw", SecretStr("long-enough-value"))], default_sites=())
+    with pytest.raises(ToolError, match="names no sites"):
+        nowhere.fill("<secret>pw</secret>", "https://crm.example.com/login", "Sign in")

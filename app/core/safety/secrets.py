@@ -22,7 +22,7 @@ from urllib.parse import quote, quote_plus
 from pydantic import BaseModel, SecretStr
 
 from app.core.page import ToolError
-from app.core.safety.navigation import NavigationPolicy, site_of
+from app.core.safety.navigation import NavigationPolicy, site_of, sites_named_in
 
 # A secret's name: what the task and the model write between <secret> and </secret>.
 SECRET_NAME = re.compile(r"^[a-z0-9_-]{1,64}$")
@@ -69,7 +69,8 @@ class Secret:
     name: str
     # Empty: the secret is known by name but has no value on this computer (not in the keyring).
     value: SecretStr
-    # Host patterns (as in app/core/safety/navigation.py) of the pages it may be typed on; empty: any.
+    # Host patterns (as in app/core/safety/navigation.py) of the pages it may be typed on; empty: the vault's
+    # default sites (SecretVault.default_sites).
     domains: tuple[str, ...] = ()
 
 
@@ -202,6 +203,9 @@ def _mask_data(data: Any, mask: Callable[[str], str]) -> Any:
 @dataclass(eq=False)
 class SecretVault:
     secrets: list[Secret] = field(default_factory=list)
+    # Where a secret that names no sites of its own may be typed: these sites (the run's start page and allowed
+    # sites, as the composition root sets them) and the sites the task names. None: anywhere (a vault built by hand).
+    default_sites: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -222,18 +226,18 @@ class SecretVault:
     def has_placeholder(text: str) -> bool:
         return PLACEHOLDER.search(text) is not None
 
-    def fill(self, text: str, url: str | None) -> str:
+    def fill(self, text: str, url: str | None, task: str = "") -> str:
         """``text`` with every ``<secret>name</secret>`` replaced by its value, to type into a field of the page at
-        ``url`` (None: the field is not known). ToolError (naming no value) for an unknown name, a secret without a
-        value, or one not allowed on ``url``; a site-limited value written out in full is held to its sites too
+        ``url`` (None: the field is not known) during ``task``. ToolError (naming no value) for an unknown name, a
+        secret without a value, or one not allowed on ``url``; a value written out in full is held to its sites too
         (a password the task gave literally, learnt where it was first typed)."""
         for secret in self.secrets:
             value = secret.value.get_secret_value()
-            if value and secret.domains and value in text:
-                self._check_site(secret, url)
-        return PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url), text)
+            if value and value in text:
+                self._check_site(secret, url, task)
+        return PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url, task), text)
 
-    def _value_for(self, name: str, url: str | None) -> str:
+    def _value_for(self, name: str, url: str | None, task: str) -> str:
         secret = self.get(name)
         if secret is None:
             known = ", ".join(placeholder(n) for n in self.names())
@@ -248,22 +252,31 @@ class SecretVault:
                 f'The secret "{name}" has no value on this computer (it is not in the system keyring), '
                 "so nothing was typed. Tell the user to set it in Settings → Secrets."
             )
-        self._check_site(secret, url)
+        self._check_site(secret, url, task)
         return value
 
-    @staticmethod
-    def _check_site(secret: Secret, url: str | None) -> None:
+    def _check_site(self, secret: Secret, url: str | None, task: str) -> None:
         if url is None:
             raise ToolError(
                 "That field is not in the current page state, so no secret was typed; look at the page "
                 "again and use an index from it."
             )
+        domains = secret.domains
+        if not domains and self.default_sites is not None:
+            domains = tuple(dict.fromkeys((*self.default_sites, *sites_named_in(task))))
+            if not domains:
+                raise ToolError(
+                    f'The secret "{secret.name}" names no sites it may be typed on, and neither the start page, the '
+                    "allowed sites nor the task names one, so nothing was typed. Finish with done and tell the user "
+                    'to give it its sites (Settings → Secrets, or "domains" in the secrets file) or to name the '
+                    "site in the task."
+                )
         site = site_of(url)
         # about:blank passes the navigation policy, but it is no site of the user's: the secret stays untyped.
-        if secret.domains and (site is None or NavigationPolicy(secret.domains).check(url) is not None):
+        if domains and (site is None or NavigationPolicy(domains).check(url) is not None):
             where = site or "a page without a web address"
             raise ToolError(
-                f'The secret "{secret.name}" may only be typed on {", ".join(secret.domains)}, and this '
+                f'The secret "{secret.name}" may only be typed on {", ".join(domains)}, and this '
                 f"field belongs to {where}, so nothing was typed. Do not type it anywhere else."
             )
 
