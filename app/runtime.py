@@ -18,6 +18,7 @@ from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.llm import LLMClient
 from app.core.page import BrowserClosedError
+from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
 from app.guardrails_setup import build_guardrails, check_start_page, navigation_policy
@@ -288,6 +289,9 @@ class Runtime:
         session.on_closed(self._browser_closed)
         self._browser = session
         self._controller = controller = PlaywrightPageController(session)
+        # The allowed sites hold from the very first navigation: the start page's own redirects (by script, by meta
+        # refresh) are routed like every later one. The agent's full guardrails replace these when it is built.
+        controller.guardrails = Guardrails(navigation=navigation_policy(self.settings, self.options))
         await controller.stop_bar.install(self._stop_requested)
         await self._go_to_start_page()
 

@@ -63,6 +63,11 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+
+class RefusedLanding(ToolError):
+    """A navigation led to an address the policy refuses; the tab was kept or taken back where it may be."""
+
+
 _RESULT_MAX = 4000
 _ADOPT_GRACE = 1.0  # s after an action in which a tab the page opens is still that action's outcome
 
@@ -620,7 +625,13 @@ class PlaywrightPageController:
     async def open(self, url: str, signal: AbortSignal) -> str:
         """go_to_url without waiting for the page to settle: the start page, opened before a task begins, settles
         meanwhile, and the first look at it waits for what is left of that."""
-        opened = await self._open(url, signal)
+        try:
+            opened = await self._open(url, signal)
+        except RefusedLanding as refused:
+            # The start page tried to leave for a refused address as it loaded (a script, a meta refresh): the
+            # route kept it where it was, and the model reads why on its first look.
+            self._guard.tell(self.session.active_page, str(refused))
+            opened = str(refused)
         self.settler.settle_later(self.session.active_page)
         return opened
 
@@ -670,7 +681,7 @@ class PlaywrightPageController:
         await signal.race(self._guard.take_away(page))
         self._guard.forget(page)
         self._events.forget(page)
-        raise ToolError(
+        raise RefusedLanding(
             f"{what} led to {target}, which was refused and not read: {reason} The tab is now on {page.url}."
         )
 

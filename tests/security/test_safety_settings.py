@@ -88,3 +88,24 @@ def test_an_allowed_sites_list_that_names_nothing_is_refused(home: Path, llm_ser
     assert run.returncode == 2
     assert "--allowed-domains" in run.stderr and "names no site" in run.stderr
     assert llm_server.requests == []
+
+
+def test_the_start_pages_own_redirects_are_held_to_the_allowed_sites(
+    home: Path, llm_server: FakeLLMServer, hostile: HostileSite
+) -> None:
+    # The --url page sends the browser elsewhere by script and by meta refresh as it loads.
+    obeying_model(llm_server, done("Read the welcome page."))
+    run = run_cli(
+        cli(
+            "Read the welcome page",
+            "--url",
+            f"{hostile.page}/nav-start-redirect.html",
+            "--allowed-domains",
+            hostile.page.removeprefix("http://"),
+            "--json",
+        ),
+        cli_env(home, llm_server),
+    )
+    assert run.returncode == 0, run.stderr
+    assert [hit.path for hit in hostile.hits if hit.origin == hostile.attacker] == []
+    assert "Welcome back" in json.dumps(llm_server.requests)
