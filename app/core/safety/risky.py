@@ -28,6 +28,7 @@ __all__ = [
     "ConfirmHandler",
     "ConfirmRequest",
     "confirm_irreversible",
+    "confirm_upload",
     "irreversible_kinds",
     "is_irreversible",
     "task_asks_for",
@@ -119,9 +120,27 @@ async def confirm_irreversible(handler: ConfirmHandler | None, act: Act, task: s
         "try to do it another way; carry on with the rest of the task, or finish with done and say that this needs "
         "the user."
     )
+    await _ask(handler, ConfirmRequest(kind="irreversible", message=question, quote=name[:_NAME_MAX]), refused, signal)
+
+
+async def confirm_upload(handler: ConfirmHandler | None, file: str, signal: AbortSignal) -> None:
+    """Ask the person before a hidden or key-like file (app/core/safety/files.py ``sensitive``) is handed to a page,
+    whoever named it; ToolError when nobody allowed it."""
+    shown = json.dumps(file, ensure_ascii=False)
+    refused = (
+        f"The user did not allow uploading {shown}: it is a hidden or key-like file (keys, tokens, credentials). "
+        "Do not try another file in its place; finish with done and say that this needs the user."
+    )
+    request = ConfirmRequest(
+        kind="irreversible", message=f"The agent wants to upload {shown}, a hidden or key-like file.", quote=file
+    )
+    await _ask(handler, request, refused, signal)
+
+
+async def _ask(handler: ConfirmHandler | None, request: ConfirmRequest, refused: str, signal: AbortSignal) -> None:
+    """The person's answer, within the deadline; ToolError(``refused``) unless they allowed it."""
     if handler is None:
         raise ToolError(refused)
-    request = ConfirmRequest(kind="irreversible", message=question, quote=name[:_NAME_MAX])
     try:
         allowed = await signal.race(asyncio.wait_for(handler(request, signal), CONFIRM_TIMEOUT + _HANDLER_GRACE))
     except TimeoutError:

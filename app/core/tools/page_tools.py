@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.core.safety.risky import Act, ActGate, confirm_irreversible
+from app.core.safety.files import sensitive
+from app.core.safety.risky import Act, ActGate, confirm_irreversible, confirm_upload
 from app.core.tools.base import Tool, ToolContext, ToolWords
 
 # Field descriptions only where the name and type do not say it all: every word here is sent with every step.
@@ -147,6 +148,8 @@ async def _input_text(ctx: ToolContext, p: InputTextInput) -> str:
 async def _upload(ctx: ToolContext, p: UploadFileInput) -> str:
     # The page gets the file the policy judged (links and .. resolved), never the path as the model wrote it.
     file = await ctx.signal.race(asyncio.to_thread(ctx.guardrails.uploads.check, p.path, ctx.task))
+    if sensitive(file):  # a key or a dot-file: the person says so, whoever named it
+        await confirm_upload(ctx.guardrails.confirm, str(file), ctx.signal)
     return await perform(ctx, UploadFileInput(index=p.index, path=str(file)))
 
 
