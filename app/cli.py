@@ -249,6 +249,11 @@ async def _run_task(
     if result.status == AgentStatus.NEEDS_PERSON:
         # On stderr even with --json, so that a script's log says why the run could not go on.
         _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on: {result.data}")
+    if runtime.recording_failure is not None:
+        # The task's own outcome is printed above; the recording the user asked for is not whole: an error (exit 2),
+        # unless the run already ended in a state of its own (stopped, a person needed).
+        _tell(printer, runtime.recording_failure)
+        return max(exit_code(result), EXIT_ERROR)
     return exit_code(result)
 
 

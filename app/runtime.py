@@ -104,6 +104,8 @@ class Runtime:
         self._browser: BrowserSession | None = None
         self._controller: PlaywrightPageController | None = None
         self._llm: LLMClient | None = None
+        # Why the --record cassette is incomplete (a full disk), once it is; the run itself goes on.
+        self.recording_failure: str | None = None
         self._llm_ready: LLMClient | None = None  # built while Chromium starts, for the agent built next
         self._agent: Agent | None = None
         self._demo_site: DemoSite | None = None
@@ -258,7 +260,7 @@ class Runtime:
             return ReplayClient(Cassette.load(replay), pace=pace)
         client: LLMClient = OpenAICompatibleClient(self.settings.llm_settings(self._api_key))
         if self.options.record is not None:
-            client = RecordingClient(client, self.options.record)
+            client = RecordingClient(client, self.options.record, on_failure=self._recording_failed)
         return client
 
     async def _launch_browser(self) -> None:
@@ -324,6 +326,9 @@ class Runtime:
                 callback()
         elif self._agent is not None:
             self._background.spawn(self._agent.stop())
+
+    def _recording_failed(self, message: str) -> None:
+        self.recording_failure = message
 
     def _browser_closed(self) -> None:
         log.info("Chromium was closed")
