@@ -60,9 +60,11 @@ async def open_links(
     return (await controller.get_browser_state(signal)).content
 
 
-async def run(agent_on_page: AgentOnPage, llm_server: FakeLLMServer, *actions: dict[str, object]) -> ExecutionResult:
+async def run(
+    agent_on_page: AgentOnPage, llm_server: FakeLLMServer, *actions: dict[str, object], **agent: object
+) -> ExecutionResult:
     llm_server.add(*(tool_reply(action) for action in actions), done_reply("Finished."))
-    result = await agent_on_page().execute("Read the team notes.")
+    result = await agent_on_page(**agent).execute("Read the team notes.")
     assert result.status == AgentStatus.COMPLETED, result.data
     return result
 
@@ -162,6 +164,9 @@ async def test_links_scripts_and_forms_to_another_site_are_blocked_in_the_browse
         {"click_element_by_index": {"index": index_of(content, "Go to partner by script")}},
         {"click_element_by_index": {"index": index_of(content, "Send notes to partner")}},
         {"click_element_by_index": {"index": index_of(content, "Open partner window")}},
+        # The form's "Send" would otherwise wait for the person (an irreversible act): here it is let through, so that
+        # the browser's own block of the post is what is shown.
+        guardrails=Guardrails(ask_before_irreversible=False),
     )
 
     assert attacker_page_hits(hostile) == []

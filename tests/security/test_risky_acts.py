@@ -89,3 +89,30 @@ async def test_harmless_acts_and_a_price_button(
     assert hostile.received("/saved?via=listbox") and outputs[2] == "Pressed Tab"
     assert [r.quote for r in person.requests] == ["Pay now"]  # only the title-named cart button asked
     assert not hostile.received("/paid")
+
+
+@pytest.mark.parametrize(
+    ("task", "button", "report"),
+    [
+        ("Check the settings. Do not delete the account.", "Supprimer le compte", "/account-deleted"),
+        ("Update my nickname to Ada; if it is taken, delete the account", "Supprimer le compte", "/account-deleted"),
+        (TASK, "Upgrade — 49 €/month", "/paid"),
+        (TASK, "Send to all customers", "/sent"),
+    ],
+    ids=["a negated request", "a conditional request", "a price on a button", "sending"],
+)
+async def test_more_verbs_languages_and_no_exemption_for_a_negated_or_conditional_task(
+    hostile: HostileSite,
+    agent_on_page: AgentOnPage,
+    controller: PlaywrightPageController,
+    llm_server: FakeLLMServer,
+    task: str,
+    button: str,
+    report: str,
+) -> None:
+    obey(llm_server, click(f">{button} />"))
+    agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-acts.html", task, None)
+    await asyncio.wait_for(run, 60)
+    assert not hostile.received(report)
+    [first] = [e.action.output for e in agent.history if isinstance(e, StepEvent)][:1]
+    assert first.startswith("❌ The user did not allow clicking"), first
