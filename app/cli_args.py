@@ -149,7 +149,7 @@ def add_run_parser(subparsers: Any) -> None:
         "--risky",
         choices=("ask", "allow", "deny"),
         default="ask",
-        help="A page's confirm()/prompt() and irreversible clicks: ask on the terminal (default; "
+        help="A page's confirm()/prompt() and irreversible acts: ask on the terminal (default; "
         "deny without one), allow, or deny.",
     )
     # SUPPRESS: the same options before "run" (page-agent-desktop --replay F run ...) must not be reset to None.
