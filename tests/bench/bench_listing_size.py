@@ -15,20 +15,14 @@ from pathlib import Path
 from app.browser.controller import PlaywrightPageController
 from app.browser.session import BrowserSession, LaunchOptions
 from app.core.abort import AbortSignal
-from tests.bench.bench_observation import admin_page, controls_page, docs_index, text_page
+from tests.bench.bench_observer_ab import bench_pages
 from tests.bench.bench_prompt_overhead import _tokens
 
 _ELEMENT = re.compile(r"^\t*\*?\[\d+\]")
 
 
 async def main() -> None:
-    cases = [
-        ("200 interactive elements", controls_page(200)),
-        ("2,000 interactive elements", controls_page(2_000)),
-        ("long text page (300 sections)", text_page(300)),
-        ("docs index (50,000 nodes)", docs_index(50_000)),
-        ("admin list (200 rows)", admin_page(200)),
-    ]
+    cases = bench_pages()
     with tempfile.TemporaryDirectory() as profile:
         session = await BrowserSession.launch(LaunchOptions(profile_dir=Path(profile), headless=True))
         try:
