@@ -82,6 +82,22 @@ async def key_act(page: Page, combo: str, where: str, signal: AbortSignal) -> Ac
     return Act(how="key", key=combo, names=names, page=where)
 
 
+# What picks a value rather than commits: an option of a list, a radio button, a check box, a tab, a switch.
+_CHOICE_ROLES = frozenset(
+    {"option", "radio", "checkbox", "menuitemradio", "menuitemcheckbox", "tab", "switch", "treeitem"}
+)
+
+
+def is_choice(item: ElementItem) -> bool:
+    """Whether clicking the element picks a value (a plan in a list) rather than commits to something."""
+    attrs = dict(item.attrs)
+    return (
+        item.tag == "option"
+        or attrs.get("role", "") in _CHOICE_ROLES
+        or (item.tag == "input" and attrs.get("type") in ("radio", "checkbox"))
+    )
+
+
 def element_names(item: ElementItem) -> list[str]:
     """Every name an element has as the observer lists it: its words, its label and accessible name, its title, alt
     text and placeholder, and a button input's value."""

@@ -26,7 +26,7 @@ from app.browser.actions import (
     match_option,
     normalize_url,
 )
-from app.browser.acts import activates, element_names, key_act
+from app.browser.acts import activates, element_names, is_choice, key_act
 from app.browser.events import PageEvents
 from app.browser.navigation_guard import NavigationGuard, unread_page
 from app.browser.observer import ElementItem, ElementRef, Observation, item_now, observe, preload, rehearse, resolve
@@ -384,7 +384,8 @@ class PlaywrightPageController:
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
         now = await self._still_as_seen(index, ref, element, signal)  # a page may rename it on mouseover
         if gate is not None:
-            await gate(Act(how="click", index=index, names=element_names(now), page=self._where()))
+            act = Act(how="click", index=index, names=element_names(now), choice=is_choice(now), page=self._where())
+            await gate(act)
             await self._still_as_seen(index, ref, element, signal)  # the person may have taken a while
         dialogs_before = self._events.dialogs_opened
         try:

@@ -344,3 +344,13 @@ def test_an_unsure_act_on_a_payment_page_asks() -> None:
     assert _risky_name(checkout, "Buy the red shoes") is None
     elsewhere = Act(how="click", names=["Continue"], page="https://shop.test/profile Profile")
     assert _risky_name(elsewhere, "Update my shipping address") is None
+
+
+def test_a_price_on_a_choice_is_what_it_costs_not_a_payment() -> None:
+    from app.core.safety.risky import Act, _risky_name
+
+    task = "Create the customer Jane Doe on the Pro plan"
+    assert _risky_name(Act(how="choose", names=["Pro $49 / seat"]), task) is None
+    assert _risky_name(Act(how="click", names=["Pro $49 / seat"], choice=True), task) is None
+    assert _risky_name(Act(how="click", names=["Upgrade — $49"]), task) == "Upgrade — $49"
+    assert _risky_name(Act(how="choose", names=["Delete account"]), task) == "Delete account"

@@ -65,6 +65,9 @@ class Act(BaseModel):
     # that Enter submits. The first is what the person is shown.
     names: list[str]
     index: int | None = None  # the element the model named, when it named one
+    # It picks a value (an option, a radio button, a tab) rather than commits: a price on it is no payment. A choice
+    # in a drop-down (how == "choose") is one too.
+    choice: bool = False
     key: str = ""  # how == "key": the key pressed ("Enter")
     page: str = ""  # the page's address and title: a payment or account-deletion page makes an unsure act ask
 
@@ -73,17 +76,18 @@ class Act(BaseModel):
 ActGate = Callable[[Act], Awaitable[None]]
 
 
-def is_irreversible(name: str) -> bool:
-    return bool(irreversible_kinds(name))
+def is_irreversible(name: str, choice: bool = False) -> bool:
+    return bool(irreversible_kinds(name, choice))
 
 
 def _risky_name(act: Act, task: str) -> str | None:
     """The first name of ``act`` that reads as irreversible and the task did not plainly ask for; None if none."""
     names = [name for name in act.names if name.strip()]
+    choice = act.choice or act.how == "choose"
     for name in names:
-        if is_irreversible(name) and not task_asks_for(task, name):
+        if is_irreversible(name, choice) and not task_asks_for(task, name, choice):
             return name
-    if not any(is_irreversible(name) for name in names):
+    if not any(is_irreversible(name, choice) for name in names):
         for name in names:
             kinds = unsure_kinds(name, act.page)
             if kinds and not all(asks_for_kind(task, kind) for kind in kinds):

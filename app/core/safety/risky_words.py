@@ -117,6 +117,11 @@ _NAMES: dict[str, tuple[str, ...]] = {
     ),
 }
 _PATTERNS = {kind: re.compile("|".join(phrases), re.IGNORECASE) for kind, phrases in _NAMES.items()}
+# For a choice (an option, a radio button, a tab): a price on it is what the choice costs ("Pro $49 / seat" in a plan
+# drop-down), not a payment; the act that pays comes later.
+_CHOICE_PATTERNS = {
+    kind: re.compile("|".join(p for p in phrases if p is not _PRICE), re.IGNORECASE) for kind, phrases in _NAMES.items()
+}
 
 # The same acts as the user words them in a task, inflected ("deleting", "bought", "supprimez"): a task is the
 # user's own text, so any form counts as asking, and so do the names themselves.
@@ -188,12 +193,14 @@ _CONDITION = re.compile(
 )
 
 
-def irreversible_kinds(name: str) -> list[str]:
-    """The kinds of irreversible act a name reads as ("delete", "pay"...); [] when it reads as none."""
-    return [kind for kind, pattern in _PATTERNS.items() if pattern.search(name)]
+def irreversible_kinds(name: str, choice: bool = False) -> list[str]:
+    """The kinds of irreversible act a name reads as ("delete", "pay"...); [] when it reads as none. ``choice``: the
+    name is a choice's (an option), on which a price is no payment."""
+    patterns = _CHOICE_PATTERNS if choice else _PATTERNS
+    return [kind for kind, pattern in patterns.items() if pattern.search(name)]
 
 
-def task_asks_for(task: str, name: str) -> bool:
+def task_asks_for(task: str, name: str, choice: bool = False) -> bool:
     """Whether the user's task plainly asked for exactly what acting on ``name`` does.
 
     The task must ask, neither negated nor on a condition, for the same kind of act ("delete the customer Jane Doe"
@@ -201,7 +208,7 @@ def task_asks_for(task: str, name: str) -> bool:
     not ask for "Delete account" or "Delete all 120 customers". Amounts count only when the task names one ("pay the
     $120 invoice" does not allow "Pay $1,200"). A name that reads as no irreversible act needs no asking.
     """
-    kinds = irreversible_kinds(name)
+    kinds = irreversible_kinds(name, choice)
     if not all(_plainly_asks(task, kind) for kind in kinds):
         return False
     rest = name
