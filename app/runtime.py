@@ -291,10 +291,14 @@ class Runtime:
         session.on_closed(self._browser_closed)
         self._browser = session
         self._controller = controller = PlaywrightPageController(session)
+        await controller.stop_bar.install(self._stop_requested)
+        try:
+            navigation = navigation_policy(self.settings, self.options)
+        except ValueError:
+            return  # allowed sites that cannot be read: no page opens, and a task says why when it starts
         # The allowed sites hold from the very first navigation: the start page's own redirects (by script, by meta
         # refresh) are routed like every later one. The agent's full guardrails replace these when it is built.
-        controller.guardrails = Guardrails(navigation=navigation_policy(self.settings, self.options))
-        await controller.stop_bar.install(self._stop_requested)
+        controller.guardrails = Guardrails(navigation=navigation)
         await self._go_to_start_page()
 
     async def _go_to_start_page(self) -> None:
