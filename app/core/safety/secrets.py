@@ -122,18 +122,25 @@ class _Masker:
 
 
 class _Pieces:
-    """Masks any run of PIECE_MIN or more characters of a value (its tail, its middle) where it appears in a text:
-    each PIECE_MIN-character window of the value is looked for (str.find: a regex alternation of every window costs
-    a hundred times more), and a match is widened as far as it goes on matching the value on either side."""
+    """Masks any run of PIECE_MIN or more characters of a value (its tail, its middle) where it appears in a text.
+
+    Such a run always holds one of the value's blocks of PIECE_MIN // 2 characters that start at a multiple of that
+    length, so only those blocks are looked for (str.find: a regex alternation of every window costs a hundred times
+    more); a block found is widened as far as it goes on matching the value on either side, and masked when that
+    reaches PIECE_MIN characters."""
+
+    _BLOCK = PIECE_MIN // 2
 
     def __init__(self, values: Iterable[tuple[str, str]]) -> None:
-        self._at: dict[str, tuple[str, int, str]] = {}
+        self._at: dict[str, list[tuple[str, int, str]]] = {}
         for value, replacement in values:
             folded = value.casefold()
             if len(folded) != len(value):
                 folded = value  # folding changes its length: compared as it is
-            for start in range(len(folded) - PIECE_MIN + 1):
-                self._at.setdefault(folded[start : start + PIECE_MIN], (folded, start, replacement))
+            if len(folded) < PIECE_MIN:
+                continue
+            for start in range(0, len(folded) - self._BLOCK + 1, self._BLOCK):
+                self._at.setdefault(folded[start : start + self._BLOCK], []).append((folded, start, replacement))
 
     def mask(self, text: str) -> str:
         if not self._at or len(text) < PIECE_MIN:
@@ -142,16 +149,14 @@ class _Pieces:
         if len(folded) != len(text):
             folded = text
         spans: list[tuple[int, int, str]] = []
-        for window, (value, start, replacement) in self._at.items():
-            at = folded.find(window)
+        for block, places in self._at.items():
+            at = folded.find(block)
             while at >= 0:
-                begin, end, back, ahead = at, at + PIECE_MIN, start, start + PIECE_MIN
-                while begin > 0 and back > 0 and folded[begin - 1] == value[back - 1]:
-                    begin, back = begin - 1, back - 1
-                while end < len(folded) and ahead < len(value) and folded[end] == value[ahead]:
-                    end, ahead = end + 1, ahead + 1
-                spans.append((begin, end, replacement))
-                at = folded.find(window, end)
+                for value, start, replacement in places:
+                    span = _widen(folded, at, value, start, self._BLOCK)
+                    if span[1] - span[0] >= PIECE_MIN:
+                        spans.append((*span, replacement))
+                at = folded.find(block, at + 1)
         if not spans:
             return text
         out: list[str] = []
@@ -164,6 +169,16 @@ class _Pieces:
             last = end
         out.append(text[last:])
         return "".join(out)
+
+
+def _widen(text: str, at: int, value: str, start: int, length: int) -> tuple[int, int]:
+    """The span around text[at:at+length] (value[start:start+length]) over which text goes on matching value."""
+    begin, end, back, ahead = at, at + length, start, start + length
+    while begin > 0 and back > 0 and text[begin - 1] == value[back - 1]:
+        begin, back = begin - 1, back - 1
+    while end < len(text) and ahead < len(value) and text[end] == value[ahead]:
+        end, ahead = end + 1, ahead + 1
+    return begin, end
 
 
 def _forms(value: str) -> set[str]:
