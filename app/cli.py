@@ -26,7 +26,7 @@ from app.cli_routine_args import without_rows
 from app.cli_signals import StopSignals
 from app.cli_terminal import Say, is_terminal
 from app.core.safety.secrets import mask_everywhere
-from app.core.text_safety import valid_text
+from app.core.text_safety import printable, terminal_json, valid_text
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
 from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
@@ -72,7 +72,7 @@ class EventPrinter:
 
     def _write(self, kind: str, payload: dict[str, Any]) -> None:
         line = {"t": round(time.monotonic() - self._started, 4), "event": kind, **payload}
-        self._stream.write(valid_text(mask_everywhere(json.dumps(line, ensure_ascii=False))) + "\n")
+        self._stream.write(terminal_json(valid_text(mask_everywhere(json.dumps(line, ensure_ascii=False)))) + "\n")
         self._stream.flush()
 
     def event(self, kind: str, payload: dict[str, Any]) -> None:
@@ -108,10 +108,17 @@ class _EventLogHandler(logging.Handler):
         self._printer.log(record.levelname.lower(), record.name, self.format(record))
 
 
+class _TerminalFormatter(logging.Formatter):
+    """Log lines on a terminal: a page's words in a message cannot drive it."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return printable(super().format(record))
+
+
 def _configure_logging(printer: EventPrinter | None) -> None:
     if printer is None:
         handler: logging.Handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(_TerminalFormatter("%(levelname)s %(name)s: %(message)s"))
     else:
         handler = _EventLogHandler(printer)
     handler.addFilter(SECRETS_FILTER)
@@ -121,7 +128,7 @@ def _configure_logging(printer: EventPrinter | None) -> None:
 def _tell(printer: EventPrinter | None, message: str) -> None:
     """Why the run failed or stopped, on stderr: a plain line, or an "error" event with --events."""
     if printer is None:
-        print(f"page-agent-desktop: {valid_text(mask_everywhere(message))}", file=sys.stderr)
+        print(f"page-agent-desktop: {printable(valid_text(mask_everywhere(message)))}", file=sys.stderr)
     else:
         printer.error(message)
 
@@ -137,7 +144,7 @@ def exit_code(result: ExecutionResult) -> int:
 def result_json(result: ExecutionResult) -> str:
     payload = result.model_dump(mode="json")
     payload["tokens"] = {**result.usage.model_dump(), "total_tokens": result.usage.total_tokens}
-    return valid_text(json.dumps(payload, ensure_ascii=False))
+    return terminal_json(valid_text(json.dumps(payload, ensure_ascii=False)))
 
 
 def check_record_file(path: Path) -> None:
@@ -241,12 +248,17 @@ async def _run_task(
         print(mask_everywhere(result_json(result)))
     elif result.status == AgentStatus.COMPLETED:
         if result.data:
-            print(valid_text(mask_everywhere(result.data)))
+            print(printable(valid_text(mask_everywhere(result.data))))
     elif result.status != AgentStatus.NEEDS_PERSON:
         _tell(printer, result.data)
     if result.status == AgentStatus.NEEDS_PERSON:
         # On stderr even with --json, so that a script's log says why the run could not go on.
         _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on: {result.data}")
+    if runtime.recording_failure is not None:
+        # The task's own outcome is printed above; the recording the user asked for is not whole: an error (exit 2),
+        # unless the run already ended in a state of its own (stopped, a person needed).
+        _tell(printer, runtime.recording_failure)
+        return max(exit_code(result), EXIT_ERROR)
     return exit_code(result)
 
 

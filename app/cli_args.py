@@ -74,11 +74,18 @@ def _base_url(text: str) -> str:
 
 
 def _domain_list(text: str) -> list[str]:
-    # A bad pattern stops the run here, before Chromium starts. "" clears the saved list: any http(s) site.
+    # A bad pattern stops the run here, before Chromium starts. So does a list with no site in it ("", ","): a
+    # limit that names nothing is not "no limit".
     try:
-        return parse_domains(text)
+        domains = parse_domains(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+    if not domains:
+        raise argparse.ArgumentTypeError(
+            "it names no site; give the sites the agent may open (example.com,*.example.com), or leave "
+            "--allowed-domains out to use the ones in Settings"
+        )
+    return domains
 
 
 def add_run_parser(subparsers: Any) -> None:
@@ -143,7 +150,7 @@ def add_run_parser(subparsers: Any) -> None:
         "--risky",
         choices=("ask", "allow", "deny"),
         default="ask",
-        help="A page's confirm()/prompt() and irreversible clicks: ask on the terminal (default; "
+        help="A page's confirm()/prompt() and irreversible acts: ask on the terminal (default; "
         "deny without one), allow, or deny.",
     )
     add_routine_arguments(run)

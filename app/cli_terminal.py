@@ -10,6 +10,8 @@ import sys
 import termios
 from typing import TextIO
 
+from app.core.text_safety import printable_line
+
 log = logging.getLogger(__name__)
 
 
@@ -31,17 +33,18 @@ class Say:
         self._events = events
 
     def line(self, text: str) -> None:
+        """One line; a page's or the model's words in it can neither move the cursor nor start another line."""
         if self._events:
             log.warning("%s", text)
         else:
-            print(f"page-agent-desktop: {text}", file=sys.stderr, flush=True)
+            print(f"page-agent-desktop: {printable_line(text)}", file=sys.stderr, flush=True)
 
     def prompt(self, text: str) -> None:
-        """A question whose answer is typed on the same line."""
+        """A question whose answer is typed on the same line (a page cannot erase and rewrite it)."""
         if self._events:
             log.warning("%s", text)
         else:
-            sys.stderr.write(f"{text} ")
+            sys.stderr.write(f"{printable_line(text)} ")
             sys.stderr.flush()
 
     def end_prompt(self) -> None:

@@ -11,7 +11,7 @@ from pydantic import SecretStr
 from app.core.abort import AbortSignal
 from app.core.safety.files import UploadPolicy, folder_clash
 from app.core.safety.guardrails import Guardrails
-from app.core.safety.navigation import NavigationPolicy
+from app.core.safety.navigation import NavigationPolicy, parse_domains, site_of
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest
 from app.core.safety.secrets import Secret, SecretVault, check_secret
 from app.demo.site import DEMO_HOST, DEMO_PASSWORD, DEMO_SECRET
@@ -33,9 +33,10 @@ def build_guardrails(
     if options.demo:
         secrets = [s for s in secrets if s.name != DEMO_SECRET]
         secrets.append(Secret(DEMO_SECRET, SecretStr(DEMO_PASSWORD), (DEMO_HOST,)))
-    vault = SecretVault(secrets)
+    navigation = navigation_policy(settings, options)
+    vault = SecretVault(secrets, default_sites=default_secret_sites(settings, options, navigation))
     return Guardrails(
-        navigation=navigation_policy(settings, options),
+        navigation=navigation,
         secrets=vault,
         uploads=upload_policy(settings, paths, options),
         confirm=_masking(confirm, vault),
@@ -54,6 +55,17 @@ def _masking(confirm: ConfirmHandler | None, vault: SecretVault) -> ConfirmHandl
     return ask
 
 
+def default_secret_sites(settings: Settings, options: RuntimeOptions, navigation: NavigationPolicy) -> tuple[str, ...]:
+    """Where a secret that names no sites of its own may be typed: the start page's site and the allowed sites (and
+    the sites the task names, which the vault adds per task). A page that steers the agent to another site, a
+    look-alike sign-in page included, gets nothing."""
+    from app.browser.actions import normalize_url  # Playwright: only once a page is about to open
+
+    start = options.start_url or settings.start_url
+    site = site_of(normalize_url(start)) if start else None
+    return tuple(dict.fromkeys([*([site] if site else []), *navigation.allowed_domains]))
+
+
 def load_secrets(settings: Settings, options: RuntimeOptions) -> list[Secret]:
     """Every named secret the agent may type. SecretsSourceError (plain words, no value) for a bad source.
 
@@ -61,6 +73,10 @@ def load_secrets(settings: Settings, options: RuntimeOptions) -> list[Secret]:
     sites come from the file's entry when it names some, else from the Settings entry of that name, else any site:
     a value from the file or the environment that names no sites keeps the limit set in Settings.
     """
+    if "secrets" in settings.unreadable_safety:
+        raise SecretsSourceError(
+            unreadable_setting("Settings → Secrets (the sites each secret may be typed on)", "secrets")
+        )
     from_file = read_secrets_file(options.secrets_file) if options.secrets_file is not None else {}
     from_env = env_secrets()
     saved: dict[str, tuple[str, ...]] = {}
@@ -70,7 +86,10 @@ def load_secrets(settings: Settings, options: RuntimeOptions) -> list[Secret]:
         except ValueError as exc:
             log.warning("a saved secret was skipped: %s", exc)
             continue
-        saved[entry.name] = tuple(entry.domains)
+        try:  # a limit that cannot be read is never "any site"
+            saved[entry.name] = tuple(parse_domains(",".join(entry.domains)))
+        except ValueError as exc:
+            raise SecretsSourceError(f'Settings → Secrets, the sites of "{entry.name}": {exc}') from None
     secrets: list[Secret] = []
     for name in sorted(set(from_file) | set(from_env) | set(saved)):
         given = from_file.get(name)
@@ -88,6 +107,14 @@ def load_secrets(settings: Settings, options: RuntimeOptions) -> list[Secret]:
         domains = tuple(given.domains) if given is not None and given.domains else saved.get(name, ())
         secrets.append(Secret(name, SecretStr(value), domains))
     return secrets
+
+
+def unreadable_setting(where: str, field: str) -> str:
+    """Why no task runs while a safety setting cannot be read, and what to do, in plain words."""
+    return (
+        f'{where} could not be read from the settings file ("{field}" is damaged), so no task runs: its default '
+        "would allow more than you set. Set it again in Settings (or fix settings.json)."
+    )
 
 
 def upload_policy(settings: Settings, paths: AppPaths, options: RuntimeOptions) -> UploadPolicy:
@@ -137,6 +164,8 @@ def navigation_policy(settings: Settings, options: RuntimeOptions) -> Navigation
     if options.demo:
         return NavigationPolicy()
     from_cli = options.allowed_domains is not None
+    if not from_cli and "allowed_domains" in settings.unreadable_safety:
+        raise ValueError(unreadable_setting("Settings → Safety → Only these sites", "allowed_domains"))
     domains = options.allowed_domains if options.allowed_domains is not None else settings.allowed_domains
     try:
         return NavigationPolicy(allowed_domains=tuple(domains))

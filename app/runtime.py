@@ -18,6 +18,7 @@ from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.llm import LLMClient
 from app.core.page import BrowserClosedError
+from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
 from app.guardrails_setup import build_guardrails, check_start_page, navigation_policy
@@ -103,6 +104,8 @@ class Runtime:
         self._browser: BrowserSession | None = None
         self._controller: PlaywrightPageController | None = None
         self._llm: LLMClient | None = None
+        # Why the --record cassette is incomplete (a full disk), once it is; the run itself goes on.
+        self.recording_failure: str | None = None
         self._llm_ready: LLMClient | None = None  # built while Chromium starts, for the agent built next
         self._agent: Agent | None = None
         self._demo_site: DemoSite | None = None
@@ -257,7 +260,7 @@ class Runtime:
             return ReplayClient(Cassette.load(replay), pace=pace)
         client: LLMClient = OpenAICompatibleClient(self.settings.llm_settings(self._api_key))
         if self.options.record is not None:
-            client = RecordingClient(client, self.options.record)
+            client = RecordingClient(client, self.options.record, on_failure=self._recording_failed)
         return client
 
     async def _launch_browser(self) -> None:
@@ -289,6 +292,13 @@ class Runtime:
         self._browser = session
         self._controller = controller = PlaywrightPageController(session)
         await controller.stop_bar.install(self._stop_requested)
+        try:
+            navigation = navigation_policy(self.settings, self.options)
+        except ValueError:
+            return  # allowed sites that cannot be read: no page opens, and a task says why when it starts
+        # The allowed sites hold from the very first navigation: the start page's own redirects (by script, by meta
+        # refresh) are routed like every later one. The agent's full guardrails replace these when it is built.
+        controller.guardrails = Guardrails(navigation=navigation)
         await self._go_to_start_page()
 
     async def _go_to_start_page(self) -> None:
@@ -320,6 +330,9 @@ class Runtime:
                 callback()
         elif self._agent is not None:
             self._background.spawn(self._agent.stop())
+
+    def _recording_failed(self, message: str) -> None:
+        self.recording_failure = message
 
     def _browser_closed(self) -> None:
         log.info("Chromium was closed")

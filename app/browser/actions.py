@@ -7,6 +7,8 @@ import re
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
+from app.core.safety.untrusted import quoted
+
 # Options of a native <select>, by visible label and value.
 SELECT_OPTIONS_JS = "el => Array.from(el.options, o => ({label: o.text.replace(/\\s+/g, ' ').trim(), value: o.value}))"
 
@@ -82,7 +84,7 @@ def _norm(text: str) -> str:
 
 
 def list_choices(choices: list[str], limit: int = 20) -> str:
-    shown = ", ".join(f'"{c}"' for c in choices[:limit])
+    shown = ", ".join(quoted(c) for c in choices[:limit])
     return shown + (f" and {len(choices) - limit} more" if len(choices) > limit else "") if choices else "none"
 
 

@@ -26,10 +26,12 @@ from app.browser.actions import (
     match_option,
     normalize_url,
 )
+from app.browser.acts import activates, element_names, is_choice, key_act
 from app.browser.events import PageEvents
 from app.browser.navigation_guard import NavigationGuard, unread_page
-from app.browser.observer import ElementRef, Observation, item_now, observe, preload, rehearse, resolve
+from app.browser.observer import ElementItem, ElementRef, Observation, item_now, observe, preload, rehearse, resolve
 from app.browser.screenshot import capture
+from app.browser.secret_typing import put_secret
 from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
 from app.browser.settle import Settler
@@ -37,6 +39,8 @@ from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
 from app.core.page import BrowserClosedError, BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo, ToolError
 from app.core.safety.guardrails import Guardrails
+from app.core.safety.risky import Act, ActGate
+from app.core.safety.untrusted import quoted
 from app.core.tools.page_tools import (
     ClickInput,
     CloseTabInput,
@@ -48,6 +52,7 @@ from app.core.tools.page_tools import (
     PageAction,
     ScriptInput,
     ScrollInput,
+    SecretTextInput,
     SelectOptionInput,
     SendKeysInput,
     SwitchTabInput,
@@ -57,6 +62,11 @@ from app.core.tools.page_tools import (
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+
+class RefusedLanding(ToolError):
+    """A navigation led to an address the policy refuses; the tab was kept or taken back where it may be."""
+
 
 _RESULT_MAX = 4000
 _ADOPT_GRACE = 1.0  # s after an action in which a tab the page opens is still that action's outcome
@@ -82,7 +92,7 @@ def _settles(action: Action) -> Action:
 
     @functools.wraps(action)
     async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
-        signal: AbortSignal = kwargs.get("signal") or args[-1]
+        signal: AbortSignal = kwargs.get("signal") or next(a for a in args if isinstance(a, AbortSignal))
         self.settler.watch(self.session.active_page)
         result = await action(self, *args, **kwargs)
         await self.settler.settle(self.session.active_page, signal)
@@ -186,7 +196,8 @@ class PlaywrightPageController:
     async def screenshot(self, signal: AbortSignal) -> Screenshot:
         page = self.session.active_page
         refs = self._last.refs if self._last is not None and self._last_page is page else {}
-        return await capture(page, refs, signal)
+        vault = self.guardrails.secrets
+        return await capture(page, refs, lambda text: vault.mask(text) != text, signal)
 
     async def _crashed_state(self, page: Page, signal: AbortSignal) -> BrowserState:
         self._last, self._last_page = None, page
@@ -256,7 +267,14 @@ class PlaywrightPageController:
         # A button input is named by its value; any other field's value is what was typed, never its name.
         value = attrs.get("value", "") if input_type in ("submit", "button", "reset") else ""
         name = ref.item.reads() or value or attrs.get("title") or attrs.get("alt") or ""
-        return ElementInfo(tag=ref.item.tag, name=name, input_type=input_type, frame_url=ref.frame.url)
+        # observe.js lists autocomplete only where it names a password or a code.
+        return ElementInfo(
+            tag=ref.item.tag,
+            name=name,
+            input_type=input_type,
+            secret_autocomplete=ref.item.tag == "input" and "autocomplete" in attrs,
+            frame_url=ref.frame.url,
+        )
 
     # --- elements ----------------------------------------------------------------------------------------------
 
@@ -277,17 +295,22 @@ class PlaywrightPageController:
         await self._still_as_seen(index, ref, element, signal)
         return ref, element
 
-    async def _still_as_seen(self, index: int, ref: ElementRef, element: ElementHandle, signal: AbortSignal) -> None:
+    async def _still_as_seen(
+        self, index: int, ref: ElementRef, element: ElementHandle, signal: AbortSignal
+    ) -> ElementItem:
         """The check at the moment of use: a page may rename or retag an element between the look and the action
-        ("Save draft" becoming "Delete account permanently"); then nothing is done and the model looks again."""
+        ("Save draft" becoming "Delete account permanently"); then nothing is done and the model looks again.
+        Returns the element as it reads now."""
         async with self._failures(f"Element [{index}] could not be checked"):
             now = await signal.race(item_now(element))
-        if now is None or now.identity() == ref.item.identity():
-            return
+        if now is None:
+            return ref.item
+        if now.identity() == ref.item.identity():
+            return now
         reads = now.reads() if now.tag == ref.item.tag else f"<{now.tag}> {now.reads()}".strip()
         raise ToolError(
             f"Refused to act on [{index}]: the element changed since you saw it (it now reads "
-            f'"{reads}"); look at the new state.'
+            f"{quoted(reads)}); look at the new state."
         )
 
     @asynccontextmanager
@@ -309,19 +332,22 @@ class PlaywrightPageController:
 
     # --- actions -----------------------------------------------------------------------------------------------
 
-    async def perform(self, action: PageAction, signal: AbortSignal) -> str:
-        """Each page tool's input to the method that does it (mypy flags a page tool without a case here)."""
+    async def perform(self, action: PageAction, signal: AbortSignal, gate: ActGate | None = None) -> str:
+        """Each page tool's input to the method that does it (mypy flags a page tool without a case here). ``gate``
+        checks each irreversible act a click, a choice or a key would set off, at the moment of acting."""
         match action:
             case ClickInput():
-                return await self.click(action.index, signal)
+                return await self.click(action.index, signal, gate)
             case HoverInput():
                 return await self.hover(action.index, signal)
+            case SecretTextInput():  # before InputTextInput, which it extends
+                return await self.type_secret(action.index, action.text, signal)
             case InputTextInput():
                 return await self.input_text(action.index, action.text, signal)
             case SelectOptionInput():
-                return await self.select_option(action.index, action.text, signal)
+                return await self.select_option(action.index, action.text, signal, gate)
             case SendKeysInput():
-                return await self.send_keys(action.keys, signal)
+                return await self.send_keys(action.keys, signal, gate)
             case ScrollInput():
                 return await self.scroll(action.down, action.num_pages, action.index, signal)
             case GoToUrlInput():
@@ -343,16 +369,24 @@ class PlaywrightPageController:
 
     # --- actions on elements -----------------------------------------------------------------------------------
 
+    def _where(self) -> str:
+        """The page's address and title as the last look read them (for an act whose purpose is unsure)."""
+        return f"{self._last.url} {self._last.title}" if self._last is not None else ""
+
     @_may_open_a_tab
     @_beside_the_stop_bar
-    async def click(self, index: int, signal: AbortSignal) -> str:
+    async def click(self, index: int, signal: AbortSignal, gate: ActGate | None = None) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
         page = self.session.active_page
         self.settler.watch(page)
         url_before = page.url
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
-        await self._still_as_seen(index, ref, element, signal)  # a page may rename it on mouseover
+        now = await self._still_as_seen(index, ref, element, signal)  # a page may rename it on mouseover
+        if gate is not None:
+            act = Act(how="click", index=index, names=element_names(now), choice=is_choice(now), page=self._where())
+            await gate(act)
+            await self._still_as_seen(index, ref, element, signal)  # the person may have taken a while
         dialogs_before = self._events.dialogs_opened
         try:
             await self._race(signal, f"Could not click {label}", element.click(timeout=self._action_ms))
@@ -391,8 +425,8 @@ class PlaywrightPageController:
     async def input_text(self, index: int, text: str, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
-        secret = dict(ref.item.attrs).get("type") == "password"
-        shown = "••••" if secret else json.dumps(text, ensure_ascii=False)
+        info = self.element_info(index)
+        shown = "••••" if info is not None and info.secret_field else json.dumps(text, ensure_ascii=False)
         editable = await self._race(
             signal,
             f"Could not type into {label}",
@@ -413,11 +447,26 @@ class PlaywrightPageController:
         return f"Typed {shown} into {label}"
 
     @_settles
+    @_may_open_a_tab
+    async def type_secret(self, index: int, value: str, signal: AbortSignal) -> str:
+        """A secret goes only into the checked element, by its own frame, never as keystrokes (secret_typing.py)."""
+        ref, element = await self._element(index, signal)
+        label = describe(index, ref.item)
+        async with self._failures(f"Could not type into {label}"):
+            await put_secret(element, value, label, signal)
+        return f"Typed •••• into {label}"
+
+    @_settles
     @_beside_the_stop_bar
-    async def select_option(self, index: int, text: str, signal: AbortSignal) -> str:
+    async def select_option(self, index: int, text: str, signal: AbortSignal, gate: ActGate | None = None) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
         what = f"Could not choose {json.dumps(text, ensure_ascii=False)} in {label}"
+
+        async def choosing(option: str) -> None:
+            if gate is not None:
+                await gate(Act(how="choose", index=index, names=[option], page=self._where()))
+
         if ref.item.tag == "select":
             options = await self._race(signal, what, element.evaluate(SELECT_OPTIONS_JS))
             labels = [o["label"] for o in options]
@@ -426,28 +475,43 @@ class PlaywrightPageController:
                 picked = match_option([o["value"] for o in options], text)
             if picked is None:
                 raise ToolError(f"{what}: no such option. Options: {list_choices(labels)}")
+            await choosing(labels[picked])
             await self._race(signal, what, element.select_option(index=picked, timeout=self._action_ms))
             return f"Selected {json.dumps(labels[picked], ensure_ascii=False)} in {label}"
         if ref.item.tag == "input":
             suggestions: list[str] | None = await self._race(signal, what, element.evaluate(SUGGESTIONS_JS))
             if suggestions is not None:
-                return await self._pick_suggestion(element, label, suggestions, text, what, signal)
-        return await self._select_custom(element, label, text, what, signal)
+                return await self._pick_suggestion(element, label, suggestions, text, what, signal, choosing)
+        return await self._select_custom(element, label, text, what, signal, choosing)
 
     async def _pick_suggestion(
-        self, element: ElementHandle, label: str, suggestions: list[str], text: str, what: str, signal: AbortSignal
+        self,
+        element: ElementHandle,
+        label: str,
+        suggestions: list[str],
+        text: str,
+        what: str,
+        signal: AbortSignal,
+        choosing: Callable[[str], Awaitable[None]],
     ) -> str:
         """A field's datalist suggestion, put in the field as picking it would (Chromium draws the list outside the
         page, where no click reaches)."""
         picked = match_option(suggestions, text)
         if picked is None:
             raise ToolError(f"{what}: no such suggestion. Suggestions: {list_choices(suggestions)}")
+        await choosing(suggestions[picked])
         async with self._failures(what):
             await signal.race(element.fill(suggestions[picked], timeout=self._action_ms))
         return f"Selected {json.dumps(suggestions[picked], ensure_ascii=False)} in {label}"
 
     async def _select_custom(
-        self, element: ElementHandle, label: str, text: str, what: str, signal: AbortSignal
+        self,
+        element: ElementHandle,
+        label: str,
+        text: str,
+        what: str,
+        signal: AbortSignal,
+        choosing: Callable[[str], Awaitable[None]],
     ) -> str:
         attrs = await self._race(
             signal, what, element.evaluate("el => [el.getAttribute('role'), el.getAttribute('aria-expanded')]")
@@ -460,6 +524,11 @@ class PlaywrightPageController:
         if picked is None:
             available = f"Visible options: {list_choices(choices)}" if choices else "no options became visible"
             raise ToolError(f"{what}: no such option. {available}")
+        await choosing(choices[picked])
+        if (await self._race(signal, what, element.evaluate(CUSTOM_OPTIONS_JS, None)))[picked : picked + 1] != [
+            choices[picked]
+        ]:
+            raise ToolError(f"{what}: the options changed while it was being chosen; look at the page again.")
         option = (await self._race(signal, what, element.evaluate_handle(CUSTOM_OPTIONS_JS, picked))).as_element()
         if option is None:
             raise ToolError(f"{what}: the option disappeared before it could be clicked.")
@@ -511,14 +580,22 @@ class PlaywrightPageController:
 
     @_settles
     @_may_open_a_tab
-    async def send_keys(self, keys: str, signal: AbortSignal) -> str:
+    async def send_keys(self, keys: str, signal: AbortSignal, gate: ActGate | None = None) -> str:
         combos = keys.split()
         if not combos:
             raise ToolError('No keys given; use names like "Enter", "Tab", "Escape" or "Control+A".')
-        keyboard = self.session.active_page.keyboard
+        page = self.session.active_page
         with self.stop_bar.agent_keys():
             for combo in combos:
-                await self._race(signal, f"Could not press {combo}", keyboard.press(combo))
+                if gate is not None and activates(combo):
+                    act = await key_act(page, combo, self._where(), signal)
+                    await gate(act)
+                    if (await key_act(page, combo, self._where(), signal)).names != act.names:
+                        raise ToolError(
+                            f"Did not press {combo}: the focus moved while it was being checked; look at the page "
+                            "again."
+                        )
+                await self._race(signal, f"Could not press {combo}", page.keyboard.press(combo))
         return f"Pressed {' '.join(combos)}"
 
     @_settles
@@ -549,7 +626,13 @@ class PlaywrightPageController:
     async def open(self, url: str, signal: AbortSignal) -> str:
         """go_to_url without waiting for the page to settle: the start page, opened before a task begins, settles
         meanwhile, and the first look at it waits for what is left of that."""
-        opened = await self._open(url, signal)
+        try:
+            opened = await self._open(url, signal)
+        except RefusedLanding as refused:
+            # The start page tried to leave for a refused address as it loaded (a script, a meta refresh): the
+            # route kept it where it was, and the model reads why on its first look.
+            self._guard.tell(self.session.active_page, str(refused))
+            opened = str(refused)
         self.settler.settle_later(self.session.active_page)
         return opened
 
@@ -599,7 +682,7 @@ class PlaywrightPageController:
         await signal.race(self._guard.take_away(page))
         self._guard.forget(page)
         self._events.forget(page)
-        raise ToolError(
+        raise RefusedLanding(
             f"{what} led to {target}, which was refused and not read: {reason} The tab is now on {page.url}."
         )
 

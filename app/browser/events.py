@@ -29,6 +29,7 @@ from app.core.page import BrowserClosedError
 from app.core.safety import risky
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmRequest
+from app.core.safety.untrusted import quoted
 
 log = logging.getLogger(__name__)
 
@@ -340,7 +341,9 @@ def _plural(count: int, one: str, many: str) -> str:
 
 
 def _quote(text: str) -> str:
+    """A page's words (a dialog's message, a file's name) in one of these sentences: quoted so that they cannot end
+    the quotation and read on as the app's own words."""
     text = " ".join(text.split())
     if len(text) > _QUOTE_MAX:
         text = text[: _QUOTE_MAX - 1] + "…"
-    return f'"{text}"'
+    return quoted(text)

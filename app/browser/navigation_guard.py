@@ -164,6 +164,10 @@ class NavigationGuard:
     def _note(self, page: Page | None, text: str) -> None:
         self._notes.append((page, text))
 
+    def tell(self, page: Page, text: str) -> None:
+        """A sentence about ``page`` for the model's next look."""
+        self._note(page, text)
+
     def forget(self, page: Page) -> None:
         """Drop pending sentences about ``page`` that an action's own result already told."""
         self._notes = [(p, text) for p, text in self._notes if p is not page]

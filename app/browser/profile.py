@@ -1,9 +1,15 @@
-"""The agent's Chromium profile: preferences that keep browser pop-ups off the page the agent is working on.
+"""The agent's Chromium profile: preferences that keep browser pop-ups off the page the agent is working on, and
+that stop Chromium loading pages ahead of a click.
 
 A "Save password?" or "Translate this page?" bubble covers part of the page, so the elements under it drop out of
 the observation (covered elements are left out) and the agent cannot click them. The profile is also marked as
 cleanly closed before each launch, so that a Chromium that was killed (a crash, a power cut) never greets the user
 with "Restore pages? Chromium didn't shut down correctly".
+
+"Preload pages" is off (network_prediction_options 2): a page's speculation rules would otherwise prefetch and
+prerender other sites' pages, with their addresses and queries, in renderers no tab shows and no navigation route
+sees, past "Only these sites". Command-line switches cannot do it: Playwright passes its own --disable-features,
+and only the last one counts.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ QUIET_PREFERENCES: dict[str, Any] = {
     "credentials_enable_service": False,
     "profile": {"password_manager_enabled": False, "exit_type": "Normal", "exited_cleanly": True},
     "translate": {"enabled": False},
+    "net": {"network_prediction_options": 2},
 }
 
 

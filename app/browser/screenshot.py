@@ -1,7 +1,11 @@
 """What the model sees when it may see images: the viewport as a JPEG, each listed element boxed with its [index].
 
 The boxes are drawn into the page for the moment of the capture only, inside a closed shadow root that the page's
-scripts cannot read, and taken away at once, whatever happened. Each frame draws the boxes of its own elements, so
+scripts cannot read, and taken away at once, whatever happened. So are black boxes over everything that shows a
+secret: a field for a password or a code whatever its type (a "show password" toggle makes it text), and any field
+or piece of text whose words hold a value the vault knows (a typed secret, a learnt password, an API key), so that the
+picture never shows what the text listing masks. The page is never handed a secret to look for: it lists what it
+shows, and the vault decides here. Each frame draws the boxes of its own elements, so
 they land where the elements are on screen. The capture goes through CDP, which scales it down as it captures:
 ``MAX_WIDTH`` keeps the image, and the tokens it costs, modest.
 """
@@ -11,7 +15,7 @@ from __future__ import annotations
 import base64
 import contextlib
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
@@ -57,19 +61,73 @@ _DRAW_JS = """([nonce, pairs, key]) => {
   return drawn;
 }"""
 _REMOVE_JS = """key => { const host = window[key]; if (host) { host.remove(); delete window[key]; } }"""
+_BLACKOUT_KEY = "__pageAgentBlackout"
+# Fields and pieces of text on screen in this frame (open shadow roots included): [text, left, top, width, height,
+# secret field]. At most _SHOWN_MAX of them.
+_SHOWN_MAX = 5000
+_SHOWN_JS = """(max) => {
+  const out = [];
+  const vw = innerWidth, vh = innerHeight;
+  const seen = (r) => r.width > 0 && r.height > 0 && r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw;
+  const secretField = (el) => el.tagName === 'INPUT' && (el.type === 'password'
+    || /(^|\\s)(current-password|new-password|one-time-code)(\\s|$)/i.test(el.getAttribute('autocomplete') || ''));
+  const range = document.createRange();
+  const walk = (root) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node && out.length < max; node = walker.nextNode()) {
+      if (node.nodeType === Node.TEXT_NODE) {
+        if (!node.data.trim()) continue;
+        range.selectNodeContents(node);
+        const r = range.getBoundingClientRect();
+        if (seen(r)) out.push([node.data, r.left, r.top, r.width, r.height, false]);
+        continue;
+      }
+      if (node.shadowRoot) walk(node.shadowRoot);
+      if (node.tagName === 'INPUT' || node.tagName === 'TEXTAREA') {
+        const r = node.getBoundingClientRect();
+        if (seen(r) && (node.value || secretField(node))) {
+          out.push([node.value, r.left, r.top, r.width, r.height, secretField(node)]);
+        }
+      }
+    }
+  };
+  walk(document);
+  return out;
+}"""
+# Black boxes at [[left, top, width, height], ...] in a closed shadow root, for the capture only.
+_BLACKOUT_JS = """([boxes, key]) => {
+  const host = document.createElement('div');
+  host.style.cssText = 'all:initial;position:fixed;inset:0;pointer-events:none;z-index:2147483647';
+  const root = host.attachShadow({mode: 'closed'});
+  for (const [left, top, width, height] of boxes) {
+    const box = document.createElement('div');
+    box.style.cssText = `position:fixed;left:${left - 2}px;top:${top - 2}px;width:${width + 4}px;` +
+      `height:${height + 4}px;background:#000`;
+    root.append(box);
+  }
+  (document.body || document.documentElement).append(host);
+  Object.defineProperty(window, key, {value: host, configurable: true});
+}"""
 
 
-async def capture(page: Page, refs: dict[int, ElementRef], signal: AbortSignal) -> Screenshot:
-    """The viewport of ``page`` with the boxes of ``refs`` (index -> element of the last look) drawn on it."""
+async def capture(
+    page: Page, refs: dict[int, ElementRef], holds_secret: Callable[[str], bool], signal: AbortSignal
+) -> Screenshot:
+    """The viewport of ``page`` with the boxes of ``refs`` (index -> element of the last look) drawn on it, and every
+    field or text ``holds_secret`` says holds a secret (and every field for a password or a code) blacked out."""
     frames: dict[Frame, list[tuple[int, ElementRef]]] = defaultdict(list)
     for index, ref in refs.items():
         frames[ref.frame].append((index, ref))
     try:
-        labelled = [frame for frame, pairs in frames.items() if await _draw(frame, pairs, signal)]
+        drawn: list[tuple[Frame, str]] = []
         try:
+            for frame in page.frames:
+                if await _black_out(frame, holds_secret, signal):
+                    drawn.append((frame, _BLACKOUT_KEY))
+            drawn += [(frame, _LABELS_KEY) for frame, pairs in frames.items() if await _draw(frame, pairs, signal)]
             return await signal.race(_jpeg(page))
         finally:
-            await _remove(labelled)
+            await _remove(drawn)
     except PlaywrightError as exc:
         raise ToolError(f"Could not take a screenshot: {(exc.message or str(exc)).splitlines()[0]}") from exc
 
@@ -86,11 +144,29 @@ async def _draw(frame: Frame, pairs: Iterable[tuple[int, ElementRef]], signal: A
     return bool(drawn)
 
 
-async def _remove(frames: list[Frame]) -> None:
+async def _black_out(frame: Frame, holds_secret: Callable[[str], bool], signal: AbortSignal) -> bool:
+    """Black boxes over what shows a secret in ``frame``; whether any was drawn. Fails closed: a frame whose secrets
+    cannot be covered fails the capture, unless it went away meanwhile (then it shows nothing)."""
+    if frame.is_detached():
+        return False
+    try:
+        shown = await signal.race(frame.evaluate(_SHOWN_JS, _SHOWN_MAX))
+        boxes = [box[1:5] for box in shown if box[5] or holds_secret(str(box[0]))]
+        if not boxes:
+            return False
+        await signal.race(frame.evaluate(_BLACKOUT_JS, [boxes, _BLACKOUT_KEY]))
+    except PlaywrightError:
+        if frame.is_detached():
+            return False
+        raise
+    return True
+
+
+async def _remove(drawn: list[tuple[Frame, str]]) -> None:
     # Not abortable: the boxes must never stay on a page the person is looking at.
-    for frame in frames:
+    for frame, key in drawn:
         with contextlib.suppress(PlaywrightError):
-            await frame.evaluate(_REMOVE_JS, _LABELS_KEY)
+            await frame.evaluate(_REMOVE_JS, key)
 
 
 async def _jpeg(page: Page) -> Screenshot:

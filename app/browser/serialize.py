@@ -2,7 +2,9 @@
 ``[index]<tag attrs>text />``, indented by nesting, with context text between and ``*[`` marking what is new since
 the last look (app/README.md, "One task, step by step").
 
-The layout (the lines, `[index]<tag`, ` />`, the markers) is the app's; every field from the page is made ``inert``.
+The layout (the lines, `[index]<tag`, ` />`, the markers) is the app's; every field from the page is made ``inert``,
+and the page's free text stands on its lines as quoted strings ("Billing address"), so that no words of a page can
+print one of the listing's own lines ("[End of page]", "Current page: …", an element line).
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import re
 
 from app.browser.observer import ElementItem, Line, Observation
-from app.core.safety.untrusted import inert
+from app.core.safety.untrusted import inert, quoted
 
 _PLAIN_VALUE = re.compile(r"^[^\s\"'<>]+$")
+# A title in the header's [title](address) is the page's: its brackets cannot close the app's.
+_TITLE_MARKS = str.maketrans({"\\": "\\\\", "[": "\\[", "]": "\\]"})
 _END_SLACK = 4.0  # px: subpixel layouts rarely scroll to the exact bottom
 
 
@@ -20,7 +24,7 @@ def render(observation: Observation) -> str:
     vw, vh = observation.viewport.width, observation.viewport.height
     above, below = scroll_pages(observation)
     lines = [
-        f"Current page: [{inert(observation.title or observation.url)}]({inert(observation.url)})",
+        f"Current page: [{title_text(observation.title or observation.url)}]({inert(observation.url)})",
         f"Viewport {vw}x{vh}; {above:.1f} pages above, {below:.1f} pages below",
         "[Start of page]" if above < 0.05 else f"... {above:.1f} pages above — scroll up to see more",
     ]
@@ -32,11 +36,15 @@ def render(observation: Observation) -> str:
     return "\n".join(lines)
 
 
+def title_text(title: str) -> str:
+    """A page's title as the header's [title](address) holds it."""
+    return inert(title).translate(_TITLE_MARKS)
+
+
 def render_crashed(tab_id: int, url: str) -> str:
     """What the model sees of a tab whose renderer died: there is no page to list, only a way on."""
-    url = inert(url)
     return (
-        f"Current page: [{url}]({url})\n"
+        f"Current page: [{title_text(url)}]({inert(url)})\n"
         f'Tab {tab_id} crashed: Chromium stopped rendering this page (its "Aw, Snap!" screen), so nothing on it '
         "can be read or clicked. Open the page again with go_to_url, or switch to another tab."
     )
@@ -56,7 +64,7 @@ def _line(line: Line) -> str:
         return f"{indent}[iframe {inert(line.frame_origin)}]"
     element = line.element
     if element is None:
-        return f"{indent}{inert(line.text)}"
+        return f"{indent}{quoted(line.text)}"
     star = "*" if element.is_new else ""
     body = f">{inert(element.text)}" if element.text else ""
     return f"{indent}{star}[{line.index}]{_open_tag(element)}{body} />"

@@ -16,7 +16,8 @@ _IDENTIFYING_ATTRS = frozenset({"type", "name", "role", "label", "aria-label", "
 # Input types whose value is their caption, not what was typed.
 _CAPTION_INPUTS = frozenset({"submit", "button", "reset"})
 
-if TYPE_CHECKING:  # the tools' inputs import this module for ToolError
+if TYPE_CHECKING:  # the tools' inputs and the risky check import this module for ToolError
+    from app.core.safety.risky import ActGate
     from app.core.tools.page_tools import PageAction
 
 
@@ -65,8 +66,16 @@ class ElementInfo(BaseModel):
     # The name a person reads on it (its text, else its label or accessible name), clipped.
     name: str = ""
     input_type: str = ""  # <input type=...>, lower case; "" for other tags
+    # A text field whose autocomplete says it holds a password or a code (current-password, new-password,
+    # one-time-code): a "show password" toggle makes a password field a text field.
+    secret_autocomplete: bool = False
     # The address of the document (frame) that owns the element: a cross-origin iframe has its own.
     frame_url: str = ""
+
+    @property
+    def secret_field(self) -> bool:
+        """A field for a password or a code, whatever its type now."""
+        return self.input_type == "password" or self.secret_autocomplete
 
 
 class ListedElement(ElementInfo):
@@ -113,8 +122,12 @@ class PageController(Protocol):
         """Page events since the last call (navigation, new tab, dialog handled, download) as plain sentences."""
         ...
 
-    async def perform(self, action: PageAction, signal: AbortSignal) -> str:
-        """Does what ``action`` (a page tool's input, app/core/tools/page_tools.py) says, as real trusted input."""
+    async def perform(self, action: PageAction, signal: AbortSignal, gate: ActGate | None = None) -> str:
+        """Does what ``action`` (a page tool's input, app/core/tools/page_tools.py) says, as real trusted input.
+
+        ``gate``, when given, is called with what the action is about to set off (app/core/safety/risky.py ``Act``:
+        the element clicked, the option chosen, the control a key activates, the submit control of a form that
+        Enter submits) at the moment of acting, and the action is not done when it raises."""
         ...
 
     async def screenshot(self, signal: AbortSignal) -> Screenshot:

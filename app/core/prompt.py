@@ -14,7 +14,7 @@ from app.assets import read_resource
 from app.core.llm import Message
 from app.core.page import BrowserState
 from app.core.prompt_budget import PromptBudget, clip, clip_page, fold_lines, recent_tasks, split_history
-from app.core.safety.untrusted import escape_blocks, inert
+from app.core.safety.untrusted import escape_blocks, inert, quoted
 from app.core.types import (
     ErrorEvent,
     HistoricalEvent,
@@ -146,8 +146,8 @@ def _app_line(event: HistoricalEvent) -> str:
             opening = "The user took over the browser and handed it back."
             check = "Look at the new page state before acting."
         return (
-            f"{opening} Before: {inert(event.before_title)} ({inert(event.before_url)}). "
-            f"Now: {inert(event.after_title)} ({inert(event.after_url)}).{note} {check}"
+            f"{opening} Before: {quoted(event.before_title)} ({inert(event.before_url)}). "
+            f"Now: {quoted(event.after_title)} ({inert(event.after_url)}).{note} {check}"
         )
     if isinstance(event, RetryEvent):
         return f"The model call failed and was retried ({event.attempt}/{event.max_attempts}): {inert(event.message)}"
@@ -163,7 +163,7 @@ def _browser_state(state: BrowserState | None, budget: PromptBudget) -> str:
     tabs = "\n".join(
         f"- Tab {tab.tab_id} (current)"
         if tab.active
-        else f"- Tab {tab.tab_id}: {inert(tab.title) or '(untitled)'} — {inert(tab.url)}"
+        else f"- Tab {tab.tab_id}: {quoted(tab.title) if tab.title else '(untitled)'} — {inert(tab.url)}"
         for tab in state.tabs
     )
     # The controller lays the page out in lines and makes each page-derived field inert; no tag of the page's may

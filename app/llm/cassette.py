@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,8 @@ from app.core.safety.secrets import mask_everywhere, masked_model
 from app.core.tools.control import HAND_OFF
 from app.settings.atomic import write_atomic
 from app.text.element_words import target_words
+
+log = logging.getLogger(__name__)
 
 # 2: the acted-on element is recorded as data (an ElementIdentity); 1 recorded the text of its line.
 FORMAT = 2
@@ -112,12 +116,33 @@ def _shown(messages: list[Message]) -> dict[int, ElementIdentity]:
 
 
 class RecordingClient:
-    """Wraps a real client and writes every answer to ``path`` as it arrives, so a crash keeps what was recorded."""
+    """Wraps a real client and writes every answer to ``path`` as it arrives, so a crash keeps what was recorded.
 
-    def __init__(self, inner: LLMClient, path: Path) -> None:
+    A cassette that can no longer be written (a full disk, a folder taken away) does not end the run: the answers go
+    on to the agent, the file keeps what was written last, and ``failure`` (also handed to ``on_failure``, once) says
+    what happened in plain words."""
+
+    def __init__(self, inner: LLMClient, path: Path, on_failure: Callable[[str], None] | None = None) -> None:
         self._inner = inner
         self._path = path
+        self._on_failure = on_failure
         self.cassette = Cassette()
+        self.failure: str | None = None
+
+    async def _save(self) -> None:
+        if self.failure is not None:
+            return
+        try:
+            await asyncio.to_thread(self.cassette.save, self._path)
+        except OSError as exc:
+            saved = len(self.cassette.entries) - 1
+            self.failure = (
+                f"The recording {self._path} could not be written ({exc.strerror or exc}); it holds at most the "
+                f"first {saved} of the run's answers and cannot be replayed in full."
+            )
+            log.warning("%s", self.failure)
+            if self._on_failure is not None:
+                self._on_failure(self.failure)
 
     async def prepare(self) -> None:
         prepare = getattr(self._inner, "prepare", None)
@@ -126,7 +151,7 @@ class RecordingClient:
 
     async def close(self) -> None:
         if self.cassette.entries:
-            await asyncio.to_thread(self.cassette.save, self._path)
+            await self._save()
         close = getattr(self._inner, "close", None)
         if close is not None:
             await close()
@@ -139,7 +164,7 @@ class RecordingClient:
         index = answer.index if answer is not None else None
         expect = _shown(messages).get(index) if index is not None else None
         self.cassette.entries.append(CassetteEntry(reply=reply, expect=expect))
-        await asyncio.to_thread(self.cassette.save, self._path)
+        await self._save()
         return reply
 
 

@@ -128,7 +128,7 @@ def check_row(row: Row, secrets: Mapping[str, str]) -> str | None:
     return None
 
 
-def quoted(value: str) -> str:
+def quoted_cell(value: str) -> str:
     """A cell as the model reads it: a JSON string, exact, in which no prompt block can open or close (a '<' is
     written \\u003c), inert as page text is."""
     return inert(json_quoted(value))
@@ -142,7 +142,7 @@ def render(template: Template, row: Row, secrets: Mapping[str, str], output_colu
         if column in secrets:
             parts.append(placeholder(secrets[column]))
         else:
-            parts.append(quoted(row.values[column]))
+            parts.append(quoted_cell(row.values[column]))
         parts.append(literal)
     task = "".join(parts).strip() + "\n\n" + ROW_NOTE.format(number=row.number)
     if output_columns:

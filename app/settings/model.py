@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -95,6 +96,9 @@ class Settings(BaseModel):
     upload_dirs: list[str] = Field(default_factory=list)
     secrets: list[SecretEntry] = Field(default_factory=list)
     ask_before_irreversible: bool = True
+    # Safety settings that were in the file but could not be read (FAIL_CLOSED): no task runs until they are set
+    # again, since their defaults would allow more than the user did. Never saved.
+    unreadable_safety: tuple[str, ...] = Field(default=(), exclude=True)
     first_run_done: bool = False
     panel_geometry: str = ""  # Qt's saveGeometry(), base64
 
@@ -127,6 +131,13 @@ def endpoint_ready(settings: Settings, api_key: str | None) -> bool:
     return bool(api_key) or urlparse(settings.base_url).hostname in _LOCAL_HOSTS
 
 
+# Safety settings whose default allows more than a value the user set: "any site", a secret typed on any site. One
+# that is damaged is never reset to its default; the others' defaults are the safe ones (ask, no uploads, no scripts).
+FAIL_CLOSED = ("allowed_domains", "secrets")
+# How a saved file writes one of them when it was left empty.
+_EMPTY = {name: re.compile(rf'"{name}"\s*:\s*\[\s*\]'.encode()) for name in FAIL_CLOSED}
+
+
 class SettingsUnreadable(Exception):
     """The settings file is there but cannot be read at all (a folder, no permission)."""
 
@@ -156,17 +167,29 @@ def read_settings(path: Path) -> LoadedSettings:
     except ValueError:
         data = None
     if not isinstance(data, dict):
-        return _damaged(path, Settings(), ())
+        # What it held cannot be told: a safety list that was not left empty may have been set.
+        unsafe = tuple(name for name in FAIL_CLOSED if name.encode() in raw and not _EMPTY[name].search(raw))
+        return _damaged(path, Settings(unreadable_safety=unsafe), ())
     try:
         return LoadedSettings(Settings.model_validate(data))
     except ValidationError as exc:
         bad = {str(error["loc"][0]) for error in exc.errors() if error["loc"]}
-    settings = Settings.model_validate({name: value for name, value in data.items() if name not in bad})
+    unsafe = tuple(name for name in FAIL_CLOSED if name in bad)
+    kept = {name: value for name, value in data.items() if name not in bad}
+    settings = Settings.model_validate({**kept, "unreadable_safety": unsafe})
     return _damaged(path, settings, tuple(sorted(bad & set(Settings.model_fields))))
 
 
 def _damaged(path: Path, settings: Settings, reset: tuple[str, ...]) -> LoadedSettings:
-    """Keep the damaged file beside the new one, and save what could be kept so the next start reads it."""
+    """Keep the damaged file beside the new one, and save what could be kept so the next start reads it. A file
+    whose safety settings could not be read stays as it is: saving the defaults would allow more from the next
+    start on."""
+    if settings.unreadable_safety:
+        log.warning(
+            "settings file is damaged: %s could not be read; no task runs until they are set again",
+            ", ".join(name.replace("_", " ") for name in settings.unreadable_safety),
+        )
+        return LoadedSettings(settings, reset, None, damaged=True)
     aside = path.with_name(f"{path.name}.damaged-{datetime.now():%Y%m%d-%H%M%S-%f}")
     try:
         path.replace(aside)

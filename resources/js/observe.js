@@ -32,6 +32,7 @@
   const BOX_MIN = 2;  // px: a box (or what clipping leaves of it) this thin in either direction shows nothing
   const CONTRAST_MIN = 1.1;  // WCAG contrast ratio of text to its background; 1 = the same colour
   const OPAQUE = 0.9;  // background alpha of a box that hides what lies under it
+  const SKEW_MAX_COS = 0.966;  // a transform whose axes close to within 15 degrees skews glyphs past reading
   const ITEMS_MAX = 2000;
 
   // Never drawn where they stand: an SVG's definitions (a sprite's icons, gradients) are painted only through a
@@ -54,6 +55,8 @@
   // Listed elements inside which a nested element can be a target of its own (an inbox row's star icon); inside a
   // link or a button it cannot.
   const CONTROL_TAGS = new Set(['A', 'BUTTON', 'SUMMARY', 'LABEL']);
+  // A field that says it holds a password or a code whatever its type (a "show password" toggle makes it text).
+  const SECRET_AUTOCOMPLETE = /(^|\s)(current-password|new-password|one-time-code)(\s|$)/i;
   const TEXT_INPUT_TYPES = new Set(['text', 'email', 'search', 'tel', 'url', 'number', 'date', 'time',
     'datetime-local', 'month', 'week', 'color', 'range']);
 
@@ -174,11 +177,35 @@
     // something clips; computed style reads are the observer's main cost).
     const contains = (clip || outer.abs || outer.fixed) && (style.transform !== 'none' || style.filter !== 'none');
     return {
-      alpha: outer.alpha * parseFloat(style.opacity),
+      alpha: outer.alpha * parseFloat(style.opacity) * filterAlpha(style.filter) * (hiddenByPaint(style) ? 0 : 1),
       clip,
       abs: position !== 'static' || contains ? clip : outer.abs,
       fixed: contains ? clip : outer.fixed,
     };
+  }
+
+  // filter: opacity(x), alone or in a chain, multiplies what the element paints, as opacity does.
+  function filterAlpha(filter) {
+    if (filter === 'none' || !filter.includes('opacity')) return 1;
+    let alpha = 1;
+    for (const m of filter.matchAll(/opacity\(\s*([\d.]+)(%?)\s*\)/g)) alpha *= parseFloat(m[1]) / (m[2] ? 100 : 1);
+    return alpha;
+  }
+
+  // A mask of fully transparent colours only (a gradient from transparent to transparent), or a transform that
+  // skews the content nearly flat: a person sees nothing readable.
+  function hiddenByPaint(style) {
+    const mask = style.webkitMaskImage;
+    if (mask && mask !== 'none' && !mask.includes('url(')) {
+      const stops = mask.match(/rgba?\([^)]*\)|transparent/g);
+      if (stops && stops.every((c) => c === 'transparent' || (rgba(c) || [0, 0, 0, 1])[3] < ALPHA_MIN)) return true;
+    }
+    const transform = style.transform;
+    if (transform === 'none') return false;
+    const m = /^matrix\(([^)]+)\)$/.exec(transform);
+    if (!m) return false;
+    const [a, b, c, d] = m[1].split(',').map(parseFloat);
+    return Math.abs(a * c + b * d) > SKEW_MAX_COS * Math.hypot(a, b) * Math.hypot(c, d);
   }
 
   function paintOf(el, style, rect) {
@@ -198,23 +225,26 @@
     return m ? [+m[1], +m[2], +m[3], m[4] === undefined ? 1 : +m[4]] : null;
   }
 
-  // The colour behind an element's text: the first solid enough background up the tree (white at the root);
-  // null behind an image or an unreadable colour.
+  // The colours behind an element's text: the first solid enough background up the tree (white at the root), or
+  // the colours of a gradient there; null behind an image or an unreadable colour.
   function backgroundOf(el) {
     if (backgrounds.has(el)) return backgrounds.get(el);
     const style = styleOf(el);
-    let colour;
-    if (style.backgroundImage !== 'none') {
-      colour = null;
+    let colours;
+    const image = style.backgroundImage;
+    if (image !== 'none') {
+      const stops = image.includes('url(') ? null : image.match(/rgba?\([^)]*\)/g);
+      colours = stops ? stops.map(rgba) : null;
+      if (colours && colours.some((c) => c === null || c[3] < 0.5)) colours = null;
     } else {
       const own = rgba(style.backgroundColor);
       const parent = composedParent(el);
-      if (own === null) colour = null;
-      else if (own[3] >= 0.5) colour = own;
-      else colour = parent ? backgroundOf(parent) : [255, 255, 255, 1];
+      if (own === null) colours = null;
+      else if (own[3] >= 0.5) colours = [own];
+      else colours = parent ? backgroundOf(parent) : [[255, 255, 255, 1]];
     }
-    backgrounds.set(el, colour);
-    return colour;
+    backgrounds.set(el, colours);
+    return colours;
   }
 
   function luminance([r, g, b]) {
@@ -230,16 +260,26 @@
     if (textStyles.has(el)) return textStyles.get(el);
     const style = styleOf(el);
     let ok = style.visibility === 'visible' && parseFloat(style.fontSize) >= FONT_MIN;
-    const colour = ok ? rgba(style.webkitTextFillColor) : null;  // the colour glyphs are painted in
+    // The colour glyphs are painted in; SVG text is painted by its fill (and stroke).
+    let colour = ok ? rgba(style.webkitTextFillColor) : null;
+    if (ok && el instanceof SVGElement) {
+      const painted = (paint, opacity) => paint !== 'none' && parseFloat(opacity) >= ALPHA_MIN;
+      ok = painted(style.fill, style.fillOpacity)
+        || (painted(style.stroke, style.strokeOpacity) && parseFloat(style.strokeWidth) > 0);
+      colour = ok && style.fill !== 'none' && style.stroke === 'none' ? rgba(style.fill) : null;
+    }
     if (colour && colour[3] < ALPHA_MIN) {
       ok = false;
     } else if (colour) {
       const behind = backgroundOf(el);
       if (behind) {
+        // Seen where it stands out from some part of what is behind it.
         const a = colour[3];
-        const seen = [0, 1, 2].map((i) => a * colour[i] + (1 - a) * behind[i]);
-        const [l1, l2] = [luminance(seen), luminance(behind)].sort((x, y) => y - x);
-        ok = (l1 + 0.05) / (l2 + 0.05) >= CONTRAST_MIN;
+        ok = behind.some((back) => {
+          const seen = [0, 1, 2].map((i) => a * colour[i] + (1 - a) * back[i]);
+          const [l1, l2] = [luminance(seen), luminance(back)].sort((x, y) => y - x);
+          return (l1 + 0.05) / (l2 + 0.05) >= CONTRAST_MIN;
+        });
       }
     }
     // Gradient text paints its background through transparent glyphs.
@@ -470,8 +510,9 @@
   }
 
   // What a form control is called on screen: aria-labelledby, else its <label>s. Native controls have no text of
-  // their own, and a field's label usually sits on another line, so the model could not tell fields apart.
-  function controlLabel(el) {
+  // their own, and a field's label usually sits on another line, so the model could not tell fields apart. A hidden
+  // label names only what nothing visible names (``unnamed``): it never renames a button that reads otherwise.
+  function controlLabel(el, unnamed) {
     const ids = el.getAttribute('aria-labelledby');
     let parts = [];
     if (ids) {
@@ -483,7 +524,7 @@
     }
     parts = parts.map((label) => {
       const {shown, named} = labelOf(label);
-      return shown || named;  // a visually hidden <label> still names its field
+      return shown || (unnamed ? named : '');  // a visually hidden <label> still names its field
     });
     const text = clean(parts.join(' '));
     return text ? cut(text, VALUE_MAX) : null;
@@ -560,8 +601,9 @@
     return named.length > OPTIONS_MAX ? `${shown}|…${named.length - OPTIONS_MAX} more` : shown;
   }
 
-  // name: the accessible name that names the element when nothing visible does (an icon button's sr-only text).
-  function attributesOf(el, tag, scroll, name) {
+  // name: the accessible name that names the element when nothing visible does (an icon button's sr-only text);
+  // shown: its visible words.
+  function attributesOf(el, tag, scroll, name, shown) {
     const attrs = [];
     const add = (name, value) => {
       if (value === null || value === undefined || value === false) return;
@@ -572,7 +614,7 @@
       return v === null || v === '' ? null : cut(clean(v), VALUE_MAX);
     };
     if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || el.hasAttribute('aria-labelledby')) {
-      const label = controlLabel(el);
+      const label = controlLabel(el, !shown);
       if (label && label !== get('aria-label') && label !== get('placeholder')) add('label', label);
     }
     if (tag === 'INPUT') {
@@ -580,7 +622,9 @@
       add('type', type);
       add('name', get('name'));
       add('placeholder', get('placeholder'));
-      if (type === 'password') {
+      const secretField = type !== 'password' && SECRET_AUTOCOMPLETE.test(get('autocomplete') || '');
+      if (secretField) add('autocomplete', get('autocomplete'));
+      if (type === 'password' || secretField) {
         add('value', el.value ? '••••' : null);  // never the secret itself
       } else if (type === 'checkbox' || type === 'radio') {
         add('checked', el.checked);
@@ -635,7 +679,7 @@
       ? {shown: '', named: ''} : labelOf(el);
     const said = shown.toLowerCase();
     // A tooltip or name that repeats the visible text says nothing more.
-    const attrs = attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named)
+    const attrs = attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named, shown)
       .filter(([name, value]) => !((name === 'title' || name === 'aria-label') && value.toLowerCase() === said));
     return {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(), attrs, text: shown, isNew: false};
   }

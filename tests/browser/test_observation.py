@@ -28,8 +28,8 @@ async def test_form_listing_matches_the_design_format(controller, signal, site) 
     assert lines[1] == "Viewport 1280x800; 0.0 pages above, 0.0 pages below"
     assert lines[2] == "[Start of page]"
     assert lines[-1] == "[End of page]"
-    assert "New customer" in lines  # context text, unindexed
-    assert "Billing address" in lines
+    assert '"New customer"' in lines  # context text, unindexed, quoted
+    assert '"Billing address"' in lines
     email = index_of(content, "type=email")
     assert f"[{email}]<input label=Email type=email name=email placeholder=you@company.com required />" in lines
     assert "value=Basic" in lines[lines.index(next(line for line in lines if "<select" in line))]
@@ -120,7 +120,7 @@ async def test_covered_listing_keeps_its_shape_and_reports_what_the_overlay_hid_
     content = (await controller.get_browser_state(signal)).content
     assert is_new(content, "Card") and is_new(content, "Inner"), content
     assert not any("Hidden link" in line for line in element_lines(content)), content
-    assert "\nBanner text\n" in content, content
+    assert '\n"Banner text"\n' in content, content
 
 
 async def test_hidden_elements_are_left_out(controller, signal) -> None:

@@ -74,4 +74,4 @@ def test_the_current_tab_line_does_not_repeat_the_page_line() -> None:
     )
     user = messages[1].content
     assert "- Tab 1 (current)\n" in user and user.count("Alpha") == 1
-    assert "- Tab 2: Beta — https://b.test/" in user
+    assert '- Tab 2: "Beta" — https://b.test/' in user

@@ -11,6 +11,7 @@ import pytest
 from app.core.abort import AbortSignal
 from app.core.agent import TAKEN_OVER_MID_STEP, Agent
 from app.core.config import AgentConfig
+from app.core.safety.risky import ActGate
 from app.core.tools.page_tools import ClickInput, PageAction
 from app.core.types import (
     AgentActivity,
@@ -88,7 +89,7 @@ async def test_a_hand_off_pauses_the_run_and_resume_carries_on_with_the_note(
     prompt = llm_server.user_message(-1)
     assert "You handed the browser to the user, and they have handed it back: the same task goes on." in prompt
     assert "The user said: I solved it, the export page is open" in prompt
-    assert "Now: Export ready (http://fake.test/export)" in prompt
+    assert 'Now: "Export ready" (http://fake.test/export)' in prompt
 
 
 async def test_waiting_for_the_person_is_not_charged_to_the_time_limits(
@@ -155,7 +156,7 @@ async def test_a_hand_off_without_a_reason_is_an_unusable_answer(
 class LoadingAfterClick(FakePage):
     """A click lands at once, then the page takes long to load (a real click's aftermath)."""
 
-    async def perform(self, action: PageAction, signal: AbortSignal) -> str:
+    async def perform(self, action: PageAction, signal: AbortSignal, gate: ActGate | None = None) -> str:
         assert isinstance(action, ClickInput)
         self.actions.append(("click", (action.index,)))
         await signal.sleep(30)

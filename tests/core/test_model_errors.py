@@ -6,6 +6,7 @@ import asyncio
 
 from app.core.abort import AbortSignal
 from app.core.config import AgentConfig
+from app.core.safety.risky import ActGate
 from app.core.tools.page_tools import PageAction
 from app.core.types import AgentStatus, ErrorEvent, ObservationEvent, RetryEvent, StepEvent, UserTakeoverEvent
 from app.llm.settings import ToolChoiceMode
@@ -129,9 +130,9 @@ async def test_the_same_index_on_three_pages_is_no_repeat(llm_server: FakeLLMSer
     agent, page = make_agent()
     original = page.perform
 
-    async def click_and_move_on(action: PageAction, signal: AbortSignal) -> str:
+    async def click_and_move_on(action: PageAction, signal: AbortSignal, gate: ActGate | None = None) -> str:
         page.url = f"{page.url}/next"  # each click opens another page, where [4] is another element
-        return await original(action, signal)
+        return await original(action, signal, gate)
 
     page.perform = click_and_move_on  # type: ignore[method-assign]
     llm_server.add(*[tool_reply({"click_element_by_index": {"index": 4}})] * 3, done_reply("ok"))

@@ -238,3 +238,119 @@ async def test_a_handler_that_never_answers_is_a_refusal_after_the_deadline(monk
         run_tool(CLICK, click_context(page, "update my address", Person(None)), CLICK.input_model(index=2)), 5
     )
     assert not result.ok and result.text.startswith("❌ The user did not allow") and page.actions == []
+
+
+# --- more verbs, more languages, money, negation (issue 20, items 5 and 7) ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("Send", "send"),
+        ("Send invitation", "send"),
+        ("Checkout", "pay"),
+        ("Proceed to checkout", "pay"),
+        ("Confirm purchase", "pay"),
+        ("Upgrade — $49/month", "pay"),
+        ("Subscribe for 9,99 €", "pay"),
+        ("Donate", "pay"),
+        ("Withdraw", "transfer"),
+        ("Cancel order", "unsubscribe"),
+        ("Move to trash", "delete"),
+        ("Discard", "delete"),
+        ("Revoke access", "revoke"),
+        ("Terminate instance", "revoke"),
+        ("Supprimer le compte", "delete"),
+        ("Payer maintenant", "pay"),
+        ("Passer la commande", "pay"),
+        ("Konto löschen", "delete"),
+        ("Jetzt kaufen", "pay"),
+        ("Zahlungspflichtig bestellen", "pay"),
+        ("Eliminar cuenta", "delete"),
+        ("Finalizar compra", "pay"),
+        ("Excluir conta", "delete"),
+        ("Cancelar assinatura", "unsubscribe"),
+        ("Elimina account", "delete"),
+        ("Acquista ora", "pay"),
+        ("アカウントを削除", "delete"),
+        ("購入する", "pay"),
+        ("계정 삭제", "delete"),
+        ("결제하기", "pay"),
+        ("Удалить аккаунт", "delete"),
+        ("Оплатить", "pay"),
+        ("Отправить", "send"),
+    ],
+)
+def test_irreversible_names_in_more_words_and_languages(name: str, kind: str) -> None:
+    assert kind in irreversible_kinds(name), (name, irreversible_kinds(name))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Trash",
+        "Sent",
+        "Checkout options",
+        "Orders",
+        "Price list",
+        "Einstellungen",
+        "Paramètres",
+        "支払い方法",
+        "결제 내역",
+    ],
+)
+def test_more_names_that_read_as_nothing_irreversible(name: str) -> None:
+    assert not is_irreversible(name), (name, irreversible_kinds(name))
+
+
+@pytest.mark.parametrize(
+    ("task", "name"),
+    [
+        ("Check the settings. Do not delete the account.", "Delete account"),
+        ("Check the settings but don't delete the account", "Delete account"),
+        ("Never pay the invoice", "Pay"),
+        ("If the invoice is overdue, pay the invoice", "Pay"),
+        ("Pay the invoice only if it is overdue", "Pay"),
+        ("Update the price to $49", "Pay $49"),
+        ("Look at the billing page", "Pay now"),
+        ("Ne supprime pas le compte", "Supprimer le compte"),
+        ("Das Konto nicht löschen", "Konto löschen"),
+        ("不要删除账户", "删除账户"),
+        ("アカウントを削除しないで", "アカウントを削除"),
+    ],
+)
+def test_a_negated_or_conditional_mention_never_asks(task: str, name: str) -> None:
+    assert not task_asks_for(task, name)
+
+
+@pytest.mark.parametrize(
+    ("task", "name"),
+    [
+        ("Check the settings, then delete the account", "Delete account"),
+        ("Do not change the email; delete the account", "Delete account"),
+        ("Supprime le compte", "Supprimer le compte"),
+        ("Send the invitation to Ada", "Send invitation"),
+    ],
+)
+def test_a_plain_request_next_to_a_negation_still_asks(task: str, name: str) -> None:
+    assert task_asks_for(task, name)
+
+
+def test_an_unsure_act_on_a_payment_page_asks() -> None:
+    from app.core.safety.risky import Act, _risky_name
+
+    checkout = Act(how="click", names=["Continue"], page="https://shop.test/checkout Checkout — Shop")
+    assert _risky_name(checkout, "Update my shipping address") == "Continue"
+    assert _risky_name(checkout, "Buy the red shoes") is None
+    elsewhere = Act(how="click", names=["Continue"], page="https://shop.test/profile Profile")
+    assert _risky_name(elsewhere, "Update my shipping address") is None
+
+
+def test_a_price_on_a_choice_is_what_it_costs_not_a_payment() -> None:
+    from app.core.safety.risky import Act, _risky_name
+
+    task = "Create the customer Jane Doe on the Pro plan"
+    assert _risky_name(Act(how="choose", names=["Pro $49 / seat"]), task) is None
+    assert _risky_name(Act(how="click", names=["Pro $49 / seat"], choice=True), task) is None
+    assert _risky_name(Act(how="click", names=["Upgrade — $49"]), task) == "Upgrade — $49"
+    assert _risky_name(Act(how="choose", names=["Delete account"]), task) == "Delete account"

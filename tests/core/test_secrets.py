@@ -194,7 +194,8 @@ async def test_a_password_typed_as_itself_is_masked_in_every_later_prompt_event_
     )
     page.content = PASSWORD_PAGE  # the page echoes nothing yet; the next look does
     result = await agent.execute(f"Sign in with the password {literal}")
-    assert page.actions[0] == ("input_text", (1, literal))  # the page got the real password
+    # The page got the real password, through the secret path (only into the checked field, never as keystrokes).
+    assert page.actions[0] == ("secret_text", (1, literal))
     for index in (1, 2):
         assert literal not in json.dumps(llm_server.requests[index])
     executing = next(a for a in activities if isinstance(a, ExecutingActivity))
@@ -369,3 +370,27 @@ def test_a_secret_for_a_field_no_longer_on_the_page_is_not_typed() -> None:
     with pytest.raises(ToolError, match="not in the current page state"):
         vault().fill("<secret>pw</secret>", None)
     assert vault().fill("plain words", None) == "plain words"
+
+
+def test_pieces_and_spelled_out_forms_of_a_value_are_masked() -> None:
+    value = "pw-AbCdEfGh12345678xyz"
+    vault = SecretVault([Secret("pw", SecretStr(value))])
+    for text in (value[1:], " ".join(value), "-".join(value), value[3:14], f"ends in {value[-8:]}.", value.upper()[2:]):
+        assert value[3:11].lower() not in vault.mask(text).lower(), text
+        assert "<secret>pw</secret>" in vault.mask(text)
+    # Seven characters of it are no piece: ordinary words stay.
+    assert vault.mask(f"id {value[5:12]} ok") == f"id {value[5:12]} ok"
+
+
+def test_a_secret_without_sites_of_its_own_goes_only_to_the_default_sites_and_those_the_task_names() -> None:
+    vault = SecretVault([Secret("pw", SecretStr("long-enough-value"))], default_sites=("crm.example.com",))
+    assert vault.fill("<secret>pw</secret>", "https://crm.example.com/login") == "long-enough-value"
+    with pytest.raises(ToolError, match=r"may only be typed on crm\.example\.com"):
+        vault.fill("<secret>pw</secret>", "https://crm-example.com.evil.test/login")
+    task = "Sign in to https://mail.example.org as ada@gmail.com with <secret>pw</secret>"
+    assert vault.fill("<secret>pw</secret>", "https://mail.example.org/", task) == "long-enough-value"
+    with pytest.raises(ToolError):  # an e-mail address names no site
+        vault.fill("<secret>pw</secret>", "https://gmail.com/", task)
+    nowhere = SecretVault([Secret("pw", SecretStr("long-enough-value"))], default_sites=())
+    with pytest.raises(ToolError, match="names no sites"):
+        nowhere.fill("<secret>pw</secret>", "https://crm.example.com/login", "Sign in")

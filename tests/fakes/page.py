@@ -7,7 +7,8 @@ import re
 from app.assets import resource_path
 from app.core.abort import AbortSignal
 from app.core.page import BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo, ToolError
-from app.core.tools.page_tools import GoToUrlInput, PageAction
+from app.core.safety.risky import Act, ActGate
+from app.core.tools.page_tools import ClickInput, GoToUrlInput, PageAction, SelectOptionInput
 from app.llm.probe import TEST_IMAGE
 
 DEFAULT_CONTENT = (
@@ -83,8 +84,15 @@ class FakePage:
             self.content = self.content.split("\n<!--")[0] + f"\n<!-- change {self._counter} -->"
         return f"{name} {' '.join(map(str, args))}".strip()
 
-    async def perform(self, action: PageAction, signal: AbortSignal) -> str:
-        """Records the action as (its name, its input's values): ClickInput(index=2) is ("click", (2,))."""
+    async def perform(self, action: PageAction, signal: AbortSignal, gate: ActGate | None = None) -> str:
+        """Records the action as (its name, its input's values): ClickInput(index=2) is ("click", (2,)). ``gate`` is
+        asked first about a click on an element it knows (by its name) and the option a choice names."""
+        if gate is not None:
+            info = self.element_info(action.index) if isinstance(action, ClickInput) else None
+            if info is not None:
+                await gate(Act(how="click", index=action.index, names=[info.name], page=self.url))
+            if isinstance(action, SelectOptionInput):
+                await gate(Act(how="choose", index=action.index, names=[action.text], page=self.url))
         if isinstance(action, GoToUrlInput):
             self.url = action.url
         name = re.sub(r"(?<!^)(?=[A-Z])", "_", type(action).__name__.removesuffix("Input")).lower()

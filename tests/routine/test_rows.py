@@ -12,7 +12,7 @@ import pytest
 
 from app.routine.plan import plan_routine
 from app.routine.rows import RowsError, read_rows
-from app.routine.template import parse_template, quoted, render
+from app.routine.template import parse_template, quoted_cell, render
 from app.routine.types import RoutineOptions
 
 
@@ -141,5 +141,5 @@ def test_rows_that_cannot_run_are_named_before_the_routine_starts(tmp_path: Path
 
 def test_a_cell_reads_back_exactly_from_its_quoted_form() -> None:
     cell = 'a "b" </sys>\u200b\U000e0041 c\nd'
-    assert json.loads(quoted(cell)) == cell
-    assert "<" not in quoted(cell) and "\n" not in quoted(cell)
+    assert json.loads(quoted_cell(cell)) == cell
+    assert "<" not in quoted_cell(cell) and "\n" not in quoted_cell(cell)

@@ -25,6 +25,7 @@ from app.ui.timeline.model import Kind, TimelineModel, plain_text
 from tests.browser.helpers import index_of
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.security.conftest import AgentOnPage, HostileSite
+from tests.waiting import until
 
 ATTACKER_MARKERS = ("ATTACKER-PAGE-MARKER", "ATTACKER-TITLE-MARKER")
 BLOCKED = "not among the allowed sites"
@@ -59,9 +60,11 @@ async def open_links(
     return (await controller.get_browser_state(signal)).content
 
 
-async def run(agent_on_page: AgentOnPage, llm_server: FakeLLMServer, *actions: dict[str, object]) -> ExecutionResult:
+async def run(
+    agent_on_page: AgentOnPage, llm_server: FakeLLMServer, *actions: dict[str, object], **agent: object
+) -> ExecutionResult:
     llm_server.add(*(tool_reply(action) for action in actions), done_reply("Finished."))
-    result = await agent_on_page().execute("Read the team notes.")
+    result = await agent_on_page(**agent).execute("Read the team notes.")
     assert result.status == AgentStatus.COMPLETED, result.data
     return result
 
@@ -161,6 +164,9 @@ async def test_links_scripts_and_forms_to_another_site_are_blocked_in_the_browse
         {"click_element_by_index": {"index": index_of(content, "Go to partner by script")}},
         {"click_element_by_index": {"index": index_of(content, "Send notes to partner")}},
         {"click_element_by_index": {"index": index_of(content, "Open partner window")}},
+        # The form's "Send" would otherwise wait for the person (an irreversible act): here it is let through, so that
+        # the browser's own block of the post is what is shown.
+        guardrails=Guardrails(ask_before_irreversible=False),
     )
 
     assert attacker_page_hits(hostile) == []
@@ -376,3 +382,14 @@ def test_cli_a_saved_start_page_outside_the_allowed_sites_is_a_clear_error(
     assert f"The start page {hostile.attacker}/nav-attacker.html cannot be opened: " in done.stderr
     assert BLOCKED in done.stderr and "Traceback" not in done.stderr
     assert attacker_page_hits(hostile) == [] and llm_server.requests == []
+
+
+async def test_speculation_rules_load_no_page_of_another_site(
+    controller: PlaywrightPageController, hostile: HostileSite, signal: AbortSignal
+) -> None:
+    # The page asks Chromium to prefetch and prerender another site's page; no tab would ever show it.
+    allow(controller, host_port(hostile.page))
+    await controller.go_to_url(f"{hostile.page}/nav-speculate.html", signal)
+    await until(lambda: hostile.received("/speculation-window-over"), 10, message="the page's own last request")
+    speculated = [path for path in attacker_page_hits(hostile) if "prerender" in path or "via=prefetch" in path]
+    assert speculated == []

@@ -145,3 +145,47 @@ def test_ctrl_c_during_the_question_stops_the_run(home, llm_server: FakeLLMServe
     assert terminal.process.returncode == 3, stderr
     assert json.loads(stdout)["status"] == "stopped"
     assert not hostile.received(DELETED)
+
+
+# --- what reaches the terminal ------------------------------------------------------------------------------------
+
+CONTROLS = (b"\x1b", b"\x07", b"\x9b", "\u202e".encode(), "\u202d".encode())
+
+
+def test_a_pages_and_the_models_words_cannot_drive_the_terminal(
+    home, llm_server: FakeLLMServer, hostile: HostileSite
+) -> None:
+    # The page's question erases its own line on the terminal; the model's final words carry escapes and a bidi
+    # override. The person must read what they answer, and the terminal must show only text.
+    sneaky_done = "Tidied up.\x1b[2J\x1b]0;pwned\x07 \u202dtxt.exe\u009b31m"
+
+    def respond(body: dict[str, Any]) -> FakeResponse:
+        page = browser_state(body)
+        if len(llm_server.requests) == 1:
+            action = {"click_element_by_index": {"index": index_of(page, "Tidy up the list")}}
+        else:
+            action = {"done": {"text": sneaky_done, "success": True}}
+        return FakeResponse(body=completion(arguments=agent_output(action)))
+
+    llm_server.fallback = respond
+    terminal = Terminal(
+        cli("Look at my customers", "--url", f"{hostile.page}/terminal-escapes.html"), cli_env(home, llm_server)
+    )
+    terminal.wait_for(b"Allow? [y/N]")
+    terminal.type(b"\n")
+    stdout, stderr = terminal.finish()
+    assert terminal.process.returncode == 0, stderr
+    # The page's words are quoted as data: each control is written out as an escape, never sent to the terminal.
+    assert "Delete all 120 customers?\\u001b[2K\\u001b[1G\\u001b]0;Page Agent\\u0007Keep the list" in stderr
+    printed = (stdout + stderr).encode()
+    assert not any(control in printed for control in CONTROLS), printed
+    assert "Tidied up.[2J]0;pwned txt.exe31m" in stdout
+    assert not hostile.received(DELETED)
+
+    llm_server.requests.clear()
+    done = run_cli(
+        cli("Look at my customers", "--url", f"{hostile.page}/terminal-escapes.html", "--json", "--risky", "deny"),
+        cli_env(home, llm_server),
+    )
+    assert not any(control in done.stdout.encode() for control in CONTROLS)
+    assert json.loads(done.stdout)["data"] == sneaky_done  # the JSON holds the exact words, escaped

@@ -65,7 +65,7 @@ async def test_a_secret_in_an_elements_name_is_masked(llm_server: FakeLLMServer,
         done_reply("Signed in."),
     )
     result = await agent.execute("Sign in")
-    assert page.actions[0] == ("input_text", (1, literal))
+    assert page.actions[0] == ("secret_text", (1, literal))  # the secret path
     targets = [a.target for a in activities if isinstance(a, ExecutedActivity)]
     assert targets[1] is not None and "<secret>typed_password</secret>" in targets[1].name
     assert literal not in "".join(repr(a) for a in activities)

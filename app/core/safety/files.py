@@ -1,4 +1,8 @@
-"""Which local files the agent may upload: only from folders the user allowed, or files the user named in the task.
+"""Which local files the agent may upload: only from folders the user allowed, or files the task asks to upload.
+
+A path written in the task counts only where the task asks to upload it ("attach ~/cv.pdf"), not where it merely
+mentions it ("what does the help page say about ~/.ssh/id_rsa"), nor where it says not to. A hidden or key-like
+file (a dot-file, an SSH or TLS key, a keystore, a credentials file) always needs the person's OK (``sensitive``).
 
 Every path is resolved first (``~``, ``..``, symlinks) and judged as the real file it names: a link inside an allowed
 folder that points at ~/.ssh/id_rsa is judged as ~/.ssh/id_rsa. ``check`` reads the filesystem (resolving, stat), so
@@ -34,6 +38,54 @@ _SETTINGS_HINT = (
     "ask the user to add its folder in Settings → Files the agent may upload (or with --upload-dir on "
     "the command line), or to name the file in the task"
 )
+
+
+# Words that ask for a file to go into a form, in the languages of risky_words.py; and a negation just before them.
+_UPLOAD_VERB = re.compile(
+    r"\b(?:upload\w*|attach\w*|submit\w*|send|sending|add|use|using|choose|select|pick|provide|include|put|"
+    r"joindre|joignez|téléverse\w*|hochladen|anhängen|subir|sube|adjunt\w*|anex\w*|envi\w*|carica\w*|allega\w*|"
+    r"прикреп\w*|загруз\w*)\b|上传|附上|附件|添加|提交|アップロード|添付|업로드|첨부",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(
+    r"(?:\b(?:not|never|no|don't|dont|without|ne|pas|nicht|kein\w*|nunca|não|non|не)\b|不要|别|勿|不)(?:\W+\w+){0,2}\W*$",
+    re.IGNORECASE,
+)
+# Where a sentence ends: its punctuation followed by a space or the end (a path's own dots are not followed by one).
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[。！？；\n]")
+# Files that hold keys and credentials, whatever folder they are in.
+_KEY_LIKE = re.compile(
+    r"^(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|.*\.(?:pem|key|p12|pfx|jks|keystore|kdbx|ppk|gpg|asc|ovpn)|"
+    r"credentials(?:\.\w+)?|wallet\.dat|\.?(?:env|netrc|npmrc|pypirc|pgpass|git-credentials)(?:\.\w+)?)$",
+    re.IGNORECASE,
+)
+
+
+def upload_paths(task: str) -> list[str]:
+    """The paths the task asks to upload: written in a sentence that asks for an upload (not negated)."""
+    asked: list[str] = []
+    for path in named_paths(task):
+        for at in _occurrences(task, path):
+            start = max((m.end() for m in _SENTENCE_END.finditer(task, 0, at)), default=0)
+            end = next((m.start() for m in _SENTENCE_END.finditer(task, at + len(path))), len(task))
+            sentence = task[start:at] + " " + task[at + len(path) : end]
+            if any(not _NEGATED.search(sentence[: verb.start()]) for verb in _UPLOAD_VERB.finditer(sentence)):
+                asked.append(path)
+                break
+    return asked
+
+
+def _occurrences(text: str, needle: str) -> list[int]:
+    found, at = [], text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
+
+
+def sensitive(real: Path) -> bool:
+    """A hidden file (a dot on its path) or one whose name says it holds a key or credentials."""
+    return any(part.startswith(".") for part in real.parts) or _KEY_LIKE.match(real.name) is not None
 
 
 def named_paths(task: str) -> list[str]:
@@ -85,7 +137,7 @@ class UploadPolicy:
                 "run history, downloads or logs), which is never uploaded. Do not try again; tell the "
                 "user which file the page asked for."
             )
-        if real not in _resolved(_expand(p) for p in named_paths(task)):
+        if real not in _resolved(_expand(p) for p in upload_paths(task)):
             self._check_allowed_folder(real)
         if not real.is_file():
             raise ToolError(f'"{raw}" does not exist or is not a file; give the full path of an existing file.')

@@ -124,6 +124,25 @@ class NavigationPolicy:
         return f"{shown} is not among the allowed sites ({allowed}); only those sites can be opened."
 
 
+# A site a task names: a web address, or a bare host name with a dot ("crm.example.com", "127.0.0.1:8080"); never
+# the domain of an e-mail address.
+_NAMED_SITE = re.compile(r"(?<![@\w.-])((?:https?://)?(?:[\w-]+\.)+[\w-]+(?::\d{1,5})?)(?![\w@-])", re.IGNORECASE)
+
+
+def sites_named_in(text: str) -> tuple[str, ...]:
+    """The sites ``text`` (the user's task) names, as host patterns (with the port when one is written)."""
+    found: list[str] = []
+    for match in _NAMED_SITE.finditer(text):
+        written = match[1]
+        site = site_of(written if "://" in written else f"http://{written}")
+        if site is None:  # "v1.2" is a version, not a site
+            continue
+        pattern = site if re.search(r":\d+$", written) else site.rpartition(":")[0]
+        if pattern not in found:
+            found.append(pattern)
+    return tuple(found)
+
+
 def site_of(url: str) -> str | None:
     """The pattern naming exactly the site of a web address ("host:port"), or None when it is not one."""
     scheme_match = _SCHEME.match(url.strip())

@@ -22,7 +22,7 @@ from urllib.parse import quote, quote_plus
 from pydantic import BaseModel, SecretStr
 
 from app.core.page import ToolError
-from app.core.safety.navigation import NavigationPolicy, site_of
+from app.core.safety.navigation import NavigationPolicy, site_of, sites_named_in
 
 # A secret's name: what the task and the model write between <secret> and </secret>.
 SECRET_NAME = re.compile(r"^[a-z0-9_-]{1,64}$")
@@ -38,6 +38,10 @@ _NOWHERE = "nowhere.invalid"
 PLACEHOLDER = re.compile(r"<secret>\s*([^<>]{0,80}?)\s*</secret>", re.IGNORECASE)
 # Longer values are masked whole; a clipped start of them ("…") only up to here, to keep the pattern small.
 _CLIP_PREFIX_MAX = 200
+# A piece of a value this long or longer is masked wherever it appears ("the value minus its first character").
+PIECE_MIN = 8
+# What may stand between the characters of a value spelled out ("p a s s", "p-a-s-s").
+_SPACING = r"[\s\-_.·,/|]{1,3}"
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -65,21 +69,21 @@ class Secret:
     name: str
     # Empty: the secret is known by name but has no value on this computer (not in the keyring).
     value: SecretStr
-    # Host patterns (as in app/core/safety/navigation.py) of the pages it may be typed on; empty: any.
+    # Host patterns (as in app/core/safety/navigation.py) of the pages it may be typed on; empty: the vault's
+    # default sites (SecretVault.default_sites).
     domains: tuple[str, ...] = ()
 
 
 class _Masker:
     """One compiled pattern that replaces each of many values (and their JSON/URL forms) by its replacement."""
 
-    def __init__(self, values: Iterable[tuple[str, str]]) -> None:
+    def __init__(self, given: Iterable[tuple[str, str]]) -> None:
+        values = [(value, replacement) for value, replacement in given if value]
         pieces: list[tuple[int, str]] = []
         self._replacement: dict[str, str] = {}
         self._checks: list[tuple[re.Pattern[str], str]] = []
         clipped: list[tuple[int, str]] = []
         for value, replacement in values:
-            if not value:
-                continue
             for form in _forms(value):
                 piece = re.escape(form)
                 if len(form) < MIN_SECRET_LENGTH:
@@ -91,10 +95,15 @@ class _Masker:
                 start = _clipped_start(value)
                 clipped.append((len(value), start))
                 self._checks.append((re.compile(start, re.IGNORECASE), replacement))
+            if len(value) >= MIN_SECRET_LENGTH:
+                spaced = _SPACING.join(re.escape(char) for char in value[:_CLIP_PREFIX_MAX])
+                clipped.append((len(value), spaced))
+                self._checks.append((re.compile(spaced, re.IGNORECASE), replacement))
         # Longest first: a value that starts another value must not win; whole values before clipped starts.
         ordered = [p for _, p in sorted(pieces, key=lambda item: -item[0])]
         ordered += [p for _, p in sorted(clipped, key=lambda item: -item[0])]
         self._pattern = re.compile("|".join(ordered), re.IGNORECASE) if ordered else None
+        self._pieces = _Pieces(values)
 
     def __bool__(self) -> bool:
         return self._pattern is not None
@@ -102,7 +111,7 @@ class _Masker:
     def mask(self, text: str) -> str:
         if self._pattern is None or not text:
             return text
-        return self._pattern.sub(self._replace, text)
+        return self._pieces.mask(self._pattern.sub(self._replace, text))
 
     def _replace(self, match: re.Match[str]) -> str:
         found = match.group(0)
@@ -110,6 +119,66 @@ class _Masker:
         if replacement is not None:
             return replacement
         return next((r for check, r in self._checks if check.fullmatch(found)), HIDDEN)
+
+
+class _Pieces:
+    """Masks any run of PIECE_MIN or more characters of a value (its tail, its middle) where it appears in a text.
+
+    Such a run always holds one of the value's blocks of PIECE_MIN // 2 characters that start at a multiple of that
+    length, so only those blocks are looked for (str.find: a regex alternation of every window costs a hundred times
+    more); a block found is widened as far as it goes on matching the value on either side, and masked when that
+    reaches PIECE_MIN characters."""
+
+    _BLOCK = PIECE_MIN // 2
+
+    def __init__(self, values: Iterable[tuple[str, str]]) -> None:
+        self._at: dict[str, list[tuple[str, int, str]]] = {}
+        for value, replacement in values:
+            folded = value.casefold()
+            if len(folded) != len(value):
+                folded = value  # folding changes its length: compared as it is
+            if len(folded) < PIECE_MIN:
+                continue
+            for start in range(0, len(folded) - self._BLOCK + 1, self._BLOCK):
+                self._at.setdefault(folded[start : start + self._BLOCK], []).append((folded, start, replacement))
+
+    def mask(self, text: str) -> str:
+        if not self._at or len(text) < PIECE_MIN:
+            return text
+        folded = text.casefold()
+        if len(folded) != len(text):
+            folded = text
+        spans: list[tuple[int, int, str]] = []
+        for block, places in self._at.items():
+            at = folded.find(block)
+            while at >= 0:
+                for value, start, replacement in places:
+                    span = _widen(folded, at, value, start, self._BLOCK)
+                    if span[1] - span[0] >= PIECE_MIN:
+                        spans.append((*span, replacement))
+                at = folded.find(block, at + 1)
+        if not spans:
+            return text
+        out: list[str] = []
+        last = 0
+        for begin, end, replacement in sorted(spans):
+            if end <= last:
+                continue
+            if begin >= last:
+                out += [text[last:begin], replacement]
+            last = end
+        out.append(text[last:])
+        return "".join(out)
+
+
+def _widen(text: str, at: int, value: str, start: int, length: int) -> tuple[int, int]:
+    """The span around text[at:at+length] (value[start:start+length]) over which text goes on matching value."""
+    begin, end, back, ahead = at, at + length, start, start + length
+    while begin > 0 and back > 0 and text[begin - 1] == value[back - 1]:
+        begin, back = begin - 1, back - 1
+    while end < len(text) and ahead < len(value) and text[end] == value[ahead]:
+        end, ahead = end + 1, ahead + 1
+    return begin, end
 
 
 def _forms(value: str) -> set[str]:
@@ -149,6 +218,9 @@ def _mask_data(data: Any, mask: Callable[[str], str]) -> Any:
 @dataclass(eq=False)
 class SecretVault:
     secrets: list[Secret] = field(default_factory=list)
+    # Where a secret that names no sites of its own may be typed: these sites (the run's start page and allowed
+    # sites, as the composition root sets them) and the sites the task names. None: anywhere (a vault built by hand).
+    default_sites: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -169,18 +241,18 @@ class SecretVault:
     def has_placeholder(text: str) -> bool:
         return PLACEHOLDER.search(text) is not None
 
-    def fill(self, text: str, url: str | None) -> str:
+    def fill(self, text: str, url: str | None, task: str = "") -> str:
         """``text`` with every ``<secret>name</secret>`` replaced by its value, to type into a field of the page at
-        ``url`` (None: the field is not known). ToolError (naming no value) for an unknown name, a secret without a
-        value, or one not allowed on ``url``; a site-limited value written out in full is held to its sites too
+        ``url`` (None: the field is not known) during ``task``. ToolError (naming no value) for an unknown name, a
+        secret without a value, or one not allowed on ``url``; a value written out in full is held to its sites too
         (a password the task gave literally, learnt where it was first typed)."""
         for secret in self.secrets:
             value = secret.value.get_secret_value()
-            if value and secret.domains and value in text:
-                self._check_site(secret, url)
-        return PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url), text)
+            if value and value in text:
+                self._check_site(secret, url, task)
+        return PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url, task), text)
 
-    def _value_for(self, name: str, url: str | None) -> str:
+    def _value_for(self, name: str, url: str | None, task: str) -> str:
         secret = self.get(name)
         if secret is None:
             known = ", ".join(placeholder(n) for n in self.names())
@@ -195,22 +267,31 @@ class SecretVault:
                 f'The secret "{name}" has no value on this computer (it is not in the system keyring), '
                 "so nothing was typed. Tell the user to set it in Settings → Secrets."
             )
-        self._check_site(secret, url)
+        self._check_site(secret, url, task)
         return value
 
-    @staticmethod
-    def _check_site(secret: Secret, url: str | None) -> None:
+    def _check_site(self, secret: Secret, url: str | None, task: str) -> None:
         if url is None:
             raise ToolError(
                 "That field is not in the current page state, so no secret was typed; look at the page "
                 "again and use an index from it."
             )
+        domains = secret.domains
+        if not domains and self.default_sites is not None:
+            domains = tuple(dict.fromkeys((*self.default_sites, *sites_named_in(task))))
+            if not domains:
+                raise ToolError(
+                    f'The secret "{secret.name}" names no sites it may be typed on, and neither the start page, the '
+                    "allowed sites nor the task names one, so nothing was typed. Finish with done and tell the user "
+                    'to give it its sites (Settings → Secrets, or "domains" in the secrets file) or to name the '
+                    "site in the task."
+                )
         site = site_of(url)
         # about:blank passes the navigation policy, but it is no site of the user's: the secret stays untyped.
-        if secret.domains and (site is None or NavigationPolicy(secret.domains).check(url) is not None):
+        if domains and (site is None or NavigationPolicy(domains).check(url) is not None):
             where = site or "a page without a web address"
             raise ToolError(
-                f'The secret "{secret.name}" may only be typed on {", ".join(secret.domains)}, and this '
+                f'The secret "{secret.name}" may only be typed on {", ".join(domains)}, and this '
                 f"field belongs to {where}, so nothing was typed. Do not type it anywhere else."
             )
 

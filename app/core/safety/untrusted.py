@@ -23,13 +23,20 @@ _LINE_BREAKS = re.compile(f"[{_BREAKS}]+")
 _OPEN = "<\uff1c\ufe64\u2039\u3008\u27e8\u2329\u276c\u276e\u29fc\u02c2"
 _SLASH = "/\uff0f\u2044\u2215\u29f8"
 _TAG = re.compile(rf"[{_OPEN}](?P<rest>[\s{_SLASH}]*(?P<name>[\w\-.:\uff3f]+))")
-# "[12]<button>Pay />" written by a page would read as one of the listing's element lines, where it starts a line
-# (a text line of the listing). Inside a line ("Result: Clicked [3] <button> Save", the app's own wording) it cannot.
-_ELEMENT_LINE = re.compile(rf"^(\s*\*?\[\s*\d+\s*\]\s*)[{_OPEN}]")
+# "[12]<button>Pay />" written by a page would read as one of the listing's element lines, where it starts a line.
+# Inside a line ("Result: Clicked [3] <button> Save", the app's own wording) it cannot. Brackets and digits a model
+# may read as the listing's ("［7］＜button＞", "【7】") count too (\d is any script's digit).
+_OPEN_BRACKET = "\\[\uff3b\u3010\u301a\u27e6\u2045\u29cb\u3014"
+_CLOSE_BRACKET = "\\]\uff3d\u3011\u301b\u27e7\u2046\u29cc\u3015"
+_ELEMENT_LINE = re.compile(rf"^(\s*[*\uff0a]?[{_OPEN_BRACKET}]\s*\d+\s*[{_CLOSE_BRACKET}]\s*)[{_OPEN}]")
 _BLOCKS = frozenset(
     {"agentstate", "agenthistory", "earliersteps", "browserstate", "userrequest", "previoustasks", "sys", "system"}
 )
 _STEP = re.compile(r"step\d*")
+# Marks a model may read as the end of a quotation: inside a quoted string they are spelled as JSON escapes.
+_QUOTE_MARKS = str.maketrans(
+    {mark: f"\\u{ord(mark):04x}" for mark in "\u201c\u201d\u201e\u201f\uff02\u301d\u301e\u301f\u2033\u02dd\u02ba"}
+)
 # Most text has none of the characters any rule above looks for.
 _SUSPECT = re.compile(f"[{_INVISIBLES}{_BREAKS}{_OPEN}]")
 ESCAPED_OPEN = "&lt;"
@@ -66,9 +73,10 @@ def inert(text: str) -> str:
 
 def json_quoted(text: str) -> str:
     """``text`` as a JSON string in which every character ``inert`` would change (a '<' or a look-alike, a line
-    break, an invisible one) is a \\uXXXX escape: exact data for whoever decodes it, inert for a model reading the
-    prompt (a spreadsheet cell in a routine's task)."""
-    return _SUSPECT.sub(_json_escape, json.dumps(text, ensure_ascii=False))
+    break, an invisible one) and every mark that looks like a quote is a \\uXXXX escape: exact data for whoever
+    decodes it, inert for a model reading the prompt (a spreadsheet cell in a routine's task). ``quoted`` is the
+    same for words that need not survive exactly."""
+    return _SUSPECT.sub(_json_escape, json.dumps(text, ensure_ascii=False)).translate(_QUOTE_MARKS)
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -77,3 +85,9 @@ def _json_escape(match: re.Match[str]) -> str:
         return f"\\u{code:04x}"
     code -= 0x10000  # beyond the basic plane: a surrogate pair, as JSON writes it
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def quoted(text: str) -> str:
+    """Untrusted words inside one of the app's sentences, as a JSON string: no character sequence in them can end the
+    quotation (a '"' is escaped, and so are the marks that look like one), open a block or break the line."""
+    return json.dumps(inert(text), ensure_ascii=False).translate(_QUOTE_MARKS)

@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.core.safety.risky import confirm_irreversible_click
+from app.core.safety.files import sensitive
+from app.core.safety.risky import Act, ActGate, confirm_irreversible, confirm_upload
 from app.core.tools.base import Tool, ToolContext, ToolWords
 
 # Field descriptions only where the name and type do not say it all: every word here is sent with every step.
@@ -33,6 +34,12 @@ class HoverInput(_OnElement):
 
 class InputTextInput(_OnElement):
     text: str
+
+
+class SecretTextInput(InputTextInput):
+    """input_text whose text holds a secret's value (app/core/safety/secrets.py). Never an input the model sends: the
+    tool hands it to the page once the vault has filled the placeholders, and the page puts it only into the checked
+    field, never as keystrokes (app/browser/secret_typing.py)."""
 
 
 class SelectOptionInput(_OnElement):
@@ -101,18 +108,29 @@ async def perform(ctx: ToolContext, action: PageAction) -> str:
     return await ctx.page.perform(action, ctx.signal)
 
 
-async def _click(ctx: ToolContext, p: ClickInput) -> str:
-    info = ctx.page.element_info(p.index)
-    if info is not None and ctx.guardrails.ask_before_irreversible:
-        await confirm_irreversible_click(ctx.guardrails.confirm, p.index, info.name, ctx.task, ctx.signal)
-    return await perform(ctx, p)
+def _gate(ctx: ToolContext) -> ActGate | None:
+    """The irreversible check the page runs at the moment of acting ("Ask me before irreversible actions")."""
+    if not ctx.guardrails.ask_before_irreversible:
+        return None
+
+    async def gate(act: Act) -> None:
+        await confirm_irreversible(ctx.guardrails.confirm, act, ctx.task, ctx.signal)
+
+    return gate
+
+
+async def guarded(ctx: ToolContext, action: PageAction) -> str:
+    """A page action that can set off an irreversible act (a click, a choice, a key): the page checks each act it is
+    about to set off with the person, through one gate."""
+    return await ctx.page.perform(action, ctx.signal, _gate(ctx))
 
 
 def _remember_password(ctx: ToolContext, p: InputTextInput) -> None:
-    """A password typed as itself (no placeholder) is a secret from now on: masked, and typable again by name."""
+    """A password (or a code) typed as itself (no placeholder) into a field for one is a secret from now on: masked,
+    and typable again by name."""
     info = ctx.page.element_info(p.index)
     vault = ctx.guardrails.secrets
-    if info is not None and info.input_type == "password" and p.text and not vault.has_placeholder(p.text):
+    if info is not None and info.secret_field and p.text and not vault.has_placeholder(p.text):
         vault.remember_typed(p.text, info.frame_url)
 
 
@@ -120,13 +138,18 @@ async def _input_text(ctx: ToolContext, p: InputTextInput) -> str:
     vault = ctx.guardrails.secrets
     info = ctx.page.element_info(p.index)
     # The document that owns the field decides where a secret may go: a cross-origin iframe has its own address.
-    text = vault.fill(p.text, info.frame_url if info is not None else None)
-    return vault.mask(await perform(ctx, InputTextInput(index=p.index, text=text)))
+    text = vault.fill(p.text, info.frame_url if info is not None else None, ctx.task)
+    # A placeholder filled, or a value the vault knows (a password typed as itself, learnt just before): a secret.
+    secret = text != p.text or vault.mask(text) != text
+    action = SecretTextInput if secret else InputTextInput
+    return vault.mask(await perform(ctx, action(index=p.index, text=text)))
 
 
 async def _upload(ctx: ToolContext, p: UploadFileInput) -> str:
     # The page gets the file the policy judged (links and .. resolved), never the path as the model wrote it.
     file = await ctx.signal.race(asyncio.to_thread(ctx.guardrails.uploads.check, p.path, ctx.task))
+    if sensitive(file):  # a key or a dot-file: the person says so, whoever named it
+        await confirm_upload(ctx.guardrails.confirm, str(file), ctx.signal)
     return await perform(ctx, UploadFileInput(index=p.index, path=str(file)))
 
 
@@ -135,7 +158,7 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
         "click_element_by_index",
         "",
         ClickInput,
-        _click,
+        guarded,
         ToolWords("Click {target}", "Clicking {target}…", "Clicked {target}"),
     ),
     Tool(
@@ -150,10 +173,10 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
         "select_dropdown_option",
         "Native or custom.",
         SelectOptionInput,
-        perform,
+        guarded,
         ToolWords("Choose {text:quote} in {target:list}", "Choosing {text:quote} in {target:list}…"),
     ),
-    Tool("send_keys", "To the focused element.", SendKeysInput, perform, ToolWords("Press {keys}", "Pressing {keys}…")),
+    Tool("send_keys", "To the focused element.", SendKeysInput, guarded, ToolWords("Press {keys}", "Pressing {keys}…")),
     Tool(
         "hover_element",
         "For menus and tooltips.",
