@@ -61,7 +61,8 @@ async def run_checks(paths: AppPaths, report: Callable[[Check], None]) -> list[C
         for check in await _browser_works(paths):
             add(check)
     else:
-        add(Check(False, "Skipped starting the browser and reading a page: there is no browser to start."))
+        add(Check(False, "Skipped starting the browser without a window: there is no browser to start."))
+        add(Check(False, "Skipped opening and reading a page bundled with the app: there is no browser."))
     return checks
 
 

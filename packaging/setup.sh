@@ -21,8 +21,9 @@ APT_PACKAGES=(
   libxcb-shape0 libxcb-xfixes0 libxcb-xkb1 libxcb-randr0 fonts-noto-cjk python3-venv
 )
 # With --test only: the tests of the built app (tests/packaging) build and check the .deb, the desktop entry and the
-# AppStream metainfo, and compile the Windows installer's script (packaging/build.sh needs the same).
-TEST_APT_PACKAGES=(dpkg-dev desktop-file-utils appstream nsis)
+# AppStream metainfo, compile the Windows installer's script (packaging/build.sh needs the same), and find the
+# built app's windows under Xvfb (xdotool).
+TEST_APT_PACKAGES=(dpkg-dev desktop-file-utils appstream nsis xdotool)
 
 usage() {
   sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'

@@ -25,6 +25,10 @@ SLOW_FILES = {
     "core/test_hand_off.py",
     "core/test_navigation_policy.py",
     "test_packaging.py",
+    # The built app: packaging/build.sh once per session (tests/packaging/conftest.py), then the app run bare.
+    "packaging/test_frozen_app.py",
+    "packaging/test_deb.py",
+    "packaging/test_installers.py",
     "ui/test_closing.py",
     "ui/test_confirm.py",
     "ui/test_desktop.py",
