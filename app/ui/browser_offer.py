@@ -31,7 +31,6 @@ class BrowserOfferBar(_Bar):
 
     def __init__(self, parent: QWidget | None = None, installer: Installer = install_browser) -> None:
         super().__init__(tr("No browser found"), parent)
-        self.setObjectName("BrowserOfferBar")
         self.setAccessibleName(self.heading.text())
         self._installer = installer
         self._data_dir: Path | None = None
