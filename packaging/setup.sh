@@ -141,12 +141,14 @@ install_desktop_entry() {
   say "Installing the desktop entry for $(id -un) in $apps"
   mkdir -p "$apps" "$icons/scalable/apps"
   install -m 0644 "$REPO_ROOT/resources/icons/app.svg" "$icons/scalable/apps/page-agent-desktop.svg"
-  if [[ -f "$REPO_ROOT/resources/icons/app.png" ]]; then
-    mkdir -p "$icons/256x256/apps"
-    install -m 0644 "$REPO_ROOT/resources/icons/app.png" "$icons/256x256/apps/page-agent-desktop.png"
-  fi
+  local png size
+  for png in "$REPO_ROOT"/resources/icons/app/*.png; do
+    size="$(basename "$png" .png)"
+    install -D -m 0644 "$png" "$icons/${size}x${size}/apps/page-agent-desktop.png"
+  done
   # The console script lives in .venv, not on PATH, so the menu entry points at it directly.
   sed -e "s|^Exec=page-agent-desktop|Exec=\"$VENV/bin/page-agent-desktop\"|" \
+    -e "s|^TryExec=page-agent-desktop|TryExec=$VENV/bin/page-agent-desktop|" \
     "$REPO_ROOT/packaging/linux/page-agent-desktop.desktop" >"$apps/page-agent-desktop.desktop"
   chmod 0644 "$apps/page-agent-desktop.desktop"
   if command -v update-desktop-database >/dev/null 2>&1; then
