@@ -32,7 +32,7 @@ class BrowserOfferBar(_Bar):
     def __init__(self, parent: QWidget | None = None, installer: Installer = install_browser) -> None:
         super().__init__(tr("No browser found"), parent)
         self.setAccessibleName(self.heading.text())
-        self._installer = installer
+        self.installer = installer  # the bundled driver's install (tests give a fake driver)
         self._data_dir: Path | None = None
         self._download: asyncio.Task[InstallResult] | None = None
         self._background = Background("browser download")
@@ -84,7 +84,7 @@ class BrowserOfferBar(_Bar):
         self.progress.show()
         self._show_buttons(downloading=True)
         self.cancel_button.setFocus()
-        self._download = self._background.spawn(self._installer(self._data_dir, self.progress.setValue))
+        self._download = self._background.spawn(self.installer(self._data_dir, self.progress.setValue))
         self._download.add_done_callback(self._finished)
         return self._download
 
