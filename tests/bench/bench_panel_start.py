@@ -15,6 +15,7 @@ Each run uses a fresh home folder, so it is a first start of the demo (no saved 
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import signal
@@ -83,16 +84,18 @@ def report(label: str, starts: list[tuple[float, float]]) -> None:
 def main() -> None:
     if not os.environ.get("DISPLAY") or shutil.which("xdotool") is None:
         sys.exit("needs DISPLAY (Xvfb with a window manager) and xdotool; see this module's docstring")
-    frozen = None
-    if sys.argv[1:2] == ["--frozen"]:
-        frozen = os.path.abspath(sys.argv[2])
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--frozen", metavar="APP", help="also start this built app, in turn with the venv's")
+    parser.add_argument("--runs", type=int, default=RUNS)
+    args = parser.parse_args()
+    frozen = os.path.abspath(args.frozen) if args.frozen else None
     one_start()  # warm the disk cache: the first start after boot reads every module from disk
     if frozen is None:
-        report("", [one_start() for _ in range(RUNS)])
+        report("", [one_start() for _ in range(args.runs)])
         return
     one_start(frozen)
     venv, built = [], []
-    for _ in range(RUNS):  # in turn, so both see the same machine
+    for _ in range(args.runs):  # in turn, so both see the same machine
         venv.append(one_start())
         built.append(one_start(frozen))
     report("venv:   ", venv)
