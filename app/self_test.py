@@ -56,13 +56,14 @@ async def run_checks(paths: AppPaths, report: Callable[[Check], None]) -> list[C
 
     for label, folder in (("settings", paths.config_dir), ("data", paths.data_dir), ("log", paths.log_dir)):
         add(await asyncio.to_thread(_writable, label, folder))
-    found = add(await asyncio.to_thread(_browser_found, paths))
-    if found.passed:
-        for check in await _browser_works(paths):
+    check, browser = await asyncio.to_thread(_browser_found, paths)
+    add(check)
+    if browser is not None:
+        for check in await _browser_works(browser):
             add(check)
     else:
         add(Check(False, "Skipped starting the browser without a window: there is no browser to start."))
-        add(Check(False, "Skipped opening and reading a page bundled with the app: there is no browser."))
+        add(Check(False, "Skipped opening and reading a page bundled with the app: no browser."))
     return checks
 
 
@@ -130,7 +131,8 @@ def _writable(label: str, folder: Path) -> Check:
     return Check(True, f"The {label} folder can be written: {folder}")
 
 
-def _browser_found(paths: AppPaths) -> Check:
+def _browser_found(paths: AppPaths) -> tuple[Check, str | None]:
+    """The check, and the browser to start (None when there is none)."""
     from app.browser.chromium import ChromiumNotFoundError, locate
     from app.browser.discovery import browser_name
     from app.settings.model import SettingsUnreadable, read_settings
@@ -142,22 +144,17 @@ def _browser_found(paths: AppPaths) -> Check:
     try:
         found = locate(configured, paths.data_dir)
     except ChromiumNotFoundError as exc:
-        return Check(False, str(exc))
-    return Check(True, f"A browser was found: {browser_name(found.kind)} at {found.path}")
+        return Check(False, str(exc)), None
+    return Check(True, f"A browser was found: {browser_name(found.kind)} at {found.path}"), found.path
 
 
-async def _browser_works(paths: AppPaths) -> list[Check]:
-    from app.browser.chromium import find_chromium
+async def _browser_works(executable: str) -> list[Check]:
+    """``executable`` started headless on a throw-away profile, and the demo's sign-in page opened and read."""
     from app.browser.controller import PlaywrightPageController
     from app.browser.session import BrowserSession, LaunchOptions
     from app.core.abort import AbortSignal
     from app.demo.site import DemoSite
-    from app.settings.model import SettingsUnreadable, read_settings
 
-    try:
-        configured = read_settings(paths.settings_file).settings.browser_path or None
-    except SettingsUnreadable:
-        configured = None
     checks: list[Check] = []
     site = DemoSite()
     with tempfile.TemporaryDirectory(prefix="page-agent-self-test-") as scratch:
@@ -165,7 +162,7 @@ async def _browser_works(paths: AppPaths) -> list[Check]:
         try:
             await site.start()
             options = LaunchOptions(
-                executable=await find_chromium(configured, paths.data_dir),
+                executable=executable,
                 profile_dir=Path(scratch) / "profile",
                 downloads_dir=Path(scratch) / "downloads",
                 headless=True,
@@ -183,8 +180,11 @@ async def _browser_works(paths: AppPaths) -> list[Check]:
                     Check(True, f"A page bundled with the app opens and can be read ({len(state.elements)} elements).")
                 )
         except Exception as exc:
-            what = "start" if not checks else "open or read the bundled page"
-            checks.append(Check(False, f"The browser could not {what}: {_first_line(exc)}"))
+            if not checks:
+                checks.append(Check(False, f"The browser could not start: {_first_line(exc)}"))
+                checks.append(Check(False, "Skipped opening and reading a page bundled with the app: no browser."))
+            else:
+                checks.append(Check(False, f"The browser could not open or read the bundled page: {_first_line(exc)}"))
         finally:
             if session is not None:
                 await session.close()
