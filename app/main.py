@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from app import __version__
 from app.cli_args import add_run_parser
 from app.cli_start import run_cli
 
@@ -18,6 +19,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--demo", action="store_true", help="Replay a recorded run on a bundled demo site (offline, no API key)."
     )
+    parser.add_argument("--version", action="version", version=f"page-agent-desktop {__version__}")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="Check that the app works on this computer (its parts, a browser, its folders), then exit 0 or 1.",
+    )
     parser.add_argument("--record", type=Path, metavar="FILE", help="Save the model's answers as a cassette.")
     parser.add_argument("--replay", type=Path, metavar="FILE", help="Replay a cassette instead of calling a model.")
     subparsers = parser.add_subparsers(dest="command")
@@ -29,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args.command == "run":
         return run_cli(args)
+    if args.self_test:
+        from app.self_test import main as self_test
+
+        return self_test()
     from app.ui.app import run_gui  # Qt only when the panel is wanted
 
     return run_gui(args)

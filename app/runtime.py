@@ -179,7 +179,7 @@ class Runtime:
         from app.browser.chromium import ChromiumNotFoundError, find_chromium
 
         try:
-            return await find_chromium()
+            return await find_chromium(None, self.paths.data_dir)
         except ChromiumNotFoundError:
             return ""
 
@@ -277,6 +277,7 @@ class Runtime:
             session = await BrowserSession.launch(
                 LaunchOptions(
                     executable=self.settings.browser_path or None,
+                    data_dir=self.paths.data_dir,
                     profile_dir=self.paths.profile_dir,
                     downloads_dir=self.paths.downloads_dir,
                     headless=self.options.headless,

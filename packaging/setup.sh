@@ -13,17 +13,17 @@ set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$REPO_ROOT/.venv"
 STAMP="$VENV/.page-agent-setup-stamp"
-MIN_PYTHON="3.11"
+# shellcheck source=packaging/common.sh
+source "$REPO_ROOT/packaging/common.sh"
 APT_PACKAGES=(
   chromium libatomic1 libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 libxkbcommon0 xvfb xauth
   libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
   libxcb-shape0 libxcb-xfixes0 libxcb-xkb1 libxcb-randr0 fonts-noto-cjk python3-venv
 )
-
-if [[ -t 1 ]]; then BOLD=$'\033[1m' RED=$'\033[31m' PLAIN=$'\033[0m'; else BOLD="" RED="" PLAIN=""; fi
-say() { printf '%s==>%s %s\n' "$BOLD" "$PLAIN" "$*"; }
-note() { printf '    %s\n' "$*"; }
-die() { printf '%serror:%s %s\n' "$RED" "$PLAIN" "$*" >&2; exit 1; }
+# With --test only: the tests of the built app (tests/packaging) build and check the .deb, the desktop entry and the
+# AppStream metainfo, compile the Windows installer's script (packaging/build.sh needs the same), and find the
+# built app's windows under Xvfb (xdotool).
+TEST_APT_PACKAGES=(dpkg-dev desktop-file-utils appstream nsis xdotool)
 
 usage() {
   sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -46,16 +46,6 @@ done
 
 # --- system packages -------------------------------------------------------------------------------------------------
 
-as_root() {
-  if [[ $EUID -eq 0 ]]; then
-    "$@"
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo "$@"
-  else
-    return 127
-  fi
-}
-
 # Removes one name from the global "missing" array.
 drop_missing() {
   local kept=() pkg
@@ -65,19 +55,9 @@ drop_missing() {
   missing=(${kept[@]+"${kept[@]}"})
 }
 
-is_installed() {
-  dpkg -s "$1" 2>/dev/null | grep -q '^Status: install ok installed'
-}
-
-has_candidate() {
-  local candidate
-  candidate="$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}')"
-  [[ -n "$candidate" && "$candidate" != "(none)" ]]
-}
-
 install_system_packages() {
   say "Checking system packages"
-  if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+  if ! is_debian_like; then
     note "This is not a Debian/Ubuntu system, so nothing is installed automatically."
     note "Install Chromium, Xvfb, the Qt xcb libraries and Python ${MIN_PYTHON}+ with venv support yourself."
     return
@@ -99,8 +79,7 @@ install_system_packages() {
   if [[ $EUID -ne 0 ]] && ! command -v sudo >/dev/null 2>&1; then
     die "not root and sudo is not available. As root, run: apt-get install ${missing[*]}"
   fi
-  say "Updating the package lists (apt-get update)"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  apt_update
   if [[ " ${missing[*]} " == *" chromium "* ]] && ! has_candidate chromium; then
     drop_missing chromium
     if has_candidate chromium-browser; then
@@ -120,22 +99,6 @@ install_system_packages() {
 }
 
 # --- Python virtual environment -------------------------------------------------------------------------------------
-
-python_is_recent() {
-  "$1" -c "import sys; sys.exit(0 if sys.version_info >= (${MIN_PYTHON/./, }) else 1)" >/dev/null 2>&1
-}
-
-find_python() {
-  local candidate
-  for candidate in ${PYTHON:-} python3 python3.13 python3.12 python3.11; do
-    # Ask the interpreter itself: pyenv shims exist for versions that are not installed.
-    if command -v "$candidate" >/dev/null 2>&1 && python_is_recent "$candidate"; then
-      command -v "$candidate"
-      return
-    fi
-  done
-  return 1
-}
 
 ensure_venv() {
   say "Checking the virtual environment at $VENV"
@@ -211,13 +174,15 @@ install_desktop_entry() {
   say "Installing the desktop entry for $(id -un) in $apps"
   mkdir -p "$apps" "$icons/scalable/apps"
   install -m 0644 "$REPO_ROOT/resources/icons/app.svg" "$icons/scalable/apps/page-agent-desktop.svg"
-  if [[ -f "$REPO_ROOT/resources/icons/app.png" ]]; then
-    mkdir -p "$icons/256x256/apps"
-    install -m 0644 "$REPO_ROOT/resources/icons/app.png" "$icons/256x256/apps/page-agent-desktop.png"
-  fi
+  local png size
+  for png in "$REPO_ROOT"/resources/icons/app/*.png; do
+    size="$(basename "$png" .png)"
+    install -D -m 0644 "$png" "$icons/${size}x${size}/apps/page-agent-desktop.png"
+  done
   # The console script lives in .venv, not on PATH, so the menu entry points at it directly.
   sed -e "s|^Exec=page-agent-desktop|Exec=\"$VENV/bin/page-agent-desktop\"|" \
-    "$REPO_ROOT/packaging/page-agent-desktop.desktop" >"$apps/page-agent-desktop.desktop"
+    -e "s|^TryExec=page-agent-desktop|TryExec=$VENV/bin/page-agent-desktop|" \
+    "$REPO_ROOT/packaging/linux/page-agent-desktop.desktop" >"$apps/page-agent-desktop.desktop"
   chmod 0644 "$apps/page-agent-desktop.desktop"
   if command -v update-desktop-database >/dev/null 2>&1; then
     update-desktop-database -q "$apps" || true
@@ -228,6 +193,9 @@ install_desktop_entry() {
 # --- main ------------------------------------------------------------------------------------------------------------
 
 cd "$REPO_ROOT"
+if [[ "$MODE" == "test" ]]; then
+  APT_PACKAGES+=("${TEST_APT_PACKAGES[@]}")
+fi
 install_system_packages
 ensure_venv
 ensure_python_packages

@@ -53,6 +53,19 @@ def test_the_wheel_holds_the_resources(wheel: Path) -> None:
     assert bundled <= names, sorted(bundled - names)[:5]
 
 
+def test_the_wheel_gives_a_command_and_a_gui_entry_point(wheel: Path) -> None:
+    """pipx / uv tool install: ``page-agent-desktop`` (the CLI and the panel) and ``page-agent-desktop-gui`` (the same
+    without a console window on Windows), at the app's version."""
+    archive = zipfile.ZipFile(wheel)
+    entry_points = next(n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt"))
+    text = archive.read(entry_points).decode()
+    assert "[console_scripts]\npage-agent-desktop = app.main:main" in text
+    assert "[gui_scripts]\npage-agent-desktop-gui = app.main:main" in text
+    from app import __version__
+
+    assert wheel.name.startswith(f"page_agent_desktop-{__version__}-")
+
+
 def test_resources_load_from_an_unpacked_wheel(wheel: Path, tmp_path: Path) -> None:
     zipfile.ZipFile(wheel).extractall(tmp_path)
     probe = (

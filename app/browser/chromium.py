@@ -1,11 +1,13 @@
-"""Finding a Chromium the app can drive: Playwright's own download is one option, never the only one."""
+"""Finding a Chromium the app can drive: the one set in Settings, else the first of the table in discovery.py."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import shutil
+import sys
 from pathlib import Path
+
+from app.browser.discovery import BrowserKind, FoundBrowser, discover, this_host
 
 # They keep a driven browser quiet: no update checks, no sync, no first-run UI, no QUIC (some proxies break it),
 # no /dev/shm (tiny in Docker), and never the "Restore pages?" bubble (the app closes Chromium itself; a session it
@@ -26,47 +28,46 @@ CHROMIUM_FLAGS: tuple[str, ...] = (
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     CHROMIUM_FLAGS += ("--no-sandbox", "--test-type")
 
+_WHAT_TO_INSTALL = {
+    "win32": "Install Google Chrome or Microsoft Edge",
+    "darwin": "Install Google Chrome (or Microsoft Edge, or Chromium)",
+    "linux": "Install Chromium (on Debian/Ubuntu: `sudo apt-get install chromium`) or Google Chrome",
+}
 INSTALL_HINT = (
-    "No Chromium or Google Chrome was found. Install one (on Debian/Ubuntu: `sudo apt-get install chromium "
-    "libatomic1`), or set the browser path in Settings."
+    f"No Chrome, Edge or Chromium was found. {_WHAT_TO_INSTALL.get(sys.platform, _WHAT_TO_INSTALL['linux'])}, "
+    "set the browser's path in Settings, or let Page Agent download a browser for itself."
 )
-
-# Checked in this order after the configured path and Playwright's browser.
-_KNOWN_NAMES = ("google-chrome", "google-chrome-stable", "chromium", "chromium-browser")
-_KNOWN_PATHS = ("/opt/google/chrome/chrome", "/usr/bin/chromium", "/snap/bin/chromium")
 
 
 class ChromiumNotFoundError(Exception):
     """No usable browser binary; the message says what to install."""
 
 
-def _usable(path: str | os.PathLike[str] | None) -> bool:
-    return bool(path) and Path(path).is_file() and os.access(path, os.X_OK)  # type: ignore[arg-type]
+def _usable(path: str) -> bool:
+    return Path(path).is_file() and os.access(path, os.X_OK)
 
 
-def _find(configured: str | None, playwright_browser: str | None) -> str:
+def locate(configured: str | None, data_dir: Path | None) -> FoundBrowser:
+    """The browser to launch: ``configured`` if set (an error if unusable), else the first one the table finds.
+    ``data_dir``: the app's data folder, where a browser it downloaded lives."""
     if configured:
         if _usable(configured):
-            return configured
+            return FoundBrowser(configured, BrowserKind.CONFIGURED)
         raise ChromiumNotFoundError(
             f"The browser configured in Settings ({configured}) does not exist or cannot be run. Fix the path, or "
             "clear it to let the app find Chromium by itself."
         )
-    if _usable(playwright_browser):
-        return str(playwright_browser)
-    for name in _KNOWN_NAMES:
-        found = shutil.which(name)
-        if found:
-            return found
-    for path in _KNOWN_PATHS:
-        if _usable(path):
-            return path
-    raise ChromiumNotFoundError(INSTALL_HINT)
+    if data_dir is None:
+        from app.settings.paths import app_paths
+
+        data_dir = app_paths().data_dir
+    found = discover(this_host(data_dir))
+    if found is None:
+        raise ChromiumNotFoundError(INSTALL_HINT)
+    return found
 
 
-async def find_chromium(configured: str | None = None, playwright_browser: str | None = None) -> str:
-    """The executable to launch: ``configured`` if set (an error if unusable), else the first one found.
-
-    ``playwright_browser`` is ``playwright.chromium.executable_path`` (it may point at a browser never downloaded).
-    """
-    return await asyncio.to_thread(_find, configured, playwright_browser)
+async def find_chromium(configured: str | None = None, data_dir: Path | None = None) -> str:
+    """The executable to launch (see ``locate``), found off the event loop."""
+    found = await asyncio.to_thread(locate, configured, data_dir)
+    return found.path

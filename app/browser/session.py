@@ -33,6 +33,7 @@ _ATTACHED_STAGING = ".page-agent-downloads-in-progress"
 
 class LaunchOptions(BaseModel):
     executable: str | None = None  # None: found by app.browser.chromium
+    data_dir: Path | None = None  # the app's data folder, where a browser it downloaded lives (None: the default)
     profile_dir: Path
     downloads_dir: Path | None = None  # None: <profile_dir>/../downloads
     headless: bool = False
@@ -99,7 +100,7 @@ class BrowserSession:
         started ahead (the session owns it from now on)."""
         playwright = playwright or await async_playwright().start()
         try:
-            executable = await find_chromium(options.executable, playwright.chromium.executable_path)
+            executable = await find_chromium(options.executable, options.data_dir)
             profile = options.profile_dir.resolve()
             downloads = (options.downloads_dir or profile.parent / "downloads").resolve()
             await asyncio.to_thread(_make_dirs, profile, downloads)

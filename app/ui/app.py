@@ -10,12 +10,12 @@ import sys
 
 import qasync
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from app.assets import resource_path
 from app.logging_setup import configure_logging
 from app.settings.paths import app_paths
+from app.ui.app_icon import app_icon
 from app.ui.desktop import Desktop, LaunchChoices
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,7 @@ def _application() -> QApplication:
     QGuiApplication.setDesktopFileName("page-agent-desktop")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
-    app.setWindowIcon(QIcon(str(resource_path("icons/app.svg"))))
+    app.setWindowIcon(app_icon())
     # The desktop owns the shutdown: closing the panel must first stop the agent and close Chromium.
     app.setQuitOnLastWindowClosed(False)
     return app

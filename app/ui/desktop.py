@@ -20,6 +20,7 @@ from typing import Any
 from PySide6.QtWidgets import QDialog
 
 from app.background import Background
+from app.browser.chromium import ChromiumNotFoundError
 from app.core.agent import Agent
 from app.demo.script import DEMO_TASK
 from app.history.recorder import RunRecorder
@@ -116,6 +117,8 @@ class Desktop:
         self.window.historyRequested.connect(self.open_history)
         self.window.demoRequested.connect(lambda: self._background.spawn(self.try_demo()))
         self.window.closing.connect(self._on_closing)
+        self.window.browserMissing.connect(self._offer_browser)
+        self.window.browser_offer.browserReady.connect(self._browser_downloaded)
         self.window.show_demo_mode(demo, DEMO_TASK)
         self.window.show()
         self.window.composer.focus_default()
@@ -159,6 +162,9 @@ class Desktop:
         assert self.runtime is not None and self.window is not None
         try:
             await self.runtime.agent()
+        except ChromiumNotFoundError:
+            self._offer_browser()
+            return
         except Exception as exc:
             log.warning("could not open Chromium: %s", exc)
             self.window.model.add_notice(tr("Chromium did not start: {reason}", reason=str(exc) or type(exc).__name__))
@@ -166,6 +172,15 @@ class Desktop:
         # What startup built (modules, Qt wrappers, Playwright's objects) lives until exit: frozen, it is no longer
         # walked by every full collection, which otherwise stalls the panel for 40-60 ms now and then.
         gc.freeze()
+
+    def _offer_browser(self) -> None:
+        assert self.window is not None
+        self.window.browser_offer.offer(self._paths.data_dir)
+
+    def _browser_downloaded(self) -> None:
+        assert self.window is not None
+        self.window.model.add_notice(tr("The browser is ready. Page Agent uses it from now on."))
+        self._browser_opening = self._background.spawn(self._open_browser())
 
     async def _save_geometry(self, geometry: str) -> None:
         assert self.runtime is not None

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.background import Background
+from app.browser.chromium import ChromiumNotFoundError
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.safety.risky import ConfirmHandler
@@ -45,8 +46,10 @@ from app.settings.model import Settings
 from app.text.i18n import tr
 from app.text.wording import describe_activity, format_tokens
 from app.ui import style
+from app.ui.about_dialog import show_about
 from app.ui.attention import Attention
 from app.ui.bridge import AgentBridge
+from app.ui.browser_offer import BrowserOfferBar
 from app.ui.confirm_bar import ConfirmBar
 from app.ui.dialog_widgets import frame_margins
 from app.ui.icons import icon
@@ -96,6 +99,7 @@ class MainWindow(QMainWindow):
     historyRequested = Signal()
     runFinished = Signal(str, object)  # (task, ExecutionResult): every run that reached the agent
     closing = Signal()  # the user closed the panel; the owner shuts the runtime down
+    browserMissing = Signal()  # no browser to open: the owner offers one (browser_offer)
 
     def __init__(self, runtime: RuntimeLike, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -133,7 +137,7 @@ class MainWindow(QMainWindow):
         root.setObjectName("Panel")
         self.setCentralWidget(root)
 
-        self._logo = QLabel(root)
+        self._logo = self._tool_button(root, tr("About Page Agent"), tr("About Page Agent"))
         title = QLabel(tr("Page Agent"), root)
         title.setObjectName("Title")
         title.setAccessibleName(tr("Page Agent"))
@@ -174,11 +178,13 @@ class MainWindow(QMainWindow):
 
         self.handoff_bar = HandOffBar(root)
         self.demo_offer = DemoOfferBar(root)
+        self.browser_offer = BrowserOfferBar(root)
         self.confirm_bar = ConfirmBar(root)
         handoff_wrap = QVBoxLayout()
         handoff_wrap.setContentsMargins(14, 8, 14, 0)
         handoff_wrap.addWidget(self.handoff_bar)
         handoff_wrap.addWidget(self.demo_offer)
+        handoff_wrap.addWidget(self.browser_offer)
         handoff_wrap.addWidget(self.confirm_bar)
 
         self.footer = QLabel(root)
@@ -229,9 +235,11 @@ class MainWindow(QMainWindow):
         self.handoff_bar.stopRequested.connect(self.stop)
         self.demo_offer.demoRequested.connect(self.demoRequested)
         self.demo_offer.settingsRequested.connect(self.settingsRequested)
+        self.browser_offer.settingsRequested.connect(self.settingsRequested)
         self.composer.ownModelRequested.connect(self.settingsRequested)
         self.composer.demoRequested.connect(self.demoRequested)
         self.history_button.clicked.connect(self.historyRequested)
+        self._logo.clicked.connect(lambda: show_about(self))
         self.settings_button.clicked.connect(self.settingsRequested)
         stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         stop.setContext(Qt.ShortcutContext.WindowShortcut)
@@ -407,6 +415,8 @@ class MainWindow(QMainWindow):
             agent = await self._runtime.agent(new_task=not follow_up)
         except Exception as exc:
             log.exception("could not prepare the agent")
+            if isinstance(exc, ChromiumNotFoundError):
+                self.browserMissing.emit()
             self._show_outcome(
                 self._failure(tr("Could not start: {reason}", reason=str(exc) or type(exc).__name__), AgentStatus.ERROR)
             )
@@ -497,7 +507,7 @@ class MainWindow(QMainWindow):
 
     def _restyle(self) -> None:
         t = style.apply(self)
-        self._logo.setPixmap(icon("sparkle", t.accent).pixmap(QSize(22, 22), self.devicePixelRatioF()))
+        self._logo.setIcon(icon("sparkle", t.accent))
         self._demo_icon.setPixmap(icon("info", t.paused).pixmap(QSize(16, 16), self.devicePixelRatioF()))
         self.history_button.setIcon(icon("history", t.muted))
         self.settings_button.setIcon(icon("settings", t.muted))

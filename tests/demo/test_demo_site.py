@@ -179,7 +179,7 @@ async def test_start_twice_is_an_error(site: DemoSite) -> None:
 async def browser() -> AsyncIterator[Browser]:
     # The browser the app itself would launch, with the app's flags.
     async with async_playwright() as playwright:
-        executable = await find_chromium(None, playwright.chromium.executable_path)
+        executable = await find_chromium()
         browser = await playwright.chromium.launch(executable_path=executable, args=list(CHROMIUM_FLAGS), headless=True)
         yield browser
         await browser.close()
