@@ -26,6 +26,7 @@ from app.settings.paths import AppPaths
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
+    from app.browser.session import LaunchOptions
     from app.routine.browsers import Browsers
 
 
@@ -160,11 +161,12 @@ def _model(settings: Settings, api_key: str | None) -> LLMClient:
     return OpenAICompatibleClient(settings.llm_settings(api_key))
 
 
-def _launch_options(settings: Settings, paths: AppPaths, setup: RoutineSetup):  # type: ignore[no-untyped-def]
+def _launch_options(settings: Settings, paths: AppPaths, setup: RoutineSetup) -> LaunchOptions:
     from app.browser.session import LaunchOptions
 
     return LaunchOptions(
         executable=settings.browser_path or None,
+        data_dir=paths.data_dir,
         profile_dir=paths.profile_dir,
         downloads_dir=paths.downloads_dir,
         headless=setup.headless,
