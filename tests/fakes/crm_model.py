@@ -61,7 +61,9 @@ def crm_model(outputs: bool = False) -> Callable[[dict[str, Any]], FakeResponse]
                 done["data"] = {"customer_id": number.group(1) if number else ""}
             return _reply({"done": done})
         if "Refused:" in page:
-            reason = page.split("Refused:", 1)[1].splitlines()[0].strip()
+            # The page's words are one quoted line of the listing: '"Refused: that email is already a customer."'.
+            line = next(line.strip() for line in page.splitlines() if "Refused:" in line)
+            reason = json.loads(line).split("Refused:", 1)[1].strip()
             done = {"text": f"The CRM refused it: {reason}", "success": False}
             if outputs:
                 done["data"] = {"customer_id": ""}

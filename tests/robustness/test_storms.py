@@ -113,7 +113,10 @@ async def test_an_alert_storm_reaches_the_model_as_three_alerts_and_one_line_the
         r"further dialogs are blocked until it goes to another page\.",
         first,
     )
-    assert int(dismissed.replace(",", "")) == 297
+    # The storm's 297 beyond the first three, and any "Still here?" that reached Chromium before the tab was quieted
+    # (its 50 ms timer can beat the quieting on a busy machine).
+    asked_later = await controller.session.active_page.evaluate("window.stillHereAsked")
+    assert int(dismissed.replace(",", "")) == 297 + asked_later
     # The page's alert every 50 ms after the storm is quiet: the tab's dialogs are blocked and never told again.
     for later in range(1, 4):
         assert llm_server.user_message(later).count("An alert dialog") <= 3  # the first step's, in the history
