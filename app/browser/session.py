@@ -11,15 +11,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, ViewportSize, async_playwright
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, ViewportSize, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.browser.downloads import Downloads
 from app.browser.private_files import private_folder
-from app.browser.processes import kill_profile_processes
+from app.browser.processes import kill_profile_processes, profile_pids
 from app.browser.profile import quiet_profile
+from app.browser.window_focus import WindowFocus
 from app.core.page import BrowserClosedError
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class BrowserSession:
         browser: Browser | None,
         downloads: Downloads,
         profile_dir: Path | None,
+        headed: bool = False,
     ) -> None:
         self._playwright = playwright
         self.context = context
@@ -78,6 +80,10 @@ class BrowserSession:
         self._acting = 0
         self._adopt_until = 0.0
         self._adopted = False
+        # A Chromium of our own, on screen: the agent's actions must not take the keyboard (browser/window_focus.py).
+        self._headed = headed and browser is None and profile_dir is not None
+        self.window_focus = WindowFocus.for_display(self._own_pids) if self._headed else WindowFocus(None, _no_pids)
+        self._browser_cdp: CDPSession | None = None
         for page in context.pages:
             self._track(page, activate=False)
         context.on("page", self._appeared)
@@ -126,6 +132,7 @@ class BrowserSession:
                 browser=None,
                 profile_dir=profile,
                 downloads=await _take_downloads(context, profile / _STAGING, downloads),
+                headed=not options.headless,
             )
             await session._ensure_tab()
             return session
@@ -198,15 +205,29 @@ class BrowserSession:
             self._adopt_until = time.monotonic() + grace
 
     async def new_tab(self) -> Page:
-        """A blank tab of the agent's own, made the active tab."""
+        """A blank tab of the agent's own, made the active tab. On screen it opens in front, in a window that stays
+        where it is among the others (Chromium would otherwise take the keyboard for it)."""
         self._opening_own += 1
         try:
-            page = await self.context.new_page()
+            page = await (self._tab_in_front() if self._headed else self.context.new_page())
         finally:
             self._opening_own -= 1
         self._track(page, activate=True)  # usually done already by the context's "page" event
         self._active = page
         return page
+
+    async def _tab_in_front(self) -> Page:
+        browser = self.context.browser
+        if browser is None:  # Playwright always has one for a launched Chromium
+            return await self.context.new_page()
+        if self._browser_cdp is None:
+            self._browser_cdp = await browser.new_browser_cdp_session()
+        async with self.context.expect_page() as opened:
+            await self._browser_cdp.send("Target.createTarget", {"url": "about:blank", "focus": False})
+        return await opened.value
+
+    async def _own_pids(self) -> set[int]:
+        return set(await profile_pids(self._profile_dir)) if self._profile_dir is not None else set()
 
     def opened_by_page(self, page: Page) -> bool:
         """Whether a page opened this tab (window.open, target=_blank), not the agent nor the browser at start."""
@@ -359,6 +380,7 @@ class BrowserSession:
                     log.warning("Chromium did not close cleanly: %s", _first_line(exc))
         finally:
             self._connected = False
+            self.window_focus.close()
             # Stopping the driver drops a CDP connection without closing the browser at the other end.
             await self._playwright.stop()
             if self._profile_dir is not None:
@@ -372,6 +394,10 @@ async def _take_downloads(context: BrowserContext, staging: Path, folder: Path) 
     if browser is None:  # Playwright always has one for Chromium; without it nothing can be downloaded
         raise RuntimeError("Chromium started without a browser connection.")
     return await Downloads.take_over(browser, staging, folder)
+
+
+async def _no_pids() -> set[int]:
+    return set()
 
 
 def _make_dirs(*dirs: Path) -> None:
