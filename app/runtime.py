@@ -18,7 +18,7 @@ from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.llm import LLMClient
 from app.core.page import BrowserClosedError
-from app.core.safety.risky import ConfirmHandler
+from app.core.safety.risky import ConfirmHandler, ConfirmRequest
 from app.core.tools.base import AskUserHandler
 from app.guardrails_setup import build_guardrails, check_start_page, navigation_policy
 from app.llm.cassette import Cassette, RecordingClient, ReplayClient
@@ -108,6 +108,7 @@ class Runtime:
         self._demo_site: DemoSite | None = None
         self._agent_callbacks: list[Callable[[Agent], None]] = []
         self._stop_callbacks: list[Callable[[], None]] = []
+        self._panel_callbacks: list[Callable[[], None]] = []
         self._background = Background("runtime")
         # One agent at a time: the panel opens Chromium at startup while the user may already press Run.
         self._lock = asyncio.Lock()
@@ -135,6 +136,11 @@ class Runtime:
         """Call ``callback()`` when the user presses Stop or Esc inside Chromium during a run. Without any callback
         the runtime stops the agent itself (the CLI)."""
         self._stop_callbacks.append(callback)
+
+    def on_panel_requested(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` when, while a run waits for the person, they press "Show the panel" in Chromium's bar.
+        Register before Chromium opens; without any, the bar points at the terminal instead."""
+        self._panel_callbacks.append(callback)
 
     async def place_browser(self, rect: WindowRect) -> None:
         """Move and size Chromium's window (x, y, width, height); remembered for a Chromium launched later."""
@@ -201,7 +207,7 @@ class Runtime:
                 self._llm_ready = None
                 # Off the loop: it reads the secrets file and the keyring.
                 guardrails = await asyncio.to_thread(
-                    build_guardrails, self.settings, self.paths, self.options, self._confirm
+                    build_guardrails, self.settings, self.paths, self.options, self._confirm_handler()
                 )
                 controller = self._live_controller()
                 controller.guardrails = guardrails
@@ -288,7 +294,8 @@ class Runtime:
         session.on_closed(self._browser_closed)
         self._browser = session
         self._controller = controller = PlaywrightPageController(session)
-        await controller.stop_bar.install(self._stop_requested)
+        on_panel = self._panel_requested if self._panel_callbacks else None
+        await controller.stop_bar.install(self._stop_requested, on_panel)
         await self._go_to_start_page()
 
     async def _go_to_start_page(self) -> None:
@@ -309,6 +316,20 @@ class Runtime:
             return self.options.start_url
         return "" if self.options.cdp_url else self.settings.start_url
 
+    def _confirm_handler(self) -> ConfirmHandler | None:
+        """The Allow/Cancel handler, with Chromium's bar saying "Your turn" while it waits for the person."""
+        handler = self._confirm
+        if handler is None:
+            return None
+
+        async def asking(request: ConfirmRequest, signal: AbortSignal) -> bool:
+            if self._controller is None:
+                return await handler(request, signal)
+            with self._controller.stop_bar.waiting_for_person():
+                return await handler(request, signal)
+
+        return asking
+
     def _live_controller(self) -> PlaywrightPageController:
         if self._controller is None:
             raise BrowserClosedError("Chromium is not open.")
@@ -320,6 +341,10 @@ class Runtime:
                 callback()
         elif self._agent is not None:
             self._background.spawn(self._agent.stop())
+
+    def _panel_requested(self) -> None:
+        for callback in list(self._panel_callbacks):
+            callback()
 
     def _browser_closed(self) -> None:
         log.info("Chromium was closed")

@@ -12,9 +12,12 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+import pytest
 
 TOOLS = ("Xvfb", "openbox", "xdotool", "xprop", "xev")
 _START_DEADLINE = 20.0
@@ -60,6 +63,12 @@ class XDesktop:
 
 def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
+
+
+NEEDS_X_DESKTOP = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or bool(missing_tools()),
+    reason=f"needs an X desktop: {', '.join(missing_tools())} (packaging/setup.sh installs them)",
+)
 
 
 @contextlib.contextmanager

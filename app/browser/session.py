@@ -348,6 +348,11 @@ class BrowserSession:
     def attached(self) -> bool:
         return self._browser is not None
 
+    @property
+    def on_screen(self) -> bool:
+        """Whether a person sees this browser (launched headed, or theirs, attached): its own dialogs show too."""
+        return self._headed or self.attached
+
     def on_closed(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` once when the browser goes away without ``close()`` (the user closed it, a crash)."""
         self._closed_callbacks.append(callback)

@@ -41,6 +41,7 @@ from app.ui import style
 from app.ui.dialog_widgets import place_beside_panel, run_dialog
 from app.ui.history_view import HistoryDialog
 from app.ui.main_window import MainWindow
+from app.ui.panel_placement import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
 from app.ui.saved_run_window import SavedRunWindow
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.tiling import BrowserTiler
@@ -130,7 +131,7 @@ class Desktop:
     async def shutdown(self) -> None:
         """Stop the agent, close Chromium and the demo site, and finish writing history. Safe to call twice."""
         if self.window is not None:
-            await self._save_geometry(self.window.save_geometry())
+            await self._save_geometry(save_geometry(self.window))
         if self.runtime is not None:
             await self.runtime.shutdown()
         if self._recorder is not None:
@@ -150,9 +151,9 @@ class Desktop:
         """The panel where the user left it (else at the screen's left), snapped to a screen edge; Chromium takes the
         rest of the screen."""
         assert self.window is not None and self.runtime is not None
-        browser = self.window.place_beside_browser()
-        if self.window.restore_geometry(settings.panel_geometry):
-            browser = self.window.tile_with_browser()
+        browser = place_beside_browser(self.window)
+        if restore_geometry(self.window, settings.panel_geometry):
+            browser = tile_with_browser(self.window)
         self.runtime.options.window = browser
 
     async def _open_browser(self) -> None:
@@ -200,7 +201,7 @@ class Desktop:
             self._settings_open = False
         if code != QDialog.DialogCode.Accepted:
             return  # Cancel, or "Try the demo" on the first-run screen: the panel is in demo mode already
-        settings = dialog.result_settings().model_copy(update={"panel_geometry": self.window.save_geometry()})
+        settings = dialog.result_settings().model_copy(update={"panel_geometry": save_geometry(self.window)})
         saved_language = self.runtime.settings.language
         # Closing the panel saves the runtime's settings with the panel's place: let those be the new ones from now
         # on, even while a running task (or Chromium starting) keeps them from applying yet.

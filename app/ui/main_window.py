@@ -12,8 +12,8 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import QByteArray, QEvent, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QScreen, QShortcut
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.background import Background
-from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
@@ -45,18 +44,17 @@ from app.settings.model import Settings
 from app.text.i18n import tr
 from app.text.wording import describe_activity, format_tokens
 from app.ui import style
-from app.ui.attention import Attention
 from app.ui.bridge import AgentBridge
 from app.ui.confirm_bar import ConfirmBar
-from app.ui.dialog_widgets import frame_margins
 from app.ui.icons import icon
 from app.ui.panel_bars import DemoOfferBar, HandOffBar
 from app.ui.panel_state import ENDED_AS, PanelState
+from app.ui.quit_question import ask_to_quit
 from app.ui.status_pill import StatusPill
 from app.ui.task_input import Composer
 from app.ui.timeline.model import TimelineModel, outcome_of
 from app.ui.timeline.view import TimelineView
-from app.ui.window_placement import side_by_side, tile
+from app.ui.waiting_moments import WaitingMoments
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +87,8 @@ class RuntimeLike(Protocol):
 
     def on_stop_requested(self, callback: Callable[[], None]) -> None: ...
 
+    def on_panel_requested(self, callback: Callable[[], None]) -> None: ...
+
 
 class MainWindow(QMainWindow):
     settingsRequested = Signal()
@@ -103,25 +103,25 @@ class MainWindow(QMainWindow):
         self._bridge = AgentBridge(self)
         self._model = TimelineModel(self)
         self._run_task: asyncio.Task[None] | None = None
-        self._answer: asyncio.Future[str] | None = None
         self.state = PanelState.READY
         self._browser_lost = False
         self._background = Background("panel")
         self._demo = bool(getattr(runtime, "demo", False))
         self._demo_finished = False  # the demo replayed everything it recorded: a follow-up has nothing to replay
-        self._attention = Attention(self)
         self._quitting = False
         self._quit_question: QMessageBox | None = None
 
         self.setWindowTitle(tr("Page Agent"))
         self.setMinimumSize(QSize(340, 480))
         self._build()
+        self.moments = WaitingMoments(self, self, lambda: bool(getattr(runtime.settings, "hand_off_sound", False)))
         self._connect()
-        runtime.set_ask_user(self.ask_user)
+        runtime.set_ask_user(self.moments.ask_user)
         # Risky moments (a page's dialog, an irreversible click) are answered in the confirm bar.
-        runtime.set_confirm(self.confirm_bar.ask)
+        runtime.set_confirm(self.moments.confirm)
         # Stop (Esc) in the bar drawn inside Chromium: the same stop as the panel's, whichever window has the focus.
         runtime.on_stop_requested(self.stop)
+        runtime.on_panel_requested(self.moments.bring_back)
         runtime.on_browser_closed(self._on_browser_closed)
         self._restyle()
         self.resize(420, 860)
@@ -277,7 +277,7 @@ class MainWindow(QMainWindow):
             self._model.clear()
         self._model.start_run(text, follow_up=follow_up)
         self._hide_bars()
-        self._enter(PanelState.STARTING)
+        self.enter(PanelState.STARTING)
         self._run_task = asyncio.ensure_future(self._run(text, follow_up))
         return self._run_task
 
@@ -287,7 +287,7 @@ class MainWindow(QMainWindow):
             return
         self.confirm_bar.cancel()
         self._hide_bars()
-        self._enter(PanelState.STOPPING)
+        self.enter(PanelState.STOPPING)
         agent = self._bridge.agent
         if agent is not None:
             self._background.spawn(agent.stop())
@@ -304,7 +304,7 @@ class MainWindow(QMainWindow):
             return
         agent.resume(note)
         self._hide_bars()
-        self._enter(PanelState.RUNNING, tr("Resuming…"))
+        self.enter(PanelState.RUNNING, tr("Resuming…"))
 
     def continue_after_handoff(self) -> None:
         """ "I've done it — continue": the note the user typed in the task box goes to the agent with the browser."""
@@ -319,7 +319,7 @@ class MainWindow(QMainWindow):
         self._model.clear()
         self._hide_bars()
         self._demo_finished = False
-        self._enter(PanelState.READY)
+        self.enter(PanelState.READY)
 
     def show_demo_mode(self, demo: bool, task: str = "") -> None:
         """Demo mode: the banner, and the demo's task in the box, read-only (the demo replays nothing else)."""
@@ -335,9 +335,9 @@ class MainWindow(QMainWindow):
         items = self._model.items
         if not items or items[-1].text != words:  # said once, however often Run is pressed
             self._model.add_notice(words)
-        self._enter(PanelState.DEMO_OVER, tr("The demo is over"))
+        self.enter(PanelState.DEMO_OVER, tr("The demo is over"))
 
-    def _enter(self, state: PanelState, detail: str | None = None) -> None:
+    def enter(self, state: PanelState, detail: str | None = None) -> None:
         """Move the panel to ``state``: the pill and the composer follow from the one table."""
         self.state = state
         self.pill.set_state(state.pill, detail)
@@ -346,59 +346,7 @@ class MainWindow(QMainWindow):
     def _hide_bars(self) -> None:
         self.handoff_bar.hide()
         self.demo_offer.hide()
-        self._attention.dismiss()
-
-    async def ask_user(self, question: str, _signal: AbortSignal) -> str:
-        """The agent's ask_user handler: the question goes into the timeline and the task box becomes the answer.
-
-        Stop and Take over abort the step; the tool then cancels this coroutine, so the signal needs no watching
-        here (cancelling ourselves as well would race the tool's own abort handling).
-        """
-        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._answer = answer
-        self._model.add_question(question)
-        self._enter(PanelState.ASKING)
-        try:
-            text = await answer
-        finally:
-            answer.cancel()
-            self._answer = None
-        self._model.add_answer(text)
-        self._enter(PanelState.RUNNING, tr("Thanks — carrying on…"))
-        return text
-
-    # --- window placement --------------------------------------------------------------------------------------
-
-    def place_beside_browser(self, screen: QScreen | None = None) -> tuple[int, int, int, int]:
-        """Put the panel at the left of ``screen``; returns Chromium's (x, y, width, height) for the rest."""
-        screen = screen or self.screen() or QGuiApplication.primaryScreen()
-        placement = side_by_side(screen.availableGeometry())
-        # The placement is the whole window, title bar included. Before the window manager has framed the window,
-        # Qt places its content at the point given, which would push the title bar above the screen.
-        self.setGeometry(QRect(*placement.panel).marginsRemoved(frame_margins(self)))
-        return placement.browser
-
-    def tile_with_browser(self) -> tuple[int, int, int, int]:
-        """Snap a panel restored where the user left it to the nearer screen edge; returns Chromium's rect for the
-        rest of the screen, so that neither window ever covers the other."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        # Before the window is shown its frame is not known yet: the restored content plus room for a title bar.
-        frame = self.geometry().marginsAdded(frame_margins(self))
-        # The minimum width is the content's; the window manager's decoration comes on top of it.
-        placement = tile(
-            screen.availableGeometry(),
-            (frame.x(), frame.y(), frame.width(), frame.height()),
-            self.minimumWidth() + frame.width() - self.width(),
-        )
-        self.setGeometry(QRect(*placement.panel).marginsRemoved(frame_margins(self)))
-        return placement.browser
-
-    def save_geometry(self) -> str:
-        """The panel's size and position, for Settings.panel_geometry."""
-        return bytes(self.saveGeometry().toBase64().data()).decode("ascii")
-
-    def restore_geometry(self, data: str) -> bool:
-        return bool(data) and self.restoreGeometry(QByteArray.fromBase64(data.encode("ascii")))
+        self.moments.over()
 
     # --- the run -----------------------------------------------------------------------------------------------
 
@@ -415,7 +363,7 @@ class MainWindow(QMainWindow):
             self._show_outcome(self._failure(tr("Stopped before the agent started."), AgentStatus.STOPPED))
             return
         self._bridge.attach(agent)
-        self._enter(PanelState.RUNNING, tr("Thinking…"))
+        self.enter(PanelState.RUNNING, tr("Thinking…"))
         try:
             result = await agent.execute(text, follow_up=follow_up)
         except (RuntimeError, ValueError) as exc:
@@ -431,7 +379,7 @@ class MainWindow(QMainWindow):
     def _show_outcome(self, result: ExecutionResult) -> None:
         self._model.finish_run(result)
         self._hide_bars()
-        self._enter(ENDED_AS[outcome_of(result)])
+        self.enter(ENDED_AS[outcome_of(result)])
         if result.steps:
             self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))
         if self._browser_lost:
@@ -446,32 +394,24 @@ class MainWindow(QMainWindow):
 
     def _on_status(self, status: AgentStatus) -> None:
         if status == AgentStatus.RUNNING and self.state is PanelState.STARTING:
-            self._enter(PanelState.RUNNING, tr("Thinking…"))
+            self.enter(PanelState.RUNNING, tr("Thinking…"))
 
     def _on_activity(self, activity: AgentActivity) -> None:
         if isinstance(activity, HandOffActivity):
             if self.state is not PanelState.STOPPING:
-                self._show_hand_off(activity.reason)
+                self.moments.hand_off(activity.reason)
             return
         if isinstance(activity, PausedActivity):
             if self.state not in (PanelState.STOPPING, PanelState.HANDED_OFF):
-                self._enter(PanelState.PAUSED, tr("Paused — your turn"))
+                self.enter(PanelState.PAUSED, tr("Paused — your turn"))
             return
         if isinstance(activity, ThinkingActivity):
             self.pill.set_detail(tr("Step {n} of {max}", n=activity.step_index, max=activity.max_steps))
         self.pill.set_activity(describe_activity(activity))
 
-    def _show_hand_off(self, reason: str) -> None:
-        self.confirm_bar.cancel()
-        self._enter(PanelState.HANDED_OFF)
-        self.handoff_bar.show_reason(reason)
-        sound = bool(getattr(self._runtime.settings, "hand_off_sound", False))
-        self._attention.call(tr("Page Agent: your turn"), reason, sound=sound)
-
     def _on_submitted(self, text: str) -> None:
         if self.state is PanelState.ASKING:
-            if self._answer is not None and not self._answer.done():
-                self._answer.set_result(text)
+            self.moments.answer(text)
             return
         self.run_task(text, follow_up=self.state.ended)
 
@@ -533,28 +473,15 @@ class MainWindow(QMainWindow):
             self._quitting = True  # asked twice (a second Ctrl+C): the user means it
             self._quit_question.done(0)
         self.confirm_bar.cancel()
-        self._attention.dismiss()
+        self.moments.over()
         self.closing.emit()
         super().closeEvent(event)
 
     def _ask_to_quit(self) -> None:
-        # open(), not exec(): a nested loop would stall the run (and a test) while the question waits.
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            tr("Page Agent"),
-            tr("Stop the task and quit?"),
-            QMessageBox.StandardButton.NoButton,
-            self,
-        )
-        box.setInformativeText(tr("The agent is still working on your task. Quitting stops it where it is."))
-        stop = box.addButton(tr("Stop and quit"), QMessageBox.ButtonRole.DestructiveRole)
-        keep = box.addButton(tr("Keep working"), QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(keep)
-        box.setEscapeButton(keep)
-        box.buttonClicked.connect(lambda button: self.quit_now() if button is stop else None)
+        waiting = self.state in (PanelState.ASKING, PanelState.CONFIRMING, PanelState.HANDED_OFF, PanelState.PAUSED)
+        box = ask_to_quit(self, waiting_for_person=waiting, quit_now=self.quit_now)
         box.finished.connect(self._forget_quit_question)
         self._quit_question = box
-        box.open()
 
     def _forget_quit_question(self) -> None:
         self._quit_question = None

@@ -18,6 +18,7 @@ class PanelState(Enum):
     STARTING = "starting"  # launching Chromium, building the agent
     RUNNING = "running"
     ASKING = "asking"  # the agent asked the person a question; the task box takes the answer
+    CONFIRMING = "confirming"  # an Allow/Cancel waits for the person (a page's confirm(), an irreversible click)
     PAUSED = "paused"  # the person took over the browser
     HANDED_OFF = "handed_off"  # the agent handed the browser to the person: "Your turn"
     STOPPING = "stopping"  # Stop pressed; the agent is settling
@@ -46,6 +47,7 @@ _LOOK: dict[PanelState, tuple[PillState, ComposerMode]] = {
     PanelState.STARTING: (PillState.STARTING, ComposerMode.STARTING),
     PanelState.RUNNING: (PillState.RUNNING, ComposerMode.RUNNING),
     PanelState.ASKING: (PillState.ASKING, ComposerMode.ASKING),
+    PanelState.CONFIRMING: (PillState.ASKING, ComposerMode.RUNNING),
     PanelState.PAUSED: (PillState.PAUSED, ComposerMode.PAUSED),
     PanelState.HANDED_OFF: (PillState.HANDED_OFF, ComposerMode.HANDED_OFF),
     PanelState.STOPPING: (PillState.STOPPING, ComposerMode.STOPPING),

@@ -5,27 +5,17 @@ never rises over it. The person's own click, and the hand-off, still bring Chrom
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
-
-import pytest
-import pytest_asyncio
 
 from app.browser.controller import PlaywrightPageController
-from app.browser.session import BrowserSession, LaunchOptions
 from app.browser.window_focus import raised_over
 from app.core.abort import AbortSignal
 from tests.browser.helpers import index_of
 from tests.waiting import until
-from tests.x_desktop import XDesktop, missing_tools, other_application, x_desktop
+from tests.x_desktop import NEEDS_X_DESKTOP, XDesktop, other_application
 
-pytestmark = pytest.mark.skipif(
-    not sys.platform.startswith("linux") or bool(missing_tools()),
-    reason=f"needs an X desktop: {', '.join(missing_tools())} (packaging/setup.sh installs them)",
-)
+pytestmark = NEEDS_X_DESKTOP
 
 EDITOR = "someone-elses-editor"
 
@@ -57,24 +47,6 @@ class Person:
             time.sleep(0.02)
 
 
-@pytest.fixture
-def desktop(monkeypatch: pytest.MonkeyPatch) -> Iterator[XDesktop]:
-    with x_desktop() as found:
-        monkeypatch.setenv("DISPLAY", found.display)
-        monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-        yield found
-
-
-@pytest_asyncio.fixture
-async def headed(desktop: XDesktop, tmp_path: Path) -> AsyncIterator[PlaywrightPageController]:
-    options = LaunchOptions(profile_dir=tmp_path / "profile", headless=False, window=(420, 0, 946, 740))
-    session = await BrowserSession.launch(options)
-    try:
-        yield PlaywrightPageController(session)
-    finally:
-        await session.close()
-
-
 def _chromium(desktop: XDesktop) -> set[int]:
     return set(desktop.windows("--class", "chromium"))
 
@@ -85,9 +57,9 @@ def _above(desktop: XDesktop, window: int, others: set[int]) -> bool:
 
 
 async def test_the_agent_never_takes_the_keyboard_from_the_person(
-    desktop: XDesktop, headed: PlaywrightPageController, site: str
+    x_screen: XDesktop, headed: PlaywrightPageController, site: str
 ) -> None:
-    controller, signal = headed, AbortSignal()
+    controller, signal, desktop = headed, AbortSignal(), x_screen
     assert controller.session.window_focus.active
     await controller.go_to_url(f"{site}/focus.html", signal)
     # The editor overlaps Chromium's window and is where the person works.
@@ -128,9 +100,9 @@ async def test_the_agent_never_takes_the_keyboard_from_the_person(
 
 
 async def test_the_persons_click_and_the_hand_off_still_bring_chromium_forward(
-    desktop: XDesktop, headed: PlaywrightPageController, site: str
+    x_screen: XDesktop, headed: PlaywrightPageController, site: str
 ) -> None:
-    controller, signal = headed, AbortSignal()
+    controller, signal, desktop = headed, AbortSignal(), x_screen
     await controller.go_to_url(f"{site}/focus.html", signal)
     with other_application(desktop, EDITOR, "520x420+700+120") as (editor, _keys):
         chromium = _chromium(desktop)

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from app.core.abort import AbortSignal
-from app.core.page import ToolError
+from app.core.page import DeclinedError, ToolError
 
 # How long the person has to answer; then the answer is "no" (the page's dialog is cancelled, the click refused).
 CONFIRM_TIMEOUT = 60.0
@@ -226,4 +226,4 @@ async def confirm_irreversible_click(
     except TimeoutError:
         allowed = False
     if not allowed:
-        raise ToolError(refused)
+        raise DeclinedError(refused)

@@ -33,6 +33,7 @@ from app.text.wording import (
     describe_action,
     describe_status,
     evaluation_reading,
+    failure_words,
     format_duration,
     plain_message,
     plain_retry,
@@ -180,7 +181,7 @@ def _step_text(step: StepEvent, expanded: bool) -> str:
     if reflection.next_goal:
         lines.append(tr("Next goal: {value}", value=reflection.next_goal))
     if action_failed(step):
-        lines.append(tr("This action didn't work; the agent looks again."))
+        lines.append(failure_words(step))
     if expanded:
         lines.append(tr("Details: {value}", value=action_details(step)))
     return "\n".join(lines)
