@@ -1,8 +1,9 @@
 """A real X desktop for tests that need a window manager: Xvfb on a display number it picks itself (no clash with
-another test or another person's display), openbox on it, and xdotool/xprop to act and look as a person would.
+another test or another person's display), openbox on it, and xdotool/xprop to act and look as a person would; a
+private D-Bus session bus, and dunst on it as the desktop's notification service.
 
-packaging/setup.sh installs what it needs (xvfb, openbox, xdotool, x11-utils). Use ``x_desktop()`` as a context
-manager; it leaves nothing running.
+packaging/setup.sh installs what it needs (xvfb, openbox, xdotool, x11-utils, dbus-daemon, dunst). Each part is a
+context manager that leaves nothing running.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ import select
 import shutil
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
 
-TOOLS = ("Xvfb", "openbox", "xdotool", "xprop", "xev")
+TOOLS = ("Xvfb", "openbox", "xdotool", "xprop", "xev", "dbus-daemon", "dunst")
 _START_DEADLINE = 20.0
 
 
@@ -59,6 +61,42 @@ class XDesktop:
 
     def screenshot(self, path: str) -> None:
         self.run("import", "-display", self.display, "-window", "root", path, check=True)
+
+
+class Person:
+    """Types a letter into whatever has the keyboard every few tens of milliseconds and writes down which window is
+    active, on a thread of its own (as a person would, whatever the agent does meanwhile)."""
+
+    def __init__(self, desktop: XDesktop) -> None:
+        self._desktop = desktop
+        self.active: list[int] = []
+        self.typed = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._work, daemon=True)
+
+    def __enter__(self) -> Person:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._done.set()
+        self._thread.join(20)
+
+    def _work(self) -> None:
+        while not self._done.is_set():
+            self.active.append(self._desktop.active_window())
+            self._desktop.run("xdotool", "type", "--delay", "0", "q")
+            self.typed += 1
+            time.sleep(0.02)
+
+
+def wait_until(condition: Callable[[], object], message: str, timeout: float = 30.0) -> None:
+    """For a test without an event loop (a whole app in another process): poll ``condition`` with a deadline."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {message}")
+        time.sleep(0.05)
 
 
 def missing_tools() -> list[str]:
@@ -132,3 +170,92 @@ def other_application(desktop: XDesktop, name: str, geometry: str) -> Iterator[t
     finally:
         process.terminate()
         process.wait(10)
+
+
+@contextlib.contextmanager
+def session_bus() -> Iterator[str]:
+    """A D-Bus session bus of the test's own (never the person's); its address."""
+    process = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], _START_DEADLINE)
+        address = process.stdout.readline().strip() if ready else ""
+        if not address:
+            raise RuntimeError("dbus-daemon did not start")
+        yield address
+    finally:
+        _end(process)
+
+
+class NotificationService:
+    """dunst on ``bus``, printing every notification it receives (``received``)."""
+
+    def __init__(self, desktop: XDesktop, bus: str, config_home: str) -> None:
+        env = {**desktop.env(), "DBUS_SESSION_BUS_ADDRESS": bus, "XDG_CONFIG_HOME": config_home}
+        self.bus = bus
+        self.received: list[str] = []
+        self._process = subprocess.Popen(
+            ["dunst", "-print"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            self.received.append(line.rstrip("\n"))
+
+    def call(self, interface: str, method: str, signature: str = "", *args: object) -> tuple[object, ...]:
+        """A method of the service's own (org.dunstproject.cmd0: what dunstctl does), or of the notification spec."""
+        from jeepney import DBusAddress, new_method_call
+        from jeepney.io.blocking import open_dbus_connection
+
+        address = DBusAddress(
+            "/org/freedesktop/Notifications", bus_name="org.freedesktop.Notifications", interface=interface
+        )
+        with open_dbus_connection(bus=self.bus) as connection:
+            reply = connection.send_and_get_reply(new_method_call(address, method, signature, args), timeout=10)
+        return tuple(reply.body)
+
+    def displayed(self) -> int:
+        value = self.call("org.freedesktop.DBus.Properties", "Get", "ss", "org.dunstproject.cmd0", "displayedLength")
+        return int(value[0][1])  # type: ignore[index]
+
+    def ready(self) -> bool:
+        try:
+            self.call("org.dunstproject.cmd0", "Ping")
+        except Exception:
+            return False
+        return True
+
+    def stop(self) -> None:
+        _end(self._process)
+
+
+@contextlib.contextmanager
+def notification_service(desktop: XDesktop, bus: str, config_home: str) -> Iterator[NotificationService]:
+    service = NotificationService(desktop, bus, config_home)
+    try:
+        deadline = time.monotonic() + _START_DEADLINE
+        while not service.ready():
+            if time.monotonic() > deadline:
+                raise RuntimeError("dunst did not start")
+            time.sleep(0.05)
+        yield service
+    finally:
+        service.stop()
+
+
+def _end(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -90,7 +90,8 @@ class FreedesktopNotifications:
         if self._router is not None:
             return self._router
         try:
-            from jeepney.io.asyncio import open_dbus_router
+            from jeepney import MatchRule, message_bus
+            from jeepney.io.asyncio import Proxy, open_dbus_router
         except ImportError as exc:  # jeepney comes with keyring on Linux only
             raise ServiceUnavailable("no D-Bus library") from exc
         context = open_dbus_router("SESSION")
@@ -100,7 +101,15 @@ class FreedesktopNotifications:
             # KeyError: DBUS_SESSION_BUS_ADDRESS is not set (no session bus at all).
             raise ServiceUnavailable(f"no session bus: {exc!r}") from exc
         self._router_context, self._router = context, router
-        self._listening = asyncio.ensure_future(self._listen(router))
+        # Listening before the first notification goes out: a click on it is never missed.
+        rule = MatchRule(type="signal", interface=SERVICE, path=PATH)
+        signals = router.filter(rule, bufsize=16)
+        self._listening = asyncio.ensure_future(self._listen(signals))
+        try:
+            await asyncio.wait_for(Proxy(message_bus, router).AddMatch(rule), _CALL_TIMEOUT)
+        except Exception as exc:
+            await self.shutdown()
+            raise ServiceUnavailable(f"the session bus did not answer: {exc!r}") from exc
         return router
 
     async def _call(self, router: DBusRouter, message: Any) -> tuple[Any, ...]:
@@ -115,14 +124,9 @@ class FreedesktopNotifications:
             raise ServiceUnavailable(f"the notification service refused: {reply.body!r}")
         return tuple(reply.body)
 
-    async def _listen(self, router: DBusRouter) -> None:
-        from jeepney import MatchRule, message_bus
-        from jeepney.io.asyncio import Proxy
-
-        rule = MatchRule(type="signal", interface=SERVICE, path=PATH)
+    async def _listen(self, signals: Any) -> None:
         try:
-            await Proxy(message_bus, router).AddMatch(rule)
-            with router.filter(rule, bufsize=16) as queue:
+            with signals as queue:
                 while True:
                     signal = await queue.get()
                     self._signalled(signal.header.fields, signal.body)

@@ -5,46 +5,16 @@ never rises over it. The person's own click, and the hand-off, still bring Chrom
 
 from __future__ import annotations
 
-import threading
-import time
-
 from app.browser.controller import PlaywrightPageController
 from app.browser.window_focus import raised_over
 from app.core.abort import AbortSignal
 from tests.browser.helpers import index_of
 from tests.waiting import until
-from tests.x_desktop import NEEDS_X_DESKTOP, XDesktop, other_application
+from tests.x_desktop import NEEDS_X_DESKTOP, Person, XDesktop, other_application
 
 pytestmark = NEEDS_X_DESKTOP
 
 EDITOR = "someone-elses-editor"
-
-
-class Person:
-    """Types a letter into whatever has the keyboard every few tens of milliseconds and writes down which window is
-    active, on a thread of its own (as a person would, whatever the agent does meanwhile)."""
-
-    def __init__(self, desktop: XDesktop) -> None:
-        self._desktop = desktop
-        self.active: list[int] = []
-        self.typed = 0
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._work, daemon=True)
-
-    def __enter__(self) -> Person:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._done.set()
-        self._thread.join(20)
-
-    def _work(self) -> None:
-        while not self._done.is_set():
-            self.active.append(self._desktop.active_window())
-            self._desktop.run("xdotool", "type", "--delay", "0", "q")
-            self.typed += 1
-            time.sleep(0.02)
 
 
 def _chromium(desktop: XDesktop) -> set[int]:
