@@ -103,7 +103,7 @@ class Desktop:
         set_language(settings.language)
         style.use_theme(settings.theme)
         self._api_key = await asyncio.to_thread(get_api_key, settings.provider)
-        ready = endpoint_ready(settings, self._api_key)
+        ready = _ready(settings, self._api_key)
         choices = self._choices
         demo = choices.demo or (not ready and choices.replay is None)
         options = RuntimeOptions(headless=choices.headless, demo=demo, replay=choices.replay, record=choices.record)
@@ -214,6 +214,15 @@ class Desktop:
             self.window.model.add_notice(
                 tr("No system keyring: the key is kept until you quit; you'll be asked again next time.")
             )
+        for name in dialog.secrets_kept_in_memory:
+            self.window.model.add_notice(
+                tr(
+                    "No system keyring: the secret “{name}” is kept until you quit. Install a keyring (GNOME Keyring, "
+                    "KWallet) to keep it, or give it as {variable}.",
+                    name=name,
+                    variable=f"PAGE_AGENT_SECRET_{name.upper()}",
+                )
+            )
         if settings.language not in (saved_language, language()):
             self.window.model.add_notice(tr("The language changes the next time you open Page Agent."))
         style.use_theme(settings.theme)
@@ -229,7 +238,7 @@ class Desktop:
         self._api_key = api_key
         # The agent, like the panel, keeps the language the app started in (see the module's docstring).
         await self.runtime.apply_settings(settings.model_copy(update={"running_language": language()}), api_key)
-        demo = self._choices.demo or (not endpoint_ready(settings, api_key) and self._choices.replay is None)
+        demo = self._choices.demo or (not _ready(settings, api_key) and self._choices.replay is None)
         await self.runtime.set_demo(demo)
         self.window.show_demo_mode(demo, DEMO_TASK)
 
@@ -307,6 +316,12 @@ class Desktop:
             self.window.model.add_notice(
                 tr("This run could not be saved to the history ({reason}). Its result is above.", reason=reason)
             )
+
+
+def _ready(settings: Settings, api_key: str | None) -> bool:
+    """A model can be called: an endpoint that needs no key, or its key, which a key typed but not kept (no
+    keyring) is not replaced by."""
+    return endpoint_ready(settings, api_key) and not (settings.api_access_not_kept and not api_key)
 
 
 async def _read_settings(path: Path) -> tuple[LoadedSettings, str]:

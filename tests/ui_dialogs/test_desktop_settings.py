@@ -123,6 +123,31 @@ async def test_after_a_restart_without_a_key_the_demo_is_back(
     assert welcome.demo_button is not None and welcome.key_edit.text() == ""
 
 
+async def test_a_key_a_local_endpoint_needed_but_no_keyring_kept_is_asked_for_again(
+    start, paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring
+) -> None:  # type: ignore[no-untyped-def]
+    keyring.set_keyring(NoKeyring())
+    desktop, window = await start()
+    dialog = await settings_dialog()
+    # Nothing promises a keyring that is not there.
+    await until(lambda: dialog.key_hint.text().startswith("No system keyring"), message="the key hint")
+    dialog.base_url_edit.setText(llm_server.base_url)  # on this machine: "needs no key", as far as the app can tell
+    dialog.model_edit.setText("fake-model")
+    type_key(dialog, KEY)
+    await dialog.save()
+    await until(lambda: desktop.runtime is not None and not desktop.runtime.demo)
+    await stop(desktop)
+    assert KEY not in paths.settings_file.read_text(encoding="utf-8")
+
+    desktop, window = await start()  # not the model without its key: asked again, the demo meanwhile
+    assert desktop.runtime is not None and desktop.runtime.demo and window.demo_banner.isVisible()
+    again = await settings_dialog()
+    assert again.welcome is not None and again.welcome.text.text().startswith("There is no system keyring")
+    type_key(again, KEY)
+    await again.save()
+    await until(lambda: desktop.runtime is not None and not desktop.runtime.demo)
+
+
 async def test_a_new_language_applies_at_the_next_start_and_not_before(
     start, paths: AppPaths, memory_keyring: MemoryKeyring, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
