@@ -112,10 +112,19 @@ class Runtime:
         self._background = Background("runtime")
         # One agent at a time: the panel opens Chromium at startup while the user may already press Run.
         self._lock = asyncio.Lock()
+        self._known: asyncio.Future[None] | None = None
 
     @property
     def demo(self) -> bool:
         return self.options.demo
+
+    def build_after(self, known: asyncio.Future[None]) -> None:
+        """Build nothing before ``known`` is done: the panel shows before the key is read (``use_key``)."""
+        self._known = known
+
+    def use_key(self, api_key: str | None) -> None:
+        """The key read after the runtime was made, for the first agent (later changes go through apply_settings)."""
+        self._api_key = api_key
 
     def set_ask_user(self, handler: AskUserHandler | None) -> None:
         """The handler for agents built from now on (set it before the first ``agent()``)."""
@@ -189,6 +198,8 @@ class Runtime:
     async def agent(self, *, new_task: bool = False) -> Agent:
         """The agent, with Chromium open. ``new_task``: the next task is not a follow-up, so a replay starts over
         (and the demo from its sign-in page, so that "New task" runs the demo again)."""
+        if self._known is not None:
+            await asyncio.shield(self._known)
         async with self._lock:
             preparing: asyncio.Future[None] | None = None
             if self._browser is None or not self._browser.is_connected:

@@ -99,6 +99,9 @@ class BrowserSession:
         """Start Chromium with the persistent profile (logins survive restarts), on ``playwright`` when a driver was
         started ahead (the session owns it from now on)."""
         playwright = playwright or await async_playwright().start()
+        had_keyboard = WindowFocus.for_display(_no_pids) if not options.headless else WindowFocus(None, _no_pids)
+        before = had_keyboard.active_window()
+        had_keyboard.close()
         try:
             executable = await find_chromium(options.executable, playwright.chromium.executable_path)
             profile = options.profile_dir.resolve()
@@ -135,6 +138,8 @@ class BrowserSession:
                 headed=not options.headless,
             )
             await session._ensure_tab()
+            # A new window takes the keyboard; the one the person was in (the panel) gets it back.
+            await session.window_focus.return_keyboard(before)
             return session
         except BaseException:
             await playwright.stop()

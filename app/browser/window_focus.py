@@ -60,6 +60,22 @@ class WindowFocus:
         """Whether this keeper can do anything here (an X display)."""
         return self._x is not None
 
+    def active_window(self) -> int:
+        """The window that has the keyboard now (0: none known, or not on X11)."""
+        return self._x.active_window() if self._x is not None else 0
+
+    async def return_keyboard(self, to: int) -> None:
+        """Chromium has just opened its window, which the window manager gives the keyboard as to any new window:
+        ``to``, the window that had it before (the panel, where the person is about to type a task), gets it back."""
+        x = self._x
+        if x is None or not to:
+            return
+        await x.window_manager_round_trip(_ROUND_TRIP_DEADLINE)
+        active = x.active_window()
+        if active != to and active in await self._windows(x) and to in x.windows("_NET_CLIENT_LIST"):
+            x.activate(to)
+            x.sync()
+
     def close(self) -> None:
         if self._x is not None:
             self._x.close()

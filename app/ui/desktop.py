@@ -15,16 +15,12 @@ import gc
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QDialog
 
 from app.background import Background
-from app.core.agent import Agent
-from app.demo.script import DEMO_TASK
-from app.history.recorder import RunRecorder
-from app.history.records import RunRecord
-from app.history.store import RunStore
+from app.demo.task import DEMO_TASK
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import (
     LoadedSettings,
@@ -38,13 +34,18 @@ from app.settings.paths import AppPaths
 from app.settings.secrets import get_api_key
 from app.text.i18n import language, set_language, tr
 from app.ui import style
-from app.ui.dialog_widgets import place_beside_panel, run_dialog
-from app.ui.history_view import HistoryDialog
+from app.ui.dialog_widgets import run_dialog
 from app.ui.main_window import MainWindow
 from app.ui.panel_placement import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
-from app.ui.saved_run_window import SavedRunWindow
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.panel_state import PanelState
+from app.ui.side_windows import SideWindows
 from app.ui.tiling import BrowserTiler
+
+if TYPE_CHECKING:
+    from app.core.agent import Agent
+    from app.history.recorder import RunRecorder
+    from app.history.store import RunStore
+    from app.ui.saved_run_window import SavedRunWindow
 
 log = logging.getLogger(__name__)
 
@@ -63,13 +64,12 @@ class Desktop:
     def __init__(self, paths: AppPaths, choices: LaunchChoices) -> None:
         self._paths = paths
         self._choices = choices
-        self._store = RunStore(paths.runs_dir)
+        self._store: RunStore | None = None
         self._api_key: str | None = None
         self._recorder: RunRecorder | None = None
         self._closed: asyncio.Event | None = None
         self._settings_open = False
-        self._history: HistoryDialog | None = None
-        self._saved_runs: list[SavedRunWindow] = []
+        self._side: SideWindows | None = None
         self._browser_opening: asyncio.Task[Any] | None = None
         self._background = Background("desktop")
         self.runtime: Runtime | None = None
@@ -98,18 +98,24 @@ class Desktop:
             self._closed.set()
 
     async def start(self) -> MainWindow:
+        """Show the panel at once ("Starting the browser…"), then read the key, then open Chromium beside it."""
         loaded, unreadable = await _read_settings(self._paths.settings_file)
         settings = loaded.settings
         set_language(settings.language)
         style.use_theme(settings.theme)
-        self._api_key = await asyncio.to_thread(get_api_key, settings.provider)
-        ready = _ready(settings, self._api_key)
         choices = self._choices
-        demo = choices.demo or (not ready and choices.replay is None)
-        options = RuntimeOptions(headless=choices.headless, demo=demo, replay=choices.replay, record=choices.record)
-        self.runtime = Runtime(settings, self._paths, options, api_key=self._api_key)
+        # The key comes from the environment or the keyring (slow to load the first time): read while the panel
+        # shows; nothing is built before it is known (a task started meanwhile waits for it).
+        key = asyncio.ensure_future(asyncio.to_thread(get_api_key, settings.provider))
+        known: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        options = RuntimeOptions(
+            headless=choices.headless, demo=choices.demo, replay=choices.replay, record=choices.record
+        )
+        self.runtime = Runtime(settings, self._paths, options)
+        self.runtime.build_after(known)
         self.runtime.on_agent(self._record_runs)
         self.window = MainWindow(self.runtime)
+        self._side = SideWindows(self.window, self._run_store)
         self._place_windows(settings)
         if not choices.headless:  # Chromium follows the panel; the two never cover each other
             self._tiler = BrowserTiler(self.window, self.runtime.place_browser)
@@ -117,11 +123,21 @@ class Desktop:
         self.window.historyRequested.connect(self.open_history)
         self.window.demoRequested.connect(lambda: self._background.spawn(self.try_demo()))
         self.window.closing.connect(self._on_closing)
-        self.window.show_demo_mode(demo, DEMO_TASK)
+        self.window.show_demo_mode(choices.demo, DEMO_TASK)
+        self.window.enter(PanelState.OPENING)
         self.window.show()
         self.window.composer.focus_default()
         if unreadable or loaded.damaged:
             self.window.model.add_notice(unreadable or _damaged_settings_notice(loaded))
+        try:
+            self._api_key = await key
+        finally:
+            ready = _ready(settings, self._api_key)
+            demo = choices.demo or (not ready and choices.replay is None)
+            self.runtime.use_key(self._api_key)
+            self.runtime.options.demo = demo
+            known.set_result(None)
+        self.window.show_demo_mode(demo, DEMO_TASK)
         # Chromium opens with the panel, so the first task starts at once.
         self._browser_opening = self._background.spawn(self._open_browser())
         if not ready and not choices.demo and choices.replay is None:
@@ -137,8 +153,8 @@ class Desktop:
         if self._recorder is not None:
             await self._recorder.close()
             self._recorder = None
-        for saved in list(self._saved_runs):
-            saved.close()
+        if self._side is not None:
+            self._side.close_all()
         self._background.cancel_all()
 
     def _on_closing(self) -> None:
@@ -164,6 +180,8 @@ class Desktop:
             log.warning("could not open Chromium: %s", exc)
             self.window.model.add_notice(tr("Chromium did not start: {reason}", reason=str(exc) or type(exc).__name__))
             return
+        finally:
+            self.window.browser_opened()
         # What startup built (modules, Qt wrappers, Playwright's objects) lives until exit: frozen, it is no longer
         # walked by every full collection, which otherwise stalls the panel for 40-60 ms now and then.
         gc.freeze()
@@ -184,6 +202,8 @@ class Desktop:
         if self._settings_open:
             return
         self._settings_open = True
+        from app.ui.settings_dialog import SettingsDialog  # opened on demand: not on the way to the panel
+
         try:
             dialog = SettingsDialog(
                 self.runtime.settings,
@@ -244,44 +264,21 @@ class Desktop:
 
     # --- history -----------------------------------------------------------------------------------------------
 
+    def _run_store(self) -> RunStore:
+        from app.history.store import RunStore  # read when History opens or a run is saved
+
+        if self._store is None:
+            self._store = RunStore(self._paths.runs_dir)
+        return self._store
+
     def open_history(self) -> None:
-        if self.window is None:  # History is opened from the panel, which exists from start() on
-            return
-        if self._history is not None:
-            self._history.raise_()
-            self._history.activateWindow()
-            return
-        dialog = HistoryDialog(self._store, parent=self.window)
-        dialog.openRun.connect(self._open_run)
-        dialog.finished.connect(self._history_closed)
-        self._history = dialog
-        place_beside_panel(dialog, self.window)
-        # Not modal: the live run stays in reach (Stop, "I've done it — continue") while the user reads history.
-        dialog.show()
-        dialog.raise_()
-        dialog.activateWindow()
-
-    def _history_closed(self, _code: int) -> None:
-        self._history = None
-
-    def _open_run(self, record: RunRecord) -> None:
-        """A saved run opens read-only in its own window: the panel's live run is never touched."""
-        assert self.window is not None
-        for open_run in self._saved_runs:
-            if open_run.record.id == record.id:  # already open: bring it forward rather than open it twice
-                open_run.raise_()
-                open_run.activateWindow()
-                return
-        saved = SavedRunWindow(record, parent=self.window)
-        saved.finished.connect(lambda _code: self._saved_runs.remove(saved) if saved in self._saved_runs else None)
-        self._saved_runs.append(saved)
-        place_beside_panel(saved, self.window)
-        saved.show()
+        if self._side is not None:  # History is opened from the panel, which exists from start() on
+            self._side.open_history()
 
     @property
     def saved_runs(self) -> list[SavedRunWindow]:
         """The saved runs open now, each in its own window."""
-        return list(self._saved_runs)
+        return self._side.saved_runs if self._side is not None else []
 
     async def try_demo(self) -> None:
         """ "Try the demo" from the panel: the demo for this session, whatever the saved settings say."""
@@ -295,12 +292,14 @@ class Desktop:
 
     def _record_runs(self, agent: Agent) -> None:
         """Each new agent gets a recorder; a follow-up on the same agent joins the same saved run."""
+        from app.history.recorder import RunRecorder  # with the first agent, not on the way to the panel
+
         assert self.runtime is not None
         previous, self._recorder = (
             self._recorder,
             RunRecorder(
                 agent,
-                self._store,
+                self._run_store(),
                 self.runtime.settings,
                 demo=self.runtime.demo,
                 replay=self._choices.replay is not None and not self.runtime.demo,

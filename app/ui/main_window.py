@@ -10,23 +10,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
-    QFrame,
-    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.background import Background
-from app.core.agent import Agent
 from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
 from app.core.types import (
@@ -46,15 +42,18 @@ from app.text.wording import describe_activity, format_tokens
 from app.ui import style
 from app.ui.bridge import AgentBridge
 from app.ui.confirm_bar import ConfirmBar
-from app.ui.icons import icon
 from app.ui.panel_bars import DemoOfferBar, HandOffBar
+from app.ui.panel_header import PanelHeader
 from app.ui.panel_state import ENDED_AS, PanelState
 from app.ui.quit_question import ask_to_quit
-from app.ui.status_pill import StatusPill
+from app.ui.shortcuts import install_shortcuts
 from app.ui.task_input import Composer
 from app.ui.timeline.model import TimelineModel, outcome_of
 from app.ui.timeline.view import TimelineView
 from app.ui.waiting_moments import WaitingMoments
+
+if TYPE_CHECKING:
+    from app.core.agent import Agent
 
 log = logging.getLogger(__name__)
 
@@ -133,42 +132,10 @@ class MainWindow(QMainWindow):
         root.setObjectName("Panel")
         self.setCentralWidget(root)
 
-        self._logo = QLabel(root)
-        title = QLabel(tr("Page Agent"), root)
-        title.setObjectName("Title")
-        title.setAccessibleName(tr("Page Agent"))
-        self.history_button = self._tool_button(root, tr("History"), tr("Past runs"))
-        self.settings_button = self._tool_button(root, tr("Settings"), tr("Model, language and browser settings"))
-        header = QHBoxLayout()
-        header.setSpacing(6)
-        header.addWidget(self._logo)
-        header.addWidget(title)
-        header.addStretch(1)
-        header.addWidget(self.history_button)
-        header.addWidget(self.settings_button)
-
-        self.pill = StatusPill(root)
-
-        self.demo_banner = QFrame(root)
-        self.demo_banner.setObjectName("DemoBanner")
-        banner_text = QLabel(
-            tr("Demo — replaying a recorded run on a local demo site. No AI model is called."), self.demo_banner
-        )
-        banner_text.setWordWrap(True)
-        self._demo_icon = QLabel(self.demo_banner)
-        banner_layout = QHBoxLayout(self.demo_banner)
-        banner_layout.setContentsMargins(10, 7, 10, 7)
-        banner_layout.addWidget(self._demo_icon, 0, Qt.AlignmentFlag.AlignTop)
-        banner_layout.addWidget(banner_text, 1)
-        self.demo_banner.setAccessibleName(banner_text.text())
-        self.demo_banner.setVisible(self._demo)
-
-        top = QVBoxLayout()
-        top.setContentsMargins(14, 12, 14, 10)
-        top.setSpacing(10)
-        top.addLayout(header)
-        top.addWidget(self.pill)
-        top.addWidget(self.demo_banner)
+        header = PanelHeader(root, demo=self._demo)
+        self.pill, self.demo_banner = header.pill, header.demo_banner
+        self.history_button, self.settings_button = header.history_button, header.settings_button
+        self._header = header
 
         self.timeline = TimelineView(self._model, root)
 
@@ -192,7 +159,7 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(root)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(top)
+        layout.addWidget(header)
         layout.addWidget(self.timeline, 1)
         layout.addLayout(handoff_wrap)
         layout.addWidget(self.footer)
@@ -204,16 +171,6 @@ class MainWindow(QMainWindow):
         QWidget.setTabOrder(self.handoff_bar.stop_button, self.history_button)
         QWidget.setTabOrder(self.history_button, self.settings_button)
         self._show_usage(Usage())
-
-    @staticmethod
-    def _tool_button(parent: QWidget, name: str, tip: str) -> QToolButton:
-        button = QToolButton(parent)
-        button.setAccessibleName(name)
-        button.setToolTip(tip)
-        button.setIconSize(QSize(20, 20))
-        button.setCursor(Qt.CursorShape.PointingHandCursor)
-        button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        return button
 
     def _connect(self) -> None:
         self._bridge.statusChanged.connect(self._on_status)
@@ -233,9 +190,13 @@ class MainWindow(QMainWindow):
         self.composer.demoRequested.connect(self.demoRequested)
         self.history_button.clicked.connect(self.historyRequested)
         self.settings_button.clicked.connect(self.settingsRequested)
-        stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
-        stop.setContext(Qt.ShortcutContext.WindowShortcut)
-        stop.activated.connect(self.stop)
+        install_shortcuts(
+            self,
+            stop=self.stop,
+            submit=self.composer.input.submitted.emit,
+            history=self.historyRequested.emit,
+            settings=self.settingsRequested.emit,
+        )
         hints = QGuiApplication.styleHints()
         if hints is not None:
             hints.colorSchemeChanged.connect(lambda _scheme: self._restyle())
@@ -258,6 +219,22 @@ class MainWindow(QMainWindow):
     @property
     def busy(self) -> bool:
         return self._run_task is not None and not self._run_task.done()
+
+    @property
+    def browser_is_the_persons(self) -> bool:
+        """The person acts in Chromium now (a hand-off, or they took over): other windows keep off its side."""
+        return self.state in (PanelState.HANDED_OFF, PanelState.PAUSED)
+
+    def waiting_bar_top(self) -> QPoint:
+        """Where what waits for the person begins (the hand-off bar, else the task box), in the panel's own
+        coordinates."""
+        bar = self.handoff_bar if self.handoff_bar.isVisible() else self.composer
+        return bar.mapTo(self, QPoint(0, 0))
+
+    def browser_opened(self) -> None:
+        """Chromium is up (or could not start, which the timeline says): "Starting the browser…" ends."""
+        if self.state is PanelState.OPENING:
+            self.enter(PanelState.READY)
 
     @property
     def handed_off(self) -> bool:
@@ -437,10 +414,7 @@ class MainWindow(QMainWindow):
 
     def _restyle(self) -> None:
         t = style.apply(self)
-        self._logo.setPixmap(icon("sparkle", t.accent).pixmap(QSize(22, 22), self.devicePixelRatioF()))
-        self._demo_icon.setPixmap(icon("info", t.paused).pixmap(QSize(16, 16), self.devicePixelRatioF()))
-        self.history_button.setIcon(icon("history", t.muted))
-        self.settings_button.setIcon(icon("settings", t.muted))
+        self._header.restyle(t)
         self.composer.refresh_icons()
         self.handoff_bar.restyle(t)
         self.timeline.refresh_theme()

@@ -15,6 +15,7 @@ from app.ui.timeline.model import Outcome
 
 class PanelState(Enum):
     READY = "ready"  # nothing run yet, or after "New task"
+    OPENING = "opening"  # the panel has just opened and Chromium is starting beside it; a task may be typed and run
     STARTING = "starting"  # launching Chromium, building the agent
     RUNNING = "running"
     ASKING = "asking"  # the agent asked the person a question; the task box takes the answer
@@ -44,6 +45,7 @@ class PanelState(Enum):
 
 _LOOK: dict[PanelState, tuple[PillState, ComposerMode]] = {
     PanelState.READY: (PillState.IDLE, ComposerMode.NEW),
+    PanelState.OPENING: (PillState.OPENING, ComposerMode.NEW),
     PanelState.STARTING: (PillState.STARTING, ComposerMode.STARTING),
     PanelState.RUNNING: (PillState.RUNNING, ComposerMode.RUNNING),
     PanelState.ASKING: (PillState.ASKING, ComposerMode.ASKING),

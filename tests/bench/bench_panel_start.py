@@ -4,13 +4,18 @@ Chromium's window beside it, as a user launching the app sees it.
 Needs an X display with a window manager and xdotool (the README's "Try it as a user would"):
 
     Xvfb :5 -screen 0 1366x768x24 & DISPLAY=:5 openbox &
-    DISPLAY=:5 .venv/bin/python -m tests.bench.bench_panel_start      (prints medians over runs)
+    DISPLAY=:5 .venv/bin/python -m tests.bench.bench_panel_start                 (this checkout)
+    DISPLAY=:5 .venv/bin/python -m tests.bench.bench_panel_start --against DIR   (and another one, side by side)
 
-Each run uses a fresh home folder, so it is a first start of the demo (no saved settings, no profile).
+``--against DIR`` runs the app from another checkout too (say ``git archive <rev> | tar -x -C DIR``), alternating
+start by start so that both see the same machine. Each start uses a fresh home folder, so it is a first start of the
+demo (no saved settings, no profile). The figures are the median with the fastest and slowest start, and the load
+average over the runs: on a shared machine they move with it.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import signal
@@ -19,8 +24,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-RUNS = 5
+HERE = Path(__file__).resolve().parents[2]
 DEADLINE = 60.0
 
 
@@ -31,13 +37,17 @@ def _visible(name: str) -> bool:
     return bool(found.stdout.strip())
 
 
-def one_start() -> tuple[float, float]:
-    """Seconds to the panel's window, then to Chromium's window."""
+def one_start(tree: Path) -> tuple[float, float]:
+    """Seconds to the panel's window, then to Chromium's window, for the app in ``tree``."""
     home = tempfile.mkdtemp(prefix="bench-start-")
-    env = {**os.environ, "PAGE_AGENT_HOME": home}
+    env = {**os.environ, "PAGE_AGENT_HOME": home, "PYTHONPATH": str(tree)}
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "app", "--demo"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [sys.executable, "-m", "app", "--demo"],
+        cwd=tree,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     panel = browser = 0.0
     try:
@@ -61,19 +71,33 @@ def one_start() -> tuple[float, float]:
     return panel, browser
 
 
+def _spread(values: list[float]) -> str:
+    ms = sorted(v * 1000 for v in values)
+    return f"median {statistics.median(ms):,.0f} ms (fastest {ms[0]:,.0f}, slowest {ms[-1]:,.0f})"
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7, help="starts per checkout (default 7)")
+    parser.add_argument("--against", type=Path, help="another checkout to start alternately with this one")
+    args = parser.parse_args()
     if not os.environ.get("DISPLAY") or shutil.which("xdotool") is None:
         sys.exit("needs DISPLAY (Xvfb with a window manager) and xdotool; see this module's docstring")
-    one_start()  # warm the disk cache: the first start after boot reads every module from disk
-    panels, browsers = zip(*(one_start() for _ in range(RUNS)), strict=True)
-    print(
-        f"panel visible:    median {statistics.median(panels) * 1000:.0f} ms "
-        f"(min {min(panels) * 1000:.0f}, max {max(panels) * 1000:.0f}) over {RUNS} starts"
-    )
-    print(
-        f"Chromium visible: median {statistics.median(browsers) * 1000:.0f} ms "
-        f"(min {min(browsers) * 1000:.0f}, max {max(browsers) * 1000:.0f})"
-    )
+    trees = {"this checkout": HERE}
+    if args.against is not None:
+        trees[f"{args.against}"] = args.against.resolve()
+    for tree in trees.values():
+        one_start(tree)  # warm the disk cache: the first start after boot reads every module from disk
+    load_before = os.getloadavg()[0]
+    results: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+    for _ in range(args.runs):
+        for name, tree in trees.items():
+            results[name].append(one_start(tree))
+    load_after = os.getloadavg()[0]
+    print(f"{args.runs} starts each, alternating; load average {load_before:.1f} before, {load_after:.1f} after")
+    for name, starts in results.items():
+        panels, browsers = zip(*starts, strict=True)
+        print(f"{name}:\n  panel visible:    {_spread(list(panels))}\n  Chromium visible: {_spread(list(browsers))}")
 
 
 if __name__ == "__main__":

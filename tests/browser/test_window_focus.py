@@ -5,7 +5,10 @@ never rises over it. The person's own click, and the hand-off, still bring Chrom
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from app.browser.controller import PlaywrightPageController
+from app.browser.session import BrowserSession, LaunchOptions
 from app.browser.window_focus import raised_over
 from app.core.abort import AbortSignal
 from tests.browser.helpers import index_of
@@ -95,3 +98,15 @@ def test_chromium_goes_back_under_the_window_it_was_raised_over() -> None:
     assert raised_over([1, 2, 3], [1, 2, 3], 2) == 0  # not raised
     assert raised_over([1, 3, 2], [1, 3, 2], 2) == 0  # on top already
     assert raised_over([1, 2, 3], [1, 3], 2) == 0  # gone
+
+
+async def test_chromium_opening_its_window_gives_the_keyboard_back(x_screen: XDesktop, tmp_path: Path) -> None:
+    # The person is in the panel (here another program) when Chromium starts beside it, and goes on typing there.
+    with other_application(x_screen, EDITOR, "400x700+0+0") as (editor, _keys):
+        options = LaunchOptions(profile_dir=tmp_path / "profile", headless=False, window=(420, 0, 946, 740))
+        session = await BrowserSession.launch(options)
+        try:
+            assert _chromium(x_screen)
+            await until(lambda: x_screen.active_window() == editor, message="the keyboard back in the editor")
+        finally:
+            await session.close()

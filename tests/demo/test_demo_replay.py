@@ -19,7 +19,8 @@ from app.core.agent import Agent
 from app.core.llm import LLMError, Message, ToolSpec
 from app.core.page import ListedElement
 from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity, StepEvent
-from app.demo.script import DEMO_TASK, Pick, ScriptedModel, Step, generate, solve_captcha
+from app.demo.script import Pick, ScriptedModel, Step, generate, solve_captcha
+from app.demo.task import DEMO_TASK
 from app.runtime import DEMO_CASSETTE, Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths

@@ -6,6 +6,8 @@ question speaks of the wait and wears the app's theme."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from app.ui.main_window import MainWindow
@@ -84,3 +86,23 @@ async def test_the_close_question_speaks_of_the_wait_in_the_apps_theme(
     assert box.informativeText() == "The agent is waiting for you. Quitting stops the task where it is."
     assert "QDialog" in box.styleSheet()  # the dialogs' style sheet, Light or Dark as the app is
     box.done(0)
+
+
+async def test_the_panels_keys_work_wherever_the_keyboard_is_in_it(
+    window: MainWindow, llm_server: FakeLLMServer
+) -> None:
+    asked: list[str] = []
+    window.historyRequested.connect(lambda: asked.append("history"))
+    window.settingsRequested.connect(lambda: asked.append("settings"))
+    window.history_button.setFocus()  # not in the task box
+    QTest.keyClick(window, Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
+    QTest.keyClick(window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+    assert asked == ["history", "settings"]
+    llm_server.add(done_reply("Done."))
+    window.composer.input.setPlainText("Say done")
+    window.history_button.setFocus()
+    QTest.keyClick(window, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # runs, as in the task box
+    await settle(window)
+    assert window.pill.state is PillState.SUCCESS
+    QTest.keyClick(window, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    assert not window.isVisible()  # nothing running: it closes at once
