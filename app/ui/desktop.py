@@ -140,8 +140,11 @@ class Desktop:
         self.window.show_demo_mode(demo, DEMO_TASK)
         # Chromium opens with the panel, so the first task starts at once.
         self._browser_opening = self._background.spawn(self._open_browser())
+        # The first start without a model asks how to begin; once the demo was chosen it simply opens again (the
+        # panel offers "Use your own model"), unless a key typed earlier was lost with its session.
         if not ready and not choices.demo and choices.replay is None:
-            self._background.spawn(self.open_settings(first_run=True))
+            if not settings.first_run_done or settings.api_access_not_kept:
+                self._background.spawn(self.open_settings(first_run=True))
         return self.window
 
     async def shutdown(self) -> None:
@@ -195,6 +198,18 @@ class Desktop:
         except OSError as exc:
             log.warning("could not save the panel's position: %s", exc)
 
+    async def _remember_first_run(self) -> None:
+        """The person chose the demo for now: the next start opens it again rather than the welcome."""
+        assert self.runtime is not None
+        if self.runtime.settings.first_run_done:
+            return
+        settings = self.runtime.settings.model_copy(update={"first_run_done": True})
+        self.runtime.settings = settings
+        try:
+            await asyncio.to_thread(save_settings, self._paths.settings_file, settings)
+        except OSError as exc:
+            log.warning("could not save the settings: %s", exc)
+
     # --- settings ----------------------------------------------------------------------------------------------
 
     async def open_settings(self, *, first_run: bool = False) -> None:
@@ -204,6 +219,9 @@ class Desktop:
         self._settings_open = True
         from app.ui.settings_dialog import SettingsDialog  # opened on demand: not on the way to the panel
 
+        if first_run:
+            # Nothing is chosen yet: no demo banner beside the question whether to try the demo.
+            self.window.show_demo_mode(False)
         try:
             dialog = SettingsDialog(
                 self.runtime.settings,
@@ -220,7 +238,11 @@ class Desktop:
         finally:
             self._settings_open = False
         if code != QDialog.DialogCode.Accepted:
-            return  # Cancel, or "Try the demo" on the first-run screen: the panel is in demo mode already
+            # Cancel, or "Try the demo" on the first-run screen: the panel is in demo mode (and a first run is done).
+            if first_run:
+                self.window.show_demo_mode(self.runtime.demo, DEMO_TASK)
+                await self._remember_first_run()
+            return
         settings = dialog.result_settings().model_copy(update={"panel_geometry": save_geometry(self.window)})
         saved_language = self.runtime.settings.language
         # Closing the panel saves the runtime's settings with the panel's place: let those be the new ones from now

@@ -299,7 +299,10 @@ class MainWindow(QMainWindow):
         self.enter(PanelState.READY)
 
     def show_demo_mode(self, demo: bool, task: str = "") -> None:
-        """Demo mode: the banner, and the demo's task in the box, read-only (the demo replays nothing else)."""
+        """Demo mode: the banner, and the demo's task in the box, read-only (the demo replays nothing else). Into or
+        out of the demo, an ended task is not followed up: the next one starts anew, with the other model."""
+        if demo != self._demo and not self.busy and (self.state.ended or self.state is PanelState.DEMO_OVER):
+            self.enter(PanelState.READY)
         self._demo = demo
         self._demo_finished = False
         self.demo_banner.setVisible(demo)
@@ -360,8 +363,10 @@ class MainWindow(QMainWindow):
         if result.steps:
             self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))
         if self._browser_lost:
+            # The result card says the browser was closed; nothing is left to follow up in.
             self._browser_lost = False
-            self._model.add_notice(tr("The browser was closed. Your next task opens it again."))
+            self.enter(PanelState.BROWSER_CLOSED, tr("The browser was closed"))
+            self._model.add_notice(tr("Your next task opens the browser again."))
         if self._demo and result.status == AgentStatus.COMPLETED:
             self._demo_finished = True
         if not self._demo and _model_unreachable(result):
@@ -397,6 +402,8 @@ class MainWindow(QMainWindow):
         self._browser_lost = self.busy
         if not self.busy:
             self._model.add_notice(tr("The browser was closed. Your next task opens it again."))
+            if self.state.ended:
+                self.enter(PanelState.BROWSER_CLOSED, tr("The browser was closed"))
 
     def _show_usage(self, usage: Usage) -> None:
         if usage.total_tokens == 0:

@@ -28,6 +28,7 @@ class PanelState(Enum):
     ERROR = "error"
     STOPPED = "stopped"
     DEMO_OVER = "demo_over"  # the demo replayed everything it recorded; a follow-up has nothing to replay
+    BROWSER_CLOSED = "browser_closed"  # Chromium was closed: nothing to follow up in; the next task opens it again
 
     @property
     def pill(self) -> PillState:
@@ -58,6 +59,7 @@ _LOOK: dict[PanelState, tuple[PillState, ComposerMode]] = {
     PanelState.ERROR: (PillState.ERROR, ComposerMode.FOLLOW_UP),
     PanelState.STOPPED: (PillState.STOPPED, ComposerMode.FOLLOW_UP),
     PanelState.DEMO_OVER: (PillState.IDLE, ComposerMode.FOLLOW_UP),
+    PanelState.BROWSER_CLOSED: (PillState.ERROR, ComposerMode.NEW),
 }
 
 ENDED_AS: dict[Outcome, PanelState] = {

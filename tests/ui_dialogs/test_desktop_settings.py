@@ -4,6 +4,7 @@ only at the next start, everywhere at once."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -176,3 +177,21 @@ async def test_a_new_language_applies_at_the_next_start_and_not_before(
     assert desktop.runtime is not None and desktop.runtime.settings.agent_config().language == "zh"
     window.settingsRequested.emit()
     assert (await settings_dialog()).test_button.text() == "测试连接"
+
+
+async def test_the_first_start_asks_before_any_demo_banner_and_remembers_the_demo(
+    start, paths: AppPaths, memory_keyring: MemoryKeyring
+) -> None:  # type: ignore[no-untyped-def]
+    keyring.set_keyring(NoKeyring())
+    desktop, window = await start()
+    welcome = await settings_dialog()
+    assert welcome.demo_button is not None
+    assert not window.demo_banner.isVisible()  # nothing chosen yet: one question at a time
+    welcome.demo_button.click()
+    await until(lambda: window.demo_banner.isVisible(), message="the demo chosen")
+    await stop(desktop)
+
+    desktop, window = await start()  # the demo it is, straight away: no welcome at every start
+    assert desktop.runtime is not None and desktop.runtime.demo and window.demo_banner.isVisible()
+    await asyncio.sleep(0.2)
+    assert shown(SettingsDialog) is None

@@ -283,6 +283,12 @@ class TimelineModel(QAbstractListModel):
         ends_so = outcome is Outcome.ERROR or (outcome is Outcome.STOPPED and error is not None and error.stopped)
         event = error if ends_so and error is not None and error.message == result.data else None
         item = TimelineItem(Kind.RESULT, text=result.data, event=event, outcome=outcome)
+        if event is not None and self._items and self._items[-1].kind is Kind.ERROR and self._items[-1].event == event:
+            # The result card says it: the error's own card would only repeat it just above.
+            last = len(self._items) - 1
+            self.beginRemoveRows(QModelIndex(), last, last)
+            self._items.pop()
+            self.endRemoveRows()
         self._append([item])
         # The result's usage also counts calls that made no step (the final report).
         self._set_usage(result.usage)
