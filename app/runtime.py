@@ -46,6 +46,7 @@ DEMO_MISMATCH = (
     "The demo can only follow its recording, and this page is not where the recording expects it (its "
     "next step acts on {element}). Press New task to start the demo again."
 )
+DEMO_AGAIN = "Not done yet: the captcha is still on the page. {reason}"
 DEMO_END = (
     "That is the end of the recorded demo. To give the agent tasks of your own, add a model and its API key "
     "in Settings."
@@ -270,7 +271,14 @@ class Runtime:
             if pace is None:
                 pace = DEMO_PACE if self.options.demo else 0.0
             if self.options.demo:
-                return ReplayClient(Cassette.load(replay), pace=pace, mismatch=DEMO_MISMATCH, end=DEMO_END)
+                return ReplayClient(
+                    Cassette.load(replay),
+                    pace=pace,
+                    mismatch=DEMO_MISMATCH,
+                    end=DEMO_END,
+                    again=DEMO_AGAIN,
+                    catch_up=True,
+                )
             return ReplayClient(Cassette.load(replay), pace=pace)
         client: LLMClient = OpenAICompatibleClient(self.settings.llm_settings(self._api_key))
         if self.options.record is not None:

@@ -42,7 +42,7 @@ from app.text.wording import describe_activity, format_tokens
 from app.ui import style
 from app.ui.bridge import AgentBridge
 from app.ui.confirm_bar import ConfirmBar
-from app.ui.panel_bars import DemoOfferBar, HandOffBar
+from app.ui.panel_bars import DemoAgainBar, DemoOfferBar, HandOffBar
 from app.ui.panel_header import PanelHeader
 from app.ui.panel_state import ENDED_AS, PanelState
 from app.ui.quit_question import ask_to_quit
@@ -141,11 +141,13 @@ class MainWindow(QMainWindow):
 
         self.handoff_bar = HandOffBar(root)
         self.demo_offer = DemoOfferBar(root)
+        self.demo_again = DemoAgainBar(root)
         self.confirm_bar = ConfirmBar(root)
         handoff_wrap = QVBoxLayout()
         handoff_wrap.setContentsMargins(14, 8, 14, 0)
         handoff_wrap.addWidget(self.handoff_bar)
         handoff_wrap.addWidget(self.demo_offer)
+        handoff_wrap.addWidget(self.demo_again)
         handoff_wrap.addWidget(self.confirm_bar)
 
         self.footer = QLabel(root)
@@ -186,6 +188,8 @@ class MainWindow(QMainWindow):
         self.handoff_bar.stopRequested.connect(self.stop)
         self.demo_offer.demoRequested.connect(self.demoRequested)
         self.demo_offer.settingsRequested.connect(self.settingsRequested)
+        self.demo_again.againRequested.connect(self.play_demo_again)
+        self.demo_again.settingsRequested.connect(self.settingsRequested)
         self.composer.ownModelRequested.connect(self.settingsRequested)
         self.composer.demoRequested.connect(self.demoRequested)
         self.history_button.clicked.connect(self.historyRequested)
@@ -308,7 +312,16 @@ class MainWindow(QMainWindow):
         self.demo_banner.setVisible(demo)
         if demo:
             self.demo_offer.hide()
+        else:
+            self.demo_again.hide()
         self.composer.lock_task(task if demo else "")
+
+    def play_demo_again(self) -> None:
+        """ "Play the demo again": a new task, the demo's, from its sign-in page."""
+        if self.busy or not self._demo:
+            return
+        self.new_task()
+        self.run_task(self.composer.input.toPlainText())
 
     def _explain_demo_end(self) -> None:
         words = tr("The demo has shown everything it recorded. To give your own tasks, add a model in Settings.")
@@ -316,6 +329,7 @@ class MainWindow(QMainWindow):
         if not items or items[-1].text != words:  # said once, however often Run is pressed
             self._model.add_notice(words)
         self.enter(PanelState.DEMO_OVER, tr("The demo is over"))
+        self.demo_again.show()
 
     def enter(self, state: PanelState, detail: str | None = None) -> None:
         """Move the panel to ``state``: the pill and the composer follow from the one table."""
@@ -326,6 +340,7 @@ class MainWindow(QMainWindow):
     def _hide_bars(self) -> None:
         self.handoff_bar.hide()
         self.demo_offer.hide()
+        self.demo_again.hide()
         self.moments.over()
 
     # --- the run -----------------------------------------------------------------------------------------------
@@ -369,6 +384,7 @@ class MainWindow(QMainWindow):
             self._model.add_notice(tr("Your next task opens the browser again."))
         if self._demo and result.status == AgentStatus.COMPLETED:
             self._demo_finished = True
+            self.demo_again.show()
         if not self._demo and _model_unreachable(result):
             self.demo_offer.show()  # nothing was done, and the demo needs no model
 
