@@ -110,6 +110,7 @@ class Runtime:
         self._agent_callbacks: list[Callable[[Agent], None]] = []
         self._stop_callbacks: list[Callable[[], None]] = []
         self._panel_callbacks: list[Callable[[], None]] = []
+        self._maximized_callbacks: list[Callable[[], None]] = []
         self._background = Background("runtime")
         # One agent at a time: the panel opens Chromium at startup while the user may already press Run.
         self._lock = asyncio.Lock()
@@ -151,6 +152,10 @@ class Runtime:
         """Call ``callback()`` when, while a run waits for the person, they press "Show the panel" in Chromium's bar.
         Register before Chromium opens; without any, the bar points at the terminal instead."""
         self._panel_callbacks.append(callback)
+
+    def on_browser_maximized(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` when the person maximizes Chromium's window (the pair then fills the screen)."""
+        self._maximized_callbacks.append(callback)
 
     async def place_browser(self, rect: WindowRect) -> None:
         """Move and size Chromium's window (x, y, width, height); remembered for a Chromium launched later."""
@@ -315,6 +320,8 @@ class Runtime:
         self._controller = controller = PlaywrightPageController(session)
         on_panel = self._panel_requested if self._panel_callbacks else None
         await controller.stop_bar.install(self._stop_requested, on_panel)
+        if self._maximized_callbacks:
+            controller.stop_bar.follow_resizes(self._browser_resized)
         await self._go_to_start_page()
 
     async def _go_to_start_page(self) -> None:
@@ -360,6 +367,22 @@ class Runtime:
                 callback()
         elif self._agent is not None:
             self._background.spawn(self._agent.stop())
+
+    def _browser_resized(self) -> None:
+        self._background.spawn(self._resized())
+
+    async def _resized(self) -> None:
+        browser = self._browser
+        if browser is None or not browser.is_connected:
+            return
+        try:
+            state = await browser.window_state()
+        except Exception as exc:  # closing, or a window the protocol cannot reach
+            log.debug("could not read Chromium's window state: %s", exc)
+            return
+        if state == "maximized":
+            for callback in list(self._maximized_callbacks):
+                callback()
 
     def _panel_requested(self) -> None:
         for callback in list(self._panel_callbacks):

@@ -308,6 +308,10 @@ class BrowserSession:
 
     # --- the window ---------------------------------------------------------------------------------------------
 
+    async def window_state(self) -> str:
+        """Chromium's window state: normal, maximized, minimized or fullscreen."""
+        return str((await self._window_command(None))["bounds"].get("windowState", "normal"))
+
     async def window_bounds(self) -> tuple[int, int, int, int]:
         """Chromium's window (the one holding the active tab) as x, y, width, height."""
         bounds = (await self._window_command(None))["bounds"]

@@ -53,6 +53,7 @@ class StopBar:
         self._hook = f"__pa{secrets.token_hex(8)}"
         self._on_stop: Callable[[], None] = lambda: None
         self._on_panel: Callable[[], None] | None = None
+        self._on_resized: Callable[[], None] = lambda: None
         self._mode: Mode = "hidden"
         self._agent_keys = 0
         self._agent_keys_until = 0.0
@@ -76,6 +77,10 @@ class StopBar:
             for frame in page.frames:
                 with contextlib.suppress(PlaywrightError):
                     await frame.evaluate(script)
+
+    def follow_resizes(self, on_resized: Callable[[], None]) -> None:
+        """``on_resized()`` runs when a tab's window has been resized (the bar's script sees it in every document)."""
+        self._on_resized = on_resized
 
     def follow(self, agent: Agent) -> None:
         """Show the bar while ``agent`` works; hide it when the run ends or waits for the person."""
@@ -151,6 +156,8 @@ class StopBar:
             self._on_stop()
         elif what == "panel" and self._mode == "waiting" and self._on_panel is not None:
             self._on_panel()
+        elif what == "resize":
+            self._on_resized()
         return None
 
     def _labels(self) -> dict[str, str | bool] | None:

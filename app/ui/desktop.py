@@ -118,7 +118,8 @@ class Desktop:
         self._side = SideWindows(self.window, self._run_store)
         self._place_windows(settings)
         if not choices.headless:  # Chromium follows the panel; the two never cover each other
-            self._tiler = BrowserTiler(self.window, self.runtime.place_browser)
+            tiler = self._tiler = BrowserTiler(self.window, self.runtime.place_browser)
+            self.runtime.on_browser_maximized(tiler.fill_screen)
         self.window.settingsRequested.connect(lambda: self._background.spawn(self.open_settings()))
         self.window.historyRequested.connect(self.open_history)
         self.window.demoRequested.connect(lambda: self._background.spawn(self.try_demo()))

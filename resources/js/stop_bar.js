@@ -21,6 +21,13 @@
   }, true);
   if (window.top !== window) return;  // one bar per tab, in its top document; Esc counts in every frame
 
+  // The window was resized (maximized, say): Python looks at its state, once the resizing has settled.
+  let resizing = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => report('resize').catch(() => {}), 250);
+  });
+
   let host = null;
   let keeper = null;
 
