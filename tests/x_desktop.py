@@ -139,13 +139,8 @@ def x_desktop(width: int = 1366, height: int = 768) -> Iterator[XDesktop]:
     finally:
         os.close(read)
         for process in (window_manager, server):
-            if process is not None and process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            if process is not None:
+                _end(process)
 
 
 @contextlib.contextmanager
@@ -251,7 +246,7 @@ def notification_service(desktop: XDesktop, bus: str, config_home: str) -> Itera
         service.stop()
 
 
-def _end(process: subprocess.Popen[str]) -> None:
+def _end(process: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
         process.terminate()
         try:

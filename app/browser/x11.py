@@ -46,30 +46,22 @@ class _WMHints(ctypes.Structure):
     ]
 
 
+# What every X event starts with (XAnyEvent).
+_EVENT_HEADER: list[tuple[str, type[ctypes.c_int] | type[ctypes.c_ulong] | type[ctypes.c_void_p]]] = [
+    ("type", ctypes.c_int),
+    ("serial", ctypes.c_ulong),
+    ("send_event", ctypes.c_int),
+    ("display", ctypes.c_void_p),
+    ("window", ctypes.c_ulong),
+]
+
+
 class _ClientMessage(ctypes.Structure):
-    _fields_ = [
-        ("type", ctypes.c_int),
-        ("serial", ctypes.c_ulong),
-        ("send_event", ctypes.c_int),
-        ("display", ctypes.c_void_p),
-        ("window", ctypes.c_ulong),
-        ("message_type", ctypes.c_ulong),
-        ("format", ctypes.c_int),
-        ("data", ctypes.c_long * 5),
-    ]
+    _fields_ = [*_EVENT_HEADER, ("message_type", ctypes.c_ulong), ("format", ctypes.c_int), ("data", ctypes.c_long * 5)]
 
 
 class _PropertyEvent(ctypes.Structure):
-    _fields_ = [
-        ("type", ctypes.c_int),
-        ("serial", ctypes.c_ulong),
-        ("send_event", ctypes.c_int),
-        ("display", ctypes.c_void_p),
-        ("window", ctypes.c_ulong),
-        ("atom", ctypes.c_ulong),
-        ("time", ctypes.c_ulong),
-        ("state", ctypes.c_int),
-    ]
+    _fields_ = [*_EVENT_HEADER, ("atom", ctypes.c_ulong), ("time", ctypes.c_ulong), ("state", ctypes.c_int)]
 
 
 class _Event(ctypes.Union):

@@ -191,20 +191,18 @@ class Desktop:
         gc.freeze()
 
     async def _save_geometry(self, geometry: str) -> None:
-        assert self.runtime is not None
-        settings = self.runtime.settings.model_copy(update={"panel_geometry": geometry})
-        self.runtime.settings = settings
-        try:
-            await asyncio.to_thread(save_settings, self._paths.settings_file, settings)
-        except OSError as exc:
-            log.warning("could not save the panel's position: %s", exc)
+        await self._keep({"panel_geometry": geometry})
 
     async def _remember_first_run(self) -> None:
         """The person chose the demo for now: the next start opens it again rather than the welcome."""
         assert self.runtime is not None
-        if self.runtime.settings.first_run_done:
-            return
-        settings = self.runtime.settings.model_copy(update={"first_run_done": True})
+        if not self.runtime.settings.first_run_done:
+            await self._keep({"first_run_done": True})
+
+    async def _keep(self, changes: dict[str, object]) -> None:
+        """Save ``changes`` to the settings (the panel's own bookkeeping: a failure is only logged)."""
+        assert self.runtime is not None
+        settings = self.runtime.settings.model_copy(update=changes)
         self.runtime.settings = settings
         try:
             await asyncio.to_thread(save_settings, self._paths.settings_file, settings)
