@@ -19,7 +19,7 @@ from app.core.agent import Agent
 from app.core.llm import LLMClient
 from app.core.page import BrowserClosedError
 from app.core.safety.guardrails import Guardrails
-from app.core.safety.risky import ConfirmHandler
+from app.core.safety.risky import ConfirmHandler, ConfirmRequest
 from app.core.tools.base import AskUserHandler
 from app.guardrails_setup import build_guardrails, check_start_page, navigation_policy
 from app.llm.cassette import Cassette, RecordingClient, ReplayClient
@@ -47,6 +47,7 @@ DEMO_MISMATCH = (
     "The demo can only follow its recording, and this page is not where the recording expects it (its "
     "next step acts on {element}). Press New task to start the demo again."
 )
+DEMO_AGAIN = "Not done yet: the captcha is still on the page. {reason}"
 DEMO_END = (
     "That is the end of the recorded demo. To give the agent tasks of your own, add a model and its API key "
     "in Settings."
@@ -111,13 +112,24 @@ class Runtime:
         self._demo_site: DemoSite | None = None
         self._agent_callbacks: list[Callable[[Agent], None]] = []
         self._stop_callbacks: list[Callable[[], None]] = []
+        self._panel_callbacks: list[Callable[[], None]] = []
+        self._maximized_callbacks: list[Callable[[], None]] = []
         self._background = Background("runtime")
         # One agent at a time: the panel opens Chromium at startup while the user may already press Run.
         self._lock = asyncio.Lock()
+        self._known: asyncio.Future[None] | None = None
 
     @property
     def demo(self) -> bool:
         return self.options.demo
+
+    def build_after(self, known: asyncio.Future[None]) -> None:
+        """Build nothing before ``known`` is done: the panel shows before the key is read (``use_key``)."""
+        self._known = known
+
+    def use_key(self, api_key: str | None) -> None:
+        """The key read after the runtime was made, for the first agent (later changes go through apply_settings)."""
+        self._api_key = api_key
 
     def set_ask_user(self, handler: AskUserHandler | None) -> None:
         """The handler for agents built from now on (set it before the first ``agent()``)."""
@@ -138,6 +150,15 @@ class Runtime:
         """Call ``callback()`` when the user presses Stop or Esc inside Chromium during a run. Without any callback
         the runtime stops the agent itself (the CLI)."""
         self._stop_callbacks.append(callback)
+
+    def on_panel_requested(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` when, while a run waits for the person, they press "Show the panel" in Chromium's bar.
+        Register before Chromium opens; without any, the bar points at the terminal instead."""
+        self._panel_callbacks.append(callback)
+
+    def on_browser_maximized(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` when the person maximizes Chromium's window (the pair then fills the screen)."""
+        self._maximized_callbacks.append(callback)
 
     async def place_browser(self, rect: WindowRect) -> None:
         """Move and size Chromium's window (x, y, width, height); remembered for a Chromium launched later."""
@@ -186,6 +207,8 @@ class Runtime:
     async def agent(self, *, new_task: bool = False) -> Agent:
         """The agent, with Chromium open. ``new_task``: the next task is not a follow-up, so a replay starts over
         (and the demo from its sign-in page, so that "New task" runs the demo again)."""
+        if self._known is not None:
+            await asyncio.shield(self._known)
         async with self._lock:
             preparing: asyncio.Future[None] | None = None
             if self._browser is None or not self._browser.is_connected:
@@ -204,7 +227,7 @@ class Runtime:
                 self._llm_ready = None
                 # Off the loop: it reads the secrets file and the keyring.
                 guardrails = await asyncio.to_thread(
-                    build_guardrails, self.settings, self.paths, self.options, self._confirm
+                    build_guardrails, self.settings, self.paths, self.options, self._confirm_handler()
                 )
                 controller = self._live_controller()
                 controller.guardrails = guardrails
@@ -256,7 +279,14 @@ class Runtime:
             if pace is None:
                 pace = DEMO_PACE if self.options.demo else 0.0
             if self.options.demo:
-                return ReplayClient(Cassette.load(replay), pace=pace, mismatch=DEMO_MISMATCH, end=DEMO_END)
+                return ReplayClient(
+                    Cassette.load(replay),
+                    pace=pace,
+                    mismatch=DEMO_MISMATCH,
+                    end=DEMO_END,
+                    again=DEMO_AGAIN,
+                    catch_up=True,
+                )
             return ReplayClient(Cassette.load(replay), pace=pace)
         client: LLMClient = OpenAICompatibleClient(self.settings.llm_settings(self._api_key))
         if self.options.record is not None:
@@ -292,7 +322,10 @@ class Runtime:
         session.on_closed(self._browser_closed)
         self._browser = session
         self._controller = controller = PlaywrightPageController(session)
-        await controller.stop_bar.install(self._stop_requested)
+        on_panel = self._panel_requested if self._panel_callbacks else None
+        await controller.stop_bar.install(self._stop_requested, on_panel)
+        if self._maximized_callbacks:
+            controller.stop_bar.follow_resizes(self._browser_resized)
         try:
             navigation = navigation_policy(self.settings, self.options)
         except ValueError:
@@ -320,6 +353,20 @@ class Runtime:
             return self.options.start_url
         return "" if self.options.cdp_url else self.settings.start_url
 
+    def _confirm_handler(self) -> ConfirmHandler | None:
+        """The Allow/Cancel handler, with Chromium's bar saying "Your turn" while it waits for the person."""
+        handler = self._confirm
+        if handler is None:
+            return None
+
+        async def asking(request: ConfirmRequest, signal: AbortSignal) -> bool:
+            if self._controller is None:
+                return await handler(request, signal)
+            with self._controller.stop_bar.waiting_for_person():
+                return await handler(request, signal)
+
+        return asking
+
     def _live_controller(self) -> PlaywrightPageController:
         if self._controller is None:
             raise BrowserClosedError("Chromium is not open.")
@@ -334,6 +381,26 @@ class Runtime:
 
     def _recording_failed(self, message: str) -> None:
         self.recording_failure = message
+
+    def _browser_resized(self) -> None:
+        self._background.spawn(self._resized())
+
+    async def _resized(self) -> None:
+        browser = self._browser
+        if browser is None or not browser.is_connected:
+            return
+        try:
+            state = await browser.window_state()
+        except Exception as exc:  # closing, or a window the protocol cannot reach
+            log.debug("could not read Chromium's window state: %s", exc)
+            return
+        if state == "maximized":
+            for callback in list(self._maximized_callbacks):
+                callback()
+
+    def _panel_requested(self) -> None:
+        for callback in list(self._panel_callbacks):
+            callback()
 
     def _browser_closed(self) -> None:
         log.info("Chromium was closed")

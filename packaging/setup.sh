@@ -19,6 +19,9 @@ APT_PACKAGES=(
   chromium libatomic1 libegl1 libgl1 libfontconfig1 libdbus-1-3 libglib2.0-0 libxkbcommon0 xvfb xauth
   libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
   libxcb-shape0 libxcb-xfixes0 libxcb-xkb1 libxcb-randr0 fonts-noto-cjk python3-venv
+  # The desktop tests: a real window manager, a person's hands and eyes (xdotool, xprop, xev), a notification
+  # service on a private session bus.
+  openbox xdotool x11-utils dunst dbus-daemon
 )
 # With --test only: the tests of the built app (tests/packaging) build and check the .deb, the desktop entry and the
 # AppStream metainfo, compile the Windows installer's script (packaging/build.sh needs the same), and find the

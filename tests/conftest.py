@@ -33,6 +33,8 @@ SLOW_FILES = {
     "ui/test_confirm.py",
     "ui/test_desktop.py",
     "ui/test_no_browser.py",
+    "ui/test_desktop_x11.py",
+    "ui/test_notifications.py",
     "ui/test_real_runtime.py",
     "ui/test_tiling.py",
     "ui_dialogs/test_desktop_settings.py",

@@ -330,6 +330,11 @@ class PlaywrightPageController:
         async with self._failures(what):
             return await signal.race(work)
 
+    async def _press(self, signal: AbortSignal, what: str, work: Awaitable[T]) -> T:
+        """A press on the page (a click, a tab brought forward): Chromium would take the keyboard for it."""
+        async with self.session.window_focus.kept():
+            return await self._race(signal, what, work)
+
     # --- actions -----------------------------------------------------------------------------------------------
 
     async def perform(self, action: PageAction, signal: AbortSignal, gate: ActGate | None = None) -> str:
@@ -389,7 +394,7 @@ class PlaywrightPageController:
             await self._still_as_seen(index, ref, element, signal)  # the person may have taken a while
         dialogs_before = self._events.dialogs_opened
         try:
-            await self._race(signal, f"Could not click {label}", element.click(timeout=self._action_ms))
+            await self._press(signal, f"Could not click {label}", element.click(timeout=self._action_ms))
         except ToolError:
             # The click opened a confirm() that waits for the person (the frozen page timed the click out): it
             # happened; the dialog's answer is told as an event.
@@ -439,7 +444,8 @@ class PlaywrightPageController:
                 await signal.race(element.fill(text, timeout=self._action_ms))
             else:
                 # A widget wrapping its real field: focus it by clicking, then type like a person.
-                await signal.race(element.click(timeout=self._action_ms))
+                async with self.session.window_focus.kept():
+                    await signal.race(element.click(timeout=self._action_ms))
                 keyboard = self.session.active_page.keyboard
                 await signal.race(keyboard.press("ControlOrMeta+A"))
                 await signal.race(keyboard.press("Delete"))
@@ -517,7 +523,7 @@ class PlaywrightPageController:
             signal, what, element.evaluate("el => [el.getAttribute('role'), el.getAttribute('aria-expanded')]")
         )
         if attrs[0] != "listbox" and attrs[1] != "true":
-            await self._race(signal, what, element.click(timeout=self._action_ms))
+            await self._press(signal, what, element.click(timeout=self._action_ms))
             await signal.sleep(0.15)  # menus often open on the next frame, with a transition
         choices: list[str] = await self._race(signal, what, element.evaluate(CUSTOM_OPTIONS_JS, None))
         picked = match_option(choices, text)
@@ -532,7 +538,7 @@ class PlaywrightPageController:
         option = (await self._race(signal, what, element.evaluate_handle(CUSTOM_OPTIONS_JS, picked))).as_element()
         if option is None:
             raise ToolError(f"{what}: the option disappeared before it could be clicked.")
-        await self._race(signal, what, option.click(timeout=self._action_ms))
+        await self._press(signal, what, option.click(timeout=self._action_ms))
         return f"Selected {json.dumps(choices[picked], ensure_ascii=False)} in {label}"
 
     @_settles
@@ -562,7 +568,10 @@ class PlaywrightPageController:
             async with self._failures(what):
                 clicked = False
                 try:
-                    async with page.expect_file_chooser(timeout=self._action_ms) as chooser_info:
+                    async with (
+                        page.expect_file_chooser(timeout=self._action_ms) as chooser_info,
+                        self.session.window_focus.kept(),
+                    ):
                         await signal.race(element.click(timeout=self._action_ms))
                         clicked = True
                     chooser = await signal.race(chooser_info.value)
@@ -723,7 +732,8 @@ class PlaywrightPageController:
     async def switch_to_tab(self, tab_id: int, signal: AbortSignal) -> str:
         page = self._page(tab_id)
         self.session.activate(page)
-        await self._race(signal, f"Could not switch to tab {tab_id}", page.bring_to_front())
+        # The tab comes to the front of Chromium's window; the window stays where it is among the person's.
+        await self._press(signal, f"Could not switch to tab {tab_id}", page.bring_to_front())
         return f"Switched to tab {tab_id}: {page.url}"
 
     async def close_tab(self, tab_id: int, signal: AbortSignal) -> str:

@@ -2,8 +2,10 @@
 
 An alert is acknowledged at once (it offers no choice). A confirm(), prompt() or beforeunload is never answered yes
 on the agent's behalf: it is held while the running agent's Guardrails ask the person, and cancelled when nobody
-allows it in time. Finished downloads (app.browser.downloads) are told too. The agent reads the sentences through
-``drain()`` at its next observation.
+allows it in time. On screen Chromium shows the page's own dialog as well: one question all the same, answered once
+wherever the person answers it (there, the panel's question goes away), and told as it was answered. Finished
+downloads (app.browser.downloads) are told too. The agent reads the sentences through ``drain()`` at its next
+observation.
 
 Storms are cut short: a tab that opens dialog after dialog has the rest dismissed at once (nobody is asked, the model
 reads one line for them all), and pop-up windows beyond a few per step, or beyond a tab count, are closed.
@@ -36,6 +38,9 @@ log = logging.getLogger(__name__)
 _QUOTE_MAX = 300
 _REFUSED = "refused"
 _REPEATED = "repeated"
+# Answered in Chromium's own copy of the dialog (the page already has that answer).
+_OK_IN_BROWSER = "ok in the browser"
+_CANCEL_IN_BROWSER = "cancel in the browser"
 # After a dialog was not allowed, the same tab's next dialogs are cancelled without asking for this long (s), or until
 # the agent itself takes the tab elsewhere: a page cannot wear the person down with one question after another.
 _QUIET = 10.0
@@ -78,6 +83,8 @@ class PageEvents:
         self._popups = 0  # opened by pages since the last drain
         self._popups_closed = 0
         self._unwanted: set[Page] = set()
+        # On screen: the answer the person gives in Chromium's own copy of each tab's open dialog (True: OK).
+        self._in_browser: dict[Page, asyncio.Future[bool]] = {}
         for page in session.pages:
             self._watch(page)
         session.on_page(self._opened)
@@ -97,14 +104,37 @@ class PageEvents:
     def _watch(self, page: Page) -> None:
         tab_id = self._session.tab_id(page)
         page.on("framenavigated", lambda frame: self._navigated(page, frame))
-        page.on("dialog", lambda dialog: self._background.spawn(self._dialog(tab_id, dialog)))
+        page.on("dialog", lambda dialog: self._background.spawn(self._dialog(tab_id, self._opening(dialog))))
         page.on("close", lambda _page: self._closed(page, tab_id))
+        if self._session.on_screen:
+            self._background.spawn(self._follow_dialogs(page))
         page.on(
             "crash",
             lambda _page: self._entries.append(
                 _Entry("note", None, f"Tab {tab_id} crashed (Chromium stopped rendering it).")
             ),
         )
+
+    async def _follow_dialogs(self, page: Page) -> None:
+        """Listen for the tab's dialogs closing in Chromium (Playwright does not say how they were answered)."""
+        try:
+            cdp = await self._session.context.new_cdp_session(page)
+            cdp.on("Page.javascriptDialogClosed", lambda event: self._answered_in_browser(page, event))
+            await cdp.send("Page.enable")
+        except PlaywrightError as exc:  # the tab closed meanwhile
+            log.debug("not following a tab's dialogs: %s", exc)
+
+    def _opening(self, dialog: Dialog) -> Dialog:
+        """The tab's dialog is open: from now on until it is answered, its closing in Chromium is its answer."""
+        page = dialog.page
+        if page is not None and self._session.on_screen:
+            self._in_browser[page] = asyncio.get_running_loop().create_future()
+        return dialog
+
+    def _answered_in_browser(self, page: Page, event: dict[str, Any]) -> None:
+        answer = self._in_browser.get(page)
+        if answer is not None and not answer.done():
+            answer.set_result(bool(event.get("result")))
 
     def _closed(self, page: Page, tab_id: int) -> None:
         if page not in self._unwanted:
@@ -136,6 +166,8 @@ class PageEvents:
             else:
                 text = await self._answer(tab_id, dialog)
         finally:
+            if page is not None:
+                self._in_browser.pop(page, None)
             self._dialogs_open -= 1
             if not self._dialogs_open:
                 self._no_dialog.set()
@@ -179,7 +211,7 @@ class PageEvents:
         if why_not is None:
             # A prompt gets its default answer: the person allowed the page's question, not a text of the agent's.
             await _settle(dialog.accept(dialog.default_value if kind == "prompt" else None))
-        else:
+        elif why_not not in (_OK_IN_BROWSER, _CANCEL_IN_BROWSER):
             await _settle(dialog.dismiss())
         if why_not == _REPEATED:
             # Told once per quiet spell; the rest would only fill the model's view with the page's words.
@@ -191,12 +223,20 @@ class PageEvents:
             )
         if kind == "beforeunload":
             asked = f"Tab {tab_id} asked to confirm leaving the page"
+            if why_not == _OK_IN_BROWSER:
+                return f"{asked}; the user allowed leaving, in the browser."
+            if why_not == _CANCEL_IN_BROWSER:
+                return f"{asked}; the user chose to stay, in the browser (not allowed)."
             if why_not is None:
                 return f"{asked}; the user allowed leaving."
             return f"{asked}; " + (
                 "the user chose to stay (not allowed)." if why_not == _REFUSED else f"it stayed on the page: {why_not}."
             )
         asked = f"A {kind} dialog in tab {tab_id} asked {_quote(dialog.message)}"
+        if why_not == _OK_IN_BROWSER:
+            return f"{asked}; the user answered OK in the browser (allowed)."
+        if why_not == _CANCEL_IN_BROWSER:
+            return f"{asked}; the user answered Cancel in the browser (not allowed)."
         if why_not == _REFUSED:
             return f"{asked}; the user answered Cancel (not allowed)."
         if why_not is not None:
@@ -214,7 +254,7 @@ class PageEvents:
         why_not = await self._ask(dialog)
         if page is not None:
             self._repeats.pop(page, None)
-            if why_not is None:
+            if why_not in (None, _OK_IN_BROWSER):
                 self._quiet_until.pop(page, None)
             else:
                 self._quiet_until[page] = time.monotonic() + _QUIET
@@ -245,9 +285,16 @@ class PageEvents:
 
         if page is not None:
             page.once("close", closed)
+        question = asyncio.ensure_future(
+            gone.signal.race(asyncio.wait_for(handler(request, gone.signal), risky.CONFIRM_TIMEOUT))
+        )
+        there = self._in_browser.get(page) if page is not None else None
         try:
-            question = asyncio.wait_for(handler(request, gone.signal), risky.CONFIRM_TIMEOUT)
-            allowed = await gone.signal.race(question)
+            if there is not None:
+                await asyncio.wait({question, there}, return_when=asyncio.FIRST_COMPLETED)
+                if there.done():
+                    return _OK_IN_BROWSER if there.result() else _CANCEL_IN_BROWSER
+            allowed = await question
         except TimeoutError:
             return f"the user did not answer within {risky.CONFIRM_TIMEOUT:g} s"
         except AbortError:
@@ -256,6 +303,9 @@ class PageEvents:
             log.exception("the confirm handler failed")
             return "the user could not be asked"
         finally:
+            # Answered in Chromium: the panel's question is withdrawn before the answer is told.
+            question.cancel()
+            await asyncio.wait({question})
             if page is not None:
                 page.remove_listener("close", closed)
         return None if allowed else _REFUSED

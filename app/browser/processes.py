@@ -10,6 +10,15 @@ from pathlib import Path
 _PROC = Path("/proc")
 
 
+def _names(cmdline: bytes, needle: bytes) -> bool:
+    """Whether a command line has ``needle`` as one of its arguments: as they were passed (NUL-separated), or as
+    Chromium rewrites them once running (one string, arguments separated by spaces)."""
+    return any(
+        arg == needle or arg.startswith(needle + b" ") or (b" " + needle + b" ") in arg + b" "
+        for arg in cmdline.split(b"\0")
+    )
+
+
 def _profile_pids(profile_dir: Path) -> list[int]:
     # The flag is how Chromium (browser and every helper process) records its profile on the command line.
     needle = f"--user-data-dir={profile_dir}".encode()
@@ -23,7 +32,7 @@ def _profile_pids(profile_dir: Path) -> list[int]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if needle in cmdline.split(b"\0"):
+        if _names(cmdline, needle):
             pids.append(int(entry.name))
     return pids
 

@@ -11,15 +11,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from playwright.async_api import Browser, BrowserContext, Page, Playwright, ViewportSize, async_playwright
+from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, ViewportSize, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.browser.downloads import Downloads
 from app.browser.private_files import private_folder
-from app.browser.processes import kill_profile_processes
+from app.browser.processes import kill_profile_processes, profile_pids
 from app.browser.profile import quiet_profile
+from app.browser.window_focus import WindowFocus
 from app.core.page import BrowserClosedError
 
 log = logging.getLogger(__name__)
@@ -58,9 +59,12 @@ class BrowserSession:
         browser: Browser | None,
         downloads: Downloads,
         profile_dir: Path | None,
+        headed: bool = False,
         window: Page | None = None,
+        window_focus: WindowFocus | None = None,
     ) -> None:
-        """``window``: this session is one window of a browser another session owns (``window_of``)."""
+        """``window``: this session is one window of a browser another session owns (``window_of``), whose
+        ``window_focus`` it shares."""
         self._playwright = playwright
         self.context = context
         self._browser = browser  # set when attached: the browser we must not close
@@ -83,6 +87,12 @@ class BrowserSession:
         self._adopted = False
         # A window's session knows only its own tabs and the tabs they open; the owner's knows them all.
         self._window = window is not None
+        # A Chromium of our own, on screen: the agent's actions must not take the keyboard (browser/window_focus.py).
+        self._headed = headed and browser is None and (profile_dir is not None or window_focus is not None)
+        if window_focus is None:
+            window_focus = WindowFocus.for_display(self._own_pids) if self._headed else WindowFocus(None, _no_pids)
+        self.window_focus = window_focus
+        self._browser_cdp: CDPSession | None = None
         for page in [window] if window is not None else context.pages:
             self._track(page, activate=False)
         if window is None:
@@ -99,6 +109,9 @@ class BrowserSession:
         """Start Chromium with the persistent profile (logins survive restarts), on ``playwright`` when a driver was
         started ahead (the session owns it from now on)."""
         playwright = playwright or await async_playwright().start()
+        had_keyboard = WindowFocus.for_display(_no_pids) if not options.headless else WindowFocus(None, _no_pids)
+        before = had_keyboard.active_window()
+        had_keyboard.close()
         try:
             executable = await find_chromium(options.executable, options.data_dir)
             profile = options.profile_dir.resolve()
@@ -132,8 +145,11 @@ class BrowserSession:
                 browser=None,
                 profile_dir=profile,
                 downloads=await _take_downloads(context, profile / _STAGING, downloads),
+                headed=not options.headless,
             )
             await session._ensure_tab()
+            # A new window takes the keyboard; the one the person was in (the panel) gets it back.
+            await session.window_focus.return_keyboard(before)
             return session
         except BaseException:
             await playwright.stop()
@@ -185,7 +201,9 @@ class BrowserSession:
             browser=owner._browser,
             downloads=owner.downloads,
             profile_dir=None,
+            headed=owner._headed,
             window=page,
+            window_focus=owner.window_focus,
         )
 
     async def new_window(self) -> BrowserSession:
@@ -246,15 +264,31 @@ class BrowserSession:
             self._adopt_until = time.monotonic() + grace
 
     async def new_tab(self) -> Page:
-        """A blank tab of the agent's own, made the active tab."""
+        """A blank tab of the agent's own, made the active tab. On screen it opens in front, in a window that stays
+        where it is among the others (Chromium would otherwise take the keyboard for it)."""
         self._opening_own += 1
         try:
-            page = await self.context.new_page()
+            # A window's own tab opens in that window (a target made over CDP goes to a window Chromium picks).
+            in_front = self._headed and not self._window
+            page = await (self._tab_in_front() if in_front else self.context.new_page())
         finally:
             self._opening_own -= 1
         self._track(page, activate=True)  # usually done already by the context's "page" event
         self._active = page
         return page
+
+    async def _tab_in_front(self) -> Page:
+        browser = self.context.browser
+        if browser is None:  # Playwright always has one for a launched Chromium
+            return await self.context.new_page()
+        if self._browser_cdp is None:
+            self._browser_cdp = await browser.new_browser_cdp_session()
+        async with self.context.expect_page() as opened:
+            await self._browser_cdp.send("Target.createTarget", {"url": "about:blank", "focus": False})
+        return await opened.value
+
+    async def _own_pids(self) -> set[int]:
+        return set(await profile_pids(self._profile_dir)) if self._profile_dir is not None else set()
 
     def opened_by_page(self, page: Page) -> bool:
         """Whether a page opened this tab (window.open, target=_blank), not the agent nor the browser at start."""
@@ -332,6 +366,10 @@ class BrowserSession:
 
     # --- the window ---------------------------------------------------------------------------------------------
 
+    async def window_state(self) -> str:
+        """Chromium's window state: normal, maximized, minimized or fullscreen."""
+        return str((await self._window_command(None))["bounds"].get("windowState", "normal"))
+
     async def window_bounds(self) -> tuple[int, int, int, int]:
         """Chromium's window (the one holding the active tab) as x, y, width, height."""
         bounds = (await self._window_command(None))["bounds"]
@@ -377,6 +415,11 @@ class BrowserSession:
     def attached(self) -> bool:
         return self._browser is not None
 
+    @property
+    def on_screen(self) -> bool:
+        """Whether a person sees this browser (launched headed, or theirs, attached): its own dialogs show too."""
+        return self._headed or self.attached
+
     def on_closed(self, callback: Callable[[], None]) -> None:
         """Call ``callback()`` once when the browser goes away without ``close()`` (the user closed it, a crash)."""
         self._closed_callbacks.append(callback)
@@ -415,6 +458,7 @@ class BrowserSession:
                     log.warning("Chromium did not close cleanly: %s", _first_line(exc))
         finally:
             self._connected = False
+            self.window_focus.close()
             # Stopping the driver drops a CDP connection without closing the browser at the other end.
             await self._playwright.stop()
             if self._profile_dir is not None:
@@ -428,6 +472,10 @@ async def _take_downloads(context: BrowserContext, staging: Path, folder: Path) 
     if browser is None:  # Playwright always has one for Chromium; without it nothing can be downloaded
         raise RuntimeError("Chromium started without a browser connection.")
     return await Downloads.take_over(browser, staging, folder)
+
+
+async def _no_pids() -> set[int]:
+    return set()
 
 
 def _make_dirs(*dirs: Path) -> None:

@@ -2,8 +2,10 @@
 
 While a run is on, every tab shows a small pill at its bottom-right corner (resources/js/stop_bar.js, in a closed
 shadow root); its Stop button and Esc pressed anywhere in the page call ``on_stop``. The bar follows the agent: it
-shows while the agent works and goes away when the run ends, is paused for Take over, or is handed to the user. The
-observer leaves it out (``tag``): the model never sees it, and it covers nothing in the observation.
+shows while the agent works and goes away when the run ends or is paused for Take over. While the run waits for the
+person (the agent handed the browser over, asked a question, or an Allow/Cancel waits) it says so instead: "Your turn —
+see the panel", with a button that brings the panel forward (``on_panel``); Esc then stops nothing. The observer leaves
+it out (``tag``): the model never sees it, and it covers nothing in the observation.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
 
@@ -24,7 +26,7 @@ from app.background import Background
 from app.browser.session import BrowserSession
 from app.core.agent import Agent
 from app.core.page import BrowserClosedError
-from app.core.types import TERMINAL_STATUSES, AgentStatus, HandOffActivity, PausedActivity
+from app.core.types import TERMINAL_STATUSES, AgentStatus, ExecutingActivity, HandOffActivity, PausedActivity
 from app.text.i18n import tr
 
 log = logging.getLogger(__name__)
@@ -33,6 +35,10 @@ SCRIPT = "js/stop_bar.js"
 _APPLY = "([hook, labels]) => { const set = window[hook]; if (set) set(labels); }"
 # An Esc the agent itself pressed (send_keys) reaches the bar a moment after the key action returned.
 _AGENT_KEYS_GRACE = 0.5
+# The tool whose answer only the person can give.
+_ASK_USER = "ask_user"
+
+Mode = Literal["hidden", "working", "waiting"]
 
 
 class StopBar:
@@ -46,16 +52,21 @@ class StopBar:
         self._binding = f"__pa{secrets.token_hex(8)}"
         self._hook = f"__pa{secrets.token_hex(8)}"
         self._on_stop: Callable[[], None] = lambda: None
-        self._active = False
+        self._on_panel: Callable[[], None] | None = None
+        self._on_resized: Callable[[], None] = lambda: None
+        self._mode: Mode = "hidden"
         self._agent_keys = 0
         self._agent_keys_until = 0.0
         self._passive = False
         self._lock = asyncio.Lock()
         self._background = Background("stop bar")
 
-    async def install(self, on_stop: Callable[[], None]) -> None:
-        """Bind the bar into every document from now on; ``on_stop()`` runs when the user asks to stop."""
+    async def install(self, on_stop: Callable[[], None], on_panel: Callable[[], None] | None = None) -> None:
+        """Bind the bar into every document from now on; ``on_stop()`` runs when the user asks to stop, ``on_panel()``
+        when they ask for the panel while the run waits for them (None: there is no panel, the person is at a
+        terminal)."""
         self._on_stop = on_stop
+        self._on_panel = on_panel
         context = self._session.context
         await context.expose_binding(self._binding, self._called)
         config = json.dumps({"binding": self._binding, "hook": self._hook, "tag": self.tag})
@@ -66,6 +77,10 @@ class StopBar:
             for frame in page.frames:
                 with contextlib.suppress(PlaywrightError):
                     await frame.evaluate(script)
+
+    def follow_resizes(self, on_resized: Callable[[], None]) -> None:
+        """``on_resized()`` runs when a tab's window has been resized (the bar's script sees it in every document)."""
+        self._on_resized = on_resized
 
     def follow(self, agent: Agent) -> None:
         """Show the bar while ``agent`` works; hide it when the run ends or waits for the person."""
@@ -82,19 +97,43 @@ class StopBar:
             self._agent_keys -= 1
             self._agent_keys_until = time.monotonic() + _AGENT_KEYS_GRACE
 
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
     async def show(self) -> None:
-        self._active = True
-        await self._apply()
+        await self._set("working")
 
     async def hide(self) -> None:
-        self._active = False
+        await self._set("hidden")
+
+    async def wait_for_person(self) -> None:
+        """The run waits for the person: the bar says where to answer."""
+        await self._set("waiting")
+
+    @contextlib.contextmanager
+    def waiting_for_person(self) -> Iterator[None]:
+        """Around a moment that waits for the person (an Allow/Cancel question), then back to what it was. The tabs
+        are updated in the background: a page frozen by its own confirm() must not hold the question up."""
+        before = self._mode
+        self._mode = "waiting"
+        self._background.spawn(self._apply())
+        try:
+            yield
+        finally:
+            if self._mode == "waiting":
+                self._mode = before
+                self._background.spawn(self._apply())
+
+    async def _set(self, mode: Mode) -> None:
+        self._mode = mode
         await self._apply()
 
     @contextlib.asynccontextmanager
     async def step_aside(self) -> AsyncIterator[None]:
         """While the agent acts on the page, the bar lets the pointer through: an element under it stays clickable
         (Playwright's click would otherwise wait for the bar to move away, and fail)."""
-        if not self._active:
+        if self._mode == "hidden":
             yield
             return
         self._passive = True
@@ -107,20 +146,31 @@ class StopBar:
 
     # --- the page's side ---------------------------------------------------------------------------------------
 
-    def _called(self, _source: dict[str, Any], what: str) -> dict[str, str] | None:
+    def _called(self, _source: dict[str, Any], what: str) -> dict[str, str | bool] | None:
         if what == "ask":
-            return bar_labels() if self._active else None
-        if what in ("stop", "escape") and self._active:
+            return self._labels()
+        if what in ("stop", "escape") and self._mode == "working":
             if what == "escape" and (self._agent_keys or time.monotonic() < self._agent_keys_until):
                 return None
             log.info("stop asked from Chromium (%s)", what)
             self._on_stop()
+        elif what == "panel" and self._mode == "waiting" and self._on_panel is not None:
+            self._on_panel()
+        elif what == "resize":
+            self._on_resized()
+        return None
+
+    def _labels(self) -> dict[str, str | bool] | None:
+        if self._mode == "working":
+            return {**bar_labels(), "action": "stop", "waiting": False, "passive": self._passive}
+        if self._mode == "waiting":
+            return {**waiting_labels(panel=self._on_panel is not None), "waiting": True, "passive": self._passive}
         return None
 
     async def _apply(self) -> None:
         # Serialised, and each pass applies the state current when it runs: the last show/hide wins.
         async with self._lock:
-            labels = {**bar_labels(), "passive": self._passive} if self._active else None
+            labels = self._labels()
             for page in self._session.pages:
                 try:
                     await asyncio.wait_for(page.evaluate(_APPLY, [self._hook, labels]), 2.0)
@@ -136,12 +186,15 @@ class StopBar:
             self._background.spawn(self.hide())
 
     def _activity(self, agent: Agent, activity: object) -> None:
-        if isinstance(activity, (PausedActivity, HandOffActivity)):
+        if isinstance(activity, PausedActivity):
             self._background.spawn(self.hide())
-            if isinstance(activity, HandOffActivity):
-                self._background.spawn(self._bring_to_front())
-        elif not self._active and agent.status == AgentStatus.RUNNING and not agent.paused:
-            # Any other activity of a running agent after a pause means it works again.
+        elif isinstance(activity, HandOffActivity):
+            self._background.spawn(self.wait_for_person())
+            self._background.spawn(self._bring_to_front())
+        elif isinstance(activity, ExecutingActivity) and activity.tool == _ASK_USER:
+            self._background.spawn(self.wait_for_person())
+        elif self._mode != "working" and agent.status == AgentStatus.RUNNING and not agent.paused:
+            # Any other activity of a running agent after a pause or an answer means it works again.
             self._background.spawn(self.show())
 
     async def _bring_to_front(self) -> None:
@@ -154,3 +207,10 @@ class StopBar:
 def bar_labels() -> dict[str, str]:
     """The bar's words in the panel's language, read at each show (a language switch applies at once)."""
     return {"working": tr("Page Agent is working"), "stop": tr("Stop (Esc)")}
+
+
+def waiting_labels(*, panel: bool) -> dict[str, str]:
+    """The bar's words while the run waits for the person: where to answer (the panel, or the terminal)."""
+    if panel:
+        return {"working": tr("Your turn — see the panel"), "stop": tr("Show the panel"), "action": "panel"}
+    return {"working": tr("Your turn — see the terminal"), "stop": "", "action": ""}

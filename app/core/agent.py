@@ -421,6 +421,7 @@ class Agent:
                 input=params,
                 output=result.text,
                 ok=result.ok,
+                declined=result.declined,
                 duration=loop.time() - action_started,
                 target=target,
             )
@@ -432,7 +433,12 @@ class Agent:
                 step_index=step_index,
                 reflection=parsed.reflection,
                 action=ActionRecord(
-                    name=parsed.action_name, input=params, output=result.text, target=target, ok=result.ok
+                    name=parsed.action_name,
+                    input=params,
+                    output=result.text,
+                    target=target,
+                    ok=result.ok,
+                    declined=result.declined,
                 ),
                 usage=reply.usage,
                 duration=loop.time() - started,

@@ -28,6 +28,11 @@ class ToolError(Exception):
     """
 
 
+class DeclinedError(ToolError):
+    """The person did not allow the action (they said no, or let the question run out): nothing was done. The model
+    reads it as any failure; the panel says it in the person's terms."""
+
+
 class TabInfo(BaseModel):
     tab_id: int
     url: str

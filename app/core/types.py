@@ -84,6 +84,7 @@ class ExecutedActivity(BaseModel):
     duration: float
     target: ActionTarget | None = None
     ok: bool = True
+    declined: bool = False  # not done: the person did not allow it
 
 
 class RetryingActivity(BaseModel):
@@ -133,6 +134,7 @@ class ActionRecord(BaseModel):
     output: str = ""
     target: ActionTarget | None = None
     ok: bool = True  # False: the action failed, and ``output`` says why
+    declined: bool = False  # it failed because the person did not allow it: nothing was done
 
     @model_validator(mode="before")
     @classmethod

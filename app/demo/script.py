@@ -26,6 +26,7 @@ from app.core.agent import Agent
 from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
 from app.core.page import ListedElement
 from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity
+from app.demo.task import DEMO_TASK
 from app.llm.cassette import RecordingClient
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import Settings
@@ -34,12 +35,6 @@ from app.settings.paths import AppPaths
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
-DEMO_TASK = (
-    "Sign in to Acme CRM with demo@acme.test / <secret>demo_password</secret> and add a new customer: "
-    "Jane Doe, jane@example.com, "
-    "company Example Ltd, plan Pro, start date 2026-12-01, send a welcome email, and add the note "
-    "“Met at the expo”. Then export the customer list as CSV."
-)
 # How long the generator waits for the run to reach the captcha, and then to finish.
 _RUN_DEADLINE = 120.0
 

@@ -27,6 +27,7 @@ from app.text.wording import (
     describe_status,
     displayable,
     evaluation_reading,
+    failure_words,
     format_duration,
     format_tokens,
     plain_message,
@@ -157,7 +158,7 @@ def _step_html(step: StepEvent) -> str:
     if reflection.next_goal:
         rows.append(_row(tr("Next goal"), _plain(reflection.next_goal)))
     if action_failed(step):
-        rows.append(_row(tr("Result"), tr("This action didn't work; the agent looks again.")))
+        rows.append(_row(tr("Result"), failure_words(step)))
     meta = [format_duration(step.duration)]
     if step.usage.total_tokens:
         meta.append(tr("{tokens} tokens", tokens=format_tokens(step.usage.total_tokens)))

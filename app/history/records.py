@@ -16,7 +16,7 @@ from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, Usage
 # Settings has no secret field today; this keeps one out of every record and export if it ever gets one.
 _SECRET_NAME = re.compile(r"key|token|secret|password|passwd|credential|auth", re.IGNORECASE)
 # Window placement says nothing about the run.
-_NOT_A_RUN_SETTING = frozenset({"panel_geometry", "first_run_done"})
+_NOT_A_RUN_SETTING = frozenset({"panel_geometry", "first_run_done", "api_access_not_kept"})
 
 
 def settings_snapshot(settings: BaseModel | Mapping[str, Any]) -> dict[str, Any]:

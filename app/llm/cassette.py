@@ -41,6 +41,9 @@ MISMATCH = (
     "The replay no longer matches the page at answer {answer}: the recording acts on {element}, which {where}. "
     "Record it again with --record."
 )
+# A hand-off made again because the person handed the browser back before the page got there; {reason}: the
+# recording's own reason (empty for the line that reads the last step).
+AGAIN = "Not done yet: the page still shows the same step. {reason}"
 
 
 class CassetteEntry(BaseModel):
@@ -91,6 +94,17 @@ class _Answer:
         """The element it acts on (None: none, or its input is not an object with an index)."""
         index = self.input.get("index") if isinstance(self.input, dict) else None
         return index if isinstance(index, int) and not isinstance(index, bool) else None
+
+    def said_again(self, words: str, reply: LLMReply, tool: ToolSpec) -> LLMReply:
+        """``reply``, a hand-off, made again: its reason (and its reading of the last step) say the page is not there
+        yet, so the person does not get the very same card twice."""
+        reason = self.input.get("reason", "") if isinstance(self.input, dict) else ""
+        again = words.format(reason=reason).strip()
+        reflection = {key: self.payload[key] for key in REFLECTION_FIELDS if key in self.payload}
+        reflection["evaluation_previous_goal"] = words.format(reason="").strip()
+        arguments = {**reflection, "action": {self.action: {**self.input, "reason": again}}}
+        call = ToolCall(name=tool.name, arguments=json.dumps(arguments, ensure_ascii=False))
+        return reply.model_copy(update={"tool_calls": [call], "content": None})
 
     def pointed_at(self, index: int, reply: LLMReply, tool: ToolSpec) -> LLMReply:
         """``reply`` acting on element ``index`` instead: its reflection and action, the action's input re-pointed,
@@ -173,8 +187,20 @@ class ReplayClient:
     ``mismatch`` is the message of a replay that no longer matches the page (see MISMATCH for its fields); ``end``
     replaces the message when the recording has no more answers."""
 
-    def __init__(self, cassette: Cassette, pace: float = 0.0, mismatch: str = MISMATCH, end: str = "") -> None:
+    def __init__(
+        self,
+        cassette: Cassette,
+        pace: float = 0.0,
+        mismatch: str = MISMATCH,
+        end: str = "",
+        again: str = AGAIN,
+        catch_up: bool = False,
+    ) -> None:
         self._cassette = cassette
+        self._again = again
+        # The demo: when the page is ahead of the recording (the person did a step themselves while they had the
+        # browser), the replay goes on from the first later answer that finds its element, instead of stopping.
+        self._catch_up = catch_up
         self._pace = pace
         self._mismatch = mismatch
         self._end = end
@@ -202,17 +228,34 @@ class ReplayClient:
         entry = entries[self._position]
         reply = entry.reply
         if entry.expect is not None:
-            found = [index for index, identity in _shown(messages).items() if identity == entry.expect]
+            shown = _shown(messages)
+            found = [index for index, identity in shown.items() if identity == entry.expect]
             if len(found) != 1:
                 again = self._previous_hand_off(tool)
                 if again is not None:
                     return again
-                raise self._mismatched(entry.expect, len(found))
+                ahead = self._ahead(shown) if self._catch_up else None
+                if ahead is None:
+                    raise self._mismatched(entry.expect, len(found))
+                self._position, entry, found = ahead
+                reply = entry.reply
             answer = _read(reply, tool)
             if answer is not None and answer.index != found[0]:
                 reply = answer.pointed_at(found[0], reply, tool)
         self._position += 1
         return reply
+
+    def _ahead(self, shown: dict[int, ElementIdentity]) -> tuple[int, CassetteEntry, list[int]] | None:
+        """The first later answer whose element is on the page once, with its position and that element's index."""
+        entries = self._cassette.entries
+        for position in range(self._position + 1, len(entries)):
+            expect = entries[position].expect
+            if expect is None:
+                continue
+            found = [index for index, identity in shown.items() if identity == expect]
+            if len(found) == 1:
+                return position, entries[position], found
+        return None
 
     def _previous_hand_off(self, tool: ToolSpec) -> LLMReply | None:
         """The hand-off the recording made just before this answer, if it did: the person handed the browser back
@@ -221,7 +264,9 @@ class ReplayClient:
             return None
         previous = self._cassette.entries[self._position - 1].reply
         answer = _read(previous, tool)
-        return previous if answer is not None and answer.action == HAND_OFF else None
+        if answer is None or answer.action != HAND_OFF:
+            return None
+        return answer.said_again(self._again, previous, tool)
 
     def _mismatched(self, expect: ElementIdentity, count: int) -> LLMError:
         where = "is not on the page now" if count == 0 else f"is on the page {count} times now"

@@ -100,6 +100,8 @@ class Settings(BaseModel):
     # again, since their defaults would allow more than the user did. Never saved.
     unreadable_safety: tuple[str, ...] = Field(default=(), exclude=True)
     first_run_done: bool = False
+    # The API key typed last could not be kept (no keyring): the next start asks for it again (it is never saved).
+    api_access_not_kept: bool = False
     panel_geometry: str = ""  # Qt's saveGeometry(), base64
 
     def llm_settings(self, api_key: str | None) -> LLMSettings:

@@ -48,9 +48,42 @@ def _secret_account(name: str) -> str:
     return f"secret:{name}"
 
 
+# Values that no keyring could keep, for as long as the app runs: never written anywhere, never put in the environment
+# (every process the app starts would inherit it).
+_SESSION: dict[str, str] = {}
+
+
 def get_secret(name: str) -> str | None:
-    """A named secret's value from the keyring (None when it is not there or the keyring cannot be read)."""
-    return _read(_secret_account(name))
+    """A named secret's value from the keyring, else as kept for this session (None when neither has it)."""
+    return _read(_secret_account(name)) or _SESSION.get(name)
+
+
+def kept_for_session(name: str) -> bool:
+    return name in _SESSION
+
+
+def keep_for_session(name: str, value: str) -> None:
+    """Keep a secret's value in memory until the app quits (no keyring could store it); empty forgets it."""
+    if value:
+        _SESSION[name] = value
+    else:
+        _SESSION.pop(name, None)
+
+
+def keyring_available() -> bool:
+    """Whether a system keyring is there to keep keys and secrets: one that answers a read (slow to answer the first
+    time: off the loop)."""
+    import keyring
+    from keyring.backends import fail
+    from keyring.errors import KeyringError
+
+    if isinstance(keyring.get_keyring(), fail.Keyring):
+        return False
+    try:
+        keyring.get_password(SERVICE, _account("-"))
+    except (KeyringError, RuntimeError):
+        return False
+    return True
 
 
 def _read(account: str) -> str | None:

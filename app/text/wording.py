@@ -72,6 +72,15 @@ def action_failed(step: StepEvent) -> bool:
     return not step.action.ok
 
 
+def failure_words(step: StepEvent) -> str:
+    """What a failed step's card says: in the person's terms when it failed because they did not allow it."""
+    if step.action.declined:
+        if step.action.name == "click_element_by_index":
+            return tr("You didn't allow it; nothing was clicked.")
+        return tr("You didn't allow it; nothing was done.")
+    return tr("This action didn't work; the agent looks again.")
+
+
 def _doing(tool: str, params: dict[str, Any], target: ActionTarget | None, done: bool = False) -> str:
     """The pill's words for an action while it runs, or (``done``) once it worked."""
     found = _tool_words(tool)
@@ -83,6 +92,8 @@ def _doing(tool: str, params: dict[str, Any], target: ActionTarget | None, done:
 
 def _did(activity: ExecutedActivity) -> str:
     """After an action: what was done, or the same words as while doing it."""
+    if activity.declined:
+        return tr("Not allowed; carrying on…")
     if not activity.ok:
         return tr("That didn't work; rethinking…")
     return _doing(activity.tool, activity.input, activity.target, done=True)

@@ -17,6 +17,7 @@ from app.logging_setup import configure_logging
 from app.settings.paths import app_paths
 from app.ui.app_icon import app_icon
 from app.ui.desktop import Desktop, LaunchChoices
+from app.ui.qt_libraries import missing_message, missing_packages
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,10 @@ def _application() -> QApplication:
 
 
 def run_gui(args: argparse.Namespace) -> int:
+    missing = missing_packages()
+    if missing:  # Qt would abort with its own message: say which package to install instead
+        print(missing_message(missing), file=sys.stderr)
+        return 2
     paths = app_paths()
     configure_logging(paths.log_dir)
     app = _application()

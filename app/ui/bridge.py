@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from app.core.agent import Agent
+if TYPE_CHECKING:
+    from app.core.agent import Agent
 
 
 def _unsubscribe_all(unsubscribes: list[Callable[[], None]]) -> None:

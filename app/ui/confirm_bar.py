@@ -99,20 +99,16 @@ class ConfirmBar(QFrame):
             self._answer.set_result(allowed)
 
     def _show(self, request: ConfirmRequest) -> None:
-        quote = request.quote if len(request.quote) <= _QUOTE_MAX else request.quote[: _QUOTE_MAX - 1] + "…"
+        self.question.setText(question_words(request))
         if request.kind == "irreversible":
-            self.question.setText(tr("The agent wants to click “{name}”.", name=quote))
             self.detail.setText(tr("It may not be possible to undo this. Your task did not ask for it."))
         else:
-            if request.dialog_type == "beforeunload":
-                self.question.setText(tr("The page asks to confirm leaving it; changes made there may be lost."))
-            else:
-                self.question.setText(tr("The page asks: “{question}”", question=quote))
             host = urlsplit(request.url).netloc
+            # Chromium shows the page's own dialog too: answered there, this question goes away with that answer.
             self.detail.setText(
-                tr("Asked by {site}. The agent will not answer it for you.", site=host)
+                tr("Asked by {site}. Answer here or in the browser; the agent will not answer it for you.", site=host)
                 if host
-                else tr("The agent will not answer it for you.")
+                else tr("Answer here or in the browser; the agent will not answer it for you.")
             )
         self.setAccessibleName(self.question.text())
         self.show()
@@ -121,3 +117,13 @@ class ConfirmBar(QFrame):
     def _tick(self) -> None:
         left = max(0, math.ceil(self._deadline - time.monotonic()))
         self.countdown.setText(tr("Cancels by itself in {n} s", n=left))
+
+
+def question_words(request: ConfirmRequest) -> str:
+    """The question in plain words, the page's own words quoted (and clipped)."""
+    quote = request.quote if len(request.quote) <= _QUOTE_MAX else request.quote[: _QUOTE_MAX - 1] + "…"
+    if request.kind == "irreversible":
+        return tr("The agent wants to click “{name}”.", name=quote)
+    if request.dialog_type == "beforeunload":
+        return tr("The page asks to confirm leaving it; changes made there may be lost.")
+    return tr("The page asks: “{question}”", question=quote)

@@ -15,17 +15,13 @@ import gc
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QDialog
 
 from app.background import Background
 from app.browser.chromium import ChromiumNotFoundError
-from app.core.agent import Agent
-from app.demo.script import DEMO_TASK
-from app.history.recorder import RunRecorder
-from app.history.records import RunRecord
-from app.history.store import RunStore
+from app.demo.task import DEMO_TASK
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import (
     LoadedSettings,
@@ -39,12 +35,18 @@ from app.settings.paths import AppPaths
 from app.settings.secrets import get_api_key
 from app.text.i18n import language, set_language, tr
 from app.ui import style
-from app.ui.dialog_widgets import place_beside_panel, run_dialog
-from app.ui.history_view import HistoryDialog
+from app.ui.dialog_widgets import run_dialog
 from app.ui.main_window import MainWindow
-from app.ui.saved_run_window import SavedRunWindow
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.panel_placement import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
+from app.ui.panel_state import PanelState
+from app.ui.side_windows import SideWindows
 from app.ui.tiling import BrowserTiler
+
+if TYPE_CHECKING:
+    from app.core.agent import Agent
+    from app.history.recorder import RunRecorder
+    from app.history.store import RunStore
+    from app.ui.saved_run_window import SavedRunWindow
 
 log = logging.getLogger(__name__)
 
@@ -63,13 +65,12 @@ class Desktop:
     def __init__(self, paths: AppPaths, choices: LaunchChoices) -> None:
         self._paths = paths
         self._choices = choices
-        self._store = RunStore(paths.runs_dir)
+        self._store: RunStore | None = None
         self._api_key: str | None = None
         self._recorder: RunRecorder | None = None
         self._closed: asyncio.Event | None = None
         self._settings_open = False
-        self._history: HistoryDialog | None = None
-        self._saved_runs: list[SavedRunWindow] = []
+        self._side: SideWindows | None = None
         self._browser_opening: asyncio.Task[Any] | None = None
         self._background = Background("desktop")
         self.runtime: Runtime | None = None
@@ -98,49 +99,69 @@ class Desktop:
             self._closed.set()
 
     async def start(self) -> MainWindow:
+        """Show the panel at once ("Starting the browser…"), then read the key, then open Chromium beside it."""
         loaded, unreadable = await _read_settings(self._paths.settings_file)
         settings = loaded.settings
         set_language(settings.language)
         style.use_theme(settings.theme)
-        self._api_key = await asyncio.to_thread(get_api_key, settings.provider)
-        ready = endpoint_ready(settings, self._api_key)
         choices = self._choices
-        demo = choices.demo or (not ready and choices.replay is None)
-        options = RuntimeOptions(headless=choices.headless, demo=demo, replay=choices.replay, record=choices.record)
-        self.runtime = Runtime(settings, self._paths, options, api_key=self._api_key)
+        # The key comes from the environment or the keyring (slow to load the first time): read while the panel
+        # shows; nothing is built before it is known (a task started meanwhile waits for it).
+        key = asyncio.ensure_future(asyncio.to_thread(get_api_key, settings.provider))
+        known: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        options = RuntimeOptions(
+            headless=choices.headless, demo=choices.demo, replay=choices.replay, record=choices.record
+        )
+        self.runtime = Runtime(settings, self._paths, options)
+        self.runtime.build_after(known)
         self.runtime.on_agent(self._record_runs)
         self.window = MainWindow(self.runtime)
+        self._side = SideWindows(self.window, self._run_store)
         self._place_windows(settings)
         if not choices.headless:  # Chromium follows the panel; the two never cover each other
-            self._tiler = BrowserTiler(self.window, self.runtime.place_browser)
+            tiler = self._tiler = BrowserTiler(self.window, self.runtime.place_browser)
+            self.runtime.on_browser_maximized(tiler.fill_screen)
         self.window.settingsRequested.connect(lambda: self._background.spawn(self.open_settings()))
         self.window.historyRequested.connect(self.open_history)
         self.window.demoRequested.connect(lambda: self._background.spawn(self.try_demo()))
         self.window.closing.connect(self._on_closing)
         self.window.browserMissing.connect(self._offer_browser)
         self.window.browser_offer.browserReady.connect(self._browser_downloaded)
-        self.window.show_demo_mode(demo, DEMO_TASK)
+        self.window.show_demo_mode(choices.demo, DEMO_TASK)
+        self.window.enter(PanelState.OPENING)
         self.window.show()
         self.window.composer.focus_default()
         if unreadable or loaded.damaged:
             self.window.model.add_notice(unreadable or _damaged_settings_notice(loaded))
+        try:
+            self._api_key = await key
+        finally:
+            ready = _ready(settings, self._api_key)
+            demo = choices.demo or (not ready and choices.replay is None)
+            self.runtime.use_key(self._api_key)
+            self.runtime.options.demo = demo
+            known.set_result(None)
+        self.window.show_demo_mode(demo, DEMO_TASK)
         # Chromium opens with the panel, so the first task starts at once.
         self._browser_opening = self._background.spawn(self._open_browser())
+        # The first start without a model asks how to begin; once the demo was chosen it simply opens again (the
+        # panel offers "Use your own model"), unless a key typed earlier was lost with its session.
         if not ready and not choices.demo and choices.replay is None:
-            self._background.spawn(self.open_settings(first_run=True))
+            if not settings.first_run_done or settings.api_access_not_kept:
+                self._background.spawn(self.open_settings(first_run=True))
         return self.window
 
     async def shutdown(self) -> None:
         """Stop the agent, close Chromium and the demo site, and finish writing history. Safe to call twice."""
         if self.window is not None:
-            await self._save_geometry(self.window.save_geometry())
+            await self._save_geometry(save_geometry(self.window))
         if self.runtime is not None:
             await self.runtime.shutdown()
         if self._recorder is not None:
             await self._recorder.close()
             self._recorder = None
-        for saved in list(self._saved_runs):
-            saved.close()
+        if self._side is not None:
+            self._side.close_all()
         self._background.cancel_all()
 
     def _on_closing(self) -> None:
@@ -153,9 +174,9 @@ class Desktop:
         """The panel where the user left it (else at the screen's left), snapped to a screen edge; Chromium takes the
         rest of the screen."""
         assert self.window is not None and self.runtime is not None
-        browser = self.window.place_beside_browser()
-        if self.window.restore_geometry(settings.panel_geometry):
-            browser = self.window.tile_with_browser()
+        browser = place_beside_browser(self.window)
+        if restore_geometry(self.window, settings.panel_geometry):
+            browser = tile_with_browser(self.window)
         self.runtime.options.window = browser
 
     async def _open_browser(self) -> None:
@@ -169,6 +190,8 @@ class Desktop:
             log.warning("could not open Chromium: %s", exc)
             self.window.model.add_notice(tr("Chromium did not start: {reason}", reason=str(exc) or type(exc).__name__))
             return
+        finally:
+            self.window.browser_opened()
         # What startup built (modules, Qt wrappers, Playwright's objects) lives until exit: frozen, it is no longer
         # walked by every full collection, which otherwise stalls the panel for 40-60 ms now and then.
         gc.freeze()
@@ -183,13 +206,23 @@ class Desktop:
         self._browser_opening = self._background.spawn(self._open_browser())
 
     async def _save_geometry(self, geometry: str) -> None:
+        await self._keep({"panel_geometry": geometry})
+
+    async def _remember_first_run(self) -> None:
+        """The person chose the demo for now: the next start opens it again rather than the welcome."""
         assert self.runtime is not None
-        settings = self.runtime.settings.model_copy(update={"panel_geometry": geometry})
+        if not self.runtime.settings.first_run_done:
+            await self._keep({"first_run_done": True})
+
+    async def _keep(self, changes: dict[str, object]) -> None:
+        """Save ``changes`` to the settings (the panel's own bookkeeping: a failure is only logged)."""
+        assert self.runtime is not None
+        settings = self.runtime.settings.model_copy(update=changes)
         self.runtime.settings = settings
         try:
             await asyncio.to_thread(save_settings, self._paths.settings_file, settings)
         except OSError as exc:
-            log.warning("could not save the panel's position: %s", exc)
+            log.warning("could not save the settings: %s", exc)
 
     # --- settings ----------------------------------------------------------------------------------------------
 
@@ -198,6 +231,11 @@ class Desktop:
         if self._settings_open:
             return
         self._settings_open = True
+        from app.ui.settings_dialog import SettingsDialog  # opened on demand: not on the way to the panel
+
+        if first_run:
+            # Nothing is chosen yet: no demo banner beside the question whether to try the demo.
+            self.window.show_demo_mode(False)
         try:
             dialog = SettingsDialog(
                 self.runtime.settings,
@@ -214,8 +252,12 @@ class Desktop:
         finally:
             self._settings_open = False
         if code != QDialog.DialogCode.Accepted:
-            return  # Cancel, or "Try the demo" on the first-run screen: the panel is in demo mode already
-        settings = dialog.result_settings().model_copy(update={"panel_geometry": self.window.save_geometry()})
+            # Cancel, or "Try the demo" on the first-run screen: the panel is in demo mode (and a first run is done).
+            if first_run:
+                self.window.show_demo_mode(self.runtime.demo, DEMO_TASK)
+                await self._remember_first_run()
+            return
+        settings = dialog.result_settings().model_copy(update={"panel_geometry": save_geometry(self.window)})
         saved_language = self.runtime.settings.language
         # Closing the panel saves the runtime's settings with the panel's place: let those be the new ones from now
         # on, even while a running task (or Chromium starting) keeps them from applying yet.
@@ -227,6 +269,15 @@ class Desktop:
         if dialog.key_kept_in_memory:
             self.window.model.add_notice(
                 tr("No system keyring: the key is kept until you quit; you'll be asked again next time.")
+            )
+        for name in dialog.secrets_kept_in_memory:
+            self.window.model.add_notice(
+                tr(
+                    "No system keyring: the secret “{name}” is kept until you quit. Install a keyring (GNOME Keyring, "
+                    "KWallet) to keep it, or give it as {variable}.",
+                    name=name,
+                    variable=f"PAGE_AGENT_SECRET_{name.upper()}",
+                )
             )
         if settings.language not in (saved_language, language()):
             self.window.model.add_notice(tr("The language changes the next time you open Page Agent."))
@@ -243,50 +294,27 @@ class Desktop:
         self._api_key = api_key
         # The agent, like the panel, keeps the language the app started in (see the module's docstring).
         await self.runtime.apply_settings(settings.model_copy(update={"running_language": language()}), api_key)
-        demo = self._choices.demo or (not endpoint_ready(settings, api_key) and self._choices.replay is None)
+        demo = self._choices.demo or (not _ready(settings, api_key) and self._choices.replay is None)
         await self.runtime.set_demo(demo)
         self.window.show_demo_mode(demo, DEMO_TASK)
 
     # --- history -----------------------------------------------------------------------------------------------
 
+    def _run_store(self) -> RunStore:
+        from app.history.store import RunStore  # read when History opens or a run is saved
+
+        if self._store is None:
+            self._store = RunStore(self._paths.runs_dir)
+        return self._store
+
     def open_history(self) -> None:
-        if self.window is None:  # History is opened from the panel, which exists from start() on
-            return
-        if self._history is not None:
-            self._history.raise_()
-            self._history.activateWindow()
-            return
-        dialog = HistoryDialog(self._store, parent=self.window)
-        dialog.openRun.connect(self._open_run)
-        dialog.finished.connect(self._history_closed)
-        self._history = dialog
-        place_beside_panel(dialog, self.window)
-        # Not modal: the live run stays in reach (Stop, "I've done it — continue") while the user reads history.
-        dialog.show()
-        dialog.raise_()
-        dialog.activateWindow()
-
-    def _history_closed(self, _code: int) -> None:
-        self._history = None
-
-    def _open_run(self, record: RunRecord) -> None:
-        """A saved run opens read-only in its own window: the panel's live run is never touched."""
-        assert self.window is not None
-        for open_run in self._saved_runs:
-            if open_run.record.id == record.id:  # already open: bring it forward rather than open it twice
-                open_run.raise_()
-                open_run.activateWindow()
-                return
-        saved = SavedRunWindow(record, parent=self.window)
-        saved.finished.connect(lambda _code: self._saved_runs.remove(saved) if saved in self._saved_runs else None)
-        self._saved_runs.append(saved)
-        place_beside_panel(saved, self.window)
-        saved.show()
+        if self._side is not None:  # History is opened from the panel, which exists from start() on
+            self._side.open_history()
 
     @property
     def saved_runs(self) -> list[SavedRunWindow]:
         """The saved runs open now, each in its own window."""
-        return list(self._saved_runs)
+        return self._side.saved_runs if self._side is not None else []
 
     async def try_demo(self) -> None:
         """ "Try the demo" from the panel: the demo for this session, whatever the saved settings say."""
@@ -300,12 +328,14 @@ class Desktop:
 
     def _record_runs(self, agent: Agent) -> None:
         """Each new agent gets a recorder; a follow-up on the same agent joins the same saved run."""
+        from app.history.recorder import RunRecorder  # with the first agent, not on the way to the panel
+
         assert self.runtime is not None
         previous, self._recorder = (
             self._recorder,
             RunRecorder(
                 agent,
-                self._store,
+                self._run_store(),
                 self.runtime.settings,
                 demo=self.runtime.demo,
                 replay=self._choices.replay is not None and not self.runtime.demo,
@@ -321,6 +351,12 @@ class Desktop:
             self.window.model.add_notice(
                 tr("This run could not be saved to the history ({reason}). Its result is above.", reason=reason)
             )
+
+
+def _ready(settings: Settings, api_key: str | None) -> bool:
+    """A model can be called: an endpoint that needs no key, or its key, which a key typed but not kept (no
+    keyring) is not replaced by."""
+    return endpoint_ready(settings, api_key) and not (settings.api_access_not_kept and not api_key)
 
 
 async def _read_settings(path: Path) -> tuple[LoadedSettings, str]:

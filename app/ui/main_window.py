@@ -10,25 +10,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QByteArray, QEvent, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QScreen, QShortcut
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
-    QFrame,
-    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.background import Background
 from app.browser.chromium import ChromiumNotFoundError
-from app.core.abort import AbortSignal
-from app.core.agent import Agent
 from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
 from app.core.types import (
@@ -47,19 +42,21 @@ from app.text.i18n import tr
 from app.text.wording import describe_activity, format_tokens
 from app.ui import style
 from app.ui.about_dialog import show_about
-from app.ui.attention import Attention
 from app.ui.bridge import AgentBridge
 from app.ui.browser_offer import BrowserOfferBar
 from app.ui.confirm_bar import ConfirmBar
-from app.ui.dialog_widgets import frame_margins
-from app.ui.icons import icon
-from app.ui.panel_bars import DemoOfferBar, HandOffBar
+from app.ui.panel_bars import DemoAgainBar, DemoOfferBar, HandOffBar
+from app.ui.panel_header import PanelHeader
 from app.ui.panel_state import ENDED_AS, PanelState
-from app.ui.status_pill import StatusPill
+from app.ui.quit_question import ask_to_quit
+from app.ui.shortcuts import install_shortcuts
 from app.ui.task_input import Composer
 from app.ui.timeline.model import TimelineModel, outcome_of
 from app.ui.timeline.view import TimelineView
-from app.ui.window_placement import side_by_side, tile
+from app.ui.waiting_moments import WaitingMoments
+
+if TYPE_CHECKING:
+    from app.core.agent import Agent
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +89,8 @@ class RuntimeLike(Protocol):
 
     def on_stop_requested(self, callback: Callable[[], None]) -> None: ...
 
+    def on_panel_requested(self, callback: Callable[[], None]) -> None: ...
+
 
 class MainWindow(QMainWindow):
     settingsRequested = Signal()
@@ -107,25 +106,25 @@ class MainWindow(QMainWindow):
         self._bridge = AgentBridge(self)
         self._model = TimelineModel(self)
         self._run_task: asyncio.Task[None] | None = None
-        self._answer: asyncio.Future[str] | None = None
         self.state = PanelState.READY
         self._browser_lost = False
         self._background = Background("panel")
         self._demo = bool(getattr(runtime, "demo", False))
         self._demo_finished = False  # the demo replayed everything it recorded: a follow-up has nothing to replay
-        self._attention = Attention(self)
         self._quitting = False
         self._quit_question: QMessageBox | None = None
 
         self.setWindowTitle(tr("Page Agent"))
         self.setMinimumSize(QSize(340, 480))
         self._build()
+        self.moments = WaitingMoments(self, self, lambda: bool(getattr(runtime.settings, "hand_off_sound", False)))
         self._connect()
-        runtime.set_ask_user(self.ask_user)
+        runtime.set_ask_user(self.moments.ask_user)
         # Risky moments (a page's dialog, an irreversible click) are answered in the confirm bar.
-        runtime.set_confirm(self.confirm_bar.ask)
+        runtime.set_confirm(self.moments.confirm)
         # Stop (Esc) in the bar drawn inside Chromium: the same stop as the panel's, whichever window has the focus.
         runtime.on_stop_requested(self.stop)
+        runtime.on_panel_requested(self.moments.bring_back)
         runtime.on_browser_closed(self._on_browser_closed)
         self._restyle()
         self.resize(420, 860)
@@ -137,54 +136,24 @@ class MainWindow(QMainWindow):
         root.setObjectName("Panel")
         self.setCentralWidget(root)
 
-        self._logo = self._tool_button(root, tr("About Page Agent"), tr("About Page Agent"))
-        title = QLabel(tr("Page Agent"), root)
-        title.setObjectName("Title")
-        title.setAccessibleName(tr("Page Agent"))
-        self.history_button = self._tool_button(root, tr("History"), tr("Past runs"))
-        self.settings_button = self._tool_button(root, tr("Settings"), tr("Model, language and browser settings"))
-        header = QHBoxLayout()
-        header.setSpacing(6)
-        header.addWidget(self._logo)
-        header.addWidget(title)
-        header.addStretch(1)
-        header.addWidget(self.history_button)
-        header.addWidget(self.settings_button)
-
-        self.pill = StatusPill(root)
-
-        self.demo_banner = QFrame(root)
-        self.demo_banner.setObjectName("DemoBanner")
-        banner_text = QLabel(
-            tr("Demo — replaying a recorded run on a local demo site. No AI model is called."), self.demo_banner
-        )
-        banner_text.setWordWrap(True)
-        self._demo_icon = QLabel(self.demo_banner)
-        banner_layout = QHBoxLayout(self.demo_banner)
-        banner_layout.setContentsMargins(10, 7, 10, 7)
-        banner_layout.addWidget(self._demo_icon, 0, Qt.AlignmentFlag.AlignTop)
-        banner_layout.addWidget(banner_text, 1)
-        self.demo_banner.setAccessibleName(banner_text.text())
-        self.demo_banner.setVisible(self._demo)
-
-        top = QVBoxLayout()
-        top.setContentsMargins(14, 12, 14, 10)
-        top.setSpacing(10)
-        top.addLayout(header)
-        top.addWidget(self.pill)
-        top.addWidget(self.demo_banner)
+        header = PanelHeader(root, demo=self._demo)
+        self.pill, self.demo_banner = header.pill, header.demo_banner
+        self.history_button, self.settings_button = header.history_button, header.settings_button
+        self._header = header
 
         self.timeline = TimelineView(self._model, root)
 
         self.handoff_bar = HandOffBar(root)
         self.demo_offer = DemoOfferBar(root)
         self.browser_offer = BrowserOfferBar(root)
+        self.demo_again = DemoAgainBar(root)
         self.confirm_bar = ConfirmBar(root)
         handoff_wrap = QVBoxLayout()
         handoff_wrap.setContentsMargins(14, 8, 14, 0)
         handoff_wrap.addWidget(self.handoff_bar)
         handoff_wrap.addWidget(self.demo_offer)
         handoff_wrap.addWidget(self.browser_offer)
+        handoff_wrap.addWidget(self.demo_again)
         handoff_wrap.addWidget(self.confirm_bar)
 
         self.footer = QLabel(root)
@@ -198,7 +167,7 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(root)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
-        layout.addLayout(top)
+        layout.addWidget(header)
         layout.addWidget(self.timeline, 1)
         layout.addLayout(handoff_wrap)
         layout.addWidget(self.footer)
@@ -210,16 +179,6 @@ class MainWindow(QMainWindow):
         QWidget.setTabOrder(self.handoff_bar.stop_button, self.history_button)
         QWidget.setTabOrder(self.history_button, self.settings_button)
         self._show_usage(Usage())
-
-    @staticmethod
-    def _tool_button(parent: QWidget, name: str, tip: str) -> QToolButton:
-        button = QToolButton(parent)
-        button.setAccessibleName(name)
-        button.setToolTip(tip)
-        button.setIconSize(QSize(20, 20))
-        button.setCursor(Qt.CursorShape.PointingHandCursor)
-        button.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        return button
 
     def _connect(self) -> None:
         self._bridge.statusChanged.connect(self._on_status)
@@ -236,14 +195,20 @@ class MainWindow(QMainWindow):
         self.demo_offer.demoRequested.connect(self.demoRequested)
         self.demo_offer.settingsRequested.connect(self.settingsRequested)
         self.browser_offer.settingsRequested.connect(self.settingsRequested)
+        self.demo_again.againRequested.connect(self.play_demo_again)
+        self.demo_again.settingsRequested.connect(self.settingsRequested)
         self.composer.ownModelRequested.connect(self.settingsRequested)
         self.composer.demoRequested.connect(self.demoRequested)
         self.history_button.clicked.connect(self.historyRequested)
-        self._logo.clicked.connect(lambda: show_about(self))
+        self._header.about_button.clicked.connect(lambda: show_about(self))
         self.settings_button.clicked.connect(self.settingsRequested)
-        stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
-        stop.setContext(Qt.ShortcutContext.WindowShortcut)
-        stop.activated.connect(self.stop)
+        install_shortcuts(
+            self,
+            stop=self.stop,
+            submit=self.composer.input.submitted.emit,
+            history=self.historyRequested.emit,
+            settings=self.settingsRequested.emit,
+        )
         hints = QGuiApplication.styleHints()
         if hints is not None:
             hints.colorSchemeChanged.connect(lambda _scheme: self._restyle())
@@ -268,6 +233,22 @@ class MainWindow(QMainWindow):
         return self._run_task is not None and not self._run_task.done()
 
     @property
+    def browser_is_the_persons(self) -> bool:
+        """The person acts in Chromium now (a hand-off, or they took over): other windows keep off its side."""
+        return self.state in (PanelState.HANDED_OFF, PanelState.PAUSED)
+
+    def waiting_bar_top(self) -> QPoint:
+        """Where what waits for the person begins (the hand-off bar, else the task box), in the panel's own
+        coordinates."""
+        bar = self.handoff_bar if self.handoff_bar.isVisible() else self.composer
+        return bar.mapTo(self, QPoint(0, 0))
+
+    def browser_opened(self) -> None:
+        """Chromium is up (or could not start, which the timeline says): "Starting the browser…" ends."""
+        if self.state is PanelState.OPENING:
+            self.enter(PanelState.READY)
+
+    @property
     def handed_off(self) -> bool:
         """The agent handed the browser to the person and waits for "I've done it — continue" or Stop."""
         return self.state is PanelState.HANDED_OFF
@@ -285,7 +266,7 @@ class MainWindow(QMainWindow):
             self._model.clear()
         self._model.start_run(text, follow_up=follow_up)
         self._hide_bars()
-        self._enter(PanelState.STARTING)
+        self.enter(PanelState.STARTING)
         self._run_task = asyncio.ensure_future(self._run(text, follow_up))
         return self._run_task
 
@@ -295,7 +276,7 @@ class MainWindow(QMainWindow):
             return
         self.confirm_bar.cancel()
         self._hide_bars()
-        self._enter(PanelState.STOPPING)
+        self.enter(PanelState.STOPPING)
         agent = self._bridge.agent
         if agent is not None:
             self._background.spawn(agent.stop())
@@ -312,7 +293,7 @@ class MainWindow(QMainWindow):
             return
         agent.resume(note)
         self._hide_bars()
-        self._enter(PanelState.RUNNING, tr("Resuming…"))
+        self.enter(PanelState.RUNNING, tr("Resuming…"))
 
     def continue_after_handoff(self) -> None:
         """ "I've done it — continue": the note the user typed in the task box goes to the agent with the browser."""
@@ -327,25 +308,38 @@ class MainWindow(QMainWindow):
         self._model.clear()
         self._hide_bars()
         self._demo_finished = False
-        self._enter(PanelState.READY)
+        self.enter(PanelState.READY)
 
     def show_demo_mode(self, demo: bool, task: str = "") -> None:
-        """Demo mode: the banner, and the demo's task in the box, read-only (the demo replays nothing else)."""
+        """Demo mode: the banner, and the demo's task in the box, read-only (the demo replays nothing else). Into or
+        out of the demo, an ended task is not followed up: the next one starts anew, with the other model."""
+        if demo != self._demo and not self.busy and (self.state.ended or self.state is PanelState.DEMO_OVER):
+            self.enter(PanelState.READY)
         self._demo = demo
         self._demo_finished = False
         self.demo_banner.setVisible(demo)
         if demo:
             self.demo_offer.hide()
+        else:
+            self.demo_again.hide()
         self.composer.lock_task(task if demo else "")
+
+    def play_demo_again(self) -> None:
+        """ "Play the demo again": a new task, the demo's, from its sign-in page."""
+        if self.busy or not self._demo:
+            return
+        self.new_task()
+        self.run_task(self.composer.input.toPlainText())
 
     def _explain_demo_end(self) -> None:
         words = tr("The demo has shown everything it recorded. To give your own tasks, add a model in Settings.")
         items = self._model.items
         if not items or items[-1].text != words:  # said once, however often Run is pressed
             self._model.add_notice(words)
-        self._enter(PanelState.DEMO_OVER, tr("The demo is over"))
+        self.enter(PanelState.DEMO_OVER, tr("The demo is over"))
+        self.demo_again.show()
 
-    def _enter(self, state: PanelState, detail: str | None = None) -> None:
+    def enter(self, state: PanelState, detail: str | None = None) -> None:
         """Move the panel to ``state``: the pill and the composer follow from the one table."""
         self.state = state
         self.pill.set_state(state.pill, detail)
@@ -354,59 +348,8 @@ class MainWindow(QMainWindow):
     def _hide_bars(self) -> None:
         self.handoff_bar.hide()
         self.demo_offer.hide()
-        self._attention.dismiss()
-
-    async def ask_user(self, question: str, _signal: AbortSignal) -> str:
-        """The agent's ask_user handler: the question goes into the timeline and the task box becomes the answer.
-
-        Stop and Take over abort the step; the tool then cancels this coroutine, so the signal needs no watching
-        here (cancelling ourselves as well would race the tool's own abort handling).
-        """
-        answer: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self._answer = answer
-        self._model.add_question(question)
-        self._enter(PanelState.ASKING)
-        try:
-            text = await answer
-        finally:
-            answer.cancel()
-            self._answer = None
-        self._model.add_answer(text)
-        self._enter(PanelState.RUNNING, tr("Thanks — carrying on…"))
-        return text
-
-    # --- window placement --------------------------------------------------------------------------------------
-
-    def place_beside_browser(self, screen: QScreen | None = None) -> tuple[int, int, int, int]:
-        """Put the panel at the left of ``screen``; returns Chromium's (x, y, width, height) for the rest."""
-        screen = screen or self.screen() or QGuiApplication.primaryScreen()
-        placement = side_by_side(screen.availableGeometry())
-        # The placement is the whole window, title bar included. Before the window manager has framed the window,
-        # Qt places its content at the point given, which would push the title bar above the screen.
-        self.setGeometry(QRect(*placement.panel).marginsRemoved(frame_margins(self)))
-        return placement.browser
-
-    def tile_with_browser(self) -> tuple[int, int, int, int]:
-        """Snap a panel restored where the user left it to the nearer screen edge; returns Chromium's rect for the
-        rest of the screen, so that neither window ever covers the other."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        # Before the window is shown its frame is not known yet: the restored content plus room for a title bar.
-        frame = self.geometry().marginsAdded(frame_margins(self))
-        # The minimum width is the content's; the window manager's decoration comes on top of it.
-        placement = tile(
-            screen.availableGeometry(),
-            (frame.x(), frame.y(), frame.width(), frame.height()),
-            self.minimumWidth() + frame.width() - self.width(),
-        )
-        self.setGeometry(QRect(*placement.panel).marginsRemoved(frame_margins(self)))
-        return placement.browser
-
-    def save_geometry(self) -> str:
-        """The panel's size and position, for Settings.panel_geometry."""
-        return bytes(self.saveGeometry().toBase64().data()).decode("ascii")
-
-    def restore_geometry(self, data: str) -> bool:
-        return bool(data) and self.restoreGeometry(QByteArray.fromBase64(data.encode("ascii")))
+        self.demo_again.hide()
+        self.moments.over()
 
     # --- the run -----------------------------------------------------------------------------------------------
 
@@ -425,7 +368,7 @@ class MainWindow(QMainWindow):
             self._show_outcome(self._failure(tr("Stopped before the agent started."), AgentStatus.STOPPED))
             return
         self._bridge.attach(agent)
-        self._enter(PanelState.RUNNING, tr("Thinking…"))
+        self.enter(PanelState.RUNNING, tr("Thinking…"))
         try:
             result = await agent.execute(text, follow_up=follow_up)
         except (RuntimeError, ValueError) as exc:
@@ -441,14 +384,17 @@ class MainWindow(QMainWindow):
     def _show_outcome(self, result: ExecutionResult) -> None:
         self._model.finish_run(result)
         self._hide_bars()
-        self._enter(ENDED_AS[outcome_of(result)])
+        self.enter(ENDED_AS[outcome_of(result)])
         if result.steps:
             self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))
         if self._browser_lost:
+            # The result card says the browser was closed; nothing is left to follow up in.
             self._browser_lost = False
-            self._model.add_notice(tr("The browser was closed. Your next task opens it again."))
+            self.enter(PanelState.BROWSER_CLOSED, tr("The browser was closed"))
+            self._model.add_notice(tr("Your next task opens the browser again."))
         if self._demo and result.status == AgentStatus.COMPLETED:
             self._demo_finished = True
+            self.demo_again.show()
         if not self._demo and _model_unreachable(result):
             self.demo_offer.show()  # nothing was done, and the demo needs no model
 
@@ -456,32 +402,24 @@ class MainWindow(QMainWindow):
 
     def _on_status(self, status: AgentStatus) -> None:
         if status == AgentStatus.RUNNING and self.state is PanelState.STARTING:
-            self._enter(PanelState.RUNNING, tr("Thinking…"))
+            self.enter(PanelState.RUNNING, tr("Thinking…"))
 
     def _on_activity(self, activity: AgentActivity) -> None:
         if isinstance(activity, HandOffActivity):
             if self.state is not PanelState.STOPPING:
-                self._show_hand_off(activity.reason)
+                self.moments.hand_off(activity.reason)
             return
         if isinstance(activity, PausedActivity):
             if self.state not in (PanelState.STOPPING, PanelState.HANDED_OFF):
-                self._enter(PanelState.PAUSED, tr("Paused — your turn"))
+                self.enter(PanelState.PAUSED, tr("Paused — your turn"))
             return
         if isinstance(activity, ThinkingActivity):
             self.pill.set_detail(tr("Step {n} of {max}", n=activity.step_index, max=activity.max_steps))
         self.pill.set_activity(describe_activity(activity))
 
-    def _show_hand_off(self, reason: str) -> None:
-        self.confirm_bar.cancel()
-        self._enter(PanelState.HANDED_OFF)
-        self.handoff_bar.show_reason(reason)
-        sound = bool(getattr(self._runtime.settings, "hand_off_sound", False))
-        self._attention.call(tr("Page Agent: your turn"), reason, sound=sound)
-
     def _on_submitted(self, text: str) -> None:
         if self.state is PanelState.ASKING:
-            if self._answer is not None and not self._answer.done():
-                self._answer.set_result(text)
+            self.moments.answer(text)
             return
         self.run_task(text, follow_up=self.state.ended)
 
@@ -490,6 +428,8 @@ class MainWindow(QMainWindow):
         self._browser_lost = self.busy
         if not self.busy:
             self._model.add_notice(tr("The browser was closed. Your next task opens it again."))
+            if self.state.ended:
+                self.enter(PanelState.BROWSER_CLOSED, tr("The browser was closed"))
 
     def _show_usage(self, usage: Usage) -> None:
         if usage.total_tokens == 0:
@@ -507,10 +447,7 @@ class MainWindow(QMainWindow):
 
     def _restyle(self) -> None:
         t = style.apply(self)
-        self._logo.setIcon(icon("sparkle", t.accent))
-        self._demo_icon.setPixmap(icon("info", t.paused).pixmap(QSize(16, 16), self.devicePixelRatioF()))
-        self.history_button.setIcon(icon("history", t.muted))
-        self.settings_button.setIcon(icon("settings", t.muted))
+        self._header.restyle(t)
         self.composer.refresh_icons()
         self.handoff_bar.restyle(t)
         self.timeline.refresh_theme()
@@ -543,28 +480,15 @@ class MainWindow(QMainWindow):
             self._quitting = True  # asked twice (a second Ctrl+C): the user means it
             self._quit_question.done(0)
         self.confirm_bar.cancel()
-        self._attention.dismiss()
+        self.moments.over()
         self.closing.emit()
         super().closeEvent(event)
 
     def _ask_to_quit(self) -> None:
-        # open(), not exec(): a nested loop would stall the run (and a test) while the question waits.
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            tr("Page Agent"),
-            tr("Stop the task and quit?"),
-            QMessageBox.StandardButton.NoButton,
-            self,
-        )
-        box.setInformativeText(tr("The agent is still working on your task. Quitting stops it where it is."))
-        stop = box.addButton(tr("Stop and quit"), QMessageBox.ButtonRole.DestructiveRole)
-        keep = box.addButton(tr("Keep working"), QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(keep)
-        box.setEscapeButton(keep)
-        box.buttonClicked.connect(lambda button: self.quit_now() if button is stop else None)
+        waiting = self.state in (PanelState.ASKING, PanelState.CONFIRMING, PanelState.HANDED_OFF, PanelState.PAUSED)
+        box = ask_to_quit(self, waiting_for_person=waiting, quit_now=self.quit_now)
         box.finished.connect(self._forget_quit_question)
         self._quit_question = box
-        box.open()
 
     def _forget_quit_question(self) -> None:
         self._quit_question = None

@@ -1,4 +1,5 @@
-"""Bars above the composer that wait for the person: the agent's hand-off ("Your turn") and the demo offer.
+"""Bars above the composer that wait for the person: the agent's hand-off ("Your turn"), the demo offer, and the end of
+the demo with "Play the demo again".
 
 Bars, never modal dialogs: ``exec()`` runs a nested loop that stalls asyncio, and the run must stay stoppable.
 """
@@ -110,3 +111,20 @@ class DemoOfferBar(_Bar):
         self.demo_button = self._button(tr("Try the demo"), "primary")
         self.settings_button.clicked.connect(self.settingsRequested)
         self.demo_button.clicked.connect(self.demoRequested)
+
+
+class DemoAgainBar(_Bar):
+    """The demo has replayed everything it recorded: play it again from the start (what a presenter wants next), or
+    go on with a model of one's own."""
+
+    againRequested = Signal()
+    settingsRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(tr("That was the whole demo"), parent)
+        self.setAccessibleName(self.heading.text())
+        self.text.setText(tr("Play it again from the sign-in page, or give the agent tasks of your own with a model."))
+        self.settings_button = self._button(tr("Use your own model"), "ghost")
+        self.again_button = self._button(tr("Play the demo again"), "primary")
+        self.settings_button.clicked.connect(self.settingsRequested)
+        self.again_button.clicked.connect(self.againRequested)

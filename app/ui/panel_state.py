@@ -15,9 +15,11 @@ from app.ui.timeline.model import Outcome
 
 class PanelState(Enum):
     READY = "ready"  # nothing run yet, or after "New task"
+    OPENING = "opening"  # the panel has just opened and Chromium is starting beside it; a task may be typed and run
     STARTING = "starting"  # launching Chromium, building the agent
     RUNNING = "running"
     ASKING = "asking"  # the agent asked the person a question; the task box takes the answer
+    CONFIRMING = "confirming"  # an Allow/Cancel waits for the person (a page's confirm(), an irreversible click)
     PAUSED = "paused"  # the person took over the browser
     HANDED_OFF = "handed_off"  # the agent handed the browser to the person: "Your turn"
     STOPPING = "stopping"  # Stop pressed; the agent is settling
@@ -26,6 +28,7 @@ class PanelState(Enum):
     ERROR = "error"
     STOPPED = "stopped"
     DEMO_OVER = "demo_over"  # the demo replayed everything it recorded; a follow-up has nothing to replay
+    BROWSER_CLOSED = "browser_closed"  # Chromium was closed: nothing to follow up in; the next task opens it again
 
     @property
     def pill(self) -> PillState:
@@ -43,9 +46,11 @@ class PanelState(Enum):
 
 _LOOK: dict[PanelState, tuple[PillState, ComposerMode]] = {
     PanelState.READY: (PillState.IDLE, ComposerMode.NEW),
+    PanelState.OPENING: (PillState.OPENING, ComposerMode.NEW),
     PanelState.STARTING: (PillState.STARTING, ComposerMode.STARTING),
     PanelState.RUNNING: (PillState.RUNNING, ComposerMode.RUNNING),
     PanelState.ASKING: (PillState.ASKING, ComposerMode.ASKING),
+    PanelState.CONFIRMING: (PillState.ASKING, ComposerMode.RUNNING),
     PanelState.PAUSED: (PillState.PAUSED, ComposerMode.PAUSED),
     PanelState.HANDED_OFF: (PillState.HANDED_OFF, ComposerMode.HANDED_OFF),
     PanelState.STOPPING: (PillState.STOPPING, ComposerMode.STOPPING),
@@ -54,6 +59,7 @@ _LOOK: dict[PanelState, tuple[PillState, ComposerMode]] = {
     PanelState.ERROR: (PillState.ERROR, ComposerMode.FOLLOW_UP),
     PanelState.STOPPED: (PillState.STOPPED, ComposerMode.FOLLOW_UP),
     PanelState.DEMO_OVER: (PillState.IDLE, ComposerMode.FOLLOW_UP),
+    PanelState.BROWSER_CLOSED: (PillState.ERROR, ComposerMode.NEW),
 }
 
 ENDED_AS: dict[Outcome, PanelState] = {

@@ -194,31 +194,35 @@ class SecretsPage(QWidget):
         for entry in self.entries():
             found = await asyncio.to_thread(_is_saved, entry.name)
             if entry.name not in self._unsaved:
-                self._set_state(entry.name, tr("Saved") if found else tr("Missing"))
+                state = tr("Until you quit") if secrets.kept_for_session(entry.name) else tr("Saved")
+                self._set_state(entry.name, state if found else tr("Missing"))
 
-    async def store(self) -> str | None:
-        """Delete the removed secrets from the keyring and write the new values; what went wrong, or None.
-
-        What was done stays done, so pressing Save again after fixing the keyring only does the rest."""
+    async def store(self) -> list[str]:
+        """Delete the removed secrets from the keyring and write the new values; returns the names whose value no
+        keyring could take: those are kept until the app quits (never in a file), and the rest is saved all the
+        same."""
         listed = {entry.name for entry in self.entries()}
-        name = ""
-        try:
-            for name in sorted(self._in_keyring - listed):
+        for name in sorted(self._in_keyring - listed):
+            secrets.keep_for_session(name, "")
+            try:
                 await asyncio.to_thread(secrets.set_secret, name, "")
-                self._in_keyring.discard(name)
-            for name in sorted(self._unsaved):
-                await asyncio.to_thread(_saver(name, self._unsaved[name]))
-                self._unsaved.pop(name, None)  # gone already if the user removed it meanwhile
+            except secrets.KeyringUnavailable:
+                pass  # no keyring: nothing of it is in one
+            self._in_keyring.discard(name)
+        in_memory: list[str] = []
+        for name in sorted(self._unsaved):
+            value = self._unsaved.pop(name)
+            try:
+                await asyncio.to_thread(_saver(name, value))
+            except secrets.KeyringUnavailable:
+                secrets.keep_for_session(name, value)
+                in_memory.append(name)
+                self._set_state(name, tr("Until you quit"))
+            else:
+                secrets.keep_for_session(name, "")
                 self._in_keyring.add(name)
                 self._set_state(name, tr("Saved"))
-        except secrets.KeyringUnavailable:
-            return tr(
-                'No system keyring is available to keep the secret "{name}" safely. Install and unlock one '
-                "(for example GNOME Keyring or KWallet) and press Save again, or press Cancel to keep your "
-                "settings as they were.",
-                name=name,
-            )
-        return None
+        return in_memory
 
     # --- adding and removing -----------------------------------------------------------------------------------
 

@@ -8,33 +8,30 @@ instead of growing the dialog off the screen. Opened from the panel, it sits ove
 so the panel stays in sight.
 
 The dialog needs a running asyncio loop (qasync): keyring reads and writes and the connection test run off the
-loop's thread or as tasks on it, so the window never freezes. On Save it stores the key itself; without a system
-keyring the key is kept for this session only (``key_kept_in_memory``), which the caller says in plain words. The
+loop's thread or as tasks on it, so the window never freezes. On Save it stores the key (app/ui/api_key_field.py) and
+the secrets' values itself; without a system keyring they are kept for this session only (``key_kept_in_memory``,
+``secrets_kept_in_memory``), which the caller says in plain words, and everything else is saved all the same. The
 caller persists ``result_settings()``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any
 from urllib.parse import urlparse
 
-from pydantic import SecretStr
-from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QShowEvent
+from PySide6.QtCore import QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QLayout,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSpinBox,
     QTabWidget,
     QVBoxLayout,
@@ -46,20 +43,19 @@ from app.core.safety.navigation import NavigationPolicy
 from app.llm import probe
 from app.llm.probe import ProbeKind, ProbeResult
 from app.llm.settings import LLMSettings, ToolChoiceMode
-from app.settings import secrets
 from app.settings.model import PRESETS, Settings, ThemeChoice, preset
 from app.settings.paths import AppPaths, app_paths
 from app.text.i18n import LANGUAGES, language, tr
 from app.ui import style
+from app.ui.api_key_field import ApiKeyField
+from app.ui.dialog_fit import DialogFit, Page
 from app.ui.dialog_widgets import (
     MessageArea,
     Tone,
     apply_dialog_style,
-    cap_to_screen,
     keep_on_screen,
     move_frame,
     outer_geometry,
-    repolish,
     screen_area,
     section,
     small_label,
@@ -67,6 +63,7 @@ from app.ui.dialog_widgets import (
 from app.ui.icons import icon
 from app.ui.safety_settings import SafetyPage
 from app.ui.secret_settings import SecretsPage
+from app.ui.welcome_frame import WelcomeFrame
 from app.ui.window_placement import browser_beside
 
 CUSTOM = "custom"
@@ -109,29 +106,6 @@ def _headline(kind: ProbeKind) -> str:
 _WARNING_KINDS = frozenset({ProbeKind.TIMEOUT, ProbeKind.RATE_LIMIT, ProbeKind.SERVER, ProbeKind.NO_TOOLS})
 
 
-def env_key_name() -> str | None:
-    """The environment variable whose key overrides the keyring, if one is set."""
-    return next((name for name in secrets.ENV_KEYS if os.environ.get(name)), None)
-
-
-class _Page(QScrollArea):
-    """One tab: its content at full height when the screen has room, scrolled when it has not."""
-
-    def __init__(self, content: QWidget) -> None:
-        super().__init__()
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setWidget(content)
-        self.content = content
-        self.viewport().setAutoFillBackground(False)
-        content.setAutoFillBackground(False)
-
-    def sizeHint(self) -> QSize:
-        # QScrollArea caps its hint at a few dozen lines; the dialog wants the whole page when it fits.
-        return self.content.sizeHint().expandedTo(self.content.minimumSizeHint())
-
-
 class SettingsDialog(QDialog):
     """``exec()``/``open()`` it; ``Accepted`` means saved (key already in the keyring), ``DEMO`` that the user
     chose the offline demo on the first-run screen (``wants_demo``)."""
@@ -158,25 +132,18 @@ class SettingsDialog(QDialog):
         self._first_run = first_run
         self._wants_demo = False
         self._result: Settings | None = None
-        self._env_key = env_key_name()
-        self._loaded_key = ""  # the keyring's key for the chosen provider, as last read
-        self._key_edited = False
-        self._session_key = session_key or ""
-        self._key_in_memory = False
+        self._session_key = session_key
+        self._secrets_in_memory: list[str] = []
         self._background = Background("settings dialog")
         self._test_task: asyncio.Task[None] | None = None
         self._paths = paths or app_paths()
-        self._available: QRect | None = None  # the area to fit, when not the screen's (tests)
-        self._grow_timer = QTimer(self)
-        self._grow_timer.setSingleShot(True)
-        self._grow_timer.setInterval(0)
-        self._grow_timer.timeout.connect(self._grow)
 
         self._build()
         self._fill(settings)
         self._connect()
         self._restyle()
-        self._load_key()
+        self.api_key.load(self.provider)
+        self._background.spawn(self.api_key.check_keyring(self.provider))
         self._background.spawn(self.secrets_page.check_keyring())
         self.resize(580, 100)
         self.fit_to_screen()
@@ -194,13 +161,16 @@ class SettingsDialog(QDialog):
     @property
     def key_kept_in_memory(self) -> bool:
         """Save could not store the key (no system keyring): it is used until the app quits, then asked again."""
-        return self._key_in_memory
+        return self.api_key.kept_in_memory
+
+    @property
+    def secrets_kept_in_memory(self) -> list[str]:
+        """The secrets whose value Save could not store (no system keyring): typed only until the app quits."""
+        return list(self._secrets_in_memory)
 
     def result_api_key(self) -> str | None:
         """The key the app should use now: the environment's when it overrides, else the one in the form."""
-        if self._env_key:
-            return os.environ.get(self._env_key) or None
-        return self.key_edit.text().strip() or None
+        return self.api_key.result()
 
     # --- construction ------------------------------------------------------------------------------------------
 
@@ -211,17 +181,20 @@ class SettingsDialog(QDialog):
         root.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         self.setMinimumSize(_MIN_SIZE)
 
-        self.welcome: QFrame | None = None
+        self.welcome: WelcomeFrame | None = None
         self.demo_button: QPushButton | None = None
         if self._first_run:
-            root.addWidget(self._build_welcome())
+            self.welcome = WelcomeFrame(self, key_unkept=self._original.api_access_not_kept)
+            self.demo_button = self.welcome.demo_button
+            root.addWidget(self.welcome)
         else:
             title = QLabel(tr("Settings"), self)
             title.setObjectName("DialogTitle")
             root.addWidget(title)
 
         self.tabs = QTabWidget(self)
-        self._pages: list[_Page] = []  # the tabs, in order
+        self._pages: list[Page] = []  # the tabs, in order
+        self._fit = DialogFit(self, root, self._pages)
         self.tabs.setObjectName("SettingsTabs")
         model_page = self._new_page(tr("Model"))
 
@@ -232,13 +205,14 @@ class SettingsDialog(QDialog):
         self.base_url_edit = QLineEdit(self)
         self.base_url_edit.setPlaceholderText("https://api.example.com/v1")
         self.model_edit = QLineEdit(self)
-        self.key_edit = QLineEdit(self)
-        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setClearButtonEnabled(True)
-        self.show_key_action = QAction(tr("Show the API key"), self.key_edit)
-        self.show_key_action.setCheckable(True)
-        self.key_edit.addAction(self.show_key_action, QLineEdit.ActionPosition.TrailingPosition)
-        self.key_hint = small_label(self, "")
+        self.api_key = ApiKeyField(
+            self._original.provider, self._session_key, lambda: self.provider, self._background, self
+        )
+        self.key_edit, self.key_hint, self.show_key_action = (
+            self.api_key.edit,
+            self.api_key.hint,
+            self.api_key.show_action,
+        )
         self.mode_combo = QComboBox(self)
         for mode, label in _mode_labels().items():
             self.mode_combo.addItem(label, mode.value)
@@ -256,14 +230,10 @@ class SettingsDialog(QDialog):
         test_row.addWidget(self.fix_button)
         test_row.addStretch(1)
         self.message = MessageArea(self)
-        key_column = QVBoxLayout()
-        key_column.setSpacing(4)
-        key_column.addWidget(self.key_edit)
-        key_column.addWidget(self.key_hint)
         self._add_row(form, tr("Provider"), self.provider_combo)
         self._add_row(form, tr("Base URL"), self.base_url_edit)
         self._add_row(form, tr("Model"), self.model_edit)
-        self._add_row(form, tr("API key"), self.key_edit, key_column)
+        self._add_row(form, tr("API key"), self.key_edit, self.api_key)
         self._add_row(form, tr("Tool calling"), self.mode_combo)
         self._add_row(form, tr("Model answer timeout (s)"), self.timeout_spin)
         self.vision_check = QCheckBox(tr("Show the model screenshots"), self)
@@ -345,7 +315,7 @@ class SettingsDialog(QDialog):
         self._add_tab(self.safety_page, tr("Safety"))
         self._add_tab(self.secrets_page, tr("Secrets"))
         for page in self._pages:
-            page.content.installEventFilter(self)
+            self._fit.watch(page)
         root.addWidget(self.tabs, 1)
 
         self.error_area = MessageArea(self)
@@ -361,38 +331,6 @@ class SettingsDialog(QDialog):
         buttons.addWidget(self.save_button)
         root.addLayout(buttons)
 
-    def _build_welcome(self) -> QFrame:
-        self.welcome = QFrame(self)
-        self.welcome.setObjectName("Welcome")
-        self._welcome_icon = QLabel(self.welcome)
-        title = QLabel(tr("Welcome to Page Agent"), self.welcome)
-        title.setObjectName("DialogTitle")
-        text = small_label(
-            self.welcome,
-            tr(
-                "Page Agent needs an AI model endpoint to work: any OpenAI-compatible service (OpenAI, OpenRouter, "
-                "DeepSeek, Qwen) or a model on this computer (Ollama, LM Studio). Pick a provider, paste your API key "
-                "and test the connection — or try the offline demo first, no key needed."
-            ),
-            "Body",
-        )
-        self.demo_button = QPushButton(tr("Try the demo"), self.welcome)
-        self.demo_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        head = QHBoxLayout()
-        head.setSpacing(8)
-        head.addWidget(self._welcome_icon)
-        head.addWidget(title, 1)
-        demo_row = QHBoxLayout()
-        demo_row.addWidget(self.demo_button)
-        demo_row.addStretch(1)
-        layout = QVBoxLayout(self.welcome)
-        layout.setContentsMargins(16, 14, 16, 14)
-        layout.setSpacing(8)
-        layout.addLayout(head)
-        layout.addWidget(text)
-        layout.addLayout(demo_row)
-        return self.welcome
-
     def _new_page(self, title: str) -> QVBoxLayout:
         """A tab whose column of sections the caller fills."""
         content = QWidget()
@@ -403,7 +341,7 @@ class SettingsDialog(QDialog):
         return column
 
     def _add_tab(self, content: QWidget, title: str) -> None:
-        page = _Page(content)
+        page = Page(content)
         self._pages.append(page)
         self.tabs.addTab(page, title)
 
@@ -431,7 +369,7 @@ class SettingsDialog(QDialog):
         self.browser_edit.setText(settings.browser_path)
         self.javascript_check.setChecked(settings.allow_javascript)
         self.vision_check.setChecked(settings.vision)
-        self._update_key_hint()
+        self.api_key.update_hint(preset(settings.provider).key)
 
     @staticmethod
     def _select(combo: QComboBox, data: str) -> None:
@@ -441,13 +379,11 @@ class SettingsDialog(QDialog):
     def _connect(self) -> None:
         self.provider_combo.activated.connect(self._on_provider_chosen)
         self.base_url_edit.textEdited.connect(self._on_url_edited)
-        self.key_edit.textEdited.connect(self._on_key_edited)
         for edit in (self.base_url_edit, self.model_edit, self.key_edit):
             edit.textEdited.connect(self._forget_test)
         self.provider_combo.activated.connect(self._forget_test)
         self.mode_combo.activated.connect(self._forget_test)
         self.language_combo.currentIndexChanged.connect(self._show_language_hint)
-        self.show_key_action.toggled.connect(self._on_show_key)
         self.test_button.clicked.connect(self.test_connection)
         self.fix_button.clicked.connect(self._apply_fix)
         self.browse_button.clicked.connect(self._browse)
@@ -461,21 +397,16 @@ class SettingsDialog(QDialog):
         self.setStyleSheet(self.styleSheet() + style.settings_stylesheet(t))
         self.show_key_action.setIcon(icon("eye", t.muted))
         if self.welcome is not None:
-            self._welcome_icon.setPixmap(icon("sparkle", t.accent).pixmap(QSize(22, 22), self.devicePixelRatioF()))
+            self.welcome.restyle(t)
 
     # --- fitting the screen ------------------------------------------------------------------------------------
 
     def fit_to_screen(self, available: QRect | None = None) -> None:
-        """As tall as the content asks, never bigger than ``available`` (by default the screen's free area) with the
-        window's frame; a page that does not fit then scrolls. Opened from the panel, the dialog goes over the
-        browser's side of the screen so that the panel stays in sight."""
-        if available is not None:
-            self._available = available
-        area = self._available or screen_area(self)
-        room = cap_to_screen(self, area)
-        hint = self._root.sizeHint()
-        self.resize(max(self.width(), min(hint.width(), room.width())), min(hint.height(), room.height()))
-        self._place(area)
+        """As tall as its tallest tab needs, never bigger than ``available`` (by default the screen's free area) with
+        the window's frame (app/ui/dialog_fit.py); opened from the panel, the dialog goes over the browser's side of
+        the screen so that the panel stays in sight."""
+        self._fit.fit(available)
+        self._place(self._fit.available or screen_area(self))
 
     def _place(self, area: QRect) -> None:
         parent = self.parentWidget()
@@ -491,27 +422,6 @@ class SettingsDialog(QDialog):
         # Laid out at its real width, wrapped text knows its height; and the window manager's frame is known.
         QTimer.singleShot(0, self, self.fit_to_screen)
 
-    def _grow(self) -> None:
-        """Make room for content that appeared (a message), up to the screen's free height, keeping the whole
-        dialog on the screen; never shrink under the user."""
-        wanted = min(self._root.sizeHint().height(), self.maximumHeight())
-        if wanted > self.height():
-            self.resize(self.width(), wanted)
-            keep_on_screen(self, self._available)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        # A page's content changed size: its scroll area's hint follows, and the dialog may grow to show it.
-        if event.type() == QEvent.Type.LayoutRequest:
-            for page in self._pages:
-                page.updateGeometry()
-            self._grow_timer.start()
-        return False
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.LayoutRequest:
-            self._grow_timer.start()
-        return super().event(event)
-
     # --- behaviour ---------------------------------------------------------------------------------------------
 
     @property
@@ -524,18 +434,12 @@ class SettingsDialog(QDialog):
             self.base_url_edit.setText(chosen.base_url)
             self.model_edit.setText(chosen.model)
         self.model_edit.setPlaceholderText(chosen.model)
-        self._update_key_hint()
-        if not self._key_edited:
-            self.key_edit.clear()
-            self._load_key()
+        self.api_key.choose(self.provider)
 
     def _on_url_edited(self, text: str) -> None:
         if self.provider != CUSTOM and text.strip() != preset(self.provider).base_url:
             self._select(self.provider_combo, CUSTOM)
-            self._update_key_hint()
-
-    def _on_key_edited(self) -> None:
-        self._key_edited = True
+            self.api_key.update_hint(self.provider)
 
     def _forget_test(self) -> None:
         """A result says nothing about an address, model or key it did not test: edits clear it."""
@@ -546,51 +450,6 @@ class SettingsDialog(QDialog):
 
     def _show_language_hint(self) -> None:
         self.language_hint.setVisible(self.language_combo.currentData() != language())
-
-    def _on_show_key(self, shown: bool) -> None:
-        self.key_edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
-        self.show_key_action.setText(tr("Hide the API key") if shown else tr("Show the API key"))
-
-    def _update_key_hint(self) -> None:
-        if self._env_key:
-            self.key_edit.setPlaceholderText(tr("Set by {name}", name=self._env_key))
-            self.key_hint.setText(
-                tr(
-                    "The key in the environment variable {name} is used; it overrides any key saved here.",
-                    name=self._env_key,
-                )
-            )
-            self.key_hint.setObjectName("Warning")
-        elif not preset(self.provider).needs_key:
-            self.key_edit.setPlaceholderText(tr("Not needed"))
-            self.key_hint.setText(tr("Local servers usually need no key."))
-            self.key_hint.setObjectName("Hint")
-        elif self._session_key and self.key_edit.text() == self._session_key:
-            self.key_edit.setPlaceholderText("sk-…")
-            self.key_hint.setText(
-                tr("No system keyring: the key is kept until you quit; you'll be asked again next time.")
-            )
-            self.key_hint.setObjectName("Warning")
-        else:
-            self.key_edit.setPlaceholderText("sk-…")
-            self.key_hint.setText(tr("Kept in your system keyring, never in the settings file."))
-            self.key_hint.setObjectName("Hint")
-        repolish(self.key_hint)
-
-    def _load_key(self) -> None:
-        if not self._env_key:
-            self._background.spawn(self._read_key(self.provider))
-
-    async def _read_key(self, provider: str) -> None:
-        # A closure and a SecretStr: qasync logs a worker's call and result at DEBUG level, and this is the key.
-        found = await asyncio.to_thread(lambda: SecretStr(secrets.get_api_key(provider) or ""))
-        key = found.get_secret_value()
-        if provider == self.provider and not self._key_edited:
-            if not key and provider == self._original.provider:
-                key = self._session_key  # kept in memory: the keyring could not store it
-            self._loaded_key = key
-            self.key_edit.setText(key)
-            self._update_key_hint()
 
     def _form_settings(self) -> Settings:
         mode = ToolChoiceMode(self.mode_combo.currentData())
@@ -725,29 +584,14 @@ class SettingsDialog(QDialog):
             return
         self.save_button.setEnabled(False)
         try:
-            if not await self._store_in_keyring(settings):
-                return
+            await self.api_key.store(settings.provider)
+            self._secrets_in_memory = await self.secrets_page.store()
         finally:
             self.save_button.setEnabled(True)
-        self._result = settings.model_copy(update={"first_run_done": True})
+        # A key typed but not kept is asked for again at the next start, not replaced by nothing.
+        unkept = self.api_key.kept_in_memory or (self._original.api_access_not_kept and not self.api_key.edited)
+        self._result = settings.model_copy(update={"first_run_done": True, "api_access_not_kept": unkept})
         self.accept()
-
-    async def _store_in_keyring(self, settings: Settings) -> bool:
-        key = self.key_edit.text().strip()
-        if self._key_edited and key != self._loaded_key:
-            try:
-                await asyncio.to_thread(lambda: secrets.set_api_key(settings.provider, key))  # see _read_key
-                self._key_in_memory = False
-            except secrets.KeyringUnavailable:
-                # The demo must not be lost to this: the key is used for this session and asked for again next time.
-                self._key_in_memory = True
-            self._loaded_key = key  # a second Save (after a secret could not be stored) need not write it again
-        failure = await self.secrets_page.store()
-        if failure:
-            self._show_field(self.secrets_page.secret_list)
-            self.error_area.show_message(Tone.ERROR, tr("The secret was not saved"), failure)
-            return False
-        return True
 
     def _choose_demo(self) -> None:
         self._wants_demo = True

@@ -20,6 +20,7 @@ MIN_HOLD_MS = 300
 
 class PillState(Enum):
     IDLE = "idle"
+    OPENING = "opening"  # the panel just opened and Chromium starts beside it; nothing runs yet
     STARTING = "starting"
     RUNNING = "running"
     ASKING = "asking"
@@ -49,6 +50,7 @@ def your_turn_color(t: Theme) -> QColor:
 def _default_text(state: PillState) -> str:
     return {
         PillState.IDLE: tr("Ready"),
+        PillState.OPENING: tr("Starting the browser…"),
         PillState.STARTING: tr("Starting the browser…"),
         PillState.RUNNING: tr("Working…"),
         PillState.ASKING: tr("Waiting for your answer"),
@@ -66,6 +68,7 @@ def _look(state: PillState, t: Theme) -> tuple[QColor, str | None]:
     """The state's colour and icon (None: the spinner)."""
     return {
         PillState.IDLE: (t.neutral, "dot"),
+        PillState.OPENING: (t.accent, "dot"),
         PillState.STARTING: (t.accent, None),
         PillState.RUNNING: (t.accent, None),
         PillState.ASKING: (t.paused, "chat"),

@@ -2,7 +2,8 @@
 
 An event filter on the panel window waits until the panel has been still for a moment (a drag sends a stream of
 moves), then snaps the panel to the nearer screen edge and gives Chromium the rest (app.ui.window_placement.tile),
-so that neither ever covers the other and Stop stays in sight.
+so that neither ever covers the other and Stop stays in sight. Maximizing either window maximizes the pair: the panel
+takes the screen's full height at its edge and Chromium all the rest, still side by side (``fill_screen``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
 from app.background import Background
-from app.ui.window_placement import Rect, tile
+from app.ui.window_placement import PANEL_WIDTH, Rect, tile
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,37 @@ class BrowserTiler(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self._window and event.type() in (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show):
             self._timer.start()
+        elif (
+            watched is self._window
+            and event.type() == QEvent.Type.WindowStateChange
+            and self._window.windowState() & Qt.WindowState.WindowMaximized
+        ):
+            # After the state change is done with: the window manager restores the old size when it un-maximizes.
+            QTimer.singleShot(0, self, self.fill_screen)
         return False
+
+    def fill_screen(self) -> None:
+        """The pair fills the screen, side by side: the panel at its edge, full height; Chromium the rest."""
+        window = self._window
+        screen = window.screen()
+        if screen is None or not window.isVisible():
+            return
+        frame = window.frameGeometry()
+        decoration = frame.width() - window.width()
+        # Where the person had it before maximizing: its width, and the edge it sat at.
+        before = window.normalGeometry() if window.windowState() & Qt.WindowState.WindowMaximized else window.geometry()
+        if window.windowState() & Qt.WindowState.WindowMaximized:
+            window.setWindowState(window.windowState() & ~Qt.WindowState.WindowMaximized)
+        area = screen.availableGeometry()
+        width = (before.width() if before.isValid() else PANEL_WIDTH) + decoration
+        at_left = before.center().x() <= area.center().x()
+        x = area.x() if at_left else area.x() + area.width() - width
+        placement = tile(area, (x, area.y(), width, area.height()), window.minimumWidth() + decoration)
+        px, py, pwidth, pheight = placement.panel
+        window.move(px, py)
+        window.resize(pwidth - decoration, pheight - (frame.height() - window.height()))
+        self._sent = placement.browser
+        self._background.spawn(self._send(placement.browser))
 
     def tile_now(self) -> None:
         """Snap the panel and send Chromium beside it (at once; the event filter calls this once moves settle)."""

@@ -456,6 +456,15 @@
     $("#export-preview").textContent = csv;
     var link = $("#export-download");
     link.href = URL.createObjectURL(new Blob([csv], { type: "text/csv" }));
+    // Once downloaded, no longer a link: the browser's status bubble ("blob:…") does not linger under the pointer.
+    link.addEventListener("click", function () {
+      setTimeout(function () {
+        link.removeAttribute("href");
+        link.setAttribute("aria-disabled", "true");
+        link.lastChild.textContent = " Downloaded";
+      }, 300);
+    });
+    document.title = "Export ready — Acme CRM";
     $("#export-step").hidden = false;
     $("#export-title").focus();
   }

@@ -1,7 +1,8 @@
 // The "Page Agent is working · Stop (Esc)" bar, installed by app/browser/stop_bar.py as an init script in every
 // document of the agent's Chromium. Called as `(source)(config)` with config {binding, hook, tag}: the Playwright
-// binding that reports to Python, the window property Python calls to show or hide the bar ({working, stop, passive}
-// or null), and the bar's tag name.
+// binding that reports to Python, the window property Python calls to show or hide the bar ({working, stop, action,
+// waiting, passive} or null: `action` is what the button reports, "stop" or "panel"; none, no button; `waiting` tints
+// the bar as the moments that wait for the person), and the bar's tag name.
 // All three are random per session, so a page cannot guess them before the bar exists.
 //
 // The bar lives in a CLOSED shadow root: page scripts can neither read nor restyle what is inside it. Esc is caught
@@ -19,6 +20,13 @@
     if (event.key === 'Escape' && event.isTrusted && !event.repeat) report('escape').catch(() => {});
   }, true);
   if (window.top !== window) return;  // one bar per tab, in its top document; Esc counts in every frame
+
+  // The window was resized (maximized, say): Python looks at its state, once the resizing has settled.
+  let resizing = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => report('resize').catch(() => {}), 250);
+  });
 
   let host = null;
   let keeper = null;
@@ -42,26 +50,33 @@
       .bar { display: flex; align-items: center; gap: 10px; padding: 6px 6px 6px 14px; border-radius: 999px;
         background: #1f2937; color: #f9fafb; font: 500 13px/1.3 system-ui, -apple-system, "Segoe UI", sans-serif;
         box-shadow: 0 2px 10px rgba(0, 0, 0, 0.35); white-space: nowrap; user-select: none; }
+      .bar.waiting { background: #0b6e69; }
       .dot { width: 8px; height: 8px; border-radius: 50%; background: #60a5fa; }
+      .waiting .dot { background: #99f6e4; }
       button { font: 600 13px/1.3 system-ui, -apple-system, "Segoe UI", sans-serif; color: #fff;
         background: #dc2626; border: 0; border-radius: 999px; padding: 5px 12px; cursor: pointer; }
       button:hover { background: #b91c1c; }
+      .waiting button { background: #f9fafb; color: #0b6e69; }
+      .waiting button:hover { background: #ccfbf1; }
       button:focus-visible { outline: 2px solid #fff; outline-offset: 2px; }`;
     const bar = document.createElement('div');
-    bar.className = 'bar';
+    bar.className = labels.waiting ? 'bar waiting' : 'bar';
     bar.setAttribute('role', 'status');
     const dot = document.createElement('span');
     dot.className = 'dot';
     const text = document.createElement('span');
     text.textContent = labels.working;
-    const stop = document.createElement('button');
-    stop.type = 'button';
-    stop.textContent = labels.stop;
-    stop.addEventListener('click', (event) => {
-      event.stopPropagation();
-      if (event.isTrusted) report('stop').catch(() => {});
-    });
-    bar.append(dot, text, stop);
+    bar.append(dot, text);
+    if (labels.action) {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = labels.stop;
+      button.addEventListener('click', (event) => {
+        event.stopPropagation();
+        if (event.isTrusted) report(labels.action).catch(() => {});
+      });
+      bar.append(button);
+    }
     root.append(style, bar);
     return el;
   }
@@ -71,7 +86,7 @@
   }
 
   function show(labels) {
-    const words = labels.working + '\n' + labels.stop;
+    const words = [labels.working, labels.stop, labels.action, labels.waiting].join('\n');
     if (host && shown === words) {
       place(host, labels.passive);
       return;

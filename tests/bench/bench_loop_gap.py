@@ -27,7 +27,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.core.llm import LLMReply, ToolCall
-from app.demo.script import DEMO_TASK
+from app.demo.task import DEMO_TASK
 from app.llm.cassette import Cassette, CassetteEntry
 from app.settings.model import Settings, save_settings
 from app.settings.paths import AppPaths

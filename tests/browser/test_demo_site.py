@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
+from app.demo.script import solve_captcha
 from app.demo.site import DemoSite
 from tests.browser.helpers import index_of
 
@@ -37,3 +38,21 @@ async def test_sign_in_and_choose_a_plan_in_the_custom_combobox(controller, sign
         f'[{plan}]<button label="Plan *" type=button role=combobox aria-expanded=false aria-haspopup=listbox '
         "required>Pro />"
     ) in content
+
+
+async def test_the_export_page_says_so_in_its_title_and_the_link_is_done_once_used(controller, signal, demo) -> None:
+    await controller.go_to_url(demo, signal)
+    page = controller.session.active_page
+    await page.fill("#email", "demo@acme.test")
+    await page.fill("#password", "demo1234")
+    await page.click("button[type=submit]")
+    await page.wait_for_url("**/dashboard.html")
+    await controller.go_to_url(demo + "verify.html", signal)
+    await solve_captcha(page)
+    assert await page.title() == "Export ready — Acme CRM"  # not still "Security check"
+    content = (await controller.get_browser_state(signal)).content
+    await controller.click(index_of(content, "Download CSV"), signal)
+    link = page.locator("#export-download")
+    await link.filter(has_text="Downloaded").wait_for()
+    # No longer a link: the browser's status bubble ("blob:…") does not linger under the pointer.
+    assert await link.get_attribute("href") is None

@@ -16,8 +16,26 @@ def _stand_in(profile: Path, code: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", code, f"--user-data-dir={profile}"])
 
 
+def _rewritten(command_line: str) -> subprocess.Popen[bytes]:
+    # A process whose command line is one string, as a running Chromium rewrites its own.
+    return subprocess.Popen([command_line, "-c", "import time; time.sleep(60)"], executable=sys.executable)
+
+
 async def _until_listed(profile: Path) -> list[int]:
     return await until(lambda: profile_pids(profile), message="the stand-in listed")
+
+
+async def test_a_process_that_rewrote_its_command_line_as_chromium_does_is_found(tmp_path: Path) -> None:
+    # Running Chromium rewrites its command line into one string (arguments joined by spaces): the flag is still found,
+    # and a profile whose path only begins like this one's is not.
+    rewritten = _rewritten(f"chromium --type=zygote --user-data-dir={tmp_path} --no-first-run")
+    lookalike = _rewritten(f"chromium --user-data-dir={tmp_path.parent / (tmp_path.name + '-other')}")
+    try:
+        assert await _until_listed(tmp_path) == [rewritten.pid]
+    finally:
+        for process in (rewritten, lookalike):
+            process.kill()
+            process.wait()
 
 
 async def test_a_process_that_exits_ends_the_wait_early(tmp_path: Path) -> None:

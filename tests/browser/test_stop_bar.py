@@ -14,7 +14,7 @@ from app.browser.session import BrowserSession
 from app.browser.stop_bar import StopBar, bar_labels
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
-from app.core.types import AgentStatus, HandOffActivity
+from app.core.types import AgentStatus, ExecutingActivity, HandOffActivity
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
@@ -221,10 +221,14 @@ async def test_stop_in_chromium_goes_to_the_panels_callback(
         await runtime.shutdown()
 
 
-async def test_a_hand_off_hides_the_bar_and_brings_the_agents_tab_to_the_front(
+async def test_a_hand_off_says_your_turn_and_brings_the_agents_tab_to_the_front(
     session: BrowserSession, site: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    controller, _stops, page = await _setup(session, site)
+    controller = PlaywrightPageController(session)
+    stops, panels = Stops(), Stops()
+    await controller.stop_bar.install(stops, panels)
+    page = session.active_page
+    await page.goto(site + PAGE)
     agent = Agent(_NeverCalled(), controller)
     controller.stop_bar.follow(agent)
     await controller.stop_bar.show()
@@ -242,9 +246,50 @@ async def test_a_hand_off_hides_the_bar_and_brings_the_agents_tab_to_the_front(
     monkeypatch.setattr(page, "bring_to_front", bring_to_front)
     # What the agent emits when the model calls hand_off_to_user.
     agent._events.emit("activity", HandOffActivity(reason="Please solve the captcha."))
-    await until(lambda: _gone(page, controller.stop_bar))
     await until(lambda: fronted)
-    assert await _bar_box(other, controller.stop_bar) is None
+    bar = controller.stop_bar
+    await until(lambda: bar.mode == "waiting" and _bar_box(page, bar))
+    assert bar._labels() == {  # what the tab shows (the bar's words are out of the page's reach)
+        "working": "Your turn — see the panel",
+        "stop": "Show the panel",
+        "action": "panel",
+        "waiting": True,
+        "passive": False,
+    }
+    # Esc is the person's now, in the page they act on: it stops nothing.
+    await page.keyboard.press("Escape")
+    # Its button brings the panel forward.
+    box = await _bar_box(page, bar)
+    assert box is not None
+    await page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
+    await panels.next()
+    assert stops.count == 0
+
+
+async def test_a_question_or_an_allow_cancel_turns_the_bar_to_your_turn(session: BrowserSession, site: str) -> None:
+    controller, stops, page = await _setup(session, site)
+    bar = controller.stop_bar
+    agent = Agent(_NeverCalled(), controller)
+    bar.follow(agent)
+    await bar.show()
+    agent._events.emit("activity", ExecutingActivity(tool="ask_user", input={"question": "Which plan?"}))
+    await until(lambda: bar.mode == "waiting")
+    # Without a panel (the CLI), the bar points at the terminal and has no button.
+    assert bar._labels() == {
+        "working": "Your turn — see the terminal",
+        "stop": "",
+        "action": "",
+        "waiting": True,
+        "passive": False,
+    }
+    await bar.show()
+    with bar.waiting_for_person():  # the Allow/Cancel question (app/runtime.py wraps its handler so)
+        assert bar.mode == "waiting"
+        await until(lambda: _bar_box(page, bar))
+        await page.keyboard.press("Escape")
+    assert bar.mode == "working"
+    await page.wait_for_timeout(300)
+    assert stops.count == 0
 
 
 class _NeverCalled:

@@ -19,7 +19,8 @@ from app.core.agent import Agent
 from app.core.llm import LLMError, Message, ToolSpec
 from app.core.page import ListedElement
 from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity, StepEvent
-from app.demo.script import DEMO_TASK, Pick, ScriptedModel, Step, generate, solve_captcha
+from app.demo.script import Pick, ScriptedModel, Step, generate, solve_captcha
+from app.demo.task import DEMO_TASK
 from app.runtime import DEMO_CASSETTE, Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
@@ -158,7 +159,9 @@ async def test_continuing_before_solving_the_captcha_hands_it_over_again(runtime
     first = await run.handed_over()
     agent.resume()  # the captcha is still there
     second = await run.handed_over()
-    assert second == first and agent.paused and not run.task.done()
+    assert agent.paused and not run.task.done()
+    # Not the identical card: it says the captcha is still not solved.
+    assert second.reason == f"Not done yet: the captcha is still on the page. {first.reason}"
     page = runtime.active_page
     assert page is not None and page.url.endswith("/verify.html")
     await solve_captcha(page)
@@ -168,6 +171,24 @@ async def test_continuing_before_solving_the_captcha_hands_it_over_again(runtime
     over = await agent.execute("Now delete every customer", follow_up=True)
     assert over.status is AgentStatus.ERROR
     assert "end of the recorded demo" in over.data
+
+
+async def test_taking_over_and_doing_a_step_yourself_the_demo_carries_on(runtime: Runtime) -> None:
+    agent = await runtime.agent()
+    typed = asyncio.Event()
+    agent.on("event_added", lambda event: typed.set() if isinstance(event, StepEvent) else None)
+    run = DemoRun(agent)
+    await asyncio.wait_for(typed.wait(), TURN_WAIT)
+    agent.pause()  # Take over, with the email typed: the person signs in themselves
+    page = runtime.active_page
+    assert page is not None
+    await page.fill("#password", "demo1234")
+    await page.click("button[type=submit]")
+    await page.wait_for_url("**/dashboard.html")
+    agent.resume()
+    turn = await run.handed_over()  # on to the captcha, from where the person left the page: no error
+    assert "captcha" in turn.reason
+    await agent.stop()
 
 
 async def test_a_replay_that_no_longer_matches_the_page_stops_before_acting_and_says_so_plainly(

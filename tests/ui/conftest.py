@@ -51,6 +51,7 @@ class TestRuntime:
         self._confirm: ConfirmHandler | None = None
         self._closed: list[Callable[[], None]] = []
         self._stop_pressed: list[Callable[[], None]] = []
+        self._panel_asked: list[Callable[[], None]] = []
         self._agent: Agent | None = None
         self._client: OpenAICompatibleClient | None = None
         self.agent_calls = 0
@@ -90,6 +91,14 @@ class TestRuntime:
 
     def on_stop_requested(self, callback: Callable[[], None]) -> None:
         self._stop_pressed.append(callback)
+
+    def on_panel_requested(self, callback: Callable[[], None]) -> None:
+        self._panel_asked.append(callback)
+
+    def press_show_panel_in_browser(self) -> None:
+        """What the in-Chromium bar does when, while the run waits for the person, they press "Show the panel"."""
+        for callback in self._panel_asked:
+            callback()
 
     def press_stop_in_browser(self) -> None:
         """What the in-Chromium bar does when the user presses its Stop or Esc (app/browser/stop_bar.py)."""

@@ -101,7 +101,9 @@ async def test_a_page_dialog_is_asked_as_plain_text_with_its_site(window: MainWi
     answer = asyncio.ensure_future(window.confirm_bar.ask(request, AbortSignal()))
     await the_question(window)
     assert window.confirm_bar.question.text() == "The page asks: “<b>Delete</b> all 120 customers?”"
-    assert window.confirm_bar.detail.text() == ("Asked by crm.example:8080. The agent will not answer it for you.")
+    assert window.confirm_bar.detail.text() == (
+        "Asked by crm.example:8080. Answer here or in the browser; the agent will not answer it for you."
+    )
     screenshot(window, "confirm_dialog")
     window.confirm_bar.allow_button.click()
     assert await asyncio.wait_for(answer, 2) is True
@@ -133,6 +135,6 @@ async def test_the_questions_in_chinese(window: MainWindow) -> None:
         set_language("en")
     assert texts == (
         "网页请求确认离开；在该页面上所做的更改可能会丢失。",
-        "由 crm.example 提出。智能体不会替你回答。",
+        "由 crm.example 提出。可以在这里或在浏览器中回答；智能体不会替你回答。",
         f"{risky.CONFIRM_TIMEOUT:g} 秒后自动取消",
     )

@@ -126,6 +126,8 @@ async def test_an_endpoint_that_cannot_be_reached_offers_the_demo(window: MainWi
     assert window.pill.state is PillState.ERROR
     assert window.demo_offer.isVisible()
     assert window.demo_offer.demo_button.text() == "Try the demo"
+    # The failure is said once, in the result card: no error card repeating it above.
+    assert [item.kind for item in window.model.items].count(Kind.ERROR) == 0
     asked: list[str] = []
     window.demoRequested.connect(lambda: asked.append("demo"))
     window.settingsRequested.connect(lambda: asked.append("settings"))
@@ -169,3 +171,36 @@ async def test_a_hand_off_in_the_demo_takes_a_note_not_the_demo_task(
     assert window.pill.state is PillState.SUCCESS
     assert "Solved the captcha" in llm_server.user_message(-1)
     assert box.toPlainText() == TASK and box.isReadOnly()  # the demo's task again, ready to run
+
+
+async def test_into_or_out_of_the_demo_an_ended_task_is_not_followed_up(
+    window: MainWindow, llm_server: FakeLLMServer
+) -> None:
+    llm_server.add(done_reply("Done."))
+    window.composer.input.setPlainText("Quick task")
+    window.composer.run.click()
+    await settle(window)
+    assert window.composer.mode is ComposerMode.FOLLOW_UP
+    window.show_demo_mode(True, "The demo's task")  # "Try the demo"
+    assert window.composer.mode is ComposerMode.NEW
+    window.show_demo_mode(False)  # a model of one's own, after the demo: "What next?" would continue the demo's task
+    assert window.composer.mode is ComposerMode.NEW
+
+
+async def test_at_the_end_of_the_demo_it_offers_to_play_it_again(
+    demo_window: tuple[MainWindow, TestRuntime], llm_server: FakeLLMServer
+) -> None:
+    window, _runtime = demo_window
+    llm_server.add(done_reply("Added Jane Doe and exported the list."))
+    window.composer.run.click()
+    await settle(window)
+    bar = window.demo_again
+    assert bar.isVisible() and bar.again_button.text() == "Play the demo again"
+    screenshot(window, "demo_play_again")
+    llm_server.add(done_reply("Again."))
+    bar.again_button.click()  # a new task from the sign-in page, not a follow-up with nothing to replay
+    assert not bar.isVisible() and window.busy
+    await settle(window)
+    assert window.pill.state is PillState.SUCCESS and TASK in llm_server.user_message(-1)
+    assert [item.kind for item in window.model.items].count(Kind.TASK) == 1  # started anew
+    assert bar.isVisible()

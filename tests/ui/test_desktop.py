@@ -4,19 +4,23 @@ reopened, settings applied, and a shutdown that leaves no Chromium behind. Real 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication, QDialog
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
 from app.browser.processes import profile_pids
 from app.core.types import HandOffActivity
 from app.history.store import RunStore
 from app.settings.model import Settings, load_settings, save_settings
 from app.settings.paths import AppPaths
+from app.ui import desktop as desktop_module
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.history_view import HistoryDialog
+from app.ui.main_window import MainWindow
 from app.ui.saved_run_window import SavedRunWindow
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.status_pill import PillState
@@ -71,6 +75,35 @@ async def test_without_a_key_the_panel_opens_in_demo_mode_and_explains(
         timeout=30,
         message="the demo site in Chromium",
     )
+
+
+async def test_the_panel_shows_at_once_and_says_the_browser_is_starting(
+    desktops: list[Desktop], paths: AppPaths, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The keyring is slow to answer the first time: the panel is on screen meanwhile, and a task waits for the key.
+    release = threading.Event()
+
+    def slow_key(_provider: str) -> str | None:
+        release.wait(30)
+        return None
+
+    monkeypatch.setattr(desktop_module, "get_api_key", slow_key)
+    desktop = Desktop(paths, LaunchChoices(demo=True, headless=True))
+    desktops.append(desktop)
+    starting = asyncio.ensure_future(desktop.start())
+    await until(lambda: desktop.window is not None and desktop.window.isVisible(), message="the panel on screen")
+    window = desktop.window
+    assert window is not None and not starting.done()  # shown before the key was read
+    assert window.pill.state is PillState.OPENING and window.pill.text() == "Starting the browser…"
+    window.composer.run.click()  # the demo's task, run at once: it waits for the key, then for Chromium
+    await asyncio.sleep(0)
+    assert desktop.runtime is not None and desktop.runtime.active_page is None
+    release.set()
+    await asyncio.wait_for(starting, 30)
+    await until(lambda: window.pill.state is PillState.RUNNING, timeout=60, message="the task running")
+    window.stop()
+    await settle(window, timeout=30)
+    assert window.pill.state is PillState.STOPPED
 
 
 async def test_asked_for_demo_skips_the_first_run_screen(
@@ -134,8 +167,9 @@ async def test_a_run_is_saved_and_reopens_from_history(
     history = _dialog(HistoryDialog)
     assert isinstance(history, HistoryDialog)
     await until(lambda: history.list.topLevelItemCount() > 0)
-    # History too opens beside the panel: the live run and its Stop stay in sight.
-    assert history.frameGeometry().left() >= window.frameGeometry().right()
+    # The person works in the browser now (the captcha): History opens over the panel's column, above the hand-off
+    # bar, covering neither the page nor "I've done it — continue".
+    assert _over_the_panel_above_its_bar(history, window)
     first = store.summaries()[-1]
     assert first.title == "What product does the page show?"
     history.select(first.id)
@@ -151,7 +185,7 @@ async def test_a_run_is_saved_and_reopens_from_history(
     kinds = [item.kind for item in saved.model.items]
     assert kinds[0] is Kind.TASK and kinds[-1] is Kind.RESULT
     assert "What product does the page show?" in saved.model.items[0].text
-    assert saved.frameGeometry().left() >= window.frameGeometry().right()  # beside the panel, not over it
+    assert _over_the_panel_above_its_bar(saved, window)  # the same: the captcha stays in sight
     # The live run is untouched: the same run, still waiting for the user, the same timeline.
     assert window.current_run is run and window.busy and agent.paused and window.handed_off
     assert window.handoff_bar.isVisible()
@@ -163,6 +197,14 @@ async def test_a_run_is_saved_and_reopens_from_history(
     assert window.pill.state is PillState.SUCCESS and window.current_run is run
     saved.close_button.click()
     await until(lambda: not desktop.saved_runs, message="the saved run's window to close")
+
+
+def _over_the_panel_above_its_bar(other: QWidget, window: MainWindow) -> bool:
+    """Over the panel's column (no wider than the panel, or than the window can be), ending above the hand-off bar."""
+    panel, seen = window.frameGeometry(), other.frameGeometry()
+    bar = window.handoff_bar.mapToGlobal(QPoint(0, 0)).y()
+    narrowest = max(panel.width(), other.minimumWidth() + seen.width() - other.width())
+    return abs(seen.left() - panel.left()) <= 2 and seen.width() <= narrowest and seen.bottom() < bar
 
 
 async def test_saving_settings_with_a_key_leaves_the_demo(

@@ -14,6 +14,7 @@ from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
+from app.ui.task_input import ComposerMode
 from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import screenshot, settle
@@ -67,8 +68,13 @@ async def test_chromium_closed_mid_run_ends_clearly_and_the_next_task_relaunches
         assert window.pill.state is PillState.ERROR
         result = window.model.last_result()
         assert result is not None and "browser was closed" in result.text.lower()
-        assert "Your next task opens it again" in window.model.items[-1].text
-        assert window.composer.input.isEnabled()
+        # Said once: no error card above the result, and the notice only says what comes next.
+        texts = [item.text for item in window.model.items]
+        assert sum("browser was closed" in text.lower() for text in texts) == 1
+        assert window.model.items[-1].text == "Your next task opens the browser again."
+        assert window.pill.text() == "The browser was closed"
+        # Nothing to continue in: the next task is a new one (it opens the browser again).
+        assert window.composer.mode is ComposerMode.NEW and window.composer.input.isEnabled()
         screenshot(window, "browser_closed")
 
         window.composer.input.setPlainText("What product does the page show?")

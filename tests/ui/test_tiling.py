@@ -91,3 +91,29 @@ async def _until_bounds(chromium: BrowserSession, expected: Rect, timeout: float
         return await chromium.window_bounds() == expected
 
     await until(reached, timeout, message=f"Chromium's window to reach {expected}")
+
+
+async def test_maximizing_the_panel_maximizes_the_pair(qapp: QApplication) -> None:
+    sent: list[Rect] = []
+
+    async def place_browser(rect: Rect) -> None:
+        sent.append(rect)
+
+    panel = QWidget()
+    panel.setMinimumWidth(280)
+    screen = panel.screen().availableGeometry()
+    tiler = BrowserTiler(panel, place_browser, settle_ms=50)
+    panel.setGeometry(screen.x(), screen.y() + 60, 300, screen.height() - 200)
+    panel.show()
+    try:
+        panel.showMaximized()  # the title bar's maximize button, or a double click on it
+        # Not over Chromium: at its edge, the whole height; Chromium beside it, the whole height too.
+        await until(lambda: not panel.isMaximized() and panel.frameGeometry().height() == screen.height())
+        frame = panel.frameGeometry()
+        assert (frame.x(), frame.y()) == (screen.x(), screen.y()) and frame.width() < screen.width() // 2
+        rest = (frame.right() + 1, screen.y(), screen.right() - frame.right(), screen.height())
+        await until(lambda: sent and sent[-1] == rest, message="Chromium beside it")
+        tiler.fill_screen()  # what Chromium's own maximize asks for (app/runtime.py on_browser_maximized)
+        assert panel.frameGeometry() == frame and sent[-1] == rest
+    finally:
+        panel.close()

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication
 
 from app.ui import style
 from app.ui.main_window import MainWindow
+from app.ui.panel_placement import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
@@ -63,21 +64,21 @@ def test_header_buttons_emit_requests(window: MainWindow) -> None:
 
 
 def test_geometry_is_saved_and_restored(window: MainWindow) -> None:
-    browser = window.place_beside_browser()
+    browser = place_beside_browser(window)
     screen = (window.screen() or QGuiApplication.primaryScreen()).availableGeometry()
     assert browser[0] == screen.x() + window.geometry().width() or browser[0] >= screen.x()
     window.setGeometry(QRect(100, 80, 430, 700))
-    saved = window.save_geometry()
+    saved = save_geometry(window)
     window.setGeometry(QRect(0, 0, 500, 600))
-    assert window.restore_geometry(saved)
+    assert restore_geometry(window, saved)
     assert window.geometry().size() == QRect(100, 80, 430, 700).size()
-    assert not window.restore_geometry("")
+    assert not restore_geometry(window, "")
 
 
 def test_a_panel_restored_in_the_middle_snaps_to_an_edge_and_chromium_takes_the_rest(window: MainWindow) -> None:
     screen = (window.screen() or QGuiApplication.primaryScreen()).availableGeometry()
     window.setGeometry(QRect(screen.x() + screen.width() // 2 - 300, screen.y() + 40, 430, 600))
-    x, _y, width, height = window.tile_with_browser()
+    x, _y, width, height = tile_with_browser(window)
     panel = window.frameGeometry()
     # Side by side, touching, both inside the screen: neither covers the other.
     assert panel.x() == screen.x() + screen.width() - panel.width() or panel.x() == screen.x()

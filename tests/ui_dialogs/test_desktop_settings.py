@@ -4,6 +4,7 @@ only at the next start, everywhere at once."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -123,6 +124,31 @@ async def test_after_a_restart_without_a_key_the_demo_is_back(
     assert welcome.demo_button is not None and welcome.key_edit.text() == ""
 
 
+async def test_a_key_a_local_endpoint_needed_but_no_keyring_kept_is_asked_for_again(
+    start, paths: AppPaths, llm_server: FakeLLMServer, memory_keyring: MemoryKeyring
+) -> None:  # type: ignore[no-untyped-def]
+    keyring.set_keyring(NoKeyring())
+    desktop, window = await start()
+    dialog = await settings_dialog()
+    # Nothing promises a keyring that is not there.
+    await until(lambda: dialog.key_hint.text().startswith("No system keyring"), message="the key hint")
+    dialog.base_url_edit.setText(llm_server.base_url)  # on this machine: "needs no key", as far as the app can tell
+    dialog.model_edit.setText("fake-model")
+    type_key(dialog, KEY)
+    await dialog.save()
+    await until(lambda: desktop.runtime is not None and not desktop.runtime.demo)
+    await stop(desktop)
+    assert KEY not in paths.settings_file.read_text(encoding="utf-8")
+
+    desktop, window = await start()  # not the model without its key: asked again, the demo meanwhile
+    assert desktop.runtime is not None and desktop.runtime.demo and window.demo_banner.isVisible()
+    again = await settings_dialog()
+    assert again.welcome is not None and again.welcome.text.text().startswith("There is no system keyring")
+    type_key(again, KEY)
+    await again.save()
+    await until(lambda: desktop.runtime is not None and not desktop.runtime.demo)
+
+
 async def test_a_new_language_applies_at_the_next_start_and_not_before(
     start, paths: AppPaths, memory_keyring: MemoryKeyring, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
@@ -151,3 +177,21 @@ async def test_a_new_language_applies_at_the_next_start_and_not_before(
     assert desktop.runtime is not None and desktop.runtime.settings.agent_config().language == "zh"
     window.settingsRequested.emit()
     assert (await settings_dialog()).test_button.text() == "测试连接"
+
+
+async def test_the_first_start_asks_before_any_demo_banner_and_remembers_the_demo(
+    start, paths: AppPaths, memory_keyring: MemoryKeyring
+) -> None:  # type: ignore[no-untyped-def]
+    keyring.set_keyring(NoKeyring())
+    desktop, window = await start()
+    welcome = await settings_dialog()
+    assert welcome.demo_button is not None
+    assert not window.demo_banner.isVisible()  # nothing chosen yet: one question at a time
+    welcome.demo_button.click()
+    await until(lambda: window.demo_banner.isVisible(), message="the demo chosen")
+    await stop(desktop)
+
+    desktop, window = await start()  # the demo it is, straight away: no welcome at every start
+    assert desktop.runtime is not None and desktop.runtime.demo and window.demo_banner.isVisible()
+    await asyncio.sleep(0.2)
+    assert shown(SettingsDialog) is None

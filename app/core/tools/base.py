@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from app.core.abort import AbortError, AbortSignal
-from app.core.page import BrowserClosedError, PageController, ToolError
+from app.core.page import BrowserClosedError, DeclinedError, PageController, ToolError
 from app.core.safety.guardrails import Guardrails
 from app.core.types import FAILURE_MARK
 
@@ -23,6 +23,7 @@ class ToolResult:
 
     text: str
     ok: bool = True
+    declined: bool = False  # not done because the person did not allow it (DeclinedError)
 
 
 AskUserHandler = Callable[[str, AbortSignal], Awaitable[str]]
@@ -122,6 +123,8 @@ async def run_tool(tool: Tool[Any], ctx: ToolContext, params: BaseModel) -> Tool
         return ToolResult(await tool.run(ctx, params))
     except (AbortError, BrowserClosedError):
         raise
+    except DeclinedError as exc:
+        return ToolResult(f"{FAILURE_MARK} {exc}", ok=False, declined=True)
     except ToolError as exc:
         return ToolResult(f"{FAILURE_MARK} {exc}", ok=False)
     except Exception as exc:

@@ -35,6 +35,7 @@ from app.text.wording import (
     describe_action,
     displayable,
     evaluation_reading,
+    failure_words,
     format_duration,
     takeover_title,
 )
@@ -388,9 +389,7 @@ class TimelineDelegate(QStyledItemDelegate):
         if reflection.next_goal:
             b.labelled(tr("Next goal"), reflection.next_goal)
         if action_failed(step):
-            b.icon_text(
-                "x-circle", t.danger, tr("This action didn't work; the agent looks again."), self.small_font, t.danger
-            )
+            b.icon_text("x-circle", t.danger, failure_words(step), self.small_font, t.danger)
         if b.expanded:
             b.labelled(tr("Details"), action_details(step), t.muted, self.mono_font)
         return b.finish(t.border, t.surface)

@@ -33,6 +33,7 @@ from app.text.wording import (
     describe_action,
     describe_status,
     evaluation_reading,
+    failure_words,
     format_duration,
     plain_message,
     plain_retry,
@@ -180,7 +181,7 @@ def _step_text(step: StepEvent, expanded: bool) -> str:
     if reflection.next_goal:
         lines.append(tr("Next goal: {value}", value=reflection.next_goal))
     if action_failed(step):
-        lines.append(tr("This action didn't work; the agent looks again."))
+        lines.append(failure_words(step))
     if expanded:
         lines.append(tr("Details: {value}", value=action_details(step)))
     return "\n".join(lines)
@@ -282,6 +283,12 @@ class TimelineModel(QAbstractListModel):
         ends_so = outcome is Outcome.ERROR or (outcome is Outcome.STOPPED and error is not None and error.stopped)
         event = error if ends_so and error is not None and error.message == result.data else None
         item = TimelineItem(Kind.RESULT, text=result.data, event=event, outcome=outcome)
+        if event is not None and self._items and self._items[-1].kind is Kind.ERROR and self._items[-1].event == event:
+            # The result card says it: the error's own card would only repeat it just above.
+            last = len(self._items) - 1
+            self.beginRemoveRows(QModelIndex(), last, last)
+            self._items.pop()
+            self.endRemoveRows()
         self._append([item])
         # The result's usage also counts calls that made no step (the final report).
         self._set_usage(result.usage)

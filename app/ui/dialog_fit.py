@@ -1,0 +1,90 @@
+"""A tabbed dialog that fits its screen: as tall as its tallest tab needs at the width it has (so switching tabs never
+changes its height), plus whatever message shows below the tabs; never taller than the screen's free area (a page
+that does not fit scrolls); shorter again once a message goes, unless the person has resized it themselves.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
+from PySide6.QtWidgets import QFrame, QLayout, QScrollArea, QWidget
+
+from app.ui.dialog_widgets import cap_to_screen, keep_on_screen, screen_area
+
+
+class Page(QScrollArea):
+    """One tab: its content at full height when the screen has room, scrolled when it has not."""
+
+    def __init__(self, content: QWidget) -> None:
+        super().__init__()
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(content)
+        self.content = content
+        self.viewport().setAutoFillBackground(False)
+        content.setAutoFillBackground(False)
+
+    def sizeHint(self) -> QSize:
+        # QScrollArea caps its hint at a few dozen lines; the dialog wants the whole page when it fits. Wrapped text
+        # is measured at the page's real width, hidden tabs included (they share the visible one's geometry).
+        hint = self.content.sizeHint().expandedTo(self.content.minimumSizeHint())
+        layout = self.content.layout()
+        if layout is not None and layout.hasHeightForWidth() and self.width() > 0:
+            hint.setHeight(max(hint.height(), layout.totalHeightForWidth(self.viewport().width())))
+        return hint
+
+
+class DialogFit(QObject):
+    """Looks after ``dialog``'s size; ``root`` is its top layout, ``pages`` its tabs."""
+
+    def __init__(self, dialog: QWidget, root: QLayout, pages: list[Page]) -> None:
+        super().__init__(dialog)
+        self._dialog = dialog
+        self._root = root
+        self._pages = pages
+        self.available: QRect | None = None  # the area to fit, when not the screen's (tests)
+        self._set_height = 0  # the height last given here: another one means the person resized the dialog
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.refit)
+        dialog.installEventFilter(self)
+
+    def watch(self, page: Page) -> None:
+        page.content.installEventFilter(self)
+
+    def fit(self, available: QRect | None = None) -> None:
+        """As wide and tall as the content asks, within ``available`` (by default the screen's free area)."""
+        if available is not None:
+            self.available = available
+        dialog = self._dialog
+        room = cap_to_screen(dialog, self.available or screen_area(dialog))
+        hint = self._root.sizeHint()
+        self._resize(max(dialog.width(), min(hint.width(), room.width())), min(hint.height(), room.height()))
+
+    def refit(self) -> None:
+        """Follow the content's height now (a message came or went), unless the person chose a height."""
+        dialog = self._dialog
+        if self._set_height and dialog.height() != self._set_height:
+            wanted = max(dialog.height(), self._natural())  # theirs, but never cutting off a message
+        else:
+            wanted = self._natural()
+        if wanted != dialog.height():
+            self._resize(dialog.width(), wanted)
+            keep_on_screen(dialog, self.available)
+
+    def _natural(self) -> int:
+        for page in self._pages:
+            page.updateGeometry()
+        self._root.invalidate()
+        return min(self._root.sizeHint().height(), self._dialog.maximumHeight())
+
+    def _resize(self, width: int, height: int) -> None:
+        self._dialog.resize(width, height)
+        self._set_height = self._dialog.height()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # A page's content or the dialog's own layout changed size: the height may follow, on the next turn.
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._timer.start()
+        return False

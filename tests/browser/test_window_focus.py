@@ -1,0 +1,112 @@
+"""The agent's actions never take the keyboard: on a real X desktop (Xvfb + openbox), a person types into another
+program while the agent clicks, types, chooses in a drop-down, opens and switches tabs in a headed Chromium. Every
+sample of the active window is that program, every key it was sent reached it (none reached the page), and Chromium
+never rises over it. The person's own click, and the hand-off, still bring Chromium forward."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.browser.controller import PlaywrightPageController
+from app.browser.session import BrowserSession, LaunchOptions
+from app.browser.window_focus import raised_over
+from app.core.abort import AbortSignal
+from tests.browser.helpers import index_of
+from tests.waiting import until
+from tests.x_desktop import NEEDS_X_DESKTOP, Person, XDesktop, other_application
+
+pytestmark = NEEDS_X_DESKTOP
+
+EDITOR = "someone-elses-editor"
+
+
+def _chromium(desktop: XDesktop) -> set[int]:
+    return set(desktop.windows("--class", "chromium"))
+
+
+def _above(desktop: XDesktop, window: int, others: set[int]) -> bool:
+    stacking = desktop.root_windows("_NET_CLIENT_LIST_STACKING")
+    return all(stacking.index(window) > stacking.index(other) for other in others if other in stacking)
+
+
+async def test_the_agent_never_takes_the_keyboard_from_the_person(
+    x_screen: XDesktop, headed: PlaywrightPageController, site: str
+) -> None:
+    controller, signal, desktop = headed, AbortSignal(), x_screen
+    assert controller.session.window_focus.active
+    await controller.go_to_url(f"{site}/focus.html", signal)
+    # The editor overlaps Chromium's window and is where the person works.
+    with other_application(desktop, EDITOR, "520x420+700+120") as (editor, keys):
+        await until(lambda: desktop.active_window() == editor, message="the editor active")
+        chromium = _chromium(desktop)
+        assert chromium
+        with Person(desktop) as person:
+            state = await controller.get_browser_state(signal)
+            await controller.click(index_of(state.content, "Save"), signal)
+            await controller.input_text(index_of(state.content, "Name"), "Ada", signal)
+            state = await controller.get_browser_state(signal)
+            await controller.input_text(index_of(state.content, "contenteditable"), "Hello", signal)
+            state = await controller.get_browser_state(signal)
+            await controller.select_option(index_of(state.content, "combobox"), "Growth", signal)
+            state = await controller.get_browser_state(signal)
+            await controller.click(index_of(state.content, "Open report"), signal)  # a tab of the page's
+            await controller.open_new_tab(f"{site}/form.html", signal)
+            await controller.switch_to_tab(1, signal)
+            state = await controller.get_browser_state(signal)
+            await controller.click(index_of(state.content, "Save"), signal)
+            await until(lambda: person.typed >= 5, message="the person typing")
+        assert person.active and set(person.active) == {editor}, "Chromium took the keyboard"
+        assert _above(desktop, editor, chromium), "Chromium rose over the person's window"
+        page = controller.session.page_for(1)
+        assert page is not None
+        assert await page.evaluate("document.getElementById('save').textContent") == "Saved 2"
+        assert await page.evaluate("document.getElementById('name').value") == "Ada"
+        assert await page.evaluate("document.getElementById('notes').textContent") == "Hello"
+        assert await page.evaluate("document.getElementById('combo').textContent") == "Growth"
+        # Every letter the person typed went to the editor; the page has none of them.
+        await until(lambda: keys.stdout is not None, message="xev output")
+        keys.terminate()
+        out = keys.communicate(timeout=10)[0]
+        assert out.count("(keysym 0x71, q)") >= 2 * person.typed  # a press and a release each
+        for tab in controller.session.pages:
+            assert "q" not in await tab.evaluate("document.body.innerText + (document.activeElement?.value ?? '')")
+
+
+async def test_the_persons_click_and_the_hand_off_still_bring_chromium_forward(
+    x_screen: XDesktop, headed: PlaywrightPageController, site: str
+) -> None:
+    controller, signal, desktop = headed, AbortSignal(), x_screen
+    await controller.go_to_url(f"{site}/focus.html", signal)
+    with other_application(desktop, EDITOR, "520x420+700+120") as (editor, _keys):
+        chromium = _chromium(desktop)
+        state = await controller.get_browser_state(signal)
+        await controller.click(index_of(state.content, "Save"), signal)
+        assert desktop.active_window() == editor
+        # The person clicks into Chromium's page, beside the editor: Chromium takes the keyboard, as any window would.
+        desktop.run("xdotool", "mousemove", "500", "600", "click", "1")
+        await until(lambda: desktop.active_window() in chromium, message="Chromium active after the person's click")
+        desktop.run("xdotool", "windowactivate", "--sync", str(editor))
+        # The hand-off brings Chromium forward on purpose (app/browser/stop_bar.py).
+        await controller.session.active_page.bring_to_front()
+        await until(lambda: desktop.active_window() in chromium, message="Chromium active after the hand-off")
+
+
+def test_chromium_goes_back_under_the_window_it_was_raised_over() -> None:
+    # Bottom first: Chromium (2) was under the editor (3); the window manager raised it over 3 and 4.
+    assert raised_over([1, 2, 3, 4], [1, 3, 4, 2], 2) == 3
+    assert raised_over([1, 2, 3, 4], [1, 3, 2, 4], 2) == 3
+    assert raised_over([1, 2, 3], [1, 2, 3], 2) == 0  # not raised
+    assert raised_over([1, 3, 2], [1, 3, 2], 2) == 0  # on top already
+    assert raised_over([1, 2, 3], [1, 3], 2) == 0  # gone
+
+
+async def test_chromium_opening_its_window_gives_the_keyboard_back(x_screen: XDesktop, tmp_path: Path) -> None:
+    # The person is in the panel (here another program) when Chromium starts beside it, and goes on typing there.
+    with other_application(x_screen, EDITOR, "400x700+0+0") as (editor, _keys):
+        options = LaunchOptions(profile_dir=tmp_path / "profile", headless=False, window=(420, 0, 946, 740))
+        session = await BrowserSession.launch(options)
+        try:
+            assert _chromium(x_screen)
+            await until(lambda: x_screen.active_window() == editor, message="the keyboard back in the editor")
+        finally:
+            await session.close()

@@ -1,0 +1,256 @@
+"""A real X desktop for tests that need a window manager: Xvfb on a display number it picks itself (no clash with
+another test or another person's display), openbox on it, and xdotool/xprop to act and look as a person would; a
+private D-Bus session bus, and dunst on it as the desktop's notification service.
+
+packaging/setup.sh installs what it needs (xvfb, openbox, xdotool, x11-utils, dbus-daemon, dunst). Each part is a
+context manager that leaves nothing running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+
+TOOLS = ("Xvfb", "openbox", "xdotool", "xprop", "xev", "dbus-daemon", "dunst")
+_START_DEADLINE = 20.0
+
+
+@dataclass(frozen=True)
+class XDesktop:
+    display: str  # ":N"
+    width: int
+    height: int
+
+    def env(self) -> dict[str, str]:
+        """The environment for a process on this desktop (X11 only: no Wayland, no accessibility bus)."""
+        env = {key: value for key, value in os.environ.items() if key not in ("WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+        return {**env, "DISPLAY": self.display, "NO_AT_BRIDGE": "1"}
+
+    def run(self, *command: str, check: bool = False) -> str:
+        done = subprocess.run(command, env=self.env(), capture_output=True, text=True, timeout=20, check=check)
+        return done.stdout.strip()
+
+    def active_window(self) -> int:
+        out = self.run("xdotool", "getactivewindow")
+        return int(out) if out.isdigit() else 0
+
+    def windows(self, *search: str) -> list[int]:
+        """``xdotool search`` (visible windows only)."""
+        out = self.run("xdotool", "search", "--onlyvisible", *search)
+        return [int(line) for line in out.split() if line.isdigit()]
+
+    def root_windows(self, name: str) -> list[int]:
+        """A window list on the root window (``_NET_CLIENT_LIST_STACKING``: bottom first)."""
+        out = self.run("xprop", "-root", name)
+        if "#" not in out:
+            return []
+        return [int(part.strip(), 16) for part in out.split("#", 1)[1].split(",") if part.strip()]
+
+    def window_state(self, window: int) -> str:
+        return self.run("xprop", "-id", str(window), "_NET_WM_STATE", "WM_HINTS")
+
+    def screenshot(self, path: str) -> None:
+        self.run("import", "-display", self.display, "-window", "root", path, check=True)
+
+
+class Person:
+    """Types a letter into whatever has the keyboard every few tens of milliseconds and writes down which window is
+    active, on a thread of its own (as a person would, whatever the agent does meanwhile)."""
+
+    def __init__(self, desktop: XDesktop) -> None:
+        self._desktop = desktop
+        self.active: list[int] = []
+        self.typed = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._work, daemon=True)
+
+    def __enter__(self) -> Person:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._done.set()
+        self._thread.join(20)
+
+    def _work(self) -> None:
+        while not self._done.is_set():
+            self.active.append(self._desktop.active_window())
+            self._desktop.run("xdotool", "type", "--delay", "0", "q")
+            self.typed += 1
+            time.sleep(0.02)
+
+
+def wait_until(condition: Callable[[], object], message: str, timeout: float = 30.0) -> None:
+    """For a test without an event loop (a whole app in another process): poll ``condition`` with a deadline."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {message}")
+        time.sleep(0.05)
+
+
+def missing_tools() -> list[str]:
+    return [tool for tool in TOOLS if shutil.which(tool) is None]
+
+
+NEEDS_X_DESKTOP = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or bool(missing_tools()),
+    reason=f"needs an X desktop: {', '.join(missing_tools())} (packaging/setup.sh installs them)",
+)
+
+
+@contextlib.contextmanager
+def x_desktop(width: int = 1366, height: int = 768) -> Iterator[XDesktop]:
+    read, write = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write)
+    window_manager: subprocess.Popen[bytes] | None = None
+    try:
+        ready, _, _ = select.select([read], [], [], _START_DEADLINE)
+        number = os.read(read, 32).decode().strip() if ready else ""
+        if not number.isdigit():
+            raise RuntimeError("Xvfb did not start")
+        desktop = XDesktop(f":{number}", width, height)
+        window_manager = subprocess.Popen(
+            ["openbox", "--sm-disable"], env=desktop.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + _START_DEADLINE
+        # openbox is up once it has claimed the root window (EWMH's supporting-WM check).
+        while "window id" not in desktop.run("xprop", "-root", "_NET_SUPPORTING_WM_CHECK"):
+            if time.monotonic() > deadline or window_manager.poll() is not None:
+                raise RuntimeError("openbox did not start")
+            time.sleep(0.05)
+        yield desktop
+    finally:
+        os.close(read)
+        for process in (window_manager, server):
+            if process is not None:
+                _end(process)
+
+
+@contextlib.contextmanager
+def other_application(desktop: XDesktop, name: str, geometry: str) -> Iterator[tuple[int, subprocess.Popen[str]]]:
+    """A window of another program (xev, which prints every key it receives) where the person works; active."""
+    process = subprocess.Popen(
+        ["xev", "-name", name, "-geometry", geometry, "-event", "keyboard"],
+        env=desktop.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + _START_DEADLINE
+        while not (found := desktop.windows("--name", f"^{name}$")):
+            if time.monotonic() > deadline:
+                raise RuntimeError("xev did not open its window")
+            time.sleep(0.05)
+        window = found[0]
+        desktop.run("xdotool", "windowactivate", "--sync", str(window))
+        yield window, process
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@contextlib.contextmanager
+def session_bus() -> Iterator[str]:
+    """A D-Bus session bus of the test's own (never the person's); its address."""
+    process = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], _START_DEADLINE)
+        address = process.stdout.readline().strip() if ready else ""
+        if not address:
+            raise RuntimeError("dbus-daemon did not start")
+        yield address
+    finally:
+        _end(process)
+
+
+class NotificationService:
+    """dunst on ``bus``, printing every notification it receives (``received``)."""
+
+    def __init__(self, desktop: XDesktop, bus: str, config_home: str) -> None:
+        env = {**desktop.env(), "DBUS_SESSION_BUS_ADDRESS": bus, "XDG_CONFIG_HOME": config_home}
+        self.bus = bus
+        self.received: list[str] = []
+        self._process = subprocess.Popen(
+            ["dunst", "-print"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            self.received.append(line.rstrip("\n"))
+
+    def call(self, interface: str, method: str, signature: str = "", *args: object) -> tuple[object, ...]:
+        """A method of the service's own (org.dunstproject.cmd0: what dunstctl does), or of the notification spec."""
+        from jeepney import DBusAddress, new_method_call
+        from jeepney.io.blocking import open_dbus_connection
+
+        address = DBusAddress(
+            "/org/freedesktop/Notifications", bus_name="org.freedesktop.Notifications", interface=interface
+        )
+        with open_dbus_connection(bus=self.bus) as connection:
+            reply = connection.send_and_get_reply(new_method_call(address, method, signature, args), timeout=10)
+        return tuple(reply.body)
+
+    def displayed(self) -> int:
+        value = self.call("org.freedesktop.DBus.Properties", "Get", "ss", "org.dunstproject.cmd0", "displayedLength")
+        return int(value[0][1])  # type: ignore[index]
+
+    def ready(self) -> bool:
+        try:
+            self.call("org.dunstproject.cmd0", "Ping")
+        except Exception:
+            return False
+        return True
+
+    def stop(self) -> None:
+        _end(self._process)
+
+
+@contextlib.contextmanager
+def notification_service(desktop: XDesktop, bus: str, config_home: str) -> Iterator[NotificationService]:
+    service = NotificationService(desktop, bus, config_home)
+    try:
+        deadline = time.monotonic() + _START_DEADLINE
+        while not service.ready():
+            if time.monotonic() > deadline:
+                raise RuntimeError("dunst did not start")
+            time.sleep(0.05)
+        yield service
+    finally:
+        service.stop()
+
+
+def _end(process: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
