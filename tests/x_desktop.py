@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import IO
 
 import pytest
 
@@ -144,15 +145,19 @@ def x_desktop(width: int = 1366, height: int = 768) -> Iterator[XDesktop]:
 
 
 @contextlib.contextmanager
-def other_application(desktop: XDesktop, name: str, geometry: str) -> Iterator[tuple[int, subprocess.Popen[str]]]:
+def other_application(desktop: XDesktop, name: str, geometry: str) -> Iterator[tuple[int, KeyLog]]:
     """A window of another program (xev, which prints every key it receives) where the person works; active."""
+    # Line-buffered: xev's output reaches the log as each key arrives, not when a full buffer is flushed (a buffer
+    # still held when xev is ended would lose the last keys).
     process = subprocess.Popen(
-        ["xev", "-name", name, "-geometry", geometry, "-event", "keyboard"],
+        ["stdbuf", "-oL", "xev", "-name", name, "-geometry", geometry, "-event", "keyboard"],
         env=desktop.env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
     )
+    assert process.stdout is not None
+    log = KeyLog(process.stdout)
     try:
         deadline = time.monotonic() + _START_DEADLINE
         while not (found := desktop.windows("--name", f"^{name}$")):
@@ -161,10 +166,30 @@ def other_application(desktop: XDesktop, name: str, geometry: str) -> Iterator[t
             time.sleep(0.05)
         window = found[0]
         desktop.run("xdotool", "windowactivate", "--sync", str(window))
-        yield window, process
+        yield window, log
     finally:
         process.terminate()
         process.wait(10)
+        log.close()
+
+
+class KeyLog:
+    """What the other program printed so far, read on a thread of its own as it comes."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            self._lines.append(line)
+
+    def count(self, text: str) -> int:
+        return sum(line.count(text) for line in list(self._lines))
+
+    def close(self) -> None:
+        self._thread.join(10)
 
 
 @contextlib.contextmanager
