@@ -44,3 +44,12 @@ def app_paths() -> AppPaths:
         Path(platformdirs.user_data_dir(APP_NAME)),
         Path(platformdirs.user_log_dir(APP_NAME)),
     )
+
+
+def runtime_dir() -> Path:
+    """Where the running app's local socket lives: the user's runtime folder (only the user can enter it), or
+    PAGE_AGENT_HOME/run."""
+    home = os.environ.get("PAGE_AGENT_HOME")
+    if home:
+        return Path(home) / "run"
+    return Path(platformdirs.user_runtime_dir(APP_NAME))

@@ -1,0 +1,78 @@
+"""``page-agent-desktop mcp``: read the setup as ``run`` does, serve the tools on stdio or HTTP, and on the way out
+stop every task and close the browser the server opened."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import secrets
+import signal
+import sys
+
+from app.logging_setup import SECRETS_FILTER
+
+EXIT_ERROR = 2
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    return asyncio.run(_serve(args))
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    _configure_logging()
+    token = ""
+    if args.http is not None:
+        token = os.environ.get(args.token_env, "") if args.token_env else secrets.token_urlsafe(24)
+        if not token:
+            return _refuse(f"--token-env {args.token_env}: that environment variable is empty or not set.")
+    from app.mcp.setup import load_setup
+
+    try:
+        setup = await load_setup(args)
+    except ValueError as exc:
+        return _refuse(str(exc))
+    from app.history.store import RunStore
+    from app.mcp.headless import HeadlessTasks
+    from app.mcp.panel_link import run_in_panel
+    from app.mcp.routines import RoutineRegistry
+    from app.mcp.server import build_server
+    from app.mcp.tasks import TaskRegistry
+
+    headless = HeadlessTasks(setup)
+    tasks = TaskRegistry(headless.run, run_in_panel)
+    routines = RoutineRegistry(setup, headless)
+    server = build_server(tasks, routines, RunStore(setup.paths.runs_dir))
+    serving = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    if args.http is None and serving is not None:  # uvicorn handles the signals itself with --http
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            loop.add_signal_handler(signum, serving.cancel)
+    try:
+        if args.http is None:
+            await server.run_stdio_async()
+        else:
+            from app.mcp.http import serve_http
+
+            await serve_http(server.streamable_http_app(), args.http, token)
+    except asyncio.CancelledError:
+        pass
+    finally:
+        await routines.close()
+        await tasks.close()
+        await headless.close()
+    return 0
+
+
+def _refuse(message: str) -> int:
+    print(f"page-agent-desktop: {message}", file=sys.stderr, flush=True)
+    return EXIT_ERROR
+
+
+def _configure_logging() -> None:
+    """Warnings on stderr, secrets masked: on stdio, stdout carries the protocol and nothing else."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(SECRETS_FILTER)
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
