@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import socket
 import sys
 from typing import Any
 from urllib.parse import parse_qs
@@ -58,10 +59,20 @@ def endpoint(port: int, token: str) -> str:
 
 
 async def serve_http(starlette_app: Any, port: int, token: str) -> None:
-    """Serve until stopped (Ctrl+C, SIGTERM); the URL with the token is printed on stderr first."""
+    """Serve until stopped (Ctrl+C, SIGTERM). The port is bound first, then its URL with the token is printed on
+    stderr: a client may connect as soon as it reads it. OSError when the port is taken."""
     import uvicorn
 
-    config = uvicorn.Config(TokenGate(starlette_app, token), host=HOST, port=port, log_level="warning")
+    listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((HOST, port))
+        listening.listen()
+    except OSError:
+        listening.close()
+        raise
+    config = uvicorn.Config(TokenGate(starlette_app, token), log_level="warning")
     server = uvicorn.Server(config)
     print(f"page-agent-desktop: MCP over HTTP at {endpoint(port, token)}", file=sys.stderr, flush=True)
-    await server.serve()
+    with listening:
+        await server.serve(sockets=[listening])

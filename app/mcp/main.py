@@ -56,6 +56,8 @@ async def _serve(args: argparse.Namespace) -> int:
             from app.mcp.http import serve_http
 
             await serve_http(server.streamable_http_app(), args.http, token)
+    except OSError as exc:  # the port is taken
+        return _refuse(f"--http {args.http}: {exc.strerror or exc}")
     except asyncio.CancelledError:
         pass
     finally:
