@@ -1,6 +1,7 @@
 """One running panel per user, reached over a local socket only that user can open.
 
-The panel listens on ``panel.sock`` in the user's runtime folder (a folder of mode 0700, checked and set). Two
+The panel listens on a socket in the user's runtime folder (a folder of mode 0700, checked and set), one per data
+folder: a PAGE_AGENT_HOME of its own is an instance of its own, with a Chromium profile of its own. Two
 things knock on it: a second launch of the desktop app (``show``: the running panel comes to the front, and no
 second Chromium starts), and ``page-agent-desktop mcp`` (``run``: an MCP client's task runs in the panel, where the
 person sees it and can stop it, take over, or finish a hand-off).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import socket
 import stat
@@ -22,9 +24,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from app.settings.paths import runtime_dir
+from app.settings.paths import AppPaths, runtime_dir
 
-SOCKET_NAME = "panel.sock"
 # A panel that does not answer within this long is treated as not there (a stale socket, a hung process).
 KNOCK_TIMEOUT = 2.0
 # One message: a task's text and a result's final words are far below this.
@@ -83,8 +84,10 @@ _REQUEST: TypeAdapter[Show | RunRequest | Cancel] = TypeAdapter(Request)
 _UPDATE: TypeAdapter[Shown | Refused | Progress | Finished] = TypeAdapter(PanelUpdate)
 
 
-def socket_path() -> Path:
-    return runtime_dir() / SOCKET_NAME
+def socket_path(paths: AppPaths) -> Path:
+    """The panel's socket for this data folder (short: a socket's path is limited to about 100 bytes)."""
+    digest = hashlib.sha256(str(paths.data_dir.resolve()).encode()).hexdigest()[:16]
+    return runtime_dir() / f"panel-{digest}.sock"
 
 
 def private_folder(folder: Path) -> Path:
@@ -110,11 +113,10 @@ def read_update(line: bytes) -> Shown | Refused | Progress | Finished:
     return _UPDATE.validate_json(line)
 
 
-def bring_to_front(path: Path | None = None) -> bool:
+def bring_to_front(path: Path) -> bool:
     """A second launch: ask the running panel to come to the front. True when one answered (this launch then ends);
-    False when none is running. Blocking, short, and before Qt is loaded."""
-    path = path or socket_path()
-    if not path.exists():
+    False when none is running. Blocking and short: before the panel shows or Chromium starts."""
+    if not hasattr(socket, "AF_UNIX") or not path.exists():
         return False
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(KNOCK_TIMEOUT)
@@ -131,10 +133,9 @@ def bring_to_front(path: Path | None = None) -> bool:
         return False
 
 
-async def open_panel(path: Path | None = None) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+async def open_panel(path: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
     """A connection to the running panel, or None when no panel is running."""
-    path = path or socket_path()
-    if not path.exists():
+    if not hasattr(socket, "AF_UNIX"):
         return None
     try:
         return await asyncio.wait_for(asyncio.open_unix_connection(str(path), limit=LINE_LIMIT), KNOCK_TIMEOUT)
@@ -142,15 +143,20 @@ async def open_panel(path: Path | None = None) -> tuple[asyncio.StreamReader, as
         return None
 
 
-async def listen(handler: PanelHandler, path: Path | None = None) -> asyncio.AbstractServer:
+async def listen(handler: PanelHandler, path: Path) -> asyncio.AbstractServer:
     """Serve ``handler`` on the panel's socket: a stale socket from a panel that died is replaced; the folder is
-    private to the user, and the socket itself readable and writable by the user only."""
-    path = path or socket_path()
+    private to the user, and the socket itself readable and writable by the user only. OSError where there are no
+    Unix sockets (Windows): there the app runs without a single instance, and MCP tasks run headless."""
+    if not hasattr(socket, "AF_UNIX"):
+        raise OSError("this system has no Unix sockets")
+    await asyncio.to_thread(_clear, path)
+    server = await asyncio.start_unix_server(handler, str(path), limit=LINE_LIMIT)
+    await asyncio.to_thread(path.chmod, 0o600)
+    return server
+
+
+def _clear(path: Path) -> None:
+    """The socket's folder, private; a socket left by a panel that died, gone."""
     private_folder(path.parent)
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
-    old = os.umask(0o177)
-    try:
-        return await asyncio.start_unix_server(handler, str(path), limit=LINE_LIMIT)
-    finally:
-        os.umask(old)

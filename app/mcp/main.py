@@ -34,6 +34,7 @@ async def _serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _refuse(str(exc))
     from app.history.store import RunStore
+    from app.instance import open_panel, socket_path
     from app.mcp.headless import HeadlessTasks
     from app.mcp.panel_link import run_in_panel
     from app.mcp.routines import RoutineRegistry
@@ -41,7 +42,8 @@ async def _serve(args: argparse.Namespace) -> int:
     from app.mcp.tasks import TaskRegistry
 
     headless = HeadlessTasks(setup)
-    tasks = TaskRegistry(headless.run, run_in_panel)
+    panel = socket_path(setup.paths)
+    tasks = TaskRegistry(headless.run, run_in_panel, lambda: open_panel(panel))
     routines = RoutineRegistry(setup, headless)
     server = build_server(tasks, routines, RunStore(setup.paths.runs_dir))
     serving = asyncio.current_task()

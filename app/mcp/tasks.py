@@ -11,7 +11,6 @@ from typing import Literal
 from app.background import Background
 from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult
-from app.instance import open_panel
 from app.mcp.views import TaskOutcome, TaskStatus, TaskView
 
 # How long cancel_task waits for the run to settle (a stop is prompt: the model request is cancelled, not awaited).
@@ -110,13 +109,20 @@ _STATUS: dict[AgentStatus, TaskStatus] = {
 }
 
 TaskRunner = Callable[[McpTask], Awaitable[None]]
+PanelConnection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 PanelRunner = Callable[[McpTask, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
 class TaskRegistry:
     """Starts each task where the person is: in the open panel, else headless (``run_headless``)."""
 
-    def __init__(self, run_headless: TaskRunner, run_in_panel: PanelRunner) -> None:
+    def __init__(
+        self,
+        run_headless: TaskRunner,
+        run_in_panel: PanelRunner,
+        find_panel: Callable[[], Awaitable[PanelConnection | None]],
+    ) -> None:
+        self._find_panel = find_panel
         self._run_headless = run_headless
         self._run_in_panel = run_in_panel
         self._tasks: dict[str, McpTask] = {}
@@ -124,7 +130,7 @@ class TaskRegistry:
         self._runs: set[asyncio.Task[None]] = set()
 
     async def start(self, text: str, start_url: str, client: str) -> McpTask:
-        panel = await open_panel()
+        panel = await self._find_panel()
         task = McpTask(text, start_url, client, "headless" if panel is None else "panel")
         self._forget_old()
         self._tasks[task.task_id] = task

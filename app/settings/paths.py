@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,9 +48,11 @@ def app_paths() -> AppPaths:
 
 
 def runtime_dir() -> Path:
-    """Where the running app's local socket lives: the user's runtime folder (only the user can enter it), or
-    PAGE_AGENT_HOME/run."""
-    home = os.environ.get("PAGE_AGENT_HOME")
-    if home:
-        return Path(home) / "run"
+    """Where the running app's local socket lives: the user's runtime folder ($XDG_RUNTIME_DIR, which only the user
+    can enter), else a folder of the user's own in the temporary folder (made private by whoever creates it)."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg:
+        return Path(xdg) / APP_NAME
+    if os.name == "posix":
+        return Path(tempfile.gettempdir()) / f"{APP_NAME}-{os.getuid()}"
     return Path(platformdirs.user_runtime_dir(APP_NAME))
