@@ -35,13 +35,17 @@ class RoutineRegistry:
         self._views: dict[str, RoutineView] = {}
         self._background = Background("mcp-routines")
 
-    async def start(self, template: str, rows_path: str, results_path: str, parallel: int) -> RoutineView:
+    async def start(
+        self, template: str, rows_path: str, results_path: str, parallel: int, start_url: str
+    ) -> RoutineView:
         """ValueError (RowsError included), in plain words, for files or a template that cannot be used."""
         rows = await asyncio.to_thread(self._checked, rows_path, ROWS_SUFFIXES, "rows_path")
         results = None
         if results_path:
             results = await asyncio.to_thread(self._checked, results_path, frozenset({".csv"}), "results_path")
-        options = RoutineOptions(rows_file=rows, template=template, results_file=results, parallel=parallel)
+        options = RoutineOptions(
+            rows_file=rows, template=template, results_file=results, parallel=parallel, start_url=start_url
+        )
         plan = await asyncio.to_thread(plan_routine, options)
         view = RoutineView(
             routine_id=secrets.token_hex(6),

@@ -5,14 +5,16 @@ the person's (Settings, the environment, the command line) and stay on this side
 """
 
 import asyncio
+import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 from pydantic import ConfigDict, Field
 
 from app import __version__
 from app.core.safety.secrets import mask_everywhere
 from app.mcp.views import RoutineView, RunList, RunListItem, TaskView
+from app.routine.plan import MAX_PARALLEL
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context, MCPServer
@@ -77,7 +79,7 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
 
     def tool(description: str) -> Callable[[F], F]:
         def register(fn: F) -> F:
-            made = Tool.from_function(fn, description=description)
+            made = Tool.from_function(_in_plain_words(fn), description=description)
             # An argument the schema does not name is refused, not ignored: nothing slips past it.
             given = made.fn_metadata.arg_model
             config = ConfigDict(**given.model_config)
@@ -130,9 +132,12 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
         results_path: Annotated[
             str, Field(max_length=4096, description="Where to write the results CSV (default: beside the rows).")
         ] = "",
-        parallel: Annotated[int, Field(ge=1, le=4, description="Rows run at the same time, each in its window.")] = 1,
+        parallel: Annotated[
+            int, Field(ge=1, le=MAX_PARALLEL, description="Rows run at the same time, each in its window.")
+        ] = 1,
+        start_url: StartUrl = "",
     ) -> RoutineView:
-        return await routines.start(template, rows_path, results_path, parallel)
+        return await routines.start(template, rows_path, results_path, parallel, start_url)
 
     @tool("A routine's status and its rows counted per status (done, failed, needs_person…).")
     async def get_routine(
@@ -189,6 +194,23 @@ async def _follow(task: "McpTask", wait_s: float, ctx: "Context[Any, Any]") -> T
             sent += 1
             await ctx.report_progress(sent, None, _progress_words(view))
     return task.view
+
+
+def _in_plain_words(fn: F) -> F:
+    """What a tool refuses (an unknown id, a file or page it may not use, rows it cannot read) reaches the client as
+    the message itself, not as the SDK's "Error executing tool"."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from app.history.store import RunStoreError
+
+    @functools.wraps(fn)
+    async def plain(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await fn(*args, **kwargs)
+        except (LookupError, ValueError, RunStoreError) as exc:
+            raise ToolError(mask_everywhere(str(exc))) from exc
+
+    return cast(F, plain)
 
 
 def _progress_words(view: TaskView) -> str:

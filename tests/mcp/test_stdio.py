@@ -105,10 +105,12 @@ async def test_cancel_stops_a_running_task(home: Path, llm_server: FakeLLMServer
         await llm_server.received(1, timeout=30)  # the model is thinking: the run is under way
         cancelled = data(await client.call_tool("cancel_task", {"task_id": started["task_id"]}))
         again = data(await client.call_tool("get_task", {"task_id": started["task_id"]}))
+        unknown = await client.call_tool("get_task", {"task_id": "no-such-task"})
 
     assert cancelled["status"] == "stopped"
     assert cancelled["outcome"]["success"] is False
     assert again["status"] == "stopped"
+    assert unknown.is_error and "There is no task 'no-such-task'" in text_of(unknown)
 
 
 async def test_a_hand_off_without_a_panel_ends_needs_person_with_the_reason(
