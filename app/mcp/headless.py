@@ -1,7 +1,8 @@
 """Tasks with no panel open: one at a time, in a Chromium of the server's own (headless unless ``--headed``), kept
 open between tasks so the next one starts at once. Each task is saved in History like a task typed in the panel.
 
-Nobody can take the browser here: a hand-off ends the task ``needs_person``, and a risky moment is refused.
+Nobody can take the browser here: a hand-off ends the task ``needs_person``, and a risky moment is refused. After
+``IDLE_CLOSE`` seconds without a task the browser is closed, so that the panel, opened later, finds the profile free.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from app.mcp.setup import McpSetup, refuse
 from app.mcp.tasks import McpTask
 from app.text.wording import describe_activity
 
+# Seconds the server's Chromium stays open with no task: a client's next task finds it up; a panel opened later finds
+# the profile (which one Chromium at a time may use) free again.
+IDLE_CLOSE = 60.0
+
 if TYPE_CHECKING:
     from app.core.agent import Agent
     from app.history.recorder import RunRecorder
@@ -33,39 +38,59 @@ class HeadlessTasks:
         self._runtime: Runtime | None = None
         self._recorder: RunRecorder | None = None
         self._background = Background("mcp-headless")
+        self._idle: asyncio.TimerHandle | None = None
         # One user of the browser profile at a time: these tasks, and the routines (which open windows of their own).
         self.turn = asyncio.Lock()
 
     async def run(self, task: McpTask) -> None:
         async with self.turn:
-            if task.cancel_requested.is_set():
-                task.fail("Cancelled before it started.", AgentStatus.STOPPED)
-                return
-            task.update("running", "Starting the browser…")
-            runtime = self._runtime_now()
+            if self._idle is not None:
+                self._idle.cancel()
             try:
-                agent = await runtime.agent(new_task=True)
-                if task.start_url:
-                    await runtime.open_page(task.start_url)
-            except Exception as exc:  # a browser that will not start, a start page outside the allowed sites
-                task.fail(str(exc) or type(exc).__name__)
-                return
-            if task.cancel_requested.is_set():
-                task.fail("Cancelled before it started.", AgentStatus.STOPPED)
-                return
-            await self._execute(task, agent)
+                await self._start(task)
+            finally:
+                self._idle = asyncio.get_running_loop().call_later(IDLE_CLOSE, self._close_if_idle)
 
     async def release(self) -> None:
         """Close the browser (a routine is about to use the profile); the next task opens it again. Hold ``turn``."""
-        await self.close()
-
-    async def close(self) -> None:
         if self._runtime is not None:
             await self._runtime.shutdown()
             self._runtime = None
+
+    async def close(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+        self._background.cancel_all()
+        await self.release()
         if self._recorder is not None:
             await self._recorder.close()
             self._recorder = None
+
+    async def _start(self, task: McpTask) -> None:
+        if task.cancel_requested.is_set():
+            task.fail("Cancelled before it started.", AgentStatus.STOPPED)
+            return
+        task.update("running", "Starting the browser…")
+        runtime = self._runtime_now()
+        try:
+            agent = await runtime.agent(new_task=True)
+            if task.start_url:
+                await runtime.open_page(task.start_url)
+        except Exception as exc:  # a browser that will not start, a start page outside the allowed sites
+            task.fail(str(exc) or type(exc).__name__)
+            return
+        if task.cancel_requested.is_set():
+            task.fail("Cancelled before it started.", AgentStatus.STOPPED)
+            return
+        await self._execute(task, agent)
+
+    def _close_if_idle(self) -> None:
+        if not self.turn.locked():
+            self._background.spawn(self._release_idle())
+
+    async def _release_idle(self) -> None:
+        async with self.turn:
+            await self.release()
 
     async def _execute(self, task: McpTask, agent: Agent) -> None:
         def on_activity(activity: AgentActivity) -> None:

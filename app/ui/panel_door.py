@@ -45,6 +45,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+DEMO = (
+    "The Page Agent Desktop panel is in demo mode, with no model to run other tasks: add a model in its Settings, "
+    "or close the panel to let tasks run in the server's own browser."
+)
 BUSY = "The Page Agent Desktop panel is busy with another task; try again when it has ended."
 CLIENT = "an app"  # a client that did not give its name: "Sent by an app over MCP."
 
@@ -89,6 +93,9 @@ class PanelDoor:
 
     async def _run(self, request: RunRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         window = self._window
+        if self._runtime.demo:  # the demo replays its recording: a client's task would get nonsense
+            await _send(writer, Refused(reason=DEMO))
+            return
         if window.busy:
             await _send(writer, Refused(reason=BUSY))
             return

@@ -134,3 +134,21 @@ async def test_a_task_is_refused_while_the_panel_runs_another(
     panel.stop()
     await settle(panel, timeout=30)
     await tasks.close()
+
+
+async def test_a_panel_in_demo_mode_refuses_a_clients_task(qapp: QApplication, paths: AppPaths) -> None:
+    qapp.setQuitOnLastWindowClosed(False)
+    desktop = Desktop(paths, LaunchChoices(demo=True, headless=True))
+    window = await desktop.start()
+    try:
+        tasks = registry(paths)
+        task = await tasks.start("Book a flight", "", "Cursor")
+        await until(lambda: task.view.ended, timeout=30, message="the refusal")
+
+        assert task.view.status == "error" and task.view.outcome is not None
+        assert "demo mode" in task.view.outcome.final_words
+        assert not window.busy
+        await tasks.close()
+    finally:
+        window.close()
+        await desktop.shutdown()
