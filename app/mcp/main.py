@@ -44,7 +44,7 @@ async def _serve(args: argparse.Namespace) -> int:
     headless = HeadlessTasks(setup)
     panel = socket_path(setup.paths)
     tasks = TaskRegistry(headless.run, run_in_panel, lambda: open_panel(panel))
-    routines = RoutineRegistry(setup, headless)
+    routines = RoutineRegistry(setup, headless, lambda: open_panel(panel))
     server = build_server(tasks, routines, RunStore(setup.paths.runs_dir))
     serving = asyncio.current_task()
     loop = asyncio.get_running_loop()

@@ -16,10 +16,15 @@ from app.background import Background
 from app.core.safety.secrets import mask_everywhere
 from app.mcp.headless import HeadlessTasks
 from app.mcp.setup import McpSetup, refuse
+from app.mcp.tasks import FindPanel
 from app.mcp.views import RoutineStatus, RoutineView
 from app.routine.plan import RoutinePlan, plan_routine
 from app.routine.types import Progress, RoutineOptions
 
+PANEL_OPEN = (
+    "The Page Agent Desktop panel is open, and its browser uses the profile a routine's windows need: close the "
+    "panel, then start the routine again."
+)
 ROWS_SUFFIXES = frozenset({".csv", ".tsv", ".xlsx", ".xlsm"})
 
 
@@ -29,7 +34,8 @@ class UnknownRoutine(LookupError):
 
 
 class RoutineRegistry:
-    def __init__(self, setup: McpSetup, headless: HeadlessTasks) -> None:
+    def __init__(self, setup: McpSetup, headless: HeadlessTasks, find_panel: FindPanel) -> None:
+        self._find_panel = find_panel
         self._setup = setup
         self._headless = headless
         self._views: dict[str, RoutineView] = {}
@@ -39,6 +45,10 @@ class RoutineRegistry:
         self, template: str, rows_path: str, results_path: str, parallel: int, start_url: str
     ) -> RoutineView:
         """ValueError (RowsError included), in plain words, for files or a template that cannot be used."""
+        panel = await self._find_panel()
+        if panel is not None:  # its Chromium holds the browser profile the routine's windows would open
+            panel[1].close()
+            raise ValueError(PANEL_OPEN)
         rows = await asyncio.to_thread(self._checked, rows_path, ROWS_SUFFIXES, "rows_path")
         results = None
         if results_path:

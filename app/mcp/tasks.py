@@ -110,6 +110,7 @@ _STATUS: dict[AgentStatus, TaskStatus] = {
 
 TaskRunner = Callable[[McpTask], Awaitable[None]]
 PanelConnection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+FindPanel = Callable[[], Awaitable[PanelConnection | None]]
 PanelRunner = Callable[[McpTask, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
 
@@ -120,7 +121,7 @@ class TaskRegistry:
         self,
         run_headless: TaskRunner,
         run_in_panel: PanelRunner,
-        find_panel: Callable[[], Awaitable[PanelConnection | None]],
+        find_panel: FindPanel,
     ) -> None:
         self._find_panel = find_panel
         self._run_headless = run_headless

@@ -134,20 +134,24 @@ class _Reporter:
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
         self._steps = 0
+        self._words = ""
 
     def on_activity(self, activity: AgentActivity) -> None:
         if isinstance(activity, HandOffActivity):
             words = f"Waiting for you: {activity.reason}"
             self._write(Progress(steps=self._steps, words=words, needs_person=True, reason=activity.reason))
         elif not isinstance(activity, PausedActivity):
-            self._write(Progress(steps=self._steps, words=describe_activity(activity)))
+            self._words = describe_activity(activity)
+            self._write(Progress(steps=self._steps, words=self._words))
 
     def on_event(self, event: HistoricalEvent) -> None:
         if isinstance(event, StepEvent):
             self._steps = event.step_index
+            self._write(Progress(steps=self._steps, words=self._words))
 
     def _write(self, message: BaseModel) -> None:
-        self._writer.write(encode(message))
+        if not self._writer.is_closing():  # the client went away; the person's run goes on
+            self._writer.write(encode(message))
 
     async def drained(self) -> None:
         with contextlib.suppress(OSError):

@@ -13,7 +13,10 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from app.instance import bring_to_front, open_panel, socket_path
+from app.mcp.headless import HeadlessTasks
 from app.mcp.panel_link import run_in_panel
+from app.mcp.routines import RoutineRegistry
+from app.mcp.setup import McpSetup
 from app.mcp.tasks import McpTask, TaskRegistry
 from app.settings.model import Settings, save_settings
 from app.settings.paths import AppPaths
@@ -152,3 +155,16 @@ async def test_a_panel_in_demo_mode_refuses_a_clients_task(qapp: QApplication, p
     finally:
         window.close()
         await desktop.shutdown()
+
+
+async def test_a_routine_is_refused_while_the_panel_holds_the_browser_profile(
+    panel: MainWindow, paths: AppPaths, tmp_path: Path
+) -> None:
+    setup = McpSetup(settings=Settings(), paths=paths, api_key=None)
+    rows = tmp_path / "rows.csv"
+    rows.write_text("name\nAda\n", encoding="utf-8")
+    routines = RoutineRegistry(setup, HeadlessTasks(setup), lambda: open_panel(socket_path(paths)))
+
+    with pytest.raises(ValueError, match="close the panel"):
+        await routines.start("Add {name}", str(rows), "", 1, "")
+    assert not panel.busy
