@@ -19,13 +19,16 @@ Send = Any
 
 
 class TokenGate:
-    """ASGI middleware: HTTP requests need the token; the server's own lifespan events pass."""
+    """ASGI middleware: every request needs the token; only the server's own lifespan events pass without it."""
 
     def __init__(self, app: Any, token: str) -> None:
         self._app = app
         self._token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and not self._allowed(scope):
+            await send({"type": "websocket.close", "code": 1008})  # policy violation
+            return
         if scope["type"] == "http" and not self._allowed(scope):
             body = json.dumps(
                 {
@@ -58,11 +61,8 @@ def endpoint(port: int, token: str) -> str:
     return f"http://{HOST}:{port}{PATH}?token={token}"
 
 
-async def serve_http(starlette_app: Any, port: int, token: str) -> None:
-    """Serve until stopped (Ctrl+C, SIGTERM). The port is bound first, then its URL with the token is printed on
-    stderr: a client may connect as soon as it reads it. OSError when the port is taken."""
-    import uvicorn
-
+def bind(port: int) -> socket.socket:
+    """The listening socket on 127.0.0.1:``port``; OSError when the port is taken."""
     listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -71,8 +71,16 @@ async def serve_http(starlette_app: Any, port: int, token: str) -> None:
     except OSError:
         listening.close()
         raise
-    config = uvicorn.Config(TokenGate(starlette_app, token), log_level="warning")
-    server = uvicorn.Server(config)
+    return listening
+
+
+async def serve_http(starlette_app: Any, listening: socket.socket, token: str) -> None:
+    """Serve on the bound socket until stopped (Ctrl+C, SIGTERM). Its URL with the token is printed on stderr first:
+    the port is already listening, so a client may connect as soon as it reads it."""
+    import uvicorn
+
+    port = int(listening.getsockname()[1])
+    server = uvicorn.Server(uvicorn.Config(TokenGate(starlette_app, token), log_level="warning"))
     print(f"page-agent-desktop: MCP over HTTP at {endpoint(port, token)}", file=sys.stderr, flush=True)
     with listening:
         await server.serve(sockets=[listening])

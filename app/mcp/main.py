@@ -48,18 +48,24 @@ async def _serve(args: argparse.Namespace) -> int:
     server = build_server(tasks, routines, RunStore(setup.paths.runs_dir))
     serving = asyncio.current_task()
     loop = asyncio.get_running_loop()
-    if args.http is None and serving is not None:  # uvicorn handles the signals itself with --http
+    # The signals stop the tasks and close Chromium, as the client closing stdin does (uvicorn handles them itself
+    # with --http; Windows has neither SIGHUP nor loop signal handlers).
+    if args.http is None and serving is not None and os.name == "posix":
         for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             loop.add_signal_handler(signum, serving.cancel)
+    listening = None
+    if args.http is not None:
+        from app.mcp.http import bind, serve_http
+
+        try:
+            listening = bind(args.http)
+        except OSError as exc:  # the port is taken
+            return _refuse(f"--http {args.http}: {exc.strerror or exc}")
     try:
-        if args.http is None:
+        if listening is None:
             await server.run_stdio_async()
         else:
-            from app.mcp.http import serve_http
-
-            await serve_http(server.streamable_http_app(), args.http, token)
-    except OSError as exc:  # the port is taken
-        return _refuse(f"--http {args.http}: {exc.strerror or exc}")
+            await serve_http(server.streamable_http_app(), listening, token)
     except asyncio.CancelledError:
         pass
     finally:
