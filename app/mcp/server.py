@@ -72,14 +72,17 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
     # Not postponed (no __future__ annotations here): the SDK reads each tool's signature for its schema.
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.tools import Tool
+    from mcp.types import ToolAnnotations
 
     from app.history.records import RunRecord
 
     tools_list: list[Tool] = []
 
-    def tool(description: str) -> Callable[[F], F]:
+    def tool(description: str, *, read_only: bool = False) -> Callable[[F], F]:
         def register(fn: F) -> F:
-            made = Tool.from_function(_in_plain_words(fn), description=description)
+            # The hint lets a client ask the person before a call that acts, and not before one that only reads.
+            hints = ToolAnnotations(read_only_hint=read_only, open_world_hint=not read_only)
+            made = Tool.from_function(_in_plain_words(fn), description=description, annotations=hints)
             # An argument the schema does not name is refused, not ignored: nothing slips past it.
             given = made.fn_metadata.arg_model
             config = ConfigDict(**given.model_config)
@@ -103,7 +106,8 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
     @tool(
         "A task's status (queued, running, needs_person, completed, error, stopped), its current step in "
         "plain words, and its outcome once ended. needs_person: the reason says what the person must do in Page "
-        "Agent Desktop."
+        "Agent Desktop.",
+        read_only=True,
     )
     async def get_task(task_id: TaskId) -> TaskView:
         return tasks.get(task_id).view
@@ -139,13 +143,13 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
     ) -> RoutineView:
         return await routines.start(template, rows_path, results_path, parallel, start_url)
 
-    @tool("A routine's status and its rows counted per status (done, failed, needs_person…).")
+    @tool("A routine's status and its rows counted per status (done, failed, needs_person…).", read_only=True)
     async def get_routine(
         routine_id: Annotated[str, Field(min_length=1, max_length=64, description="What run_routine returned.")],
     ) -> RoutineView:
         return routines.get(routine_id)
 
-    @tool("The latest runs in History, newest first (secrets masked).")
+    @tool("The latest runs in History, newest first (secrets masked).", read_only=True)
     async def list_runs(
         limit: Annotated[int, Field(ge=1, le=MAX_RUNS, description="How many runs to list.")] = 20,
     ) -> RunList:
@@ -164,7 +168,7 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
             ]
         )
 
-    @tool("One run from History: its tasks, every step and outcome (secrets masked).")
+    @tool("One run from History: its tasks, every step and outcome (secrets masked).", read_only=True)
     async def get_run(
         run_id: Annotated[str, Field(min_length=1, max_length=128, description="A run_id from list_runs.")],
     ) -> RunRecord:

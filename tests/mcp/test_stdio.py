@@ -40,6 +40,8 @@ async def test_the_tools_are_listed_with_tight_schemas(home: Path, llm_server: F
     for tool in tools.values():
         assert tool.input_schema["additionalProperties"] is False
         assert tool.description
+    readers = {name for name, tool in tools.items() if tool.annotations and tool.annotations.read_only_hint}
+    assert readers == {"get_task", "get_routine", "list_runs", "get_run"}
 
 
 async def test_a_task_on_a_local_page_ends_with_its_outcome_progress_and_its_run_in_history(
