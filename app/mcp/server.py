@@ -106,11 +106,11 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
     @tool(
         "A task's status (queued, running, needs_person, completed, error, stopped), its current step in "
         "plain words, and its outcome once ended. needs_person: the reason says what the person must do in Page "
-        "Agent Desktop.",
+        "Agent Desktop. With wait_s, waits that long for the task to end (with progress at every step).",
         read_only=True,
     )
-    async def get_task(task_id: TaskId) -> TaskView:
-        return tasks.get(task_id).view
+    async def get_task(task_id: TaskId, ctx: Context, wait_s: WaitS = 0) -> TaskView:
+        return await _follow(tasks.get(task_id), wait_s, ctx)
 
     @tool("Stop a task, as the person's Stop button would. Returns it, with status stopped.")
     async def cancel_task(task_id: TaskId) -> TaskView:

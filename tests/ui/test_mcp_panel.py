@@ -174,17 +174,12 @@ async def test_a_routine_is_refused_while_the_panel_holds_the_browser_profile(
 
 def _client_runs_and_polls_to_the_end(home: Path, llm_server: FakeLLMServer) -> tuple[dict[str, Any], ...]:
     """On a thread of its own, as Claude Desktop would: `python -m app mcp` over stdio, run_task, then get_task
-    until the task has ended."""
+    waiting for the task to end."""
 
     async def flow() -> tuple[dict[str, Any], ...]:
         async with stdio_client(home, llm_server) as client:
             first = data(await client.call_tool("run_task", {"task": "Read the page for me", "wait_s": 0}))
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 60
-            last = first
-            while last["outcome"] is None and loop.time() < deadline:
-                last = data(await client.call_tool("get_task", {"task_id": first["task_id"]}))
-                await asyncio.sleep(0.2)  # the client's polling pace; the end is checked by the outcome
+            last = data(await client.call_tool("get_task", {"task_id": first["task_id"], "wait_s": 60}))
             return first, last
 
     return asyncio.run(flow())
