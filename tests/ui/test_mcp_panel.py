@@ -6,6 +6,9 @@ test's loop; the real panel, headless Chromium and the fake model server."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,7 @@ from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.timeline.model import Kind
+from tests.cli.test_cli import ROOT
 from tests.cli.test_hand_off import REASON, hand_off_then_done
 from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
@@ -119,6 +123,23 @@ async def test_a_second_launch_brings_the_running_panel_forward(panel: MainWindo
     answered = await asyncio.to_thread(bring_to_front, socket_path(paths))
 
     assert answered
+    await until(lambda: not panel.isMinimized(), message="the panel restored")
+
+
+async def test_launching_the_app_again_ends_at_once_and_brings_the_panel_forward(
+    panel: MainWindow, tmp_path: Path
+) -> None:
+    panel.showMinimized()
+    await until(lambda: panel.isMinimized(), message="the panel minimized")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAGE_AGENT_")}
+    env.update(PAGE_AGENT_HOME=str(tmp_path), QT_QPA_PLATFORM="offscreen")
+
+    again = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "app"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+
+    assert again.returncode == 0, again.stderr
+    assert "already open; brought it to the front" in again.stderr
     await until(lambda: not panel.isMinimized(), message="the panel restored")
 
 
