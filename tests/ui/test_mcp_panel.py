@@ -6,12 +6,12 @@ test's loop; the real panel, headless Chromium and the fake model server."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QApplication
@@ -28,11 +28,10 @@ from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.timeline.model import Kind
-from tests.cli.test_cli import ROOT
+from tests.cli.test_cli import ROOT, cli_env
 from tests.cli.test_hand_off import REASON, hand_off_then_done
 from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
-from tests.mcp.helpers import data, stdio_client
 from tests.ui.conftest import settle
 from tests.waiting import until
 
@@ -193,31 +192,25 @@ async def test_a_routine_is_refused_while_the_panel_holds_the_browser_profile(
     assert not panel.busy
 
 
-def _client_runs_and_polls_to_the_end(home: Path, llm_server: FakeLLMServer) -> tuple[dict[str, Any], ...]:
-    """On a thread of its own, as Claude Desktop would: `python -m app mcp` over stdio, run_task, then get_task
-    waiting for the task to end."""
-
-    async def flow() -> tuple[dict[str, Any], ...]:
-        async with stdio_client(home, llm_server) as client:
-            first = data(await client.call_tool("run_task", {"task": "Read the page for me", "wait_s": 0}))
-            last = data(await client.call_tool("get_task", {"task_id": first["task_id"], "wait_s": 60}))
-            return first, last
-
-    return asyncio.run(flow())
-
-
 async def test_a_task_from_the_real_mcp_server_runs_in_the_panel_and_the_persons_stop_ends_it(
     panel: MainWindow, tmp_path: Path, llm_server: FakeLLMServer
 ) -> None:
     llm_server.add(done_reply("Too late.", delay=60.0))
-    # The server finds this panel by its data folder: PAGE_AGENT_HOME is the folder the panel's paths are in.
-    client = asyncio.ensure_future(asyncio.to_thread(_client_runs_and_polls_to_the_end, tmp_path, llm_server))
+    # The client in a process of its own (tests/mcp/client_script.py); the server it starts finds this panel by its
+    # data folder: PAGE_AGENT_HOME is the folder the panel's paths are in.
+    command = [sys.executable, "-m", "tests.mcp.client_script", "Read the page for me"]
+    env = cli_env(tmp_path, llm_server)
+    client = asyncio.ensure_future(
+        asyncio.to_thread(subprocess.run, command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    )
     await llm_server.received(1, timeout=60)
 
     assert [i.text for i in panel.model.items if i.kind is Kind.TASK] == ["Read the page for me"]
     assert any(i.kind is Kind.NOTICE and i.text.endswith("over MCP.") for i in panel.model.items)
     panel.composer.stop.click()
-    first, last = await asyncio.wait_for(client, 90)
+    done = await asyncio.wait_for(client, 120)
+    assert done.returncode == 0, done.stderr
+    first, last = (json.loads(line) for line in done.stdout.splitlines())
 
     assert first["where"] == "panel"
     assert last["status"] == "stopped" and last["outcome"]["success"] is False
