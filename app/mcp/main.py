@@ -46,13 +46,6 @@ async def _serve(args: argparse.Namespace) -> int:
     tasks = TaskRegistry(headless.run, run_in_panel, lambda: open_panel(panel))
     routines = RoutineRegistry(setup, headless, lambda: open_panel(panel))
     server = build_server(tasks, routines, RunStore(setup.paths.runs_dir))
-    serving = asyncio.current_task()
-    loop = asyncio.get_running_loop()
-    # The signals stop the tasks and close Chromium, as the client closing stdin does (uvicorn handles them itself
-    # with --http; Windows has neither SIGHUP nor loop signal handlers).
-    if args.http is None and serving is not None and os.name == "posix":
-        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-            loop.add_signal_handler(signum, serving.cancel)
     listening = None
     if args.http is not None:
         from app.mcp.http import bind, serve_http
@@ -61,17 +54,29 @@ async def _serve(args: argparse.Namespace) -> int:
             listening = bind(args.http)
         except OSError as exc:  # the port is taken
             return _refuse(f"--http {args.http}: {exc.strerror or exc}")
+        serving = asyncio.ensure_future(serve_http(server.streamable_http_app(), listening, token))
+    else:
+        serving = asyncio.ensure_future(server.run_stdio_async())
+    stop = asyncio.Event()
+    # On stdio, the signals stop the tasks and close Chromium, as the client closing stdin does (uvicorn handles them
+    # itself with --http; Windows has neither SIGHUP nor loop signal handlers).
+    if listening is None and os.name == "posix":
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            asyncio.get_running_loop().add_signal_handler(signum, stop.set)
+    stopping = asyncio.ensure_future(stop.wait())
     try:
-        if listening is None:
-            await server.run_stdio_async()
-        else:
-            await serve_http(server.streamable_http_app(), listening, token)
-    except asyncio.CancelledError:
-        pass
+        await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
     finally:
+        stopping.cancel()
         await routines.close()
         await tasks.close()
         await headless.close()
+    if not serving.done():
+        # A signal on stdio: everything is closed, but the SDK reads stdin on a worker thread that nothing can
+        # interrupt, and waiting for it would keep the process until the client closes the pipe.
+        sys.stderr.flush()
+        os._exit(0)
+    serving.result()
     return 0
 
 

@@ -3,7 +3,10 @@ model server and a local page. No panel is open in these tests, so every task ru
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +14,10 @@ import pytest
 
 from tests.browser.helpers import index_of
 from tests.cli.test_cli import (  # noqa: F401  (fixtures)
+    ROOT,
     PageServer,
     browser_state,
+    cli_env,
     home,
     page_server,
     press_then_done,
@@ -20,7 +25,7 @@ from tests.cli.test_cli import (  # noqa: F401  (fixtures)
 from tests.cli.test_hand_off import REASON, hand_off_then_done
 from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion, done_reply
-from tests.mcp.helpers import data, stdio_client, text_of
+from tests.mcp.helpers import data, server_args, stdio_client, text_of
 
 pytestmark = pytest.mark.slow
 
@@ -145,6 +150,7 @@ async def test_a_client_cannot_widen_the_allowed_sites(
     assert llm_server.requests == []
 
 
+INITIALIZE = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
 SECRET = "hunter2-very-secret"
 FORM = b"""<!doctype html><title>Sign in</title>
 <input name=password aria-label=Password oninput="document.getElementById('echo').textContent = this.value">
@@ -180,3 +186,47 @@ async def test_a_client_cannot_read_a_secret(home: Path, llm_server: FakeLLMServ
     for answer in (result, run, runs):
         assert SECRET not in text_of(answer)
     assert SECRET not in json.dumps([r for r in llm_server.requests])
+
+
+async def test_sigterm_stops_the_running_task_and_closes_chromium(
+    home: Path, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
+    """As a client that ends the server with SIGTERM and leaves the pipe open (the SDK's client is not used: the
+    process is needed). Plain JSON-RPC lines on stdio."""
+    llm_server.add(done_reply("Too late.", delay=60.0))
+    server = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *server_args(),
+        env=cli_env(home, llm_server),
+        cwd=ROOT,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    try:
+        for message in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    "name": "run_task",
+                    "arguments": {"task": "Read slowly", "start_url": page_server.url, "wait_s": 0},
+                },
+            },
+        ):
+            server.stdin.write(json.dumps(message).encode() + b"\n")
+        answers = [json.loads(await asyncio.wait_for(server.stdout.readline(), 60)) for _ in range(2)]
+        assert answers[1]["result"]["structuredContent"]["status"] in ("queued", "running")
+        await llm_server.received(1, timeout=60)  # the task is under way, Chromium open
+
+        server.send_signal(signal.SIGTERM)
+
+        assert await asyncio.wait_for(server.wait(), 30) == 0
+    finally:
+        if server.returncode is None:  # the test failed: the server goes anyway
+            server.kill()
+            await server.wait()
+    # The home fixture checks that no Chromium is left with the profile.
