@@ -28,6 +28,7 @@ from app.cli_terminal import Say, is_terminal
 from app.core.safety.secrets import mask_everywhere
 from app.core.text_safety import printable, terminal_json, valid_text
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
+from app.crash_report import crash_message, install_crash_reports
 from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
 from app.settings.model import Settings, SettingsUnreadable, read_settings
@@ -266,6 +267,16 @@ async def run(args: argparse.Namespace, driver: DriverStart) -> int:
     """The run itself, once ``app.cli_start`` has started Playwright's driver and imported this module."""
     printer = EventPrinter(sys.stderr) if args.events else None
     _configure_logging(printer)
+    reports = install_crash_reports(
+        app_paths().log_dir, lambda report: _tell(printer, crash_message(report)), asyncio.get_running_loop()
+    )
+    try:
+        return await _run(args, printer, driver)
+    finally:
+        reports.uninstall()
+
+
+async def _run(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
     if getattr(args, "rows", None) is not None:
         from app.cli_routine import run_routine
 
