@@ -55,7 +55,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def _uses_the_module_browser(item: pytest.Item) -> bool:
     fixtures = getattr(item, "_fixtureinfo", None)
-    definitions = fixtures.name2fixturedefs.get("controller", ()) if fixtures is not None else ()
+    definitions = list(fixtures.name2fixturedefs.get("controller", [])) if fixtures is not None else []
     return bool(definitions) and definitions[-1].func.__module__ == BROWSER_FIXTURES
 
 
