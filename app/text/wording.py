@@ -236,11 +236,6 @@ def _leading(text: str, markers: tuple[str, ...]) -> str | None:
     return None
 
 
-# Plain symbols that every font has, for the agent's judgement marks: emoji glyphs show as empty boxes without
-# an emoji font.
-READING_MARK = {Reading.SUCCESS: "✓", Reading.FAILURE: "✗", Reading.UNKNOWN: "?"}
-
-
 def format_tokens(count: int) -> str:
     if count < 1000:
         return str(count)
