@@ -27,7 +27,7 @@ from app.cli_signals import StopSignals
 from app.cli_terminal import Say, is_terminal
 from app.core.safety.secrets import mask_everywhere
 from app.core.text_safety import printable, terminal_json, valid_text
-from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
+from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, RunOutcome
 from app.crash_report import crash_message, install_crash_reports
 from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
@@ -134,12 +134,17 @@ def _tell(printer: EventPrinter | None, message: str) -> None:
         printer.error(message)
 
 
+EXIT_CODES = {
+    RunOutcome.SUCCESS: EXIT_SUCCESS,
+    RunOutcome.FAILED: EXIT_UNSUCCESSFUL,
+    RunOutcome.NEEDS_PERSON: EXIT_NEEDS_PERSON,
+    RunOutcome.STOPPED: EXIT_STOPPED,
+    RunOutcome.ERROR: EXIT_ERROR,
+}
+
+
 def exit_code(result: ExecutionResult) -> int:
-    if result.status == AgentStatus.COMPLETED:
-        return EXIT_SUCCESS if result.success else EXIT_UNSUCCESSFUL
-    if result.status == AgentStatus.NEEDS_PERSON:
-        return EXIT_NEEDS_PERSON
-    return EXIT_STOPPED if result.status == AgentStatus.STOPPED else EXIT_ERROR
+    return EXIT_CODES[result.outcome]
 
 
 def result_json(result: ExecutionResult) -> str:

