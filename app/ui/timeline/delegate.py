@@ -309,9 +309,10 @@ class TimelineDelegate(QStyledItemDelegate):
                 b.text(item.text, self.task_font, t.text, max_lines=6)
                 return b.finish(t.soft(t.accent, 0.35), t.soft(t.accent, 0.08))
             case Kind.STEP:
-                return self._build_step(b, item.event)  # type: ignore[arg-type]
+                assert isinstance(item.event, StepEvent)
+                return self._build_step(b, item.event)
             case Kind.OBSERVATION:
-                b.icon_text("eye", t.muted, item.text, self.small_font, t.muted, max_lines=2)
+                b.icon_text("eye", t.muted, item.message, self.small_font, t.muted, max_lines=2)
                 return b.finish(t.border, t.sunken, card=False)
             case Kind.RETRY:
                 event = item.event
@@ -329,7 +330,8 @@ class TimelineDelegate(QStyledItemDelegate):
                 b.icon_text("x-circle", t.danger, item.message, self.body_font, t.text, max_lines=None)
                 return b.finish(t.soft(t.danger, 0.45), t.soft(t.danger, 0.07), stripe=t.danger)
             case Kind.TAKEOVER:
-                return self._build_takeover(b, item.event)  # type: ignore[arg-type]
+                assert isinstance(item.event, UserTakeoverEvent)
+                return self._build_takeover(b, item.event)
             case Kind.QUESTION:
                 b.icon_text("chat", t.paused, tr("The agent asks you"), self.title_font, t.paused)
                 b.text(item.text, self.task_font, t.text, max_lines=8)

@@ -107,7 +107,8 @@ def plain_text(item: TimelineItem) -> str:
         case Kind.TASK:
             return tr("Follow-up: {task}", task=item.text) if item.follow_up else tr("Task: {task}", task=item.text)
         case Kind.STEP:
-            return _step_text(item.event, item.expanded)  # type: ignore[arg-type]
+            assert isinstance(item.event, StepEvent)
+            return _step_text(item.event, item.expanded)
         case Kind.RETRY:
             event = item.event
             assert isinstance(event, RetryEvent)
@@ -120,14 +121,15 @@ def plain_text(item: TimelineItem) -> str:
         case Kind.ERROR:
             return tr("Error: {message}", message=item.message)
         case Kind.TAKEOVER:
-            return _takeover_text(item.event)  # type: ignore[arg-type]
+            assert isinstance(item.event, UserTakeoverEvent)
+            return _takeover_text(item.event)
         case Kind.QUESTION:
             return tr("The agent asks: {question}", question=item.text)
         case Kind.ANSWER:
             return tr("Your answer: {answer}", answer=item.text)
         case Kind.RESULT:
             return f"{describe_outcome(item.outcome or RunOutcome.ERROR)}\n{item.message}"
-    return item.text
+    return item.message  # an observation in the panel's language when it is the agent's own; a notice as it is
 
 
 def _step_text(step: StepEvent, expanded: bool) -> str:
