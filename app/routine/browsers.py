@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 _CONNECT_TIMEOUT_MS = 15_000
 _FRONT_TIMEOUT = 5.0
+_PROBE_TIMEOUT = 5.0
 # Timers, settling and observation work the same in a window behind others: Chromium would otherwise slow a
 # background window's timers down to once a second (Playwright's own launch adds these too; said here for clarity).
 BACKGROUND_FLAGS = (
@@ -106,9 +107,9 @@ async def remote_browsers(endpoints: list[str], per_endpoint: int, downloads_dir
     browsers = Browsers()
     try:
         for endpoint in endpoints:
-            owner = await _attach(endpoint, downloads_dir)
+            owner, served = await _attach(endpoint, downloads_dir)
             browsers._owners.append(owner)
-            sessions = [await owner.new_window() for _ in range(per_endpoint)]
+            sessions = [await _window(owner, served) for _ in range(per_endpoint)]
             label = _label(endpoint)
             names = [label if per_endpoint == 1 else f"{label} #{i}" for i in range(1, per_endpoint + 1)]
             _add_slots(browsers, sessions, names, endpoint)
@@ -129,25 +130,52 @@ def _add_slots(browsers: Browsers, sessions: list[BrowserSession], names: list[s
         browsers.slots.append(slot)
 
 
-async def _attach(endpoint: str, downloads_dir: Path) -> BrowserSession:
-    """A CDP endpoint (http(s):// or a DevTools ws://), else a Playwright server (ws://)."""
+async def _attach(endpoint: str, downloads_dir: Path) -> tuple[BrowserSession, bool]:
+    """The browser, and whether a Playwright server started it for us. A Playwright server (ws:// from
+    ``playwright run-server``) is known by its answer to a plain GET; else a CDP endpoint (http(s):// or a DevTools
+    ws://), else a Playwright server after all. A CDP handshake sent to a Playwright server waits for its whole
+    timeout (and has the server start a browser for nothing): hence the look first."""
+    websocket = endpoint.startswith(("ws://", "wss://"))
+    if websocket and await asyncio.to_thread(_is_playwright_server, endpoint):
+        return await _connect(endpoint, downloads_dir), True
     try:
-        return await BrowserSession.attach(endpoint, downloads_dir=downloads_dir)
-    except RuntimeError:
-        if not endpoint.startswith(("ws://", "wss://")):
+        return await BrowserSession.attach(endpoint, downloads_dir=downloads_dir), False
+    except RuntimeError as cdp_failure:
+        if not websocket:
             raise
-        cdp_failure = sys.exc_info()[1]
+        try:
+            return await _connect(endpoint, downloads_dir), True
+        except PlaywrightError:
+            raise RuntimeError(str(cdp_failure)) from None
+
+
+async def _window(owner: BrowserSession, served: bool) -> BrowserSession:
+    """One more window for a row. A Playwright server's browser works in a context Playwright made for this
+    connection, where a window opened over CDP would never appear: a tab of that context instead."""
+    if served:
+        return BrowserSession.window_of(owner, await owner.context.new_page())
+    return await owner.new_window()
+
+
+async def _connect(endpoint: str, downloads_dir: Path) -> BrowserSession:
+    """A browser of a Playwright server (PlaywrightError when it is not one)."""
     playwright = await async_playwright().start()
     try:
         browser: Browser = await playwright.chromium.connect(endpoint, timeout=_CONNECT_TIMEOUT_MS)
-    except PlaywrightError:
-        await playwright.stop()
-        raise RuntimeError(str(cdp_failure)) from None
-    try:
         return await BrowserSession.over(browser, downloads_dir=downloads_dir, playwright=playwright)
     except BaseException:
         await playwright.stop()
         raise
+
+
+def _is_playwright_server(endpoint: str) -> bool:
+    """A Playwright server answers a plain GET at its address with "Running"; a CDP endpoint never does."""
+    address = "http" + endpoint.removeprefix("ws")
+    try:
+        with urllib.request.urlopen(address, timeout=_PROBE_TIMEOUT) as response:
+            return bool(response.status == 200 and response.read(64).strip() == b"Running")
+    except (OSError, ValueError):
+        return False
 
 
 def _label(endpoint: str) -> str:

@@ -1,15 +1,20 @@
 """Routines over browsers that run elsewhere (--browser-endpoint): real Chromium servers listening on 127.0.0.1 only,
 sharing the rows; one that dies in mid-row leaves that row interrupted and its remaining rows to the others; none is
-ever closed by the routine."""
+ever closed by the routine. The same over a Playwright server (playwright run-server), Selenium Grid 4 and
+browserless."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
+import signal
 import sqlite3
 import subprocess
+import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -219,3 +224,52 @@ def test_a_routine_runs_in_a_selenium_grid_browser(tmp_path: Path, home: Path, l
     assert [r["status"] for r in table] == ["done", "done"]
     assert {r["browser"] for r in table} == {endpoint}
     assert calls_by_row(table)[1] == 1
+
+
+@contextmanager
+def playwright_server() -> Iterator[str]:
+    """``playwright run-server`` (the Python package's own driver) on loopback; its address, with Debian's Chromium
+    as the browser it starts for each client (``--unsafe`` lets a client name the executable)."""
+    port = unused_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1", "--port", str(port), "--unsafe"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,  # the driver's node process is a child of this one: ended as a group
+    )
+    try:
+        assert server.stdout is not None
+        listening = server.stdout.readline()  # "Listening on ws://127.0.0.1:PORT/", once it listens
+        assert listening.startswith("Listening on ws://"), listening
+        options = json.dumps({"executablePath": asyncio.run(find_chromium())})
+        yield f"ws://127.0.0.1:{port}/?launch-options={urllib.parse.quote(options)}"
+        assert server.poll() is None  # the routine never ends the server
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(10)
+
+
+def test_a_routine_runs_in_browsers_of_a_playwright_server(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, FIVE)
+    with playwright_server() as endpoint, crm_site() as site:
+        done = run(
+            routine(rows, site.new_url, "--browser-endpoint", endpoint, "--parallel", "2", "--json"),
+            cli_env(home, llm_server),
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(site.records) == 5 and len(set(site.emails())) == 5
+    table = results(rows)
+    assert [r["status"] for r in table] == ["done"] * 5
+    label = endpoint.split("?", 1)[0]  # the launch options stay out of the results
+    assert {r["browser"] for r in table} == {f"{label} #1", f"{label} #2"}
+    assert calls_by_row(table)[1:] == [1, 1, 1, 1]
+    assert not (home / "data" / "browser-profile").exists()
