@@ -250,3 +250,42 @@ def test_a_second_process_on_the_same_routine_is_refused(tmp_path: Path, home: P
     assert done.returncode == 2
     assert f"This routine is already running in another process (process {os.getpid()})" in done.stderr
     assert not llm_server.requests
+
+
+def test_a_risky_click_waits_for_the_persons_yes_on_a_terminal(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.split("Bob", 1)[0])
+    controller, terminal = pty.openpty()
+    with crm_site() as site:
+        site.save_label = "Save and pay $9"  # the task says to save, not to pay: the click asks first
+        process = subprocess.Popen(
+            routine(rows, site.new_url),
+            env=cli_env(home, llm_server),
+            cwd=ROOT,
+            stdin=terminal,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert process.stderr is not None
+            told = ""
+            while not told.endswith("Allow? [y/N] "):
+                character = process.stderr.read(1)
+                assert character, told
+                told += character
+            assert "Row 1 (window 1): " in told and "Save and pay $9" in told
+            assert site.posts == 0  # nothing was sent before the yes
+            os.write(controller, b"y\n")
+            _, rest = process.communicate(timeout=90)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+            os.close(controller)
+            os.close(terminal)
+        assert process.returncode == 0, told + rest
+        assert site.emails() == ["ana@x.test"]
+    assert [r["status"] for r in results(rows)] == ["done"]
