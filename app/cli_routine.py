@@ -57,9 +57,10 @@ _NOT_WITH_ROWS = ("record", "replay", "cdp_url")
 
 
 def exit_code(counts: dict[str, int], stopped: bool = False) -> int:
-    """The worst row's code. A routine the person stopped exits 3 unless a row ended in an error: the rows its Stop
-    caught after they may have sent their data are ``interrupted``, and that is the Stop's doing."""
-    if stopped and not counts.get(RowStatus.ERROR):
+    """The worst row's code. A routine the person stopped before its end exits 3 unless a row ended in an error: the
+    rows its Stop caught after they may have sent their data are ``interrupted``, and that is the Stop's doing."""
+    cut_short = any(counts.get(status) for status in (RowStatus.STOPPED, RowStatus.SKIPPED, RowStatus.INTERRUPTED))
+    if stopped and cut_short and not counts.get(RowStatus.ERROR):
         return EXIT_STOPPED
     for statuses, code in _EXIT_ORDER:
         if any(counts.get(status) for status in statuses):
