@@ -20,6 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from app.browser.controller import PlaywrightPageController
 from app.browser.session import BrowserSession, LaunchOptions
+from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
 from app.core.safety.guardrails import Guardrails
 
@@ -73,6 +74,14 @@ class Browsers:
     slots: list[Slot] = field(default_factory=list)
     _owners: list[BrowserSession] = field(default_factory=list)
 
+    @property
+    def stop_bars(self) -> list[StopBar]:
+        """One stop bar per browser (the local one, or each endpoint's), shared by its windows."""
+        bars: dict[int, StopBar] = {}
+        for slot in self.slots:
+            bars.setdefault(id(slot.controller.stop_bar), slot.controller.stop_bar)
+        return list(bars.values())
+
     async def close(self) -> None:
         for slot in self.slots:
             if slot.endpoint:  # a launched Chromium is closed whole below; elsewhere only our windows go
@@ -120,11 +129,14 @@ async def remote_browsers(endpoints: list[str], per_endpoint: int, downloads_dir
 
 
 def _add_slots(browsers: Browsers, sessions: list[BrowserSession], names: list[str], endpoint: str) -> None:
-    shared_bar = browsers.slots[0].controller.stop_bar if browsers.slots else None
+    """The slots of one browser. They share its stop bar (``stop_bars``): every window's observer leaves it out."""
+    shared_bar = None
     for session, slot_name in zip(sessions, names, strict=True):
         controller = PlaywrightPageController(session)
-        if shared_bar is not None:
-            controller.stop_bar = shared_bar  # one bar per routine; every window's observer leaves it out
+        if shared_bar is None:
+            shared_bar = controller.stop_bar
+        else:
+            controller.stop_bar = shared_bar
         slot = Slot(slot_name, session, controller, endpoint)
         session.on_closed(slot.mark_lost)
         browsers.slots.append(slot)

@@ -19,6 +19,7 @@ from playwright.sync_api import sync_playwright
 from app.browser.chromium import find_chromium
 from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
 from tests.cli.test_cli import ROOT, cli_env, home, unused_port  # noqa: F401 - the fixture
+from tests.cli.test_routine_remote import remote_chromium
 from tests.fakes.crm_model import crm_model, row_values, user_text
 from tests.fakes.crm_site import CrmSite, crm_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, error_reply
@@ -55,11 +56,17 @@ class HeldRows:
 
 
 def stopped_run(
-    rows: Path, site: CrmSite, env: dict[str, str], held: HeldRows, stop: Callable[[subprocess.Popen[str]], None]
+    rows: Path,
+    site: CrmSite,
+    env: dict[str, str],
+    held: HeldRows,
+    stop: Callable[[subprocess.Popen[str]], None],
+    *where: str,
 ) -> tuple[int, str, str]:
-    """The routine over two windows at a time, the model doing every row; ``stop`` once rows 1 and 2 both wait."""
+    """The routine over two windows at a time (``where``: two local ones), the model doing every row; ``stop`` once
+    rows 1 and 2 both wait."""
     process = subprocess.Popen(
-        routine(rows, site.new_url, "--no-replay", "--parallel", "2", "--json"),
+        routine(rows, site.new_url, "--no-replay", "--json", *(where or ("--parallel", "2"))),
         env=env,
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
@@ -111,6 +118,16 @@ def test_sigterm_stops_the_rows_in_flight_and_a_row_that_may_have_sent_its_form_
         assert json.loads(again.stdout)["ran"] == 3
 
 
+def press_escape(cdp_url: str, where: Callable[[str], bool]) -> None:
+    """Esc, as a person presses it, in the one page of that browser whose address ``where`` accepts."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.connect_over_cdp(cdp_url)
+        pages = [page for context in browser.contexts for page in context.pages]
+        chosen = [page for page in pages if where(page.url)]
+        assert len(chosen) == 1, [page.url for page in pages]
+        chosen[0].keyboard.press("Escape")
+
+
 def test_esc_in_a_rows_chromium_window_stops_the_routine(tmp_path: Path, home: Path, llm_server: FakeLLMServer) -> None:
     held = HeldRows()
     llm_server.fallback = held
@@ -127,15 +144,33 @@ def test_esc_in_a_rows_chromium_window_stops_the_routine(tmp_path: Path, home: P
     (home / "config" / "settings.json").write_text(json.dumps({"browser_path": str(chromium)}))
 
     def press_escape_in_row_two(_process: subprocess.Popen[str]) -> None:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
-            # Row 2's window still shows the empty form (row 1's shows its saved customer).
-            forms = [page for context in browser.contexts for page in context.pages if page.url.endswith("/new")]
-            assert len(forms) == 1, [page.url for context in browser.contexts for page in context.pages]
-            forms[0].keyboard.press("Escape")
+        # Row 2's window still shows the empty form (row 1's shows its saved customer).
+        press_escape(f"http://127.0.0.1:{port}", lambda url: url.endswith("/new"))
 
     with crm_site() as site:
         assert_stopped(rows, site, *stopped_run(rows, site, cli_env(home, llm_server), held, press_escape_in_row_two))
+
+
+def test_esc_in_any_remote_browsers_window_stops_the_routine(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    held = HeldRows()
+    llm_server.fallback = held
+    rows = rows_file(tmp_path, UNIQUE)
+    with (
+        remote_chromium(tmp_path, "a") as (a, _first),
+        remote_chromium(tmp_path, "b") as (b, _second),
+        crm_site() as site,
+    ):
+        code, stdout, stderr = stopped_run(
+            rows,
+            site,
+            cli_env(home, llm_server),
+            held,
+            lambda _process: press_escape(b, lambda url: url.startswith(site.url)),  # the second browser's row
+            *("--browser-endpoint", a, "--browser-endpoint", b),
+        )
+        assert_stopped(rows, site, code, stdout, stderr)
 
 
 def test_a_row_that_ends_in_an_error_after_it_may_have_sent_its_form_is_never_redone(
