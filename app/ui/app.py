@@ -13,10 +13,12 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
+from app.crash_report import install_crash_reports
 from app.instance import bring_to_front, socket_path
 from app.logging_setup import configure_logging
 from app.settings.paths import app_paths
 from app.ui.app_icon import app_icon
+from app.ui.crash_notice import show_crash_notice
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.qt_libraries import missing_message, missing_packages
 
@@ -51,6 +53,7 @@ def run_gui(args: argparse.Namespace) -> int:
     app = _application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    reports = install_crash_reports(paths.log_dir, show_crash_notice, loop)
     desktop = Desktop(paths, LaunchChoices(demo=args.demo, replay=args.replay, record=args.record))
 
     heartbeat = QTimer()
@@ -65,3 +68,4 @@ def run_gui(args: argparse.Namespace) -> int:
             return code
     finally:
         heartbeat.stop()
+        reports.uninstall()

@@ -51,7 +51,7 @@ from app.ui.panel_state import ENDED_AS, PanelState
 from app.ui.quit_question import ask_to_quit
 from app.ui.shortcuts import install_shortcuts
 from app.ui.task_input import Composer
-from app.ui.timeline.model import TimelineModel, outcome_of
+from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
 from app.ui.waiting_moments import WaitingMoments
 
@@ -386,7 +386,7 @@ class MainWindow(QMainWindow):
     def _show_outcome(self, result: ExecutionResult) -> ExecutionResult:
         self._model.finish_run(result)
         self._hide_bars()
-        self.enter(ENDED_AS[outcome_of(result)])
+        self.enter(ENDED_AS[result.outcome])
         if result.steps:
             self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))
         if self._browser_lost:
