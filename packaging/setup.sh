@@ -224,7 +224,7 @@ case "$MODE" in
   test)
     install_test_tools
     # The checks first: a finding fails the run as a failing test does (configured in pyproject.toml).
-    say "Checking the code (ruff lint, ruff format, mypy)"
+    say "Checking the code (ruff lint, ruff format, mypy, vulture)"
     "$VENV/bin/ruff" check app tests
     "$VENV/bin/ruff" format --check app tests
     "$VENV/bin/mypy"
