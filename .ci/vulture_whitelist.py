@@ -16,3 +16,6 @@ _.clone
 
 # Held so that Qt does not collect it: BrowserTiler filters the panel's events as long as the desktop lives.
 _._tiler
+
+# pydantic reads a model's configuration from this class attribute.
+_.model_config

@@ -224,10 +224,13 @@ case "$MODE" in
   test)
     install_test_tools
     # The checks first: a finding fails the run as a failing test does (configured in pyproject.toml).
-    say "Checking the code (ruff lint, ruff format, mypy)"
+    say "Checking the code (ruff lint, ruff format, mypy, vulture)"
     "$VENV/bin/ruff" check app tests
     "$VENV/bin/ruff" format --check app tests
     "$VENV/bin/mypy"
+    # Dead code: a name in app/ that nothing uses (the tests count as users; framework hooks are whitelisted).
+    dead="$("$VENV/bin/vulture" app tests .ci/vulture_whitelist.py --min-confidence 60 | grep '^app/' || true)"
+    [[ -z "$dead" ]] || die "unused code (remove it, or name its caller in .ci/vulture_whitelist.py):"$'\n'"$dead"
     # In parallel, a module's tests on one worker (tests/conftest.py); the fast lane first, so that a broken engine or
     # panel says so in a minute, before Chromium, the CLI and the built app take their time.
     workers="${PAGE_AGENT_TEST_WORKERS:-3}"

@@ -26,8 +26,6 @@ class RowStatus(StrEnum):
 
 # What a row's status makes of it on the next run of the same routine.
 RETRIED = frozenset({RowStatus.NEEDS_PERSON, RowStatus.STOPPED, RowStatus.ERROR, RowStatus.SKIPPED})
-# The order in which a worse outcome wins the routine's exit code (the CLI's 2, 3, 4, 1).
-WORST_FIRST = (RowStatus.ERROR, RowStatus.INTERRUPTED, RowStatus.STOPPED, RowStatus.NEEDS_PERSON, RowStatus.FAILED)
 
 
 @dataclass(frozen=True)
