@@ -19,3 +19,10 @@ _._tiler
 
 # pydantic reads a model's configuration from this class attribute.
 _.model_config
+
+# The MCP SDK calls the tools that app/mcp/server.py registers with its @tool decorator.
+_.get_task
+_.cancel_task
+_.get_routine
+_.list_runs
+_.get_run
