@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from app import __version__
-from app.cli_args import add_run_parser
-from app.cli_start import run_cli
+from app.cli.args import add_run_parser
+from app.cli.start import run_cli
 from app.mcp.args import add_mcp_parser
 
 

@@ -31,6 +31,7 @@ RULES = (
     Rule("history", ("PySide6", "qasync", "app.ui"), "History is read the same way by the CLI and the panel"),
     Rule("text", ("PySide6", "qasync", "app.ui", "playwright"), "plain words are made the same for every view"),
     Rule("routine", ("PySide6", "qasync", "app.ui"), "the panel is one client of routines, the CLI another"),
+    Rule("cli", ("PySide6", "qasync", "app.ui"), "the command line runs where there is no display"),
     Rule("mcp", ("PySide6", "qasync", "app.ui"), "the MCP server reaches the panel over its socket, never through Qt"),
 )
 

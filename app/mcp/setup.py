@@ -8,8 +8,8 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.cli import resolve_settings
-from app.cli_args import base_url_problem
+from app.cli.args import base_url_problem
+from app.cli.task import resolve_settings
 from app.core.abort import AbortSignal
 from app.core.safety.risky import ConfirmRequest
 from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets

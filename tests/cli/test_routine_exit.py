@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.cli_routine import exit_code
+from app.cli.routine import exit_code
 
 
 @pytest.mark.parametrize(

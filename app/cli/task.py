@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from app.cli_args import base_url_problem
-from app.cli_confirm import cli_confirm
-from app.cli_handoff import TerminalHandOff
-from app.cli_routine_args import without_rows
-from app.cli_signals import StopSignals
-from app.cli_terminal import Say, is_terminal
+from app.cli.args import base_url_problem
+from app.cli.confirm import cli_confirm
+from app.cli.handoff import TerminalHandOff
+from app.cli.routine_args import without_rows
+from app.cli.signals import StopSignals
+from app.cli.terminal import Say, is_terminal
 from app.core.safety.secrets import mask_everywhere
 from app.core.text_safety import printable, terminal_json, valid_text
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, RunOutcome
@@ -269,7 +269,7 @@ async def _run_task(
 
 
 async def run(args: argparse.Namespace, driver: DriverStart) -> int:
-    """The run itself, once ``app.cli_start`` has started Playwright's driver and imported this module."""
+    """The run itself, once ``app.cli.start`` has started Playwright's driver and imported this module."""
     printer = EventPrinter(sys.stderr) if args.events else None
     _configure_logging(printer)
     reports = install_crash_reports(
@@ -283,7 +283,7 @@ async def run(args: argparse.Namespace, driver: DriverStart) -> int:
 
 async def _run(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
     if getattr(args, "rows", None) is not None:
-        from app.cli_routine import run_routine
+        from app.cli.routine import run_routine
 
         return await run_routine(args, printer, driver)
     flag = without_rows(args)

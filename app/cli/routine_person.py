@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from app.cli_terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
+from app.cli.terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
 from app.routine.runner import RoutineRunner
 from app.routine.types import PersonRequest
 

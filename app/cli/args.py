@@ -1,6 +1,6 @@
 """The ``run`` command's arguments, checked while they are parsed: a bad value is refused in plain words before
 Chromium starts. Light on purpose (no pydantic, no Playwright): the command line is parsed before anything heavy is
-imported, so that Playwright's driver can start while the rest loads (``app.cli_start``)."""
+imported, so that Playwright's driver can start while the rest loads (``app.cli.start``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from app.cli_routine_args import add_routine_arguments
+from app.cli.routine_args import add_routine_arguments
 from app.core.limits import MAX_DURATION_LIMIT, MAX_STEPS_LIMIT
 from app.core.safety.navigation import parse_domains
 from app.core.text_safety import is_valid_text, valid_text

@@ -18,7 +18,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.cli import (
+from app.cli.args import base_url_problem
+from app.cli.confirm import cli_confirm
+from app.cli.routine_person import TerminalPerson
+from app.cli.signals import StopSignals
+from app.cli.task import (
     EXIT_ERROR,
     EXIT_NEEDS_PERSON,
     EXIT_STOPPED,
@@ -28,11 +32,7 @@ from app.cli import (
     _tell,
     resolve_settings,
 )
-from app.cli_args import base_url_problem
-from app.cli_confirm import cli_confirm
-from app.cli_routine_person import TerminalPerson
-from app.cli_signals import StopSignals
-from app.cli_terminal import Say, is_terminal
+from app.cli.terminal import Say, is_terminal
 from app.core.safety.secrets import mask_everywhere
 from app.core.text_safety import valid_text
 from app.guardrails_setup import check_upload_dirs
