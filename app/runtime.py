@@ -16,14 +16,14 @@ from app.assets import resource_path
 from app.background import Background
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
+from app.core.errors import BrowserClosedError
 from app.core.llm import LLMClient
-from app.core.page import BrowserClosedError
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest
 from app.core.tools.base import AskUserHandler
-from app.guardrails_setup import build_guardrails, check_start_page, navigation_policy
 from app.llm.cassette import Cassette, RecordingClient, ReplayClient
 from app.llm.client import OpenAICompatibleClient
+from app.safety_from_settings import build_guardrails, check_start_page, navigation_policy
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 

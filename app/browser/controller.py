@@ -37,7 +37,8 @@ from app.browser.session import BrowserSession
 from app.browser.settle import Settler
 from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
-from app.core.page import BrowserClosedError, BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo, ToolError
+from app.core.errors import BrowserClosedError, ToolError
+from app.core.page import BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import Act, ActGate
 from app.core.safety.untrusted import quoted

@@ -27,7 +27,7 @@ from app.background import Background
 from app.browser.downloads import Finished
 from app.browser.session import BrowserSession
 from app.core.abort import AbortController, AbortError
-from app.core.page import BrowserClosedError
+from app.core.errors import BrowserClosedError
 from app.core.safety import risky
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmRequest

@@ -22,7 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from app.assets import read_resource
-from app.core.text_safety import is_valid_text, valid_data
+from app.core.clean_text import is_valid_text, valid_data
 
 log = logging.getLogger(__name__)
 

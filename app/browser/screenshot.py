@@ -22,7 +22,8 @@ from playwright.async_api import Frame, Page
 
 from app.browser.observer import ElementRef
 from app.core.abort import AbortSignal
-from app.core.page import Screenshot, ToolError
+from app.core.errors import ToolError
+from app.core.page import Screenshot
 
 # Wide enough to read a form's labels; a 1280-pixel viewport becomes 1024x640 (about 800 tokens at high detail).
 MAX_WIDTH = 1024

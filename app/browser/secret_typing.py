@@ -17,7 +17,7 @@ from enum import StrEnum
 from playwright.async_api import ElementHandle
 
 from app.core.abort import AbortSignal
-from app.core.page import ToolError
+from app.core.errors import ToolError
 
 
 class SecretEntry(StrEnum):

@@ -21,7 +21,7 @@ from app.browser.private_files import private_folder
 from app.browser.processes import kill_profile_processes, profile_pids
 from app.browser.profile import quiet_profile
 from app.browser.window_focus import WindowFocus
-from app.core.page import BrowserClosedError
+from app.core.errors import BrowserClosedError
 
 log = logging.getLogger(__name__)
 

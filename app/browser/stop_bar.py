@@ -25,7 +25,7 @@ from app.assets import read_resource
 from app.background import Background
 from app.browser.session import BrowserSession
 from app.core.agent import Agent
-from app.core.page import BrowserClosedError
+from app.core.errors import BrowserClosedError
 from app.core.types import TERMINAL_STATUSES, AgentStatus, ExecutingActivity, HandOffActivity, PausedActivity
 from app.text.i18n import tr
 

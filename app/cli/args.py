@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from app.cli.routine_args import add_routine_arguments
+from app.core.clean_text import is_valid_text, valid_text
 from app.core.limits import MAX_DURATION_LIMIT, MAX_STEPS_LIMIT
 from app.core.safety.navigation import parse_domains
-from app.core.text_safety import is_valid_text, valid_text
 
 N = TypeVar("N", int, float)
 

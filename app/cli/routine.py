@@ -33,13 +33,13 @@ from app.cli.task import (
     resolve_settings,
 )
 from app.cli.terminal import Say, is_terminal
+from app.core.clean_text import valid_text
 from app.core.safety.secrets import mask_everywhere
-from app.core.text_safety import valid_text
-from app.guardrails_setup import check_upload_dirs
 from app.routine.plan import plan_routine
 from app.routine.rows import RowsError
 from app.routine.state import RoutineBusy
 from app.routine.types import RoutineOptions, RoutineSummary, RowFinished, RowStarted, RowStatus
+from app.safety_from_settings import check_upload_dirs
 from app.settings.model import SettingsUnreadable, read_settings
 from app.settings.paths import app_paths
 

@@ -25,12 +25,12 @@ from app.cli.handoff import TerminalHandOff
 from app.cli.routine_args import without_rows
 from app.cli.signals import StopSignals
 from app.cli.terminal import Say, is_terminal
+from app.core.clean_text import printable, terminal_json, valid_text
 from app.core.safety.secrets import mask_everywhere
-from app.core.text_safety import printable, terminal_json, valid_text
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, RunOutcome
 from app.crash_report import crash_message, install_crash_reports
-from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
+from app.safety_from_settings import check_navigation, check_upload_dirs, load_secrets
 from app.settings.model import Settings, SettingsUnreadable, read_settings
 from app.settings.paths import app_paths
 from app.settings.secrets import env_api_key, get_api_key

@@ -10,7 +10,7 @@ import sys
 import termios
 from typing import TextIO
 
-from app.core.text_safety import printable_line
+from app.core.clean_text import printable_line
 
 log = logging.getLogger(__name__)
 

@@ -13,11 +13,12 @@ from pydantic import BaseModel
 
 from app.core.abort import AbortController, AbortError
 from app.core.config import AgentConfig
+from app.core.errors import BrowserClosedError
 from app.core.events import EventEmitter, EventName, Listener
 from app.core.llm import LLMClient, LLMError
 from app.core.messages import TASK_ABORTED, MessageId, say
 from app.core.output import build_tool_spec
-from app.core.page import BrowserClosedError, PageController
+from app.core.page import PageController
 from app.core.run import PAUSED, Ending, Run, agent_error
 from app.core.safety.guardrails import Guardrails
 from app.core.step_loop import StepLoop

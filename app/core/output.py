@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from app.core.clean_text import valid_data
 from app.core.llm import LLMReply, ToolSpec
-from app.core.text_safety import valid_data
 from app.core.tools.registry import ToolSet
 from app.core.types import AgentReflection
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 from pydantic import BaseModel, Field
 
 from app.core.abort import AbortSignal
+from app.core.safety.risky import ActGate
 from app.core.types import ActionTarget
 
 # The attributes that name an element or say what it is, as opposed to its state (a field's value, checked,
@@ -16,21 +17,8 @@ _IDENTIFYING_ATTRS = frozenset({"type", "name", "role", "label", "aria-label", "
 # Input types whose value is their caption, not what was typed.
 _CAPTION_INPUTS = frozenset({"submit", "button", "reset"})
 
-if TYPE_CHECKING:  # the tools' inputs and the risky check import this module for ToolError
-    from app.core.safety.risky import ActGate
+if TYPE_CHECKING:  # a page action's input is a tool's, and the tools act on a PageController: types only
     from app.core.tools.page_tools import PageAction
-
-
-class ToolError(Exception):
-    """An expected failure of an action (stale index, element not found, navigation failed...).
-
-    The message is shown to the model as the action's result, prefixed with ❌; it never ends the run by itself.
-    """
-
-
-class DeclinedError(ToolError):
-    """The person did not allow the action (they said no, or let the question run out): nothing was done. The model
-    reads it as any failure; the panel says it in the person's terms."""
 
 
 class TabInfo(BaseModel):
@@ -138,7 +126,3 @@ class PageController(Protocol):
     async def screenshot(self, signal: AbortSignal) -> Screenshot:
         """The viewport as the last state listed it, each element's [index] drawn on it (ToolError if it cannot)."""
         ...
-
-
-class BrowserClosedError(Exception):
-    """The browser (or the tab the agent works in) is gone: the run cannot go on and ends in ``error``."""

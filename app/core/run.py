@@ -6,9 +6,9 @@ import asyncio
 from dataclasses import dataclass, field
 
 from app.core.abort import AbortController
-from app.core.guards import LoopDetector
 from app.core.llm import ToolSpec
 from app.core.messages import Said
+from app.core.nudges import LoopDetector
 from app.core.page import BrowserState
 from app.core.prompt_budget import PromptBudget
 from app.core.tools.registry import ToolSet

@@ -13,11 +13,12 @@ from datetime import datetime
 
 from app.core.abort import AbortController, AbortError, AbortSignal
 from app.core.config import AgentConfig
-from app.core.guards import budget_warning
+from app.core.errors import ToolError
 from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, ToolSpec
 from app.core.messages import MessageId, Said, say
+from app.core.nudges import budget_warning
 from app.core.output import InvalidOutput, build_tool_spec, parse_agent_output
-from app.core.page import BrowserState, PageController, Screenshot, ToolError
+from app.core.page import BrowserState, PageController, Screenshot
 from app.core.prompt import build_messages, system_prompt
 from app.core.report import build_report, has_report_sections, report_instruction
 from app.core.run import PAUSED, Ending, Run, agent_error

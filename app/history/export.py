@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from html import escape
 
+from app.core.clean_text import valid_json, valid_text
 from app.core.safety.secrets import mask_everywhere, masked_model
-from app.core.text_safety import valid_json, valid_text
 from app.core.types import (
     ErrorEvent,
     HistoricalEvent,

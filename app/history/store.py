@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from app.core.text_safety import valid_json, valid_text
+from app.core.clean_text import valid_json, valid_text
 from app.history.records import RunRecord, RunSummary
 from app.settings.atomic import write_atomic
 

@@ -9,9 +9,9 @@ import random
 from typing import Any
 
 from app.core.abort import AbortError, AbortSignal
+from app.core.clean_text import valid_text
 from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
 from app.core.safety.secrets import hide_everywhere
-from app.core.text_safety import valid_text
 from app.core.types import Usage
 from app.llm.errors import classify
 from app.llm.sdk import forced_tool, new_client

@@ -12,8 +12,8 @@ from app.cli.args import base_url_problem
 from app.cli.task import resolve_settings
 from app.core.abort import AbortSignal
 from app.core.safety.risky import ConfirmRequest
-from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.runtime import RuntimeOptions
+from app.safety_from_settings import check_navigation, check_upload_dirs, load_secrets
 from app.settings.model import Settings, SettingsUnreadable, read_settings
 from app.settings.paths import AppPaths, app_paths
 

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Literal
 from app.core.agent import Agent
 from app.core.llm import LLMClient
 from app.core.safety.risky import ConfirmHandler
-from app.guardrails_setup import build_guardrails, check_start_page, navigation_policy
 from app.history.recorder import RunRecorder
 from app.history.store import RunStore
 from app.routine.plan import RoutinePlan
 from app.routine.runner import RoutineRunner
 from app.routine.state import RoutineStore
+from app.safety_from_settings import build_guardrails, check_start_page, navigation_policy
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 

@@ -13,8 +13,8 @@ import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from app.core.clean_text import valid_text
 from app.core.safety.secrets import HIDDEN, mask_everywhere
-from app.core.text_safety import valid_text
 from app.routine.rows import RowTable
 from app.routine.state import RowRecord
 from app.settings.atomic import write_atomic

@@ -9,7 +9,7 @@ import pytest
 
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortController, AbortError, AbortSignal
-from app.core.page import ToolError
+from app.core.errors import ToolError
 from tests.browser.helpers import index_of
 from tests.waiting import until
 

@@ -9,7 +9,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
-from app.core.page import ToolError
+from app.core.errors import ToolError
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmRequest
 from tests.browser.helpers import index_of, page_events

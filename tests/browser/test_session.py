@@ -15,7 +15,7 @@ from app.browser.controller import PlaywrightPageController
 from app.browser.processes import profile_pids
 from app.browser.session import BrowserSession, LaunchOptions
 from app.core.abort import AbortSignal
-from app.core.page import BrowserClosedError
+from app.core.errors import BrowserClosedError
 
 
 async def test_close_leaves_no_chromium_process(launch_options: LaunchOptions) -> None:

@@ -12,15 +12,16 @@ import pytest
 from pydantic import SecretStr
 
 from app.core.abort import AbortSignal
-from app.core.page import ElementInfo, ToolError
+from app.core.errors import ToolError
+from app.core.page import ElementInfo
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.navigation import site_of
 from app.core.safety.risky import ConfirmRequest
 from app.core.safety.secrets import Secret, SecretVault, hide_everywhere, mask_everywhere, placeholder
 from app.core.types import ExecutingActivity
-from app.guardrails_setup import build_guardrails, load_secrets
 from app.logging_setup import SECRETS_FILTER
 from app.runtime import RuntimeOptions
+from app.safety_from_settings import build_guardrails, load_secrets
 from app.settings.model import SecretEntry, Settings
 from app.settings.paths import app_paths
 from app.settings.secrets import SecretsSourceError, env_secrets, read_secrets_file, set_secret

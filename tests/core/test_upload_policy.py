@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.page import ToolError
+from app.core.errors import ToolError
 from app.core.safety.files import UploadPolicy, named_paths
 
 

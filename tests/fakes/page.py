@@ -6,7 +6,8 @@ import re
 
 from app.assets import resource_path
 from app.core.abort import AbortSignal
-from app.core.page import BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo, ToolError
+from app.core.errors import ToolError
+from app.core.page import BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo
 from app.core.safety.risky import Act, ActGate
 from app.core.tools.page_tools import ClickInput, GoToUrlInput, PageAction, SelectOptionInput
 from app.llm.probe import TEST_IMAGE

@@ -20,7 +20,7 @@ from pydantic import SecretStr
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
-from app.core.text_safety import REPLACEMENT, is_valid_text, valid_data, valid_text
+from app.core.clean_text import REPLACEMENT, is_valid_text, valid_data, valid_text
 from app.core.types import AgentStatus, StepEvent
 from app.history.export import export_html, export_json
 from app.history.store import RunStore

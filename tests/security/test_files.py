@@ -22,14 +22,14 @@ from app.browser.processes import profile_pids
 from app.browser.session import LaunchOptions
 from app.core.abort import AbortSignal
 from app.core.config import AgentConfig
-from app.core.page import ToolError
+from app.core.errors import ToolError
 from app.core.safety.files import UploadPolicy
 from app.core.safety.guardrails import Guardrails
 from app.core.tools.base import ToolContext
 from app.core.tools.page_tools import PAGE_TOOLS, UploadFileInput
 from app.core.types import ObservationEvent, StepEvent
-from app.guardrails_setup import check_upload_dirs, upload_policy
 from app.runtime import RuntimeOptions
+from app.safety_from_settings import check_upload_dirs, upload_policy
 from app.settings.model import Settings
 from app.settings.paths import app_paths
 from tests.browser.helpers import index_of

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
-from app.core.page import ToolError
+from app.core.errors import ToolError
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.navigation import NavigationPolicy
 from app.core.types import AgentStatus, ExecutionResult

@@ -15,7 +15,7 @@ import pytest
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortSignal
 from app.core.config import AgentConfig
-from app.core.page import ToolError
+from app.core.errors import ToolError
 from tests.browser.helpers import element_lines, index_of
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, done_reply, tool_reply
 from tests.security.conftest import AgentOnPage, HostileSite

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.core.page import ToolError
+from app.core.errors import ToolError
 
 # Kernel views of the running system (/proc/self/environ holds this process's API keys), never a user's document.
 _SYSTEM_DIRS = (Path("/proc"), Path("/sys"), Path("/dev"))

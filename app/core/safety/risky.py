@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from app.core.abort import AbortSignal
-from app.core.page import DeclinedError, ToolError
+from app.core.errors import DeclinedError, ToolError
 from app.core.safety.risky_words import asks_for_kind, irreversible_kinds, task_asks_for, unsure_kinds
 
 __all__ = [

@@ -21,7 +21,7 @@ from urllib.parse import quote, quote_plus
 
 from pydantic import BaseModel, SecretStr
 
-from app.core.page import ToolError
+from app.core.errors import ToolError
 from app.core.safety.navigation import NavigationPolicy, site_of, sites_named_in
 
 # A secret's name: what the task and the model write between <secret> and </secret>.

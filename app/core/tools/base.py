@@ -10,7 +10,8 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from app.core.abort import AbortError, AbortSignal
-from app.core.page import BrowserClosedError, DeclinedError, PageController, ToolError
+from app.core.errors import BrowserClosedError, DeclinedError, ToolError
+from app.core.page import PageController
 from app.core.safety.guardrails import Guardrails
 from app.core.types import FAILURE_MARK
 

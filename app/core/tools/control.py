@@ -6,7 +6,7 @@ import functools
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from app.core.page import ToolError
+from app.core.errors import ToolError
 from app.core.tools.base import Tool, ToolContext, ToolWords
 
 DONE = "done"

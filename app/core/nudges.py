@@ -1,4 +1,4 @@
-"""Guards the step loop consults: budget warnings and the detection of a model going round in circles."""
+"""What the step loop tells the model besides the page: how few steps are left, that it is going in circles."""
 
 from __future__ import annotations
 

@@ -1,0 +1,19 @@
+"""How an action or a run can fail, as exceptions every layer may raise and the agent tells apart."""
+
+from __future__ import annotations
+
+
+class ToolError(Exception):
+    """An expected failure of an action (stale index, element not found, navigation failed...).
+
+    The message is shown to the model as the action's result, prefixed with ❌; it never ends the run by itself.
+    """
+
+
+class DeclinedError(ToolError):
+    """The person did not allow the action (they said no, or let the question run out): nothing was done. The model
+    reads it as any failure; the panel says it in the person's terms."""
+
+
+class BrowserClosedError(Exception):
+    """The browser (or the tab the agent works in) is gone: the run cannot go on and ends in ``error``."""
