@@ -1,0 +1,74 @@
+"""Widgets the listing used to miss (issue 24): hover-only icons, sibling actions under one pointer, icons known only
+by their class or symbol, trees, a date picker's title-only arrows, a field that listens to keys and the
+suggestions it opens, and typing that a popup stops. Each page is read as the model reads it, and the element its
+line names must do what it says when acted on by its index."""
+
+from __future__ import annotations
+
+from tests.browser.helpers import element_lines, index_of
+from tests.browser.test_observation import state_of
+
+
+async def test_hover_only_icons_of_a_feed_item_are_listed_each_by_its_name(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/feed.html")
+    reply = index_of(content, "aria-label=Reply")
+    share = index_of(content, "title=Share")
+    like = index_of(content, "aria-label=Like")
+    more = index_of(content, "icon=more")
+    assert len({reply, share, like, more}) == 4
+    # The item's words stay page text, not one line with the icons in it.
+    assert '"Shipping the new observer today."' in content.splitlines()
+    await controller.click(more, signal)
+    assert "Did more on post 1" in (await controller.get_browser_state(signal)).content
+    await controller.click(reply, signal)
+    assert "Did reply on post 1" in (await controller.get_browser_state(signal)).content
+
+
+async def test_sibling_actions_that_inherit_one_pointer_are_listed_apart(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/message.html")
+    reply = index_of(content, ">Reply />")
+    forward = index_of(content, ">Forward />")
+    assert reply != forward
+    assert "Reply Forward" not in content
+    await controller.click(forward, signal)
+    assert "Chose forward" in (await controller.get_browser_state(signal)).content
+    await controller.click(reply, signal)
+    assert "Chose reply" in (await controller.get_browser_state(signal)).content
+
+
+async def test_icons_are_named_by_their_font_class_sprite_or_tooltip(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/icons.html")
+    trash = index_of(content, "icon=trash")
+    for name in ("icon=star", "icon=close", "icon=archive", 'icon="Pin to top"'):
+        index_of(content, name)
+    index_of(content, "icon=unnamed", 'at="top left"')
+    assert "<span />" not in content and "<button />" not in content
+    await controller.click(trash, signal)
+    assert "Did trash" in (await controller.get_browser_state(signal)).content
+
+
+async def test_a_tree_says_each_items_level_children_and_state(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/tree.html")
+    index_of(content, "role=treeitem", "aria-expanded=true", "level=1", "children=2", ">src />")
+    folder = index_of(content, "role=treeitem", "aria-expanded=false", "level=2", "children=1", ">components />")
+    index_of(content, "role=treeitem", "level=2", ">main.ts />")
+    assert "Button.tsx" not in content  # inside the closed folder
+    # A file is neither open nor closed and has no children; an item is said once.
+    assert "aria-expanded" not in next(line for line in element_lines(content) if ">main.ts />" in line)
+    assert sum(">components />" in line for line in element_lines(content)) == 1
+    await controller.click(folder, signal)
+    content = (await controller.get_browser_state(signal)).content
+    index_of(content, "role=treeitem", "aria-expanded=true", ">components />")
+    index_of(content, "role=treeitem", "level=3", ">Button.tsx />")
+
+
+async def test_a_date_pickers_title_only_arrows_are_listed_and_turn_the_month(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/datepicker.html")
+    assert '"May 2027"' in content.splitlines()
+    following = index_of(content, "<a title=Next />")
+    index_of(content, "<a title=Prev />")
+    await controller.click(following, signal)
+    content = (await controller.get_browser_state(signal)).content
+    assert '"June 2027"' in content.splitlines()
+    await controller.click(index_of(content, "<a>15 />"), signal)
+    assert "value=2027-06-15" in (await controller.get_browser_state(signal)).content
