@@ -5,6 +5,9 @@ line names must do what it says when acted on by its index."""
 
 from __future__ import annotations
 
+import pytest
+
+from app.core.page import ToolError
 from tests.browser.helpers import element_lines, index_of
 from tests.browser.test_observation import state_of
 
@@ -72,3 +75,38 @@ async def test_a_date_pickers_title_only_arrows_are_listed_and_turn_the_month(co
     assert '"June 2027"' in content.splitlines()
     await controller.click(index_of(content, "<a>15 />"), signal)
     assert "value=2027-06-15" in (await controller.get_browser_state(signal)).content
+
+
+async def test_typing_presses_keys_and_the_suggestions_under_the_field_are_choices(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/airport.html")
+    field = index_of(content, "placeholder=From")
+    result = await controller.input_text(field, "Li", signal)
+    assert result.startswith('Typed "Li" into')
+    content = (await controller.get_browser_state(signal)).content
+    index_of(content, ">Lima (LIM) />")
+    lisbon = index_of(content, ">Lisbon (LIS) />")
+    assert "Lyon" not in content
+    await controller.click(lisbon, signal)
+    assert 'value="Lisbon (LIS)"' in (await controller.get_browser_state(signal)).content
+
+
+async def test_a_list_away_from_the_field_typed_into_stays_text(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/airport.html")
+    await controller.input_text(index_of(content, "placeholder=From"), "Lo", signal)
+    content = (await controller.get_browser_state(signal)).content
+    index_of(content, ">London (LHR) />")
+    # A list elsewhere on the page is not the field's suggestions.
+    assert '"Bags up to 23 kg"' in content.splitlines()
+
+
+async def test_typing_that_does_not_land_is_reported_not_claimed(controller, signal, site) -> None:
+    content = await state_of(controller, signal, f"{site}/focus_popup.html")
+    field = index_of(content, "name=dest")
+    with pytest.raises(ToolError, match=r'Typed nothing into \[\d+\].*: it holds nothing after typing "vina"'):
+        await controller.input_text(field, "vina", signal)
+    content = (await controller.get_browser_state(signal)).content
+    await controller.click(index_of(content, ">Close />"), signal)
+    content = (await controller.get_browser_state(signal)).content
+    result = await controller.input_text(index_of(content, "name=dest"), "vina", signal)
+    assert result.startswith('Typed "vina" into')
+    assert "value=vina" in (await controller.get_browser_state(signal)).content
