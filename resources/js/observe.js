@@ -856,13 +856,16 @@
     if (!icon) item.attrs.push(['at', placeOf(el)]);
   }
 
-  // What names an icon that has no words: a tooltip on it or on a part of it, an SVG's <title>, a sprite's symbol,
-  // an icon font's class, an image's file name. Null when nothing does (or it holds other controls).
+  // What names an icon that has no words: a tooltip on it or on a part of it a person can see, an SVG's <title>, a
+  // sprite's symbol, an icon font's class, an image's file name. Null when nothing does.
   function iconName(el) {
     const parts = [el];
     for (const n of el.getElementsByTagName('*')) {
       if (parts.length >= ICON_PARTS_MAX) break;
-      if (n.getClientRects().length || n.tagName === 'title') parts.push(n);
+      if (n.tagName === 'title' || (n.getClientRects().length && styleOf(n).visibility === 'visible'
+        && paintOf(n).alpha >= ALPHA_MIN)) {
+        parts.push(n);
+      }
     }
     for (const attr of TOOLTIP_ATTRS) {
       for (const n of parts) {
