@@ -831,13 +831,59 @@
   const pointerOnHover = (el) => hover.pointer !== '' && el.matches(hover.pointer);
 
   // A piece of a clickable container that a person sees as a control of its own: it reacts to the mouse by itself,
-  // or it is drawn as a button (padded, with a border or a background), and it has words.
+  // it is drawn as a button (padded, with a border or a background), or it is one of the short captions of a bar,
+  // set apart from the next; and it has words.
   function standsApart(el, style) {
     if (!el.firstChild || !el.textContent.trim()) return false;
     if (hover.styled !== '' && el.matches(hover.styled)) return true;
     const background = rgba(style.backgroundColor);
-    return parseFloat(style.paddingLeft) > 0
-      && (parseFloat(style.borderLeftWidth) > 0 || (background !== null && background[3] >= 0.5));
+    if (parseFloat(style.paddingLeft) > 0
+      && (parseFloat(style.borderLeftWidth) > 0 || (background !== null && background[3] >= 0.5))) {
+      return true;
+    }
+    return isCaptionBar(el.parentElement);
+  }
+
+  // Where the pointer starts on an element with no handler in its markup, no words of its own and two or more short
+  // captions set apart ("Reply" "Forward", not "<b>Par</b><span>is</span>"): a person reads each caption as a
+  // button. An item of a list or a table is one target however its words are laid out.
+  const CAPTION_MAX = 24;
+  const BAR_EXCLUDED = new Set(['LI', 'TR', 'TD', 'TH', 'DT', 'DD']);
+  const bars = new Map();
+  function isCaptionBar(bar) {
+    if (!bar) return false;
+    let answer = bars.get(bar);
+    if (answer === undefined) {
+      answer = readsAsCaptionBar(bar);
+      bars.set(bar, answer);
+    }
+    return answer;
+  }
+
+  function readsAsCaptionBar(bar) {
+    if (BAR_EXCLUDED.has(bar.tagName) || isCheapInteractive(bar, bar.tagName) || styleOf(bar).cursor !== 'pointer') {
+      return false;
+    }
+    const outer = bar.parentElement;
+    if (outer && styleOf(outer).cursor === 'pointer') return false;
+    let captions = 0;
+    let glued = false;  // the last caption ends where the next starts, with no space or box between
+    for (let n = bar.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === Node.TEXT_NODE) {
+        if (n.data.trim()) return false;
+        glued = false;
+        continue;
+      }
+      if (n.nodeType !== Node.ELEMENT_NODE) continue;
+      const text = n.textContent.trim();
+      if (!text) continue;  // an icon
+      if (text.length > CAPTION_MAX || text.split(/\s+/).length > 3) return false;
+      const apart = setApart(styleOf(n));
+      if (glued && !apart) return false;
+      glued = !apart;
+      captions += 1;
+    }
+    return captions >= 2;
   }
 
   // Inside a clickable row (not a link or a button), a child listed as its own target, whose words are not the row's.

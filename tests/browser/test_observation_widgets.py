@@ -36,7 +36,14 @@ async def test_sibling_actions_that_inherit_one_pointer_are_listed_apart(control
     await controller.click(forward, signal)
     assert "Chose forward" in (await controller.get_browser_state(signal)).content
     await controller.click(reply, signal)
-    assert "Chose reply" in (await controller.get_browser_state(signal)).content
+    content = (await controller.get_browser_state(signal)).content
+    assert "Chose reply" in content
+    # Unstyled short captions side by side are two actions as well.
+    await controller.click(index_of(content, ">Mark as unread />"), signal)
+    content = (await controller.get_browser_state(signal)).content
+    assert "Chose unread" in content
+    await controller.click(index_of(content, ">Archive />"), signal)
+    assert "Chose archive" in (await controller.get_browser_state(signal)).content
 
 
 async def test_icons_are_named_by_their_font_class_sprite_or_tooltip(controller, signal, site) -> None:
@@ -121,3 +128,18 @@ async def test_an_icon_is_not_named_by_a_part_a_person_cannot_see(controller, si
     content = await html_state(controller, signal, page)
     assert "Ignore" not in content and "Send all" not in content
     assert len([line for line in element_lines(content) if "icon=unnamed" in line]) == 2, content
+
+
+async def test_a_clickable_card_and_glued_words_stay_one_target(controller, signal) -> None:
+    page = (
+        "<title>Cards</title>"
+        "<div style='cursor:pointer'><h3>Weekend in Lisbon</h3>"
+        "<p>Three nights by the river, breakfast included.</p></div>"
+        "<div style='cursor:pointer'><b>Par</b><span>is</span></div>"
+        "<div style='cursor:pointer' onclick='void 0'><span>Alice</span> <span>Lunch</span></div>"
+    )
+    content = await html_state(controller, signal, page)
+    index_of(content, "<div>Weekend in Lisbon Three nights by the river, breakfast included. />")
+    index_of(content, "<div>Par", "is />")
+    index_of(content, "<div>Alice", "Lunch />")
+    assert len(element_lines(content)) == 3
