@@ -766,6 +766,7 @@
 
   // Parallel to items: the element an 'el' item stands for.
   const owners = [];
+  let listedCount = 0;  // 'el' items pushed so far
 
   function push(item, owner) {
     if (items.length >= ITEMS_MAX) {
@@ -774,6 +775,7 @@
     }
     items.push(item);
     owners.push(owner);
+    if (item.kind === 'el') listedCount += 1;
     return true;
   }
 
@@ -783,19 +785,13 @@
   // several listed elements (a toolbar) says nothing they do not: it is left out. Returns whether it merged.
   const STATE_ATTRS = ['role', 'level', 'children', 'aria-selected', 'aria-expanded', 'aria-checked', 'aria-pressed',
     'aria-haspopup'];
-  function mergeWrapper(outer) {
+  // count: the listed elements inside it.
+  function mergeWrapper(outer, count) {
     const wrapper = items[outer];
-    if (wrapper.attrs.some(([name]) => name === 'scrollable' || name === 'aria-label')) return false;
+    if (count === 0 || wrapper.attrs.some(([name]) => name === 'scrollable' || name === 'aria-label')) return false;
     if (NATIVE_TAGS.has(wrapper.tag.toUpperCase())) return false;
-    let inner = -1;
-    let count = 0;
-    for (let i = outer + 1; i < items.length; i++) {
-      if (items[i].kind === 'el') {
-        if (inner < 0) inner = i;
-        count += 1;
-      }
-    }
-    if (inner < 0) return false;
+    let inner = outer + 1;
+    while (items[inner].kind !== 'el') inner++;
     if (!wrapper.text && count > 1) {
       if (wrapper.attrs.length) return false;
       merged.add(outer);
@@ -1054,6 +1050,7 @@
     let waiting = null;
     let seen = false;
     let own = -1;  // this element's item, when listed
+    let listedBefore = 0;  // listedCount once it was listed: more after its children means it holds listed elements
     if (inRegion) {
       style = styleOf(el);
       if (style.display === 'none') return;
@@ -1092,6 +1089,7 @@
         if (!push(item, el)) return;
         listed = true;
         own = items.length - 1;
+        listedBefore = listedCount;
         if (box) waiting = {box, item: items.length - 1, end: 0, opaqueOnly: false};
       } else if (!ctx.inInteractive && !(ctx.inText && isInline(el, tag))) {
         const text = ownText(el);
@@ -1113,8 +1111,8 @@
     };
     visitChildren(el, tag, childCtx);
     if (box) box.last = visited - 1;
-    if (listed && !items.slice(own + 1).some((item) => item.kind === 'el')) nameIcon(el, items[own]);
-    if (listed && mergeWrapper(own)) waiting = null;
+    if (listed && listedCount === listedBefore) nameIcon(el, items[own]);
+    if (listed && mergeWrapper(own, listedCount - listedBefore)) waiting = null;
     if (waiting) {
       waiting.end = items.length;
       pending.push(waiting);
