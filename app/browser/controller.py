@@ -443,7 +443,7 @@ class PlaywrightPageController:
         async with self._failures(f"Could not type into {label}"):
             if editable:
                 # Key by key, as a person types (typing.py): widgets that listen to keys react.
-                await type_text(element, text, keyboard, self._action_ms, signal)
+                text = await type_text(element, text, keyboard, self._action_ms, signal)
             else:
                 # A widget wrapping its real field: focus it by clicking, then type like a person.
                 async with self.session.window_focus.kept():

@@ -16,15 +16,22 @@ Secrets never come this way (app/browser/secret_typing.py).
 
 from __future__ import annotations
 
+import re
+
 from playwright.async_api import ElementHandle, Keyboard
 
 from app.core.abort import AbortSignal
 
 KEYS_MAX = 200
+# Characters that press Enter or Tab when typed as keys.
+_CONTROL = re.compile(r"(\r\n|[\r\n\t])")
+_LINE_BREAK = re.compile(r"\r\n|[\r\n]")
 # Input types Playwright sets by value: keys would fill a date's or a time's segments one by one, in the locale's order.
 _BY_VALUE = frozenset({"date", "time", "datetime-local", "month", "week", "color", "range"})
 
-_KIND_JS = "el => el.tagName === 'INPUT' ? el.type : el.tagName.toLowerCase()"
+# What kind of field it is: an input's type, "editable" for a rich text editor, else its tag ("textarea").
+_KIND_JS = "el => el.tagName === 'INPUT' ? el.type : el.isContentEditable ? 'editable' : el.tagName.toLowerCase()"
+_MULTILINE = frozenset({"textarea", "editable"})
 
 # Focus the field; whether it (the deepest active element of its document) holds the focus and takes input now.
 _FOCUS_JS = """el => {
@@ -51,16 +58,28 @@ _READ_BACK_JS = """el => {
 
 async def type_text(
     element: ElementHandle, text: str, keyboard: Keyboard, timeout_ms: float, signal: AbortSignal
-) -> None:
-    """Empty the field behind ``element`` and type ``text`` into it as key presses (see the module's docstring)."""
+) -> str:
+    """Empty the field behind ``element`` and type ``text`` into it as key presses (see the module's docstring).
+    Returns the text as it was typed (a one-line field's line breaks are spaces)."""
     kind: str = await signal.race(element.evaluate(_KIND_JS))
     if kind in _BY_VALUE or kind == "select":
         await signal.race(element.fill(text, timeout=timeout_ms))
-        return
+        return text
+    if kind not in _MULTILINE:
+        # A one-line field keeps no line break (a line break inserted there submits its form): a space, as fill().
+        text = _LINE_BREAK.sub(" ", text)
     by_value, by_key = (text[:-1], text[-1:]) if len(text) > KEYS_MAX else ("", text)
     await signal.race(element.fill(by_value, timeout=timeout_ms))
-    if by_key and await signal.race(element.evaluate(_FOCUS_JS)):
-        await signal.race(keyboard.type(by_key))
+    if not by_key or not await signal.race(element.evaluate(_FOCUS_JS)):
+        return text
+    for piece in _CONTROL.split(by_key):
+        if _CONTROL.fullmatch(piece):
+            # A line break or a tab goes in as text: as a key it would submit a form, send a chat message or move
+            # the focus (what Enter and Tab do is send_keys', where the irreversible check sees it).
+            await signal.race(keyboard.insert_text(piece.replace("\r\n", "\n")))
+        elif piece:
+            await signal.race(keyboard.type(piece))
+    return text
 
 
 async def read_back(element: ElementHandle, signal: AbortSignal) -> str | None:

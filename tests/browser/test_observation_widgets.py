@@ -143,3 +143,21 @@ async def test_a_clickable_card_and_glued_words_stay_one_target(controller, sign
     index_of(content, "<div>Par", "is />")
     index_of(content, "<div>Alice", "Lunch />")
     assert len(element_lines(content)) == 3
+
+
+async def test_line_breaks_and_tabs_go_in_as_text_never_as_enter_or_tab(controller, signal) -> None:
+    page = (
+        "<title>Note</title><form onsubmit=\"event.preventDefault(); document.title = 'Submitted'\">"
+        "<input name=subject><textarea name=body></textarea><input name=code maxlength=4><button>Send</button></form>"
+    )
+    content = await html_state(controller, signal, page)
+    await controller.input_text(index_of(content, "name=subject"), "Hi\nthere", signal)
+    await controller.input_text(index_of(content, "<textarea"), "Line one\nLine two\tend", signal)
+    # A field that keeps less than was typed says what it holds.
+    result = await controller.input_text(index_of(content, "name=code"), "123456", signal)
+    assert result.endswith('; it now reads "1234"')
+    page_now = controller.session.active_page
+    assert await page_now.title() == "Note"
+    assert await page_now.eval_on_selector("[name=subject]", "i => i.value") == "Hi there"  # one line: a space
+    assert await page_now.eval_on_selector("textarea", "t => t.value") == "Line one\nLine two\tend"
+    assert await page_now.evaluate("document.activeElement.name") == "code"
