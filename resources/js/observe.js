@@ -155,7 +155,8 @@
         if (!selector.includes(':hover')) continue;
         for (const part of selector.split(',')) {
           const plain = part.replace(/:hover\b/g, '').trim();
-          if (!part.includes(':hover') || !plain || plain === '*' || /[(]/.test(plain)) continue;
+          // Functional pseudo-classes and nesting (&) say too little out of their rule to be matched alone.
+          if (!part.includes(':hover') || !plain || plain === '*' || /[(&]/.test(plain)) continue;
           if (rule.style.cursor === 'pointer') pointer.push(plain);
           else if (/:hover\s*$/.test(part)) styled.push(plain);
         }

@@ -161,3 +161,12 @@ async def test_line_breaks_and_tabs_go_in_as_text_never_as_enter_or_tab(controll
     assert await page_now.eval_on_selector("[name=subject]", "i => i.value") == "Hi there"  # one line: a space
     assert await page_now.eval_on_selector("textarea", "t => t.value") == "Line one\nLine two\tend"
     assert await page_now.evaluate("document.activeElement.name") == "code"
+
+
+async def test_hover_rules_that_name_no_element_of_their_own_list_nothing(controller, signal) -> None:
+    page = (
+        "<title>Rules</title><style>*:hover{cursor:pointer} :hover{cursor:pointer} .card{&:hover{cursor:pointer}}"
+        " :is(.x):hover{cursor:pointer}</style><p>Plain words</p><div class=card>Card</div>"
+    )
+    content = await html_state(controller, signal, page)
+    assert element_lines(content) == []
