@@ -16,7 +16,7 @@ from app.core.safety.risky import Act
 # Keys that activate the focused control: Enter (any modifiers: Control+Enter sends in many apps) and Space.
 _ACTIVATING = frozenset({"enter", "numpadenter", "space", " "})
 # The attributes that name an element as the observer lists them (its words are its text).
-_NAMING = ("label", "aria-label", "title", "alt", "placeholder")
+_NAMING = ("label", "aria-label", "title", "alt", "placeholder", "icon")
 
 # Names of what the key sets off in this frame; null when this frame does not hold the focus (a frame inside it
 # does, or none).

@@ -36,6 +36,7 @@ from app.browser.serialize import describe, render, render_crashed
 from app.browser.session import BrowserSession
 from app.browser.settle import Settler
 from app.browser.stop_bar import StopBar
+from app.browser.typing import holds, read_back, type_text
 from app.core.abort import AbortSignal
 from app.core.errors import BrowserClosedError, ToolError
 from app.core.page import BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo
@@ -70,6 +71,7 @@ class RefusedLanding(ToolError):
 
 
 _RESULT_MAX = 4000
+_VALUE_MAX = 200  # characters of what a field holds told in a typing's result
 _ADOPT_GRACE = 1.0  # s after an action in which a tab the page opens is still that action's outcome
 
 
@@ -438,20 +440,29 @@ class PlaywrightPageController:
             f"Could not type into {label}",
             element.evaluate("el => ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) || el.isContentEditable"),
         )
+        keyboard = self.session.active_page.keyboard
         async with self._failures(f"Could not type into {label}"):
             if editable:
-                # fill() sets the value the way a user's typing would and fires input/change, so frameworks that
-                # track the value (React's controlled inputs) keep it.
-                await signal.race(element.fill(text, timeout=self._action_ms))
+                # Key by key, as a person types (typing.py): widgets that listen to keys react.
+                text = await type_text(element, text, keyboard, self._action_ms, signal)
             else:
                 # A widget wrapping its real field: focus it by clicking, then type like a person.
                 async with self.session.window_focus.kept():
                     await signal.race(element.click(timeout=self._action_ms))
-                keyboard = self.session.active_page.keyboard
                 await signal.race(keyboard.press("ControlOrMeta+A"))
                 await signal.race(keyboard.press("Delete"))
                 await signal.race(keyboard.type(text))
-        return f"Typed {shown} into {label}"
+            value = await read_back(element, signal)
+        if value is None or holds(value, text):
+            return f"Typed {shown} into {label}"
+        if not value.strip() and text.strip():
+            raise ToolError(
+                f"Typed nothing into {label}: it holds nothing after typing {shown}; something on the page took the "
+                "keys (a popup or a dialog that opened when it got the focus?): look at the page."
+            )
+        if shown == "••••":
+            return f"Typed •••• into {label}; it does not hold exactly what was typed"
+        return f"Typed {shown} into {label}; it now reads {quoted(value[:_VALUE_MAX])}"
 
     @_settles
     @_may_open_a_tab

@@ -52,6 +52,8 @@ _SLOT_OF = "el => el.__pageAgentSlot ?? null"
 _ITEM_OF = "el => { const state = window.__pageAgent; return state && state.itemOf ? state.itemOf(el) : null; }"
 _NAMING_ATTRS = ("type", "label", "aria-label", "alt", "placeholder")
 _BUTTON_INPUTS = ("submit", "button", "reset")
+# What observe.js says of an icon that nothing names (icon=unnamed at="top left").
+UNNAMED_ICON = "unnamed"
 _FRAME_DEPTH_MAX = 5
 # How JSON.stringify writes half of a surrogate pair (a page's own backslash before "ud" matches too, harmlessly).
 _SURROGATE_ESCAPE = "\\ud"
@@ -87,7 +89,9 @@ class ElementItem(BaseModel):
     def reads(self) -> str:
         """The name a person reads on it."""
         attrs = dict(self.attrs)
-        return self.text or attrs.get("label") or attrs.get("aria-label") or attrs.get("placeholder") or ""
+        icon = attrs.get("icon", "")
+        named = self.text or attrs.get("label") or attrs.get("aria-label") or attrs.get("placeholder")
+        return named or (icon if icon != UNNAMED_ICON else "")
 
 
 class TextItem(BaseModel):

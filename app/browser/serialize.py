@@ -81,7 +81,7 @@ def _value(value: str) -> str:
 
 
 # Enough to recognise an element in an action's result without repeating its whole line.
-_DESCRIBE_KEYS = ("type", "name", "role", "aria-label", "placeholder")
+_DESCRIBE_KEYS = ("type", "name", "role", "aria-label", "placeholder", "icon")
 
 
 def describe(index: int, element: ElementItem) -> str:

@@ -13,7 +13,9 @@ from app.core.types import ActionTarget
 
 # The attributes that name an element or say what it is, as opposed to its state (a field's value, checked,
 # expanded, disabled, scrolled), which typing and clicking change.
-_IDENTIFYING_ATTRS = frozenset({"type", "name", "role", "label", "aria-label", "placeholder", "title", "alt", "href"})
+_IDENTIFYING_ATTRS = frozenset(
+    {"type", "name", "role", "label", "aria-label", "placeholder", "title", "alt", "href", "icon"}
+)
 # Input types whose value is their caption, not what was typed.
 _CAPTION_INPUTS = frozenset({"submit", "button", "reset"})
 

@@ -41,10 +41,11 @@
     'defs', 'symbol', 'clipPath', 'mask', 'linearGradient', 'radialGradient', 'pattern', 'filter', 'marker']);
   const NATIVE_TAGS = new Set(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY']);
   const FRAME_TAGS = new Set(['IFRAME', 'FRAME']);
-  const ROLES = new Set([
+  const ROLES_LIST = [
     'button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option',
     'combobox', 'listbox', 'switch', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem',
-  ]);
+  ];
+  const ROLES = new Set(ROLES_LIST);
   // Inline formatting whose text belongs to the surrounding sentence rather than to a line of its own.
   const INLINE_TAGS = new Set([
     'B', 'I', 'EM', 'STRONG', 'SPAN', 'CODE', 'SMALL', 'MARK', 'SUP', 'SUB', 'ABBR', 'TIME', 'U', 'S', 'Q', 'CITE',
@@ -57,6 +58,20 @@
   const CONTROL_TAGS = new Set(['A', 'BUTTON', 'SUMMARY', 'LABEL']);
   // A field that says it holds a password or a code whatever its type (a "show password" toggle makes it text).
   const SECRET_AUTOCOMPLETE = /(^|\s)(current-password|new-password|one-time-code)(\s|$)/i;
+  // Icon fonts and sprites name an icon in a class or symbol: a set's own class ("fa", "icon") and its icon's
+  // ("fa-trash", "icon-close"), with size and style modifiers that say nothing of what it does.
+  const ICON_SETS = 'fa[srlbdk]?|bi|glyphicon|icons?|mdi|ti|ri|la[srb]?|octicon|ic|gg|feather|lucide|ph|bx[sl]?|uil|ion'
+    + '|codicon|pi|el-icon|anticon|dashicons|zmdi|oi|fi|material-icons|material-symbols-\\w+';
+  const ICON_SET = new RegExp(`^(?:${ICON_SETS})$`);
+  const ICON_CLASS = new RegExp(`^(?:${ICON_SETS})[-_](.+)$`);
+  const ICON_MODIFIER = /^(?:xs|sm|md|lg|xl|\d*x[sl]?|\d+x|fw|spin|pulse|border|inverse|stack(?:-\dx)?|solid|regular|light|thin|brands|duotone|sharp|outline[sd]?|filled|round(?:ed)?|ul|li|(?:pull|flip|rotate|size)-\w+|\d+)$/;
+  // Tooltips as widget libraries keep them.
+  const TOOLTIP_ATTRS = ['aria-label', 'title', 'data-tooltip', 'data-original-title', 'data-bs-original-title',
+    'data-tip', 'data-title'];
+  const ICON_PARTS_MAX = 30;
+  // Something inside that would be listed on its own: then the element is a group, not an icon.
+  const INTERACTIVE_INSIDE = 'a[href], button, input, select, textarea, [tabindex], [onclick], '
+    + Array.from(ROLES_LIST, (role) => `[role=${role}]`).join(', ');
   const TEXT_INPUT_TYPES = new Set(['text', 'email', 'search', 'tel', 'url', 'number', 'date', 'time',
     'datetime-local', 'month', 'week', 'color', 'range']);
 
@@ -84,7 +99,7 @@
   const pending = [];
   // Controls under their own label's decoration, and the label that takes their clicks.
   const standIns = new Map();
-  // Wrappers listed through the one element inside them (mergeIntoOnly).
+  // Wrappers listed through the elements inside them (mergeWrapper).
   const merged = new Set();
 
   const vw = window.innerWidth;
@@ -109,6 +124,65 @@
 
   const clean = (s) => s.replace(/\s+/g, ' ').trim();
   const cut = (s, max) => (s.length > max ? s.slice(0, max - 1) + '…' : s);
+
+  // The page's :hover rules, as selectors without the :hover (read again only when its style sheets change):
+  // `pointer`, what shows a pointer only under the mouse (a feed item's icons); `styled`, what reacts to the mouse
+  // on its own (each action of a toolbar that sets the pointer once for all of them). '' when none.
+  const HOVER_SELECTORS_MAX = 200;
+  function hoverRules() {
+    const sheets = document.styleSheets;
+    let key = `${sheets.length}`;
+    const readable = [];
+    for (const sheet of sheets) {
+      try {
+        key += `,${sheet.cssRules.length}`;
+        readable.push(sheet);
+      } catch (e) {
+        key += ',-';  // another origin's sheet: its rules cannot be read
+      }
+    }
+    if (state.hover && state.hover.key === key) return state.hover;
+    const pointer = [];
+    const styled = [];
+    const read = (rules) => {
+      for (const rule of rules) {
+        if (pointer.length + styled.length >= HOVER_SELECTORS_MAX) return;
+        const selector = rule.selectorText;
+        if (!selector) {
+          if (rule.cssRules) read(rule.cssRules);  // @media, @supports, @layer
+          continue;
+        }
+        if (!selector.includes(':hover')) continue;
+        for (const part of selector.split(',')) {
+          const plain = part.replace(/:hover\b/g, '').trim();
+          // Functional pseudo-classes and nesting (&) say too little out of their rule to be matched alone.
+          if (!part.includes(':hover') || !plain || plain === '*' || /[(&]/.test(plain)) continue;
+          if (rule.style.cursor === 'pointer') pointer.push(plain);
+          else if (/:hover\s*$/.test(part)) styled.push(plain);
+        }
+      }
+    };
+    for (const sheet of readable) read(sheet.cssRules);
+    const valid = (list) => {
+      const joined = list.join(', ');
+      try {
+        document.createDocumentFragment().querySelector(joined || '*');
+        return joined;
+      } catch (e) {
+        return list.filter((one) => {
+          try {
+            document.createDocumentFragment().querySelector(one);
+            return true;
+          } catch (err) {
+            return false;
+          }
+        }).join(', ');
+      }
+    };
+    state.hover = {key, pointer: valid(pointer), styled: valid(styled)};
+    return state.hover;
+  }
+  let hover = hoverRules();
 
   function styleOf(el) {
     let style = styles.get(el);
@@ -302,9 +376,13 @@
 
   function isCheapInteractive(el, tag) {
     if (NATIVE_TAGS.has(tag)) return !(tag === 'INPUT' && el.type === 'hidden');
-    if (tag === 'A') return el.hasAttribute('href');
-    // Most elements of a page carry no attribute at all: one call answers for the four reads below.
+    if (tag === 'A' && el.hasAttribute('href')) return true;
+    // Most elements of a page carry no attribute at all: one call answers for the reads below.
     if (!el.hasAttributes()) return false;
+    // A link without an address that a script handles (a date picker's month arrows): it has a tooltip or data.
+    if (tag === 'A' && (el.hasAttribute('title') || el.getAttributeNames().some((name) => name.startsWith('data-')))) {
+      return true;
+    }
     const role = el.getAttribute('role');
     if (role && ROLES.has(role)) return true;
     const editable = el.getAttribute('contenteditable');
@@ -402,7 +480,8 @@
 
   // Text of an element's subtree without the text of nested interactive elements (those get their own line):
   // {shown: what a person sees, named: its accessible name (hidden-but-announced text included)}.
-  function labelOf(el) {
+  // splits: the element is a clickable row, whose pieces drawn as controls of their own are listed apart (ownTarget).
+  function labelOf(el, splits = false) {
     const shown = [];
     const named = [];
     let shownLength = 0;
@@ -439,6 +518,7 @@
                    && !isCheapInteractive(child, child.tagName)) {
           const style = styleOf(child);
           if (style.display === 'none') continue;  // neither seen nor announced
+          if (splits && ownTarget(child, style)) continue;
           const apart = child.tagName === 'IMG' || afterElement(child) || setApart(style);
           if (apart) gap();
           const told = announced && child.getAttribute('aria-hidden') !== 'true';
@@ -478,7 +558,7 @@
         } else {
           gap = true;
         }
-      } else if (tag && isInline(child, tag) && !isCheapInteractive(child, tag)) {
+      } else if (tag && isInline(child, tag) && !isCheapInteractive(child, tag) && !pointerOnHover(child)) {
         // Glued as the page sets them; a styled piece with a margin ("Phone" + "optional") and a caption
         // ("Seats left:" + "7") are set apart.
         const piece = inlineText(child);
@@ -501,7 +581,7 @@
       else if (child.nodeType === Node.ELEMENT_NODE) {
         // A nested control has its own line; a <br> still separates words.
         const own = child.tagName === 'BR' || SKIP_TAGS.has(child.tagName) || namesControl(child)
-          || isCheapInteractive(child, child.tagName);
+          || isCheapInteractive(child, child.tagName) || pointerOnHover(child);
         const piece = own ? ' ' : inlineText(child);
         text += afterElement(child) ? ` ${piece}` : piece;
       }
@@ -660,6 +740,7 @@
     }
     const role = el.getAttribute('role');
     if (role) add('role', role);
+    if (role === 'treeitem') treeAttrs(el, add);
     add('aria-label', get('aria-label') || (name && !get('title') ? name : null));
     for (const attr of ['title', 'alt', 'aria-expanded', 'aria-haspopup', 'aria-checked', 'aria-selected',
       'aria-pressed', 'aria-valuenow']) {
@@ -676,7 +757,7 @@
   // An element's line as the model reads it: its tag, visible text (else its accessible name) and attributes.
   function itemOf(el, tag, style) {
     const {shown, named} = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY'
-      ? {shown: '', named: ''} : labelOf(el);
+      ? {shown: '', named: ''} : labelOf(el, !isControl(el, tag));
     const said = shown.toLowerCase();
     // A tooltip or name that repeats the visible text says nothing more.
     const attrs = attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named, shown)
@@ -686,6 +767,7 @@
 
   // Parallel to items: the element an 'el' item stands for.
   const owners = [];
+  let listedCount = 0;  // 'el' items pushed so far
 
   function push(item, owner) {
     if (items.length >= ITEMS_MAX) {
@@ -694,24 +776,30 @@
     }
     items.push(item);
     owners.push(owner);
+    if (item.kind === 'el') listedCount += 1;
     return true;
   }
 
-  // A wrapper with no words of its own around exactly one listed element (<li role=tab><a>Prices</a></li>) is one
-  // target: the inner element is listed, carrying the wrapper's role and state. Returns whether it merged.
-  const STATE_ATTRS = ['role', 'aria-selected', 'aria-expanded', 'aria-checked', 'aria-pressed', 'aria-haspopup'];
-  function mergeIntoOnly(outer) {
+  // A wrapper with no words of its own around exactly one listed element (<li role=tab><a>Prices</a></li>), or
+  // whose words are all its first listed element's (a tree item and its clickable name), is one target: the inner
+  // element is listed, carrying the wrapper's role and state. A wrapper with neither words nor attributes around
+  // several listed elements (a toolbar) says nothing they do not: it is left out. Returns whether it merged.
+  const STATE_ATTRS = ['role', 'level', 'children', 'aria-selected', 'aria-expanded', 'aria-checked', 'aria-pressed',
+    'aria-haspopup'];
+  // count: the listed elements inside it.
+  function mergeWrapper(outer, count) {
     const wrapper = items[outer];
-    if (wrapper.text || wrapper.attrs.some(([name]) => name === 'scrollable' || name === 'aria-label')) return false;
+    if (count === 0 || wrapper.attrs.some(([name]) => name === 'scrollable' || name === 'aria-label')) return false;
     if (NATIVE_TAGS.has(wrapper.tag.toUpperCase())) return false;
-    let inner = -1;
-    for (let i = outer + 1; i < items.length; i++) {
-      if (items[i].kind === 'el') {
-        if (inner >= 0) return false;
-        inner = i;
-      }
+    let inner = outer + 1;
+    while (items[inner].kind !== 'el') inner++;
+    if (!wrapper.text && count > 1) {
+      if (wrapper.attrs.length) return false;
+      merged.add(outer);
+      return true;
     }
-    if (inner < 0 || !items[inner].text) return false;
+    const only = wrapper.text ? inner === outer + 1 && items[inner].text === wrapper.text : count === 1;
+    if (!only || !items[inner].text) return false;
     const names = new Set(items[inner].attrs.map(([name]) => name));
     for (const attr of wrapper.attrs) {
       if (STATE_ATTRS.includes(attr[0]) && !names.has(attr[0])) items[inner].attrs.push(attr);
@@ -735,6 +823,178 @@
     const text = el.textContent.trim();
     return text.length <= 20 && !/\s/.test(text);
   }
+
+  // A pointer that shows only under the mouse (`.icon:hover {cursor: pointer}`).
+  const pointerOnHover = (el) => hover.pointer !== '' && el.matches(hover.pointer);
+
+  // A piece of a clickable container that a person sees as a control of its own: it reacts to the mouse by itself,
+  // it is drawn as a button (padded, with a border or a background), or it is one of the short captions of a bar,
+  // set apart from the next; and it has words.
+  function standsApart(el, style) {
+    if (!el.firstChild || !el.textContent.trim()) return false;
+    if (hover.styled !== '' && el.matches(hover.styled)) return true;
+    const background = rgba(style.backgroundColor);
+    if (parseFloat(style.paddingLeft) > 0
+      && (parseFloat(style.borderLeftWidth) > 0 || (background !== null && background[3] >= 0.5))) {
+      return true;
+    }
+    return isCaptionBar(el.parentElement);
+  }
+
+  // Where the pointer starts on an element with no handler in its markup, no words of its own and two or more short
+  // captions set apart ("Reply" "Forward", not "<b>Par</b><span>is</span>"): a person reads each caption as a
+  // button. An item of a list or a table is one target however its words are laid out.
+  const CAPTION_MAX = 24;
+  const BAR_EXCLUDED = new Set(['LI', 'TR', 'TD', 'TH', 'DT', 'DD']);
+  const bars = new Map();
+  function isCaptionBar(bar) {
+    if (!bar) return false;
+    let answer = bars.get(bar);
+    if (answer === undefined) {
+      answer = readsAsCaptionBar(bar);
+      bars.set(bar, answer);
+    }
+    return answer;
+  }
+
+  function readsAsCaptionBar(bar) {
+    if (BAR_EXCLUDED.has(bar.tagName) || isCheapInteractive(bar, bar.tagName) || styleOf(bar).cursor !== 'pointer') {
+      return false;
+    }
+    const outer = bar.parentElement;
+    if (outer && styleOf(outer).cursor === 'pointer') return false;
+    let captions = 0;
+    let glued = false;  // the last caption ends where the next starts, with no space or box between
+    for (let n = bar.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === Node.TEXT_NODE) {
+        if (n.data.trim()) return false;
+        glued = false;
+        continue;
+      }
+      if (n.nodeType !== Node.ELEMENT_NODE) continue;
+      const text = n.textContent.trim();
+      if (!text) continue;  // an icon
+      if (text.length > CAPTION_MAX || text.split(/\s+/).length > 3) return false;
+      const apart = setApart(styleOf(n));
+      if (glued && !apart) return false;
+      glued = !apart;
+      captions += 1;
+    }
+    return captions >= 2;
+  }
+
+  // Inside a clickable row (not a link or a button), a child listed as its own target, whose words are not the row's.
+  const ownTarget = (el, style) => pointerOnHover(el) || (style.cursor === 'pointer' && standsApart(el, style));
+
+  // An element listed with nothing naming it (no words, no label, no tooltip) is an icon: named by what its class,
+  // symbol or tooltip says, else said to be unnamed and where it is. Not a group of other listed elements.
+  const NAME_KEYS = new Set(['aria-label', 'title', 'alt', 'label', 'placeholder', 'value']);
+  function nameIcon(el, item) {
+    if (item.text || (NATIVE_TAGS.has(el.tagName) && el.tagName !== 'BUTTON')
+        || item.attrs.some(([key]) => NAME_KEYS.has(key))) {
+      return;
+    }
+    const icon = iconName(el);
+    item.attrs.push(['icon', icon ? cut(icon, VALUE_MAX) : 'unnamed']);
+    if (!icon) item.attrs.push(['at', placeOf(el)]);
+  }
+
+  // What names an icon that has no words: a tooltip on it or on a part of it a person can see, an SVG's <title>, a
+  // sprite's symbol, an icon font's class, an image's file name. Null when nothing does.
+  function iconName(el) {
+    const parts = [el];
+    for (const n of el.getElementsByTagName('*')) {
+      if (parts.length >= ICON_PARTS_MAX) break;
+      if (n.tagName === 'title' || (n.getClientRects().length && styleOf(n).visibility === 'visible'
+        && paintOf(n).alpha >= ALPHA_MIN)) {
+        parts.push(n);
+      }
+    }
+    for (const attr of TOOLTIP_ATTRS) {
+      for (const n of parts) {
+        const value = n.getAttribute(attr);
+        if (value && value.trim()) return clean(value);
+      }
+    }
+    for (const n of parts) {
+      if (n.tagName === 'title' && n.textContent.trim()) return clean(n.textContent);
+    }
+    for (const n of parts) {
+      const name = n.tagName === 'use' ? useName(n) : n.tagName === 'IMG' ? fileName(n.getAttribute('src'))
+        : classIcon(n);
+      if (name) return name;
+    }
+    return fileName((/url\("?([^")]*)/.exec(styleOf(el).backgroundImage) || [])[1]);
+  }
+
+  function useName(use) {
+    const href = use.getAttribute('href') || use.getAttribute('xlink:href') || '';
+    const id = href.slice(href.indexOf('#') + 1);
+    if (!id) return null;
+    const m = ICON_CLASS.exec(id);
+    return m ? m[1] : id;
+  }
+
+  function classIcon(n) {
+    const tokens = typeof n.className === 'string' ? n.className.split(/\s+/) : Array.from(n.classList);
+    let afterSet = false;
+    for (const token of tokens) {
+      const m = ICON_CLASS.exec(token);
+      if (m && !ICON_MODIFIER.test(m[1]) && !ICON_SET.test(token)) return m[1];
+      if (ICON_SET.test(token)) afterSet = true;
+      else if (afterSet && token && !ICON_MODIFIER.test(token)) return token;
+    }
+    return null;
+  }
+
+  function fileName(src) {
+    if (!src || src.startsWith('data:')) return null;
+    const m = /([^/?#]+?)(?:\.\w{2,4})?(?:[?#].*)?$/.exec(src);
+    return m ? m[1] : null;
+  }
+
+  // Where an unnamed icon is, in thirds of the viewport.
+  function placeOf(el) {
+    const rect = el.getBoundingClientRect();
+    const x = (rect.left + rect.right) / 2 / vw;
+    const y = (rect.top + rect.bottom) / 2 / vh;
+    const row = y < 1 / 3 ? 'top' : y < 2 / 3 ? 'middle' : 'bottom';
+    const column = x < 1 / 3 ? 'left' : x < 2 / 3 ? 'centre' : 'right';
+    return row === 'middle' && column === 'centre' ? 'centre' : `${row} ${column}`;
+  }
+
+  // A tree item's level and how many items it holds (a folder), as a person sees them in the tree's indentation.
+  function treeAttrs(el, add) {
+    let level = parseInt(el.getAttribute('aria-level'), 10);
+    if (!(level > 0)) {
+      level = 1;
+      for (let n = el.parentElement; n; n = n.parentElement) if (n.getAttribute('role') === 'treeitem') level += 1;
+    }
+    add('level', level);
+    let children = 0;
+    for (const n of el.querySelectorAll('[role=treeitem]')) {
+      if (n.parentElement.closest('[role=treeitem]') === el) children += 1;
+    }
+    add('children', children || null);
+  }
+
+  // The field the agent typed into last (controller.py), when it is in this document: a list that shows right
+  // under it is its suggestions, whose items are choices whatever their cursor.
+  const typed = state.typed && state.typed.isConnected && state.typed.ownerDocument === document ? state.typed : null;
+  const typedRect = typed ? typed.getBoundingClientRect() : null;
+  function isSuggestions(el, tag, style, rect) {
+    if (!typedRect || el === typed || el.contains(typed)) return false;
+    const role = el.getAttribute('role');
+    const overlay = style.position === 'absolute' || style.position === 'fixed';
+    if (!overlay && tag !== 'UL' && tag !== 'OL' && role !== 'listbox' && role !== 'menu') return false;
+    const gap = rect.top - typedRect.bottom;
+    const overlap = Math.min(rect.right, typedRect.right) - Math.max(rect.left, typedRect.left);
+    return gap >= -4 && gap <= Math.max(16, typedRect.height) && overlap > Math.min(rect.width, typedRect.width) / 2;
+  }
+
+  // An item of the suggestions under the field typed into: a list item or option, or a child of the list itself.
+  const isChoice = (el, tag, list) => tag === 'LI' || el.getAttribute('role') === 'option'
+    || (el.parentElement === list && !LIST_TAGS.has(tag));
 
   // ctx: {depth, parentPointer (true/false/undefined when the parent's style was not read), inInteractive,
   //       inText (the parent's line already carries this inline element's text),
@@ -778,7 +1038,7 @@
         const inText = ctx.inText && isInline(el, tag);
         const same = ctx.parentPointer === undefined && inInteractive === ctx.inInteractive && inText === ctx.inText;
         visitChildren(el, tag, same ? ctx : {depth: ctx.depth, parentPointer: undefined, inInteractive, inText,
-          inRow: ctx.inRow});
+          inRow: ctx.inRow, choices: ctx.choices});
       }
       if (box) box.last = visited - 1;
       return;
@@ -791,6 +1051,7 @@
     let waiting = null;
     let seen = false;
     let own = -1;  // this element's item, when listed
+    let listedBefore = 0;  // listedCount once it was listed: more after its children means it holds listed elements
     if (inRegion) {
       style = styleOf(el);
       if (style.display === 'none') return;
@@ -816,7 +1077,12 @@
       // (its items are), or it is an icon with a name of its own inside a clickable row (a star, a bin).
       const startsPointer = pointer && !parentPointer && tag !== 'BODY' && tag !== 'HTML' && !LIST_TAGS.has(tag);
       const icon = pointer && parentPointer && ctx.inRow && isNamedIcon(el);
-      const candidate = cheap || startsPointer || icon || scroll !== null;
+      // A pointer shown only under the mouse; a piece of a clickable row drawn as a control of its own; an item of
+      // the suggestions under the field just typed into.
+      const hovered = !pointer && (!ctx.inInteractive || ctx.inRow) && pointerOnHover(el);
+      const apart = pointer && parentPointer && ctx.inRow && standsApart(el, style);
+      const choice = ctx.choices !== null && isChoice(el, tag, ctx.choices) && el.textContent.trim() !== '';
+      const candidate = cheap || startsPointer || icon || hovered || apart || choice || scroll !== null;
       if (candidate) {
         const item = itemOf(el, tag, style);
         item.depth = ctx.depth;
@@ -824,6 +1090,7 @@
         if (!push(item, el)) return;
         listed = true;
         own = items.length - 1;
+        listedBefore = listedCount;
         if (box) waiting = {box, item: items.length - 1, end: 0, opaqueOnly: false};
       } else if (!ctx.inInteractive && !(ctx.inText && isInline(el, tag))) {
         const text = ownText(el);
@@ -841,10 +1108,12 @@
       inInteractive: ctx.inInteractive || listed || cheap,
       inText: wroteText || (ctx.inText && isInline(el, tag)),
       inRow: listed ? !isControl(el, tag) : ctx.inRow,
+      choices: seen && isSuggestions(el, tag, style, rect) ? el : listed ? null : ctx.choices,
     };
     visitChildren(el, tag, childCtx);
     if (box) box.last = visited - 1;
-    if (listed && mergeIntoOnly(own)) waiting = null;
+    if (listed && listedCount === listedBefore) nameIcon(el, items[own]);
+    if (listed && mergeWrapper(own, listedCount - listedBefore)) waiting = null;
     if (waiting) {
       waiting.end = items.length;
       pending.push(waiting);
@@ -897,7 +1166,7 @@
   }
 
   visit(document.documentElement, {depth: 0, parentPointer: false, inInteractive: false, inText: false,
-    inRow: false});
+    inRow: false, choices: null});
 
   // A covered element is left out (the click would land on what covers it); what it contained moves up a level.
   const dropped = new Set(merged);
@@ -935,8 +1204,11 @@
     backgrounds = new Map();
     textStyles = new Map();
     hrefs = hrefCache();
+    hover = hoverRules();
     const control = state.controls.get(el) || el;  // a label acted on for its control reads as the control
-    return JSON.stringify(itemOf(control, control.tagName, styleOf(control)));
+    const item = itemOf(control, control.tagName, styleOf(control));
+    if (!control.querySelector(INTERACTIVE_INSIDE)) nameIcon(control, item);
+    return JSON.stringify(item);
   };
 
   return {
