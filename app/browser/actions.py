@@ -7,6 +7,7 @@ import re
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
+from app.browser.playwright_errors import covering_element, first_line, not_ready_reason, tab_crashed
 from app.core.safety.untrusted import quoted
 
 # Options of a native <select>, by visible label and value.
@@ -102,27 +103,14 @@ def normalize_url(url: str) -> str:
     return "https://" + url
 
 
-_INTERCEPT = re.compile(r"(<[^>]*>.*?) intercepts pointer events")
-
-
 def failure_text(exc: PlaywrightError) -> str:
     """A Playwright failure in words the model can act on (its call log is for developers)."""
-    message = exc.message or str(exc)
-    blocker = _INTERCEPT.findall(message)
-    if blocker:
-        return f"another element is covering it ({blocker[-1][:120]}); close that first or scroll"
+    blocker = covering_element(exc)
+    if blocker is not None:
+        return f"another element is covering it ({blocker[:120]}); close that first or scroll"
     if isinstance(exc, PlaywrightTimeoutError):
-        for reason in (
-            "element is not visible",
-            "element is not enabled",
-            "element is not stable",
-            "element is outside of the viewport",
-            "element is not editable",
-        ):
-            if reason in message:
-                return f"timed out: {reason}"
-        return "timed out waiting for the element to be ready"
-    if "crashed" in message.lower():  # "Target crashed", "Page crashed": the tab's renderer is gone
+        reason = not_ready_reason(exc)
+        return f"timed out: {reason}" if reason else "timed out waiting for the element to be ready"
+    if tab_crashed(exc):
         return "the tab crashed; open the page again with go_to_url, or switch to another tab"
-    first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
-    return re.sub(r"^\w+\.\w+: ", "", first)
+    return re.sub(r"^\w+\.\w+: ", "", first_line(exc))

@@ -30,6 +30,7 @@ from app.browser.acts import activates, element_names, is_choice, key_act
 from app.browser.events import PageEvents
 from app.browser.navigation_guard import NavigationGuard, unread_page
 from app.browser.observer import ElementItem, ElementRef, Observation, item_now, observe, preload, rehearse, resolve
+from app.browser.playwright_errors import document_replaced, first_line, tab_crashed
 from app.browser.screenshot import capture
 from app.browser.secret_typing import put_secret
 from app.browser.serialize import describe, render, render_crashed
@@ -157,7 +158,7 @@ class PlaywrightPageController:
                 await signal.race(preload(self.session.context))
             except PlaywrightError as exc:
                 # Not fatal: then each document's first look installs the observer itself, a little slower.
-                log.debug("observer not preloaded: %s", exc.message.splitlines()[0] if exc.message else exc)
+                log.debug("observer not preloaded: %s", first_line(exc))
         page = self.session.active_page
         if self.session.is_crashed(page):
             return await self._crashed_state(page, signal)
@@ -169,7 +170,7 @@ class PlaywrightPageController:
         except ToolError as exc:
             # A tab that crashes while it is being read is the crash, told once as the tab's state, not also a
             # page that "could not be read" (which would cost the agent a failure of its own).
-            if not (self.session.is_crashed(page) or "crashed" in str(exc.__cause__).lower()):
+            if not (self.session.is_crashed(page) or tab_crashed(exc.__cause__)):
                 raise
             self.session.mark_crashed(page)
             return await self._crashed_state(page, signal)
@@ -232,7 +233,7 @@ class PlaywrightPageController:
             try:
                 return await signal.race(observe(page, self.margin, self.stop_bar.tag))
             except PlaywrightError as exc:
-                if "context was destroyed" not in (exc.message or "") and "navigat" not in (exc.message or ""):
+                if not document_replaced(exc):
                     raise
                 # The page navigated mid-read: look again once it has a document.
                 await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
@@ -425,7 +426,7 @@ class PlaywrightPageController:
         try:
             await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
         except PlaywrightError as exc:
-            log.debug("page did not finish loading: %s", exc.message.splitlines()[0])
+            log.debug("page did not finish loading: %s", first_line(exc))
 
     @_settles
     @_may_open_a_tab

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page, Request, Route
 
+from app.browser.playwright_errors import first_line
 from app.browser.session import BrowserSession
 from app.core.safety.navigation import NavigationPolicy
 
@@ -78,7 +79,7 @@ class NavigationGuard:
             # 204 makes the browser drop the navigation and stay on the page it was on (no error page).
             await route.fulfill(status=204)
         except PlaywrightError as exc:  # the page closed meanwhile
-            log.debug("navigation route: %s", exc.message.splitlines()[0])
+            log.debug("navigation route: %s", first_line(exc))
             return
         # Each sentence leads with what happened: the panel's timeline shows the first two lines.
         url = _clip(request.url)

@@ -22,6 +22,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from app.assets import read_resource
+from app.browser.playwright_errors import first_line
 from app.core.clean_text import is_valid_text, valid_data
 
 log = logging.getLogger(__name__)
@@ -258,7 +259,7 @@ async def rehearse(page: Page, margin: float, skip: str | None = None) -> None:
         await page.main_frame.evaluate(_REHEARSE, [version, options])
     except PlaywrightError as exc:
         # The document is being replaced: the next one gets its own rehearsal.
-        log.debug("no rehearsal: %s", exc.message.splitlines()[0] if exc.message else exc)
+        log.debug("no rehearsal: %s", first_line(exc))
 
 
 Piece = tuple[Frame, int, ElementItem | TextItem | FrameOrigin]
@@ -296,7 +297,7 @@ async def _observe_child(
         )
     except PlaywrightError as exc:
         # A frame that navigates or goes away while we look is simply left out of this observation.
-        log.debug("frame %s skipped: %s", child.url, exc.message.splitlines()[0])
+        log.debug("frame %s skipped: %s", child.url, first_line(exc))
         return []
     if (snapshot.origin == parent_origin and snapshot.origin != "null") or not pieces:
         return pieces

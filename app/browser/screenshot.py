@@ -21,6 +21,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from app.browser.observer import ElementRef
+from app.browser.playwright_errors import first_line
 from app.core.abort import AbortSignal
 from app.core.errors import ToolError
 from app.core.page import Screenshot
@@ -130,7 +131,7 @@ async def capture(
         finally:
             await _remove(drawn)
     except PlaywrightError as exc:
-        raise ToolError(f"Could not take a screenshot: {(exc.message or str(exc)).splitlines()[0]}") from exc
+        raise ToolError(f"Could not take a screenshot: {first_line(exc)}") from exc
 
 
 async def _draw(frame: Frame, pairs: Iterable[tuple[int, ElementRef]], signal: AbortSignal) -> bool:

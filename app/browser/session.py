@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.browser.downloads import Downloads
+from app.browser.playwright_errors import first_line, missing_library, profile_in_use
 from app.browser.private_files import private_folder
 from app.browser.processes import kill_profile_processes, profile_pids
 from app.browser.profile import quiet_profile
@@ -166,7 +167,7 @@ class BrowserSession:
                 browser = await playwright.chromium.connect_over_cdp(cdp_url, timeout=_ATTACH_TIMEOUT_MS)
             except PlaywrightError as exc:
                 raise RuntimeError(
-                    f"Could not attach to the browser at {cdp_url}: {_first_line(exc)}. Start Chrome/Chromium with "
+                    f"Could not attach to the browser at {cdp_url}: {first_line(exc)}. Start Chrome/Chromium with "
                     "--remote-debugging-port=9222 and pass http://127.0.0.1:9222."
                 ) from exc
             return await cls.over(browser, downloads_dir=downloads_dir, playwright=playwright)
@@ -224,7 +225,7 @@ class BrowserSession:
                         await cdp.send("Target.createTarget", {"url": "about:blank", "newWindow": True})
                     return await opened.value
                 except PlaywrightError as exc:
-                    log.info("no new window (%s): a new tab instead", _first_line(exc))
+                    log.info("no new window (%s): a new tab instead", first_line(exc))
                 finally:
                     with contextlib.suppress(PlaywrightError):
                         await cdp.detach()
@@ -455,7 +456,7 @@ class BrowserSession:
                 try:
                     await asyncio.wait_for(self.context.close(), _CLOSE_TIMEOUT)
                 except (TimeoutError, PlaywrightError) as exc:
-                    log.warning("Chromium did not close cleanly: %s", _first_line(exc))
+                    log.warning("Chromium did not close cleanly: %s", first_line(exc))
         finally:
             self._connected = False
             self.window_focus.close()
@@ -484,21 +485,15 @@ def _make_dirs(*dirs: Path) -> None:
         private_folder(directory)
 
 
-def _first_line(exc: BaseException) -> str:
-    text = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    return text.strip().splitlines()[0]
-
-
 def _launch_failure(exc: PlaywrightError, executable: str, profile: Path) -> str:
-    text = exc.message or str(exc)
-    if "ProcessSingleton" in text or "SingletonLock" in text or "profile appears to be in use" in text:
+    if profile_in_use(exc):
         return (
             f"The browser profile {profile} is in use by another Chromium window. Close that window (or the "
             "other Page Agent) and try again."
         )
-    if "libatomic" in text:
+    if missing_library(exc, "libatomic"):
         return "Chromium is missing a library: on Debian/Ubuntu run `sudo apt-get install libatomic1`."
-    return f"Chromium ({executable}) did not start: {_first_line(exc)}"
+    return f"Chromium ({executable}) did not start: {first_line(exc)}"
 
 
 async def _visible_page(pages: list[Page]) -> Page | None:

@@ -19,6 +19,7 @@ from typing import TypeVar
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page, Request
 
+from app.browser.playwright_errors import first_line
 from app.core.abort import AbortSignal
 
 log = logging.getLogger(__name__)
@@ -121,7 +122,7 @@ class Settler:
         try:
             await self.settle(page, AbortSignal())
         except PlaywrightError as exc:
-            log.debug("settle: %s", (exc.message or str(exc)).splitlines()[0])
+            log.debug("settle: %s", first_line(exc))
 
     async def settled(self, page: Page, signal: AbortSignal) -> None:
         """Once a page left to settle by ``settle_later`` has (at once for any other page). Raises AbortError on
@@ -159,7 +160,7 @@ class Settler:
             waited = await self._until(signal, page.evaluate(_DOM_QUIET_JS, [quiet * 1000, left * 1000]), left + 1)
         except PlaywrightError as exc:
             # "Execution context was destroyed": the action navigated. A closed page ends the caller's loop.
-            log.debug("settle: %s", (exc.message or str(exc)).splitlines()[0])
+            log.debug("settle: %s", first_line(exc))
             return None
         return float(waited) if waited is not None else None
 
