@@ -6,6 +6,7 @@ import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,6 +56,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         # module's loop. Prepended: auto mode has already marked the test for a loop of its own.
         if _uses_the_module_browser(item) and item.get_closest_marker("asyncio") is not None:
             item.add_marker(pytest.mark.asyncio(loop_scope="module"), append=False)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A test's report travels from a worker as UTF-8 (pytest -n): what it captured may hold a lone surrogate (the
+    robustness tests log and print them on purpose), which is kept as its escape rather than ending the run."""
+    outcome: Any = yield
+    report: pytest.TestReport = outcome.get_result()
+    report.sections = [(title, _encodable(content)) for title, content in report.sections]
+    if report.longrepr is not None and not _is_encodable(str(report.longrepr)):
+        report.longrepr = _encodable(str(report.longrepr))
+
+
+def _is_encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _encodable(text: str) -> str:
+    return text if _is_encodable(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _uses_the_module_browser(item: pytest.Item) -> bool:
