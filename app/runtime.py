@@ -248,6 +248,16 @@ class Runtime:
                     await self._go_to_start_page()
             return self._agent
 
+    async def release_browser(self) -> None:
+        """Close Chromium (not the demo site) so that another launch can take the profile: a routine's own
+        windows. The next ``agent()`` opens it again; the browser-closed callbacks are not called."""
+        async with self._lock:
+            await self._drop_agent()
+            if self._browser is not None:
+                await self._browser.close()
+                self._browser = None
+                self._controller = None
+
     async def shutdown(self) -> None:
         # Under the lock: a Chromium still starting is closed once it is up, never left behind.
         async with self._lock:
