@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from app.core.agent import Agent
     from app.history.recorder import RunRecorder
     from app.history.store import RunStore
+    from app.ui.routine.panel import RoutinePanel
     from app.ui.saved_run_window import SavedRunWindow
 
 log = logging.getLogger(__name__)
@@ -126,6 +127,8 @@ class Desktop:
         self.window.demoRequested.connect(lambda: self._background.spawn(self.try_demo()))
         self.window.closing.connect(self._on_closing)
         self.window.browserMissing.connect(self._offer_browser)
+        self.window.modes.offer_routines(self._routine_page)
+        self.window.modes.changed.connect(self._mode_changed)
         self.window.browser_offer.browserReady.connect(self._browser_downloaded)
         self.window.show_demo_mode(choices.demo, DEMO_TASK)
         self.window.enter(PanelState.OPENING)
@@ -155,6 +158,9 @@ class Desktop:
         """Stop the agent, close Chromium and the demo site, and finish writing history. Safe to call twice."""
         if self.window is not None:
             await self._save_geometry(save_geometry(self.window))
+        routine = self.window.modes.routine if self.window is not None else None
+        if routine is not None:
+            await routine.shutdown()
         if self.runtime is not None:
             await self.runtime.shutdown()
         if self._recorder is not None:
@@ -223,6 +229,45 @@ class Desktop:
             await asyncio.to_thread(save_settings, self._paths.settings_file, settings)
         except OSError as exc:
             log.warning("could not save the settings: %s", exc)
+
+    # --- routines ----------------------------------------------------------------------------------------------
+
+    def _routine_page(self) -> RoutinePanel:
+        """Routine mode, built the first time it is chosen (the panel opens without the routine engine)."""
+        from app.ui.routine.panel import RoutinePanel
+        from app.ui.routine.session import RoutineHost
+
+        runtime = self.runtime
+        assert runtime is not None
+        host = RoutineHost(
+            settings=lambda: runtime.settings,
+            paths=self._paths,
+            api_key=lambda: self._api_key,
+            demo=lambda: runtime.demo,
+            release_browser=runtime.release_browser,
+            browser_back=lambda: self._background.spawn(self._open_browser()),
+            window=lambda: runtime.options.window,
+            open_run=lambda run_id: self._background.spawn(self._open_saved_run(run_id)),
+            headless=self._choices.headless,
+        )
+        return RoutinePanel(host)
+
+    def _mode_changed(self, routine: bool) -> None:
+        page = self.window.modes.routine if self.window is not None else None
+        if not routine and page is not None:
+            self._background.spawn(page.leave())  # its windows close; the single task's browser comes back
+
+    async def _open_saved_run(self, run_id: str) -> None:
+        """A routine row's run, from History, in a saved-run window."""
+        from app.history.store import RunStoreError
+
+        try:
+            record = await asyncio.to_thread(self._run_store().load, run_id)
+        except RunStoreError as exc:
+            log.warning("could not open the row's run %s: %s", run_id, exc)
+            return
+        if self._side is not None:
+            self._side.open_run(record)
 
     # --- settings ----------------------------------------------------------------------------------------------
 

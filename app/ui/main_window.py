@@ -32,8 +32,6 @@ from app.core.types import (
     ExecutionResult,
     HandOffActivity,
     PausedActivity,
-    RetryEvent,
-    StepEvent,
     ThinkingActivity,
     Usage,
 )
@@ -47,10 +45,11 @@ from app.ui.browser_offer import BrowserOfferBar
 from app.ui.confirm_bar import ConfirmBar
 from app.ui.panel_bars import DemoAgainBar, DemoOfferBar, HandOffBar
 from app.ui.panel_header import PanelHeader
-from app.ui.panel_state import ENDED_AS, PanelState
+from app.ui.panel_state import ENDED_AS, PanelState, model_unreachable
 from app.ui.quit_question import ask_to_quit
+from app.ui.routine.modes import PanelModes
 from app.ui.shortcuts import install_shortcuts
-from app.ui.task_input import Composer
+from app.ui.task_input import Composer, ComposerMode
 from app.ui.timeline.model import TimelineModel, outcome_of
 from app.ui.timeline.view import TimelineView
 from app.ui.waiting_moments import WaitingMoments
@@ -59,16 +58,6 @@ if TYPE_CHECKING:
     from app.core.agent import Agent
 
 log = logging.getLogger(__name__)
-
-
-def _model_unreachable(result: ExecutionResult) -> bool:
-    """The run failed before its first step after retrying the model call: the endpoint did not answer (a wrong
-    key is not retried, and a failure in the browser does not retry the model)."""
-    return (
-        result.status == AgentStatus.ERROR
-        and not any(isinstance(event, StepEvent) for event in result.history)
-        and any(isinstance(event, RetryEvent) for event in result.history)
-    )
 
 
 class RuntimeLike(Protocol):
@@ -141,7 +130,7 @@ class MainWindow(QMainWindow):
         self.history_button, self.settings_button = header.history_button, header.settings_button
         self._header = header
 
-        self.timeline = TimelineView(self._model, root)
+        self.timeline = TimelineView(self._model)
 
         self.handoff_bar = HandOffBar(root)
         self.demo_offer = DemoOfferBar(root)
@@ -164,14 +153,20 @@ class MainWindow(QMainWindow):
 
         self.composer = Composer(root)
 
+        task_page = QWidget(root)  # One task; Routine mode is the other page (app/ui/routine)
+        task = QVBoxLayout(task_page)
+        task.setContentsMargins(0, 0, 0, 0)
+        task.setSpacing(0)
+        task.addWidget(self.timeline, 1)
+        task.addLayout(handoff_wrap)
+        task.addWidget(self.footer)
+        task.addWidget(self.composer)
+        self.modes = PanelModes(task_page, root)
         layout = QVBoxLayout(root)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(header)
-        layout.addWidget(self.timeline, 1)
-        layout.addLayout(handoff_wrap)
-        layout.addWidget(self.footer)
-        layout.addWidget(self.composer)
+        layout.addWidget(self.modes, 1)
 
         QWidget.setTabOrder(self.composer.new_task, self.timeline)
         QWidget.setTabOrder(self.timeline, self.handoff_bar.continue_button)
@@ -200,6 +195,7 @@ class MainWindow(QMainWindow):
         self.composer.ownModelRequested.connect(self.settingsRequested)
         self.composer.demoRequested.connect(self.demoRequested)
         self.history_button.clicked.connect(self.historyRequested)
+        self.modes.changed.connect(lambda routine: self.pill.setVisible(not routine))
         self._header.about_button.clicked.connect(lambda: show_about(self))
         self.settings_button.clicked.connect(self.settingsRequested)
         install_shortcuts(
@@ -272,6 +268,9 @@ class MainWindow(QMainWindow):
 
     def stop(self) -> None:
         """Stop now (Esc, or Stop on the hand-off bar): the pill says "Stopping…" until the agent has settled."""
+        if self.modes.routine_shown:
+            self.modes.stop_routine()  # Esc in Routine mode stops the routine's rows
+            return
         if not self.busy or self.state is PanelState.STOPPING:
             return
         self.confirm_bar.cancel()
@@ -342,6 +341,7 @@ class MainWindow(QMainWindow):
     def enter(self, state: PanelState, detail: str | None = None) -> None:
         """Move the panel to ``state``: the pill and the composer follow from the one table."""
         self.state = state
+        self.modes.lock(state.composer not in (ComposerMode.NEW, ComposerMode.FOLLOW_UP))
         self.pill.set_state(state.pill, detail)
         self.composer.set_mode(state.composer)
 
@@ -395,7 +395,7 @@ class MainWindow(QMainWindow):
         if self._demo and result.status == AgentStatus.COMPLETED:
             self._demo_finished = True
             self.demo_again.show()
-        if not self._demo and _model_unreachable(result):
+        if not self._demo and model_unreachable(result):
             self.demo_offer.show()  # nothing was done, and the demo needs no model
 
     # --- agent events ------------------------------------------------------------------------------------------
@@ -450,6 +450,7 @@ class MainWindow(QMainWindow):
         self._header.restyle(t)
         self.composer.refresh_icons()
         self.handoff_bar.restyle(t)
+        self.modes.restyle(t)
         self.timeline.refresh_theme()
         self.pill.update()
 
