@@ -32,16 +32,12 @@ def routine_stylesheet(t: Theme) -> str:
         gridline-color: {c["border"]}; selection-background-color: {css_color(t.soft(t.accent, 0.22))};
         selection-color: {c["text"]};
     }}
-    QHeaderView::section {{
+    QTableView QHeaderView::section, QTableWidget QHeaderView::section {{
         background: {c["sunken"]}; color: {c["muted"]}; border: none; border-bottom: 1px solid {c["border"]};
         padding: 3px 6px; font-weight: 600;
     }}
     QProgressBar {{ background: {c["sunken"]}; border: none; border-radius: 4px; }}
     QProgressBar::chunk {{ background: {c["accent"]}; border-radius: 4px; }}
-    QLineEdit, QSpinBox, QComboBox {{
-        background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border"]}; border-radius: 6px;
-        padding: 4px 6px;
-    }}
     """
 
 

@@ -27,6 +27,7 @@ from app.routine.plan import RoutinePlan
 from app.routine.rows import RowsError, read_rows
 from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished
 from app.text.i18n import tr
+from app.ui.dialog_widgets import dialog_stylesheet
 from app.ui.routine.library import RoutineFolders, SavedRoutine
 from app.ui.routine.look import routine_stylesheet
 from app.ui.routine.run_view import RunView
@@ -102,7 +103,8 @@ class RoutinePanel(QWidget):
         session.failed.connect(self._failed)
 
     def restyle(self) -> None:
-        self.setStyleSheet(routine_stylesheet(theme()))
+        t = theme()
+        self.setStyleSheet(dialog_stylesheet(t) + routine_stylesheet(t))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -293,7 +295,7 @@ class RoutinePanel(QWidget):
         clipboard = QGuiApplication.clipboard()
         if clipboard is not None:
             clipboard.setText(text)
-        self.run_view.line.setText(tr("The results are on the clipboard: paste them into your spreadsheet."))
+        self.run_view.say(tr("The results are on the clipboard: paste them into your spreadsheet."))
         return text
 
     def choose_results_file(self) -> None:
@@ -316,9 +318,9 @@ class RoutinePanel(QWidget):
         try:
             await asyncio.to_thread(shutil.copyfile, results, path)
         except OSError as exc:
-            self.run_view.line.setText(tr("The results were not saved: {reason}", reason=exc.strerror or str(exc)))
+            self.run_view.say(tr("The results were not saved: {reason}", reason=exc.strerror or str(exc)))
             return
-        self.run_view.line.setText(tr("Results saved to {path}", path=str(path)))
+        self.run_view.say(tr("Results saved to {path}", path=str(path)))
 
     # --- the end -----------------------------------------------------------------------------------------------
 

@@ -94,7 +94,7 @@ class RowsModel(QAbstractTableModel):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if column == _ROW:
-                return f"{line.number}  {clip(line.label, 22)}"
+                return f"{line.number}  {clip(line.label, 24)}"
             if column == _STATUS:
                 return status_words(line.status)
             return clip(line.words, _WORDS_MAX)

@@ -39,6 +39,10 @@ class RunView(QWidget):
         self.line = QLabel(self)
         self.line.setObjectName("RoutineHint")
         self.line.setWordWrap(True)
+        self.note = QLabel(self)  # what became of Copy / Save results
+        self.note.setObjectName("RoutineHint")
+        self.note.setWordWrap(True)
+        self.note.hide()
         self.pause_button = QPushButton(tr("Pause"), self)
         self.stop_button = QPushButton(tr("Stop"), self)
         self.stop_button.setProperty("role", "danger")
@@ -71,7 +75,7 @@ class RunView(QWidget):
 
     def _lay_out(self) -> None:
         controls = QHBoxLayout()
-        controls.addWidget(self.line, 1)
+        controls.addStretch(1)
         controls.addWidget(self.pause_button)
         controls.addWidget(self.stop_button)
         after = QHBoxLayout()
@@ -88,11 +92,13 @@ class RunView(QWidget):
         layout.setSpacing(8)
         layout.addWidget(self.title)
         layout.addWidget(self.bar)
+        layout.addWidget(self.line)
         layout.addLayout(controls)
         layout.addWidget(self.needs_you)
         layout.addWidget(self.rows, 1)
         layout.addLayout(after)
         layout.addLayout(results)
+        layout.addWidget(self.note)
         layout.addWidget(self.path_heading)
         layout.addWidget(self.path)
 
@@ -115,6 +121,7 @@ class RunView(QWidget):
         self.stop_button.setEnabled(running)
         for button in (self.retry_button, self.copy_button, self.save_button, self.edit_button):
             button.setVisible(not running)
+        self.say("")
         self.retry_button.setEnabled(False)
 
     def stopping(self) -> None:
@@ -149,6 +156,11 @@ class RunView(QWidget):
     def fail(self, words: str) -> None:
         self.set_running(False)
         self.line.setText(words)
+
+    def say(self, text: str) -> None:
+        """A line about the results (copied, saved, or why not)."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     def show_path(self, path: RoutinePath | None) -> None:
         lines = path_words(path)
