@@ -201,7 +201,7 @@ class MainWindow(QMainWindow):
         install_shortcuts(
             self,
             stop=self.stop,
-            submit=self.composer.input.submitted.emit,
+            submit=lambda: self.modes.submit(self.composer.input.submitted.emit),
             history=self.historyRequested.emit,
             settings=self.settingsRequested.emit,
         )

@@ -171,6 +171,16 @@ async def test_a_small_routine_runs_to_the_end_and_the_site_stores_its_records(
     assert QApplication.clipboard().text() == copied
     shot(panel, "finished")
 
+    # Retry failed rows: the same routine on the same file goes on; done rows are never done twice.
+    with crm_site() as again:
+        panel.last = (dataclasses.replace(panel.last[0], start_url=again.new_url), *panel.last[1:])  # type: ignore[index]
+        done = finished(panel)
+        assert await panel.retry_failed() is not None
+        assert view.model.line(1).words == "Earlier: Saved Ana Núñez, Jr.."
+        summary = await asyncio.wait_for(done, DEADLINE)
+    assert summary.ran == 1 and summary.counts == {RowStatus.DONE: 4}  # the new site has no ana@x.test yet
+    assert again.emails() == ["ana@x.test"] and statuses(panel) == ["done"] * 4
+
 
 async def test_a_row_that_needs_the_person_waits_in_the_needs_you_queue_and_continuing_it_finishes_it(
     host: Host, tmp_path: Path, llm_server: FakeLLMServer

@@ -3,7 +3,9 @@ routine's pasted rows and its results. Reads and writes the disk: call these off
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -81,3 +83,16 @@ class RoutineFolders:
         digest = hashlib.sha256(str(rows_file.resolve()).encode("utf-8")).hexdigest()[:8]
         slug = re.sub(r"[^\w-]+", "-", name.casefold()).strip("-")[:40] or "routine"
         return self.root / "results" / f"{slug}-{rows_file.stem}-{digest}-results.csv"
+
+
+def earlier_outcomes(results: Path) -> list[tuple[str, str]]:
+    """Each row's (status, result) in a results file an earlier run wrote, in the rows' order; [] when there is
+    none yet."""
+    try:
+        text = results.read_text(encoding="utf-8-sig")
+    except OSError:
+        return []
+    sample = text.split("\n", 1)[0]
+    delimiter = max((",", ";", "\t"), key=sample.count)
+    rows = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    return [(row.get("status", ""), row.get("result", "")) for row in rows]

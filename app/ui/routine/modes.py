@@ -69,6 +69,13 @@ class PanelModes(QWidget):
         self.task_button.setChecked(not routine)
         self.changed.emit(routine)
 
+    def submit(self, task: Callable[[], object]) -> None:
+        """Ctrl+Enter: the routine's Run in Routine mode, else ``task`` (what the task box does)."""
+        if self.routine is not None and self.routine_shown:
+            self.routine.submit()
+        else:
+            task()
+
     def stop_routine(self) -> None:
         if self.routine is not None:
             self.routine.stop()

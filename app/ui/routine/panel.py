@@ -28,7 +28,7 @@ from app.routine.rows import RowsError, read_rows
 from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished
 from app.text.i18n import tr
 from app.ui.dialog_widgets import dialog_stylesheet
-from app.ui.routine.library import RoutineFolders, SavedRoutine
+from app.ui.routine.library import RoutineFolders, SavedRoutine, earlier_outcomes
 from app.ui.routine.look import routine_stylesheet
 from app.ui.routine.run_view import RunView
 from app.ui.routine.session import RoutineHost, RoutineSession, check
@@ -235,12 +235,18 @@ class RoutinePanel(QWidget):
         self.setup.show_problem("")
         self.last = (options, routine, demo)
         self.run_view.begin(plan, routine.name)
+        self.run_view.model.earlier(await asyncio.to_thread(earlier_outcomes, options.results_path()))
         self.pages.setCurrentIndex(1)
         first = read_first_row(options.rows_file) if demo else None
         model = (lambda: DemoRoutineModel(first)) if first is not None else None
         self.session.start(plan, allowed_sites=routine.allowed_sites, model=model)
         self.runningChanged.emit(True)
         return plan
+
+    def submit(self) -> None:
+        """Ctrl+Enter in Routine mode: run the routine being set up."""
+        if self.pages.currentIndex() == 0:
+            self.setup.runRequested.emit()
 
     def toggle_pause(self) -> None:
         if self.session.paused:

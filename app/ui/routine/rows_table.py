@@ -36,13 +36,21 @@ class RowsModel(QAbstractTableModel):
 
     def reset(self, plan: RoutinePlan) -> None:
         self.beginResetModel()
-        columns = plan.table.columns[:2]
-        secret = set(plan.secrets)
+        first = plan.table.columns[0]
+        hidden = first in plan.secrets
         self.lines = [
-            RowLine(row.number, " ".join(row.values[c] if c not in secret else "•••" for c in columns).strip() or "—")
-            for row in plan.table.rows
+            RowLine(row.number, "•••" if hidden else row.values[first].strip() or "—") for row in plan.table.rows
         ]
         self.endResetModel()
+
+    def earlier(self, outcomes: list[tuple[str, str]]) -> None:
+        """What earlier runs of the same routine on the same file left (status, result), in the file's order: a
+        done row is not run again, and says so."""
+        for line, (status, result) in zip(self.lines, outcomes, strict=False):
+            if status:
+                line.status, line.words = status, tr("Earlier: {result}", result=result) if result else ""
+        if self.lines:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.lines) - 1, 2))
 
     def line(self, number: int) -> RowLine:
         return self.lines[number - 1]
@@ -94,7 +102,7 @@ class RowsModel(QAbstractTableModel):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if column == _ROW:
-                return f"{line.number}  {clip(line.label, 24)}"
+                return f"{line.number}  {clip(line.label, 20)}"
             if column == _STATUS:
                 return status_words(line.status)
             return clip(line.words, _WORDS_MAX)

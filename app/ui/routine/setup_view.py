@@ -84,9 +84,11 @@ class SetupView(QWidget):
         self.preview.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.preview.verticalHeader().setDefaultSectionSize(24)
         self.preview.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.preview.setFixedHeight(24 * (PREVIEW_ROWS + 1) + 8)
         self.preview.hide()
 
+        self.chips_hint = QLabel(tr("Click a column to put its value in the task:"), self)
+        self.chips_hint.setObjectName("RoutineHint")
+        self.chips_hint.hide()
         self.chips = ColumnChips(self)
         self.chips.chosen.connect(self.insert_column)
         self.chips.hide()
@@ -160,6 +162,7 @@ class SetupView(QWidget):
         layout.addWidget(self.file_label)
         layout.addWidget(self.preview)
         layout.addWidget(heading(tr("Task for each row"), self))
+        layout.addWidget(self.chips_hint)
         layout.addWidget(self.chips)
         layout.addWidget(self.template)
         layout.addWidget(heading(tr("Options"), self))
@@ -192,8 +195,11 @@ class SetupView(QWidget):
                 item = QTableWidgetItem(" ".join(row.values[column].split())[:60])
                 item.setToolTip(row.values[column])
                 self.preview.setItem(r, c, item)
+        scrollbar = self.preview.horizontalScrollBar().sizeHint().height()
+        self.preview.setFixedHeight(24 * (len(shown) + 1) + scrollbar + 6)
         self.preview.show()
         self.chips.set_columns(table.columns)
+        self.chips_hint.show()
         self.show_problem("")
 
     def show_problem(self, text: str) -> None:
