@@ -130,13 +130,14 @@ class MainWindow(QMainWindow):
         self.history_button, self.settings_button = header.history_button, header.settings_button
         self._header = header
 
-        self.timeline = TimelineView(self._model)
+        task_page = QWidget(root)  # One task; Routine mode is the other page (app/ui/routine)
+        self.timeline = TimelineView(self._model, task_page)
 
-        self.handoff_bar = HandOffBar(root)
-        self.demo_offer = DemoOfferBar(root)
-        self.browser_offer = BrowserOfferBar(root)
-        self.demo_again = DemoAgainBar(root)
-        self.confirm_bar = ConfirmBar(root)
+        self.handoff_bar = HandOffBar(task_page)
+        self.demo_offer = DemoOfferBar(task_page)
+        self.browser_offer = BrowserOfferBar(task_page)
+        self.demo_again = DemoAgainBar(task_page)
+        self.confirm_bar = ConfirmBar(task_page)
         handoff_wrap = QVBoxLayout()
         handoff_wrap.setContentsMargins(14, 8, 14, 0)
         handoff_wrap.addWidget(self.handoff_bar)
@@ -145,15 +146,14 @@ class MainWindow(QMainWindow):
         handoff_wrap.addWidget(self.demo_again)
         handoff_wrap.addWidget(self.confirm_bar)
 
-        self.footer = QLabel(root)
+        self.footer = QLabel(task_page)
         self.footer.setObjectName("Footer")
         self.footer.setAccessibleName(tr("Token usage"))
         self.footer.setContentsMargins(16, 6, 16, 2)
         self.footer.setAlignment(Qt.AlignmentFlag.AlignRight)
 
-        self.composer = Composer(root)
+        self.composer = Composer(task_page)
 
-        task_page = QWidget(root)  # One task; Routine mode is the other page (app/ui/routine)
         task = QVBoxLayout(task_page)
         task.setContentsMargins(0, 0, 0, 0)
         task.setSpacing(0)
@@ -162,6 +162,7 @@ class MainWindow(QMainWindow):
         task.addWidget(self.footer)
         task.addWidget(self.composer)
         self.modes = PanelModes(task_page, root)
+        self.composer.focus_default()  # the task box is the window's focus again, inside the mode's page
         layout = QVBoxLayout(root)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
