@@ -94,6 +94,7 @@ class RoutinePanel(QWidget):
         needs.answered.connect(session.answer)
         needs.showRequested.connect(session.bring_to_front)
         session.rowStarted.connect(run.model.started)
+        session.rowStarted.connect(run.row_started)
         session.rowActivity.connect(run.model.activity)
         session.rowFinished.connect(self._row_finished)
         session.personNeeded.connect(self._person_needed)

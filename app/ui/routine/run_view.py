@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QV
 
 from app.routine.path import RoutinePath
 from app.routine.plan import RoutinePlan
-from app.routine.types import Progress, RoutineSummary, RowStatus
+from app.routine.types import Progress, RoutineSummary, RowStarted, RowStatus
 from app.text.i18n import tr
 from app.text.wording import format_duration
 from app.ui.routine.needs_you import NeedsYouBar
@@ -113,6 +113,16 @@ class RunView(QWidget):
         self.line.setText(tr("Starting the browser…"))
         self.set_running(True)
         self.show_path(None)
+
+    def row_started(self, event: RowStarted) -> None:
+        """Until the first row ends, the line says what happens first: the model learns, the rest will follow."""
+        if self.line.text() == tr("Starting the browser…"):
+            if event.replay:
+                self.line.setText(tr("Following the path learned earlier, row by row…"))
+            else:
+                self.line.setText(
+                    tr("Row {n}: the model does it step by step; the other rows then follow its path.", n=event.number)
+                )
 
     def set_running(self, running: bool) -> None:
         self.pause_button.setVisible(running)

@@ -97,7 +97,7 @@ class SetupView(QWidget):
         self.template.setAccessibleName(tr("Task for each row"))
         self.template.setPlaceholderText(tr("Add the customer {name} with email {email} in the CRM, and save it."))
         self.template.setTabChangesFocus(True)
-        self.template.setFixedHeight(96)
+        self.template.setFixedHeight(118)
 
         self.start_url = QLineEdit(self)
         self.start_url.setPlaceholderText("https://crm.example.com/customers/new")
@@ -227,6 +227,7 @@ class SetupView(QWidget):
         self.name.setText(routine.name)
         self.template.setPlainText(routine.template)
         self.start_url.setText(routine.start_url)
+        self.start_url.setCursorPosition(0)  # the address from its start: its site, not its last characters
         self.parallel.setValue(routine.parallel)
         self.retry_failed.setChecked(routine.retry_failed)
         self.secret_columns.setText(", ".join(routine.secret_columns))
