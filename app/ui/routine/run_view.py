@@ -142,8 +142,6 @@ class RunView(QWidget):
         self.bar.setValue(rows_through(progress))
         self.line.setText(progress_words(progress))
         self.pause_button.setText(tr("Resume") if progress.paused else tr("Pause"))
-        if progress.path_learned and not self.path.text():
-            self.path_heading.setText(tr("What it learned (from the first good row)"))
 
     def finish(self, summary: RoutineSummary) -> None:
         self.set_running(False)
