@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from app.core.agent import Agent
     from app.history.recorder import RunRecorder
     from app.history.store import RunStore
+    from app.routine.types import PersonRequest
     from app.ui.routine.panel import RoutinePanel
     from app.ui.saved_run_window import SavedRunWindow
 
@@ -250,7 +251,21 @@ class Desktop:
             open_run=lambda run_id: self._background.spawn(self._open_saved_run(run_id)),
             headless=self._choices.headless,
         )
-        return RoutinePanel(host)
+        page = RoutinePanel(host)
+        page.session.personNeeded.connect(self._row_needs_you)
+        page.session.personDone.connect(lambda _request: self._nobody_waits(page))
+        return page
+
+    def _row_needs_you(self, request: PersonRequest) -> None:
+        """A routine's row waits for the person: called back as a task's hand-off is (the panel, a notification)."""
+        assert self.window is not None and self.runtime is not None
+        title = tr("Page Agent: row {n} needs you", n=request.number)
+        self.window.moments.attention.call(title, request.words, sound=self.runtime.settings.hand_off_sound)
+
+    def _nobody_waits(self, page: RoutinePanel) -> None:
+        """The queue emptied: the call back ends (the queue's own signal ran first, so it is up to date)."""
+        if self.window is not None and page.run_view.needs_you.current is None:
+            self.window.moments.over()
 
     def _mode_changed(self, routine: bool) -> None:
         page = self.window.modes.routine if self.window is not None else None

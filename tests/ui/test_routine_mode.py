@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from app.ui.main_window import MainWindow
 from app.ui.routine.panel import RoutinePanel
@@ -73,3 +74,51 @@ async def test_the_switch_waits_while_a_task_runs(
     window.stop()
     await settle(window)
     assert window.modes.routine_button.isEnabled()
+
+
+def test_a_risky_moment_in_the_queue_asks_allow_or_deny_one_at_a_time(qapp: QApplication) -> None:
+    from app.routine.types import PersonRequest
+    from app.ui.routine.needs_you import NeedsYouBar
+
+    bar = NeedsYouBar()
+    shown: list[int] = []
+    answers: list[tuple[int, bool]] = []
+    bar.showRequested.connect(shown.append)
+    bar.answered.connect(lambda request, allow: answers.append((request.id, allow)))
+    risky = PersonRequest(1, 3, "confirm", "Click “Delete customer” (http://crm.test/c/3)", "window 2")
+    captcha = PersonRequest(2, 5, "hand_off", "Solve the captcha.", "window 1")
+    bar.add(risky)
+    bar.add(captcha)
+    assert bar.heading.text() == "Needs you (2)" and bar.which.text() == "Row 3 · window 2"
+    assert bar.text.text() == "Allow this? Click “Delete customer” (http://crm.test/c/3)"
+    assert not bar.allow_button.isHidden() and bar.continue_button.isHidden()
+    assert shown == [3]  # the first one's window came forward; the second waits its turn
+    bar.deny_button.click()
+    assert answers == [(1, False)]
+    bar.remove(risky)  # the runner settles it (person_done)
+    assert bar.heading.text() == "Needs you (1)" and shown == [3, 5]
+    assert not bar.continue_button.isHidden() and bar.allow_button.isHidden()
+    bar.remove(captcha)
+    assert bar.isHidden()
+
+
+async def test_a_spreadsheet_dropped_on_the_setup_opens_it(
+    window: MainWindow, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    from tests.cli.routine_helpers import rows_file
+
+    built = offer(window, tmp_path, llm_server)
+    window.modes.routine_button.click()
+    setup = built[0].setup
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(rows_file(tmp_path)))])
+    drop = QDropEvent(
+        QPointF(10, 10), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
+    setup.dropEvent(drop)
+    await until(lambda: built[0].rows_file is not None, message="the dropped file opened")
+    assert setup.file_label.text() == "customers.csv — 4 rows, 5 columns"
+    await built[0].shutdown()
