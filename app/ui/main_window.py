@@ -474,7 +474,7 @@ class MainWindow(QMainWindow):
         return self._quit_question
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.busy and not self._quitting:
+        if (self.busy or self.modes.running) and not self._quitting:  # a task, or a routine's rows
             if self._quit_question is None:
                 event.ignore()
                 self._ask_to_quit()

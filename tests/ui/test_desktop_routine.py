@@ -14,11 +14,12 @@ from app.routine.types import RoutineSummary, RowStatus
 from app.settings.paths import AppPaths
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.routine.panel import RoutinePanel
+from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
 from tests.waiting import until
 
 
 @pytest.fixture
-async def desktop(qapp: QApplication, tmp_path: Path) -> AsyncIterator[Desktop]:
+async def desktop(qapp: QApplication, tmp_path: Path, memory_keyring: MemoryKeyring) -> AsyncIterator[Desktop]:
     qapp.setQuitOnLastWindowClosed(False)
     started = Desktop(
         AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs"), LaunchChoices(demo=True, headless=True)
@@ -41,8 +42,15 @@ async def test_the_demo_routine_runs_in_the_profile_and_one_task_brings_the_brow
     finished: asyncio.Future[RoutineSummary] = asyncio.get_running_loop().create_future()
     page.session.finished.connect(lambda summary: finished.done() or finished.set_result(summary))
     page.session.failed.connect(lambda words: finished.done() or finished.set_exception(AssertionError(words)))
+    running = asyncio.Event()
+    page.runningChanged.connect(lambda on: on and running.set())
     page.submit()  # Ctrl+Enter in Routine mode
-    await until(lambda: not window.modes.task_button.isEnabled(), message="the switch locked while it runs")
+    await asyncio.wait_for(running.wait(), 60)
+    assert not window.modes.task_button.isEnabled()  # the switch waits while the rows run
+    window.close()  # closing the panel while rows run asks first, as during a task
+    question = window.quit_question
+    assert question is not None and window.isVisible()
+    question.done(0)  # Keep working
     summary = await asyncio.wait_for(finished, 180)
     assert summary.counts == {RowStatus.DONE: 5}
     assert runtime.active_page is None  # the task's Chromium let go of the profile for the routine's windows

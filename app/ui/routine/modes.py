@@ -54,6 +54,11 @@ class PanelModes(QWidget):
         self.switch.show()
 
     @property
+    def running(self) -> bool:
+        """A routine's rows are running (closing the panel asks first, as during a task)."""
+        return self.routine is not None and self.routine.running
+
+    @property
     def routine_shown(self) -> bool:
         return self.routine is not None and self.stack.currentWidget() is self.routine
 
