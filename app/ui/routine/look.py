@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from app.ui.status_pill import your_turn_color
 from app.ui.style import Theme, css_color
 
 
 def routine_stylesheet(t: Theme) -> str:
     c = {name: css_color(getattr(t, name)) for name in Theme.__dataclass_fields__ if name != "dark"}
+    turn = your_turn_color(t)
     return f"""
     QScrollArea#RoutineScroll, QScrollArea#RoutineScroll > QWidget > QWidget {{
         background: transparent; border: none;
@@ -22,6 +24,11 @@ def routine_stylesheet(t: Theme) -> str:
         color: {c["text"]}; background: {css_color(t.soft(t.danger, 0.12))};
         border: 1px solid {css_color(t.soft(t.danger, 0.5))}; border-radius: 8px; padding: 8px 10px;
     }}
+    QFrame#YourTurnBar {{
+        background: {css_color(t.soft(turn, 0.14))}; border: 1px solid {css_color(t.soft(turn, 0.6))};
+        border-radius: 10px;
+    }}
+    QFrame#YourTurnBar QLabel {{ color: {c["text"]}; }}
     QPushButton#ColumnChip {{
         background: {css_color(t.soft(t.accent, 0.14))}; color: {c["accent"]}; border: 1px solid transparent;
         border-radius: 11px; padding: 2px 10px; font-family: monospace; min-height: 18px;

@@ -19,7 +19,7 @@ class NeedsYouBar(QFrame):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("HandoffBar")
+        self.setObjectName("YourTurnBar")  # tinted like a task's "Your turn" (look.py)
         self.requests: list[PersonRequest] = []
         self.heading = QLabel(self)
         font = self.heading.font()

@@ -10,6 +10,7 @@ from app.routine.types import Progress, RowStatus
 from app.text.element_words import target_words
 from app.text.i18n import tr
 from app.text.wording import describe_action, format_duration
+from app.ui.status_pill import your_turn_color
 from app.ui.style import Theme
 
 # A row nobody has started yet in this run (no RowStatus: it has none until it starts).
@@ -37,7 +38,7 @@ def status_color(status: str, t: Theme) -> QColor:
         RowStatus.DONE: t.success,
         RowStatus.FAILED: t.danger,
         RowStatus.ERROR: t.danger,
-        RowStatus.NEEDS_PERSON: t.paused,
+        RowStatus.NEEDS_PERSON: your_turn_color(t),
         RowStatus.INTERRUPTED: t.warning,
         RowStatus.STOPPED: t.warning,
     }
