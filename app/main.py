@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from app import __version__
-from app.cli_args import add_run_parser
-from app.cli_start import run_cli
+from app.cli.args import add_run_parser
+from app.cli.start import run_cli
+from app.mcp.args import add_mcp_parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--replay", type=Path, metavar="FILE", help="Replay a cassette instead of calling a model.")
     subparsers = parser.add_subparsers(dest="command")
     add_run_parser(subparsers)
+    add_mcp_parser(subparsers)
     return parser
 
 
@@ -36,6 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args.command == "run":
         return run_cli(args)
+    if args.command == "mcp":
+        from app.mcp.main import run_mcp  # the SDK only for this command
+
+        return run_mcp(args)
     if args.self_test:
         from app.self_test import main as self_test
 

@@ -258,6 +258,12 @@ class Runtime:
                 self._browser = None
                 self._controller = None
 
+    async def open_page(self, url: str) -> None:
+        """Open ``url`` in the agent's tab before a task (an MCP client's start page). Refused, in plain words, outside
+        the allowed sites; call it once ``agent()`` has opened Chromium."""
+        check_start_page(navigation_policy(self.settings, self.options), url, "The start page")
+        await self._live_controller().open(url, AbortSignal())
+
     async def shutdown(self) -> None:
         # Under the lock: a Chromium still starting is closed once it is up, never left behind.
         async with self._lock:

@@ -96,7 +96,7 @@ def parts_load() -> Check:
         from PySide6 import QtCore, QtSvg, QtWidgets  # noqa: F401  (loading them is the check)
         from PySide6.QtGui import QGuiApplication, QImage, QPainter
 
-        import app.cli
+        import app.cli.task
         import app.ui.desktop  # noqa: F401
         from app.assets import resource_path
 

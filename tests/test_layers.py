@@ -1,14 +1,39 @@
-"""The one-way rule: the agent's core knows nothing of Qt, Playwright or the openai SDK, not even lazily."""
+"""The one-way rules between the app's layers, as a table: which folder may never import what, not even lazily
+inside a function. A rule broken here is a design decision to discuss, not a line to add to an exception list."""
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-CORE = Path(__file__).resolve().parents[1] / "app" / "core"
-FOREIGN = ("PySide6", "playwright", "qasync", "openai")
+APP = Path(__file__).resolve().parents[1] / "app"
+
+
+@dataclass(frozen=True)
+class Rule:
+    folder: str  # under app/
+    never: tuple[str, ...]  # module prefixes it must not import
+    why: str
+
+
+RULES = (
+    Rule(
+        "core",
+        ("PySide6", "playwright", "qasync", "openai", "app.ui", "app.browser", "app.llm"),
+        "the agent knows nothing of the panel, the browser or the model SDK",
+    ),
+    Rule("browser", ("app.llm", "openai", "PySide6", "qasync", "app.ui"), "the browser never talks to the model"),
+    Rule("llm", ("app.browser", "playwright", "PySide6", "qasync", "app.ui"), "the model client never sees a page"),
+    Rule("settings", ("PySide6", "qasync", "app.ui"), "settings are read the same way by the CLI and the panel"),
+    Rule("history", ("PySide6", "qasync", "app.ui"), "History is read the same way by the CLI and the panel"),
+    Rule("text", ("PySide6", "qasync", "app.ui", "playwright"), "plain words are made the same for every view"),
+    Rule("routine", ("PySide6", "qasync", "app.ui"), "the panel is one client of routines, the CLI another"),
+    Rule("cli", ("PySide6", "qasync", "app.ui"), "the command line runs where there is no display"),
+    Rule("mcp", ("PySide6", "qasync", "app.ui"), "the MCP server reaches the panel over its socket, never through Qt"),
+)
 
 
 def _imported(tree: ast.AST) -> list[tuple[int, str]]:
@@ -21,13 +46,33 @@ def _imported(tree: ast.AST) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-@pytest.mark.parametrize("path", sorted(CORE.rglob("*.py")), ids=lambda p: str(p.relative_to(CORE)))
-def test_core_imports_no_ui_browser_or_sdk(path: Path) -> None:
+def _breaks(name: str, never: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in never)
+
+
+def _cases() -> list[object]:
+    return [
+        pytest.param(rule, path, id=path.relative_to(APP).as_posix())
+        for rule in RULES
+        for path in sorted((APP / rule.folder).rglob("*.py"))
+    ]
+
+
+@pytest.mark.parametrize(("rule", "path"), _cases())
+def test_each_layer_imports_only_what_it_may(rule: Rule, path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    foreign = [f"line {line}: {name}" for line, name in _imported(tree) if name.split(".")[0] in FOREIGN]
-    assert foreign == []
+    broken = [f"line {line}: {name}" for line, name in _imported(tree) if _breaks(name, rule.never)]
+    assert broken == [], f"app/{rule.folder}: {rule.why}"
+
+
+def test_every_rule_names_a_folder_that_exists() -> None:
+    assert all((APP / rule.folder).is_dir() and any((APP / rule.folder).rglob("*.py")) for rule in RULES)
 
 
 def test_the_check_sees_a_foreign_import() -> None:
-    tree = ast.parse("def f():\n    from playwright.async_api import Page\nimport openai\n")
-    assert [name for _, name in _imported(tree) if name.split(".")[0] in FOREIGN] == ["playwright.async_api", "openai"]
+    tree = ast.parse("def f():\n    from playwright.async_api import Page\nimport openai\nimport app.uix\n")
+    names = [name for _, name in _imported(tree)]
+    assert [name for name in names if _breaks(name, ("playwright", "openai", "app.ui"))] == [
+        "playwright.async_api",
+        "openai",
+    ]

@@ -23,7 +23,7 @@ async def until(condition: Callable[[], T | Awaitable[T]], timeout: float = 10.0
         if inspect.isawaitable(value):
             value = await value
         if value:
-            return value  # type: ignore[return-value]
+            return value
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {message or condition}")
         await asyncio.sleep(0.01)

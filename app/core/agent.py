@@ -1,117 +1,45 @@
-"""The agent: lifecycle (execute / stop / pause / resume / dispose) and the step loop with its guards."""
+"""The agent: its lifecycle (execute / stop / pause / resume / dispose), its events and its masking; each run's steps
+are taken by app/core/step_loop.py."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeVar
 
 from pydantic import BaseModel
 
-from app.core.abort import AbortController, AbortError, AbortSignal
+from app.core.abort import AbortController, AbortError
 from app.core.config import AgentConfig
 from app.core.events import EventEmitter, EventName, Listener
-from app.core.guards import LoopDetector, budget_warning
-from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, ToolSpec
-from app.core.messages import (
-    BROWSER_CLOSED,
-    PAGE_NOT_RESPONDING,
-    PAGE_UNREADABLE,
-    PROMPT_SHORTENED,
-    STEP_LIMIT,
-    STEP_TIMED_OUT,
-    TASK_ABORTED,
-    TIME_BUDGET_EXCEEDED,
-    TOO_MANY_FAILURES,
-    UNEXPECTED_ERROR,
-    UNUSABLE_ANSWER,
-)
-from app.core.output import InvalidOutput, build_tool_spec, parse_agent_output
-from app.core.page import BrowserClosedError, BrowserState, PageController, Screenshot, ToolError
-from app.core.prompt import build_messages, system_prompt
-from app.core.prompt_budget import PromptBudget
-from app.core.report import build_report, has_report_sections, report_instruction
+from app.core.llm import LLMClient, LLMError
+from app.core.messages import TASK_ABORTED, MessageId, say
+from app.core.output import build_tool_spec
+from app.core.page import BrowserClosedError, PageController
+from app.core.run import PAUSED, Ending, Run, agent_error
 from app.core.safety.guardrails import Guardrails
-from app.core.tools.base import AskUserHandler, ToolContext, ToolResult, run_tool
-from app.core.tools.control import DONE, HAND_OFF, DoneInput, HandOffInput
-from app.core.tools.registry import ToolSet, build_tools, done_only
+from app.core.step_loop import StepLoop
+from app.core.tools.base import AskUserHandler
+from app.core.tools.registry import build_tools
 from app.core.types import (
-    STOPPED_KIND,
-    ActionRecord,
-    ActionTarget,
     AgentActivity,
     AgentStatus,
     ErrorActivity,
     ErrorEvent,
-    ExecutedActivity,
-    ExecutingActivity,
+    ErrorKind,
     ExecutionResult,
-    HandOffActivity,
     HistoricalEvent,
-    ObservationEvent,
     PausedActivity,
-    RetryEvent,
-    RetryingActivity,
     StepEvent,
     TaskFinished,
     TaskRecord,
     TaskStarted,
-    ThinkingActivity,
-    Usage,
-    UserTakeoverEvent,
 )
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
-
-_PAUSED = "paused by the user"
-_STEP_TIMEOUT = "step timeout"
-_TIME_BUDGET = "time budget"
-# Below this much time left a progress report is not worth a model call: it is built from the history at once.
-_REPORT_FLOOR = 1.0
-# The result of an action the user's Take over interrupted: it may have happened (a click whose page was still loading).
-TAKEN_OVER_MID_STEP = "The user took over while this action was running, so its result is unknown: check the page."
-
-
-@dataclass
-class _Ending:
-    status: AgentStatus
-    success: bool
-    data: str
-
-
-@dataclass
-class _Run:
-    task: str
-    controller: AbortController
-    tools: ToolSet
-    tool_spec: ToolSpec
-    started: float
-    follow_up: bool = False
-    # Seconds spent waiting for the user (a hand-off, a Take over): not charged to the time budget.
-    paused_for: float = 0.0
-    # Masked as each event is added, and again whenever the vault learns a value (Agent._history_of).
-    history: list[HistoricalEvent] = field(default_factory=list)
-    masked_generation: int = 0
-    step_count: int = 0
-    failures: int = 0
-    # Page reads in a row that ran out of time: the first may be a slow page, more are the run getting nowhere.
-    unresponsive: int = 0
-    usage: Usage = field(default_factory=Usage)
-    loops: LoopDetector = field(default_factory=LoopDetector)
-    last_state: BrowserState | None = None
-    # How much of the history and the page the model reads; tightened for good once the model says it is too much.
-    budget: PromptBudget = field(default_factory=PromptBudget)
-    step_controller: AbortController | None = None
-    paused: bool = False
-    # What the agent asked the user to do while the run is paused on a hand-off; "" for a Take over.
-    hand_off_reason: str = ""
-    resume_event: asyncio.Event = field(default_factory=asyncio.Event)
-    resume_note: str = ""
-    settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class Agent:
@@ -144,7 +72,7 @@ class Agent:
         self._clock = clock
         self._events = EventEmitter()
         self._status = AgentStatus.IDLE
-        self._run: _Run | None = None
+        self._run: Run | None = None
         self._previous_tasks: list[TaskRecord] = []
         self._last_result: ExecutionResult | None = None
         self._disposed = False
@@ -204,7 +132,7 @@ class Agent:
             javascript=self.config.enable_javascript,
             result_fields=self.config.result_fields,
         )
-        run = _Run(
+        run = Run(
             task=task,
             controller=AbortController(),
             tools=tools,
@@ -239,7 +167,7 @@ class Agent:
         run.paused = True
         run.resume_event.clear()
         if run.step_controller is not None:
-            run.step_controller.abort(_PAUSED)
+            run.step_controller.abort(PAUSED)
         self._activity(PausedActivity())
 
     def resume(self, note: str = "") -> None:
@@ -262,9 +190,21 @@ class Agent:
 
     # --- the run -----------------------------------------------------------------------------------------------
 
-    async def _drive(self, run: _Run) -> _Ending:
+    async def _drive(self, run: Run) -> Ending:
+        steps = StepLoop(
+            llm=self._llm,
+            page=self._page,
+            config=self.config,
+            guardrails=self.guardrails,
+            previous_tasks=self._previous_tasks,
+            clock=self._clock,
+            person_present=self._person_present,
+            ask_user=self._masked_ask_user(),
+            record=self._add,
+            report=self._activity,
+        )
         try:
-            return await self._loop(run)
+            return await steps.run(run)
         except AbortError:
             return self._stopped(run)
         except asyncio.CancelledError:
@@ -275,23 +215,25 @@ class Agent:
             self._finish(run, ending)
             raise
         except LLMError as exc:
-            return self._error(run, exc.message, kind=exc.kind)
+            return self._error(run, ErrorEvent(message=exc.message, kind=ErrorKind(exc.kind.value)))
         except BrowserClosedError as exc:
-            return self._error(run, str(exc) or BROWSER_CLOSED)
+            log.info("the browser closed: %s", exc)
+            return self._error(run, agent_error(say(MessageId.BROWSER_CLOSED)))
         except Exception as exc:
             log.exception("agent run failed")
-            return self._error(run, UNEXPECTED_ERROR.format(error=f"{type(exc).__name__}: {exc}"))
+            return self._error(run, agent_error(say(MessageId.UNEXPECTED_ERROR, error=f"{type(exc).__name__}: {exc}")))
 
-    def _stopped(self, run: _Run) -> _Ending:
-        self._add(run, ErrorEvent(message=TASK_ABORTED, kind=STOPPED_KIND))
-        return _Ending(AgentStatus.STOPPED, False, TASK_ABORTED)
+    def _stopped(self, run: Run) -> Ending:
+        said = say(MessageId.TASK_ABORTED)
+        self._add(run, ErrorEvent(message=said.text, kind=ErrorKind.STOPPED, said=said))
+        return Ending(AgentStatus.STOPPED, False, said.text)
 
-    def _error(self, run: _Run, message: str, kind: str = "") -> _Ending:
-        self._add(run, ErrorEvent(message=message, kind=kind))
-        self._activity(ErrorActivity(message=message))
-        return _Ending(AgentStatus.ERROR, False, message)
+    def _error(self, run: Run, error: ErrorEvent) -> Ending:
+        self._add(run, error)
+        self._activity(ErrorActivity(message=error.message))
+        return Ending(AgentStatus.ERROR, False, error.message)
 
-    def _finish(self, run: _Run, ending: _Ending) -> ExecutionResult:
+    def _finish(self, run: Run, ending: Ending) -> ExecutionResult:
         memory = next(
             (e.reflection.memory for e in reversed(run.history) if isinstance(e, StepEvent) and e.reflection.memory),
             "",
@@ -318,330 +260,6 @@ class Agent:
         )
         return self._last_result
 
-    async def _loop(self, run: _Run) -> _Ending:
-        loop = asyncio.get_running_loop()
-        task_signal = run.controller.signal
-        while True:
-            task_signal.throw_if_aborted()
-            if run.paused:
-                await self._wait_for_resume(run)
-                continue
-            limit = self._limit_reached(run, loop.time())
-            if limit:
-                return await self._end_on_limit(run, limit)
-            step_controller = AbortController(task_signal)
-            run.step_controller = step_controller
-            delay, reason = self._step_deadline(run, loop.time())
-            timer = loop.call_later(delay, step_controller.abort, reason)
-            try:
-                ending = await self._step(run, step_controller.signal)
-            except AbortError:
-                if task_signal.aborted or not step_controller.signal.aborted:
-                    raise
-                if step_controller.signal.reason == _STEP_TIMEOUT:
-                    run.step_count += 1
-                    run.failures += 1
-                    message = STEP_TIMED_OUT.format(step=run.step_count, seconds=f"{self.config.step_timeout:g}")
-                    self._add(run, ErrorEvent(message=message))
-                    self._activity(ErrorActivity(message=message))
-                # Paused: handled at the top of the loop. Time budget: the limit check ends the run.
-                continue
-            finally:
-                timer.cancel()
-                run.step_controller = None
-            if ending is not None:
-                return ending
-
-    def _step_deadline(self, run: _Run, now: float) -> tuple[float, str]:
-        budget = self.config.max_duration
-        if budget is not None:
-            remaining = max(0.0, budget - self._elapsed(run, now))
-            if remaining < self.config.step_timeout:
-                return remaining, _TIME_BUDGET
-        return self.config.step_timeout, _STEP_TIMEOUT
-
-    def _limit_reached(self, run: _Run, now: float) -> str | None:
-        if run.failures >= self.config.max_failures:
-            return TOO_MANY_FAILURES.format(count=run.failures)
-        if run.step_count >= self.config.max_steps:
-            return STEP_LIMIT
-        budget = self.config.max_duration
-        if budget is not None and self._elapsed(run, now) >= budget:
-            return TIME_BUDGET_EXCEEDED.format(seconds=f"{budget:g}")
-        return None
-
-    @staticmethod
-    def _elapsed(run: _Run, now: float) -> float:
-        """The run's time so far, without the time it spent waiting for the user."""
-        return now - run.started - run.paused_for
-
-    async def _step(self, run: _Run, signal: AbortSignal) -> _Ending | None:
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        step_index = run.step_count + 1
-        state = await self._observe(run, signal)
-        if state is None:
-            return None
-        warning = budget_warning(self.config.max_steps - step_index + 1)
-        if warning:
-            self._add(run, ObservationEvent(content=warning))
-        nudge = run.loops.record_page(state)
-        if nudge:
-            self._add(run, ObservationEvent(content=nudge))
-
-        self._activity(ThinkingActivity(step_index=step_index, max_steps=self.config.max_steps))
-        try:
-            reply = await self._ask_model(run, run.tool_spec, state, signal)
-            parsed = parse_agent_output(reply, run.tools)
-        except InvalidOutput as exc:
-            self._count_failure(run, UNUSABLE_ANSWER.format(step=step_index, reason=exc))
-            return None
-
-        params = parsed.action_input.model_dump()
-        tool = run.tools[parsed.action_name]
-        ctx = ToolContext(
-            signal=signal, page=self._page, ask_user=self._masked_ask_user(), task=run.task, guardrails=self.guardrails
-        )
-        if tool.prepare is not None:
-            tool.prepare(ctx, parsed.action_input)
-        # The element as a person names it ("the Email field"), read before the action changes the page.
-        info = self._page.element_info(params["index"]) if isinstance(params.get("index"), int) else None
-        target = ActionTarget(tag=info.tag, name=info.name, input_type=info.input_type) if info else None
-        self._activity(ExecutingActivity(tool=parsed.action_name, input=params, target=target))
-        action_started = loop.time()
-        try:
-            result = await run_tool(tool, ctx, parsed.action_input)
-        except AbortError:
-            if signal.reason != _PAUSED:
-                raise
-            result = ToolResult(TAKEN_OVER_MID_STEP)
-        self._activity(
-            ExecutedActivity(
-                tool=parsed.action_name,
-                input=params,
-                output=result.text,
-                ok=result.ok,
-                declined=result.declined,
-                duration=loop.time() - action_started,
-                target=target,
-            )
-        )
-        run.step_count += 1
-        self._add(
-            run,
-            StepEvent(
-                step_index=step_index,
-                reflection=parsed.reflection,
-                action=ActionRecord(
-                    name=parsed.action_name,
-                    input=params,
-                    output=result.text,
-                    target=target,
-                    ok=result.ok,
-                    declined=result.declined,
-                ),
-                usage=reply.usage,
-                duration=loop.time() - started,
-            ),
-        )
-        if parsed.action_name == DONE:
-            assert isinstance(parsed.action_input, DoneInput)
-            return _Ending(AgentStatus.COMPLETED, parsed.action_input.success, parsed.action_input.text)
-        if parsed.action_name == HAND_OFF:
-            assert isinstance(parsed.action_input, HandOffInput)
-            return self._hand_off(run, parsed.action_input.reason)
-        if signal.reason == _PAUSED:
-            return None  # taken over mid-step: the loop waits for the user's resume() or stop()
-        if not result.ok or run.unresponsive > 1:
-            run.failures += 1
-        elif not run.unresponsive:  # an action that worked on a page that never answered proves nothing
-            run.failures = 0
-        # The same index on another page, or on an element that now reads differently, is not a repeat.
-        where = f"{state.url}\n{target.model_dump_json() if target else ''}"
-        nudge = run.loops.record_action(parsed.action_name, params, where)
-        if nudge:
-            self._add(run, ObservationEvent(content=nudge))
-        return None
-
-    async def _observe(self, run: _Run, signal: AbortSignal) -> BrowserState | None:
-        try:
-            state = await self._read_page(signal, self.config.observe_timeout)
-        except ToolError as exc:
-            self._count_failure(run, PAGE_UNREADABLE.format(reason=exc))
-            return None
-        except TimeoutError:
-            state = self._not_responding(run)
-        else:
-            run.unresponsive = 0
-            if self.config.vision:
-                state = state.model_copy(update={"screenshot": await self._screenshot(signal)})
-            run.last_state = state
-        self._drain_page_events(run)
-        return state
-
-    async def _screenshot(self, signal: AbortSignal) -> Screenshot | None:
-        """The labelled viewport for a model that reads images; without it (a page that cannot be captured) the
-        step goes on with the text alone."""
-        try:
-            return await asyncio.wait_for(self._page.screenshot(signal), self.config.observe_timeout)
-        except (ToolError, TimeoutError) as exc:
-            log.info("no screenshot this step: %s", exc or "it took too long")
-            return None
-
-    def _not_responding(self, run: _Run) -> BrowserState:
-        """What the model gets of a page that did not answer in time: the plain fact (in its history, said once)
-        and the tabs it last knew without their stale content, so that it can choose to wait, go elsewhere or stop.
-        The step counts as a failure only when this keeps happening (see _step)."""
-        run.unresponsive += 1
-        self._add(run, ErrorEvent(message=PAGE_NOT_RESPONDING.format(seconds=f"{self.config.observe_timeout:g}")))
-        last = run.last_state
-        return (
-            last.model_copy(update={"content": "", "elements": [], "screenshot": None})
-            if last is not None
-            else BrowserState()
-        )
-
-    def _drain_page_events(self, run: _Run) -> None:
-        for sentence in self._page.drain_events():
-            self._add(run, ObservationEvent(content=self.guardrails.secrets.mask(sentence)))
-
-    async def _read_page(self, signal: AbortSignal, timeout: float) -> BrowserState:
-        """The page as the model may see it, or TimeoutError after ``timeout`` s: a page that echoes a typed secret
-        (a field's value, its own text, a title or an address) shows the placeholder instead."""
-        return self._masked(await asyncio.wait_for(self._page.get_browser_state(signal), timeout))
-
-    async def _ask_model(
-        self, run: _Run, spec: ToolSpec, state: BrowserState | None, signal: AbortSignal, final_note: str = ""
-    ) -> LLMReply:
-        try:
-            try:
-                reply = await self._call_model(run, spec, state, signal, final_note)
-            except LLMError as exc:
-                tighter = run.budget.tighter()
-                if exc.kind != LLMErrorKind.CONTEXT_LENGTH or run.budget == tighter:
-                    raise
-                # A model with a smaller context window than the default budget assumes: shrink once, for good.
-                run.budget = tighter
-                self._add(run, ObservationEvent(content=PROMPT_SHORTENED))
-                reply = await self._call_model(run, spec, state, signal, final_note)
-        except LLMError as exc:
-            if exc.kind == LLMErrorKind.INVALID_OUTPUT:
-                raise InvalidOutput(exc.message) from exc
-            raise
-        run.usage += reply.usage
-        return reply
-
-    async def _call_model(
-        self, run: _Run, spec: ToolSpec, state: BrowserState | None, signal: AbortSignal, final_note: str
-    ) -> LLMReply:
-        messages = build_messages(
-            system=system_prompt(self.config.language, self.config.extra_instructions),
-            task=run.task,
-            step_index=min(run.step_count + 1, self.config.max_steps),
-            max_steps=self.config.max_steps,
-            previous_tasks=self._previous_tasks,
-            history=run.history,
-            state=state,
-            now=self._clock(),
-            final_note=final_note,
-            budget=run.budget,
-        )
-        # The last word before the wire: the task, the history and any page text, whatever was learnt when.
-        mask = self.guardrails.secrets.mask
-        messages = [message.model_copy(update={"content": mask(message.content)}) for message in messages]
-        if state is not None and state.screenshot is not None:
-            # With the current page only: older steps' images would grow every request for little.
-            messages[-1] = messages[-1].model_copy(update={"images": [state.screenshot.data_url()]})
-
-        def on_retry(attempt: int, max_attempts: int, message: str) -> None:
-            self._add(run, RetryEvent(message=message, attempt=attempt, max_attempts=max_attempts))
-            self._activity(RetryingActivity(attempt=attempt, max_attempts=max_attempts, message=message))
-
-        return await self._llm.invoke(messages, spec, signal, on_retry)
-
-    def _count_failure(self, run: _Run, message: str) -> None:
-        run.step_count += 1
-        run.failures += 1
-        self._add(run, ErrorEvent(message=message))
-        self._activity(ErrorActivity(message=message))
-
-    def _hand_off(self, run: _Run, reason: str) -> _Ending | None:
-        """Pause the run for the user (recorded as this step already), or end it when nobody is there to act."""
-        if not self._person_present:
-            return _Ending(AgentStatus.NEEDS_PERSON, False, reason)
-        run.paused = True
-        run.hand_off_reason = reason
-        run.resume_event.clear()
-        self._activity(HandOffActivity(reason=reason))
-        return None
-
-    async def _wait_for_resume(self, run: _Run) -> None:
-        loop = asyncio.get_running_loop()
-        before = run.last_state
-        paused_at = loop.time()
-        await run.controller.signal.race(run.resume_event.wait())
-        run.paused_for += loop.time() - paused_at
-        try:
-            after = await run.controller.signal.race(
-                self._read_page(run.controller.signal, self.config.observe_timeout)
-            )
-        except (ToolError, TimeoutError):
-            after = None
-        self._add(
-            run,
-            UserTakeoverEvent(
-                before_url=before.url if before else "",
-                before_title=before.title if before else "",
-                after_url=after.url if after else "",
-                after_title=after.title if after else "",
-                note=run.resume_note,
-                after_hand_off=bool(run.hand_off_reason),
-            ),
-        )
-        run.paused = False
-        run.hand_off_reason = ""
-        run.resume_note = ""
-        # The user's clicks are not the agent's failures.
-        run.failures = 0
-
-    async def _end_on_limit(self, run: _Run, reason: str) -> _Ending:
-        self._add(run, ErrorEvent(message=reason))
-        self._activity(ErrorActivity(message=reason))
-        return _Ending(AgentStatus.ERROR, False, await self._progress_report(run, reason))
-
-    async def _progress_report(self, run: _Run, reason: str) -> str:
-        """One last done-only call for the model's own report, within what is left of the time budget; built from
-        the history if there is no time left for it or that call fails."""
-        allowed = self._report_time(run)
-        if allowed < _REPORT_FLOOR:
-            return build_report(run.task, reason, run.history)
-        try:
-            text = await run.controller.signal.race(asyncio.wait_for(self._model_report(run, reason), allowed))
-        except AbortError:
-            raise
-        except Exception as exc:
-            log.info("final report call failed: %s", exc)
-            return build_report(run.task, reason, run.history)
-        return text if has_report_sections(text) else build_report(run.task, reason, run.history, text)
-
-    def _report_time(self, run: _Run) -> float:
-        """Seconds the final report may take: its own limit, and never beyond the run's time budget."""
-        allowed = self.config.final_call_timeout
-        budget = self.config.max_duration
-        if budget is not None:
-            allowed = min(allowed, budget - self._elapsed(run, asyncio.get_running_loop().time()))
-        return allowed
-
-    async def _model_report(self, run: _Run, reason: str) -> str:
-        signal = run.controller.signal
-        try:
-            state: BrowserState | None = await self._read_page(signal, self.config.observe_timeout)
-        except (ToolError, TimeoutError):
-            state = run.last_state
-        tools = done_only()
-        reply = await self._ask_model(run, build_tool_spec(tools), state, signal, report_instruction(reason))
-        return str(parse_agent_output(reply, tools).action_input.model_dump()["text"])
-
     # --- events ------------------------------------------------------------------------------------------------
 
     def _set_status(self, status: AgentStatus) -> None:
@@ -652,7 +270,7 @@ class Agent:
     def _activity(self, activity: AgentActivity) -> None:
         self._events.emit("activity", self._masked(activity))
 
-    def _add(self, run: _Run, event: HistoricalEvent) -> None:
+    def _add(self, run: Run, event: HistoricalEvent) -> None:
         masked = self._masked(event)
         self._history_of(run).append(masked)
         self._events.emit("event_added", masked)
@@ -664,7 +282,7 @@ class Agent:
         and records are masked as they leave, so a password learnt late is masked in what was recorded before."""
         return self.guardrails.secrets.mask_model(model)
 
-    def _history_of(self, run: _Run) -> list[HistoricalEvent]:
+    def _history_of(self, run: Run) -> list[HistoricalEvent]:
         """The run's history with every value the vault knows by now masked: a password learnt late is masked in
         what was recorded before, once, rather than on every read."""
         generation = self.guardrails.secrets.generation

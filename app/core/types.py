@@ -7,12 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from app.core.messages import TASK_ABORTED
+from app.core.messages import TASK_ABORTED, Said
 
 # The mark in front of a failed action's result where the model reads it; ``ActionRecord.ok`` is what code reads.
 FAILURE_MARK = "❌"
-# ErrorEvent.kind of the error a stop records (its message is TASK_ABORTED).
-STOPPED_KIND = "stopped"
 
 
 class AgentStatus(StrEnum):
@@ -27,6 +25,43 @@ class AgentStatus(StrEnum):
 
 
 TERMINAL_STATUSES = frozenset({AgentStatus.COMPLETED, AgentStatus.ERROR, AgentStatus.STOPPED, AgentStatus.NEEDS_PERSON})
+
+
+class RunOutcome(StrEnum):
+    """How a run ended, the one idea of it every view derives its words and colour from."""
+
+    SUCCESS = "success"  # completed, and the agent says the task was done
+    FAILED = "failed"  # completed, and the agent says it could not be done
+    ERROR = "error"
+    STOPPED = "stopped"
+    NEEDS_PERSON = "needs_person"
+
+    @classmethod
+    def of(cls, status: AgentStatus, success: bool) -> RunOutcome:
+        match status:
+            case AgentStatus.COMPLETED:
+                return cls.SUCCESS if success else cls.FAILED
+            case AgentStatus.STOPPED:
+                return cls.STOPPED
+            case AgentStatus.NEEDS_PERSON:
+                return cls.NEEDS_PERSON
+        return cls.ERROR
+
+
+class ErrorKind(StrEnum):
+    """What an ``ErrorEvent`` is about: the person's stop, the agent's own trouble (its words in ``said``), or a
+    model endpoint's failure (the same values as ``LLMErrorKind``; the endpoint's own words in ``message``)."""
+
+    STOPPED = "stopped"
+    AGENT = "agent"
+    AUTH = "auth"
+    CONFIG = "config"
+    RATE_LIMIT = "rate_limit"
+    SERVER = "server"
+    NETWORK = "network"
+    CONTEXT_LENGTH = "context_length"
+    CONTENT_FILTER = "content_filter"
+    INVALID_OUTPUT = "invalid_output"
 
 
 class AgentReflection(BaseModel):
@@ -157,6 +192,7 @@ class StepEvent(BaseModel):
 class ObservationEvent(BaseModel):
     type: Literal["observation"] = "observation"
     content: str
+    said: Said | None = None  # when the content is one of the agent's own messages (app/core/messages.py)
 
 
 class UserTakeoverEvent(BaseModel):
@@ -179,22 +215,21 @@ class RetryEvent(BaseModel):
 
 class ErrorEvent(BaseModel):
     type: Literal["error"] = "error"
-    message: str
-    # What failed, for the panel's words in its own language: the LLMErrorKind of a model endpoint's failure,
-    # STOPPED_KIND for the person's stop, else "" (the agent's own messages are read back against their templates in
-    # app/core/messages.py).
-    kind: str = ""
+    message: str  # in English, as the model reads it
+    kind: ErrorKind = ErrorKind.AGENT
+    said: Said | None = None  # the agent's own message, for a view to say in its language
 
     @property
     def stopped(self) -> bool:
-        return self.kind == STOPPED_KIND
+        return self.kind is ErrorKind.STOPPED
 
     @model_validator(mode="before")
     @classmethod
     def _read_older_runs(cls, data: Any) -> Any:
-        # Runs saved before STOPPED_KIND existed told a stop by its message alone.
-        if isinstance(data, dict) and not data.get("kind") and data.get("message") == TASK_ABORTED:
-            return {**data, "kind": STOPPED_KIND}
+        # Older runs: no kind for the agent's own trouble, and before that a stop was told by its message alone.
+        if isinstance(data, dict) and not data.get("kind"):
+            stopped = data.get("message") == TASK_ABORTED
+            return {**data, "kind": ErrorKind.STOPPED if stopped else ErrorKind.AGENT}
         return data
 
 
@@ -221,6 +256,10 @@ class ExecutionResult(BaseModel):
     status: AgentStatus
     steps: int = 0
     usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def outcome(self) -> RunOutcome:
+        return RunOutcome.of(self.status, self.success)
 
 
 class TaskStarted(BaseModel):

@@ -9,11 +9,11 @@ from html import escape
 from app.core.safety.secrets import mask_everywhere, masked_model
 from app.core.text_safety import valid_json, valid_text
 from app.core.types import (
-    AgentStatus,
     ErrorEvent,
     HistoricalEvent,
     ObservationEvent,
     RetryEvent,
+    RunOutcome,
     StepEvent,
     UserTakeoverEvent,
 )
@@ -24,13 +24,14 @@ from app.text.wording import (
     action_details,
     action_failed,
     describe_action,
-    describe_status,
+    describe_outcome,
     displayable,
     evaluation_reading,
     failure_words,
     format_duration,
     format_tokens,
-    plain_message,
+    plain_error,
+    plain_observation,
     plain_retry,
     takeover_title,
 )
@@ -54,18 +55,19 @@ def _masked(record: RunRecord) -> RunRecord:
     return masked_model(record, mask_everywhere)
 
 
-def outcome_label(status: AgentStatus, success: bool) -> tuple[str, str]:
-    """The badge's words and its colour class."""
-    if status == AgentStatus.COMPLETED:
-        tone = "ok" if success else "fail"
-    else:
-        tone = {AgentStatus.ERROR: "fail", AgentStatus.NEEDS_PERSON: "person"}.get(status, "stopped")
-    return describe_status(status, success), tone
+# The badge's colour class for each way a run can end (the report's stylesheet has one rule per class).
+_TONE = {
+    RunOutcome.SUCCESS: "ok",
+    RunOutcome.FAILED: "fail",
+    RunOutcome.ERROR: "fail",
+    RunOutcome.STOPPED: "stopped",
+    RunOutcome.NEEDS_PERSON: "person",
+}
 
 
 def export_html(record: RunRecord) -> str:
     record = _masked(record)
-    label, tone = outcome_label(record.status, record.success)
+    label, tone = describe_outcome(record.outcome), _TONE[record.outcome]
     title = record.tasks[0].task if record.tasks else tr("Run")
     facts = [_local(record.started_at), tr("{n} steps", n=record.steps)]
     model = record.settings.get("model")
@@ -102,7 +104,7 @@ def export_html(record: RunRecord) -> str:
 
 def _task_html(task: TaskRun, number: int) -> str:
     heading = tr("Follow-up") if task.follow_up else tr("Task")
-    label, tone = outcome_label(task.status, task.success)
+    label, tone = describe_outcome(task.outcome), _TONE[task.outcome]
     events = "\n".join(_event_html(event) for event in task.events)
     return f"""<section class="task">
   <h2><span class="muted">{_e(heading)} {number}</span> {_e(task.task)}</h2>
@@ -120,7 +122,7 @@ def _task_html(task: TaskRun, number: int) -> str:
 def _result_text(task: TaskRun) -> str:
     """An error's result is the error's own message, shown in the report's language like the error itself."""
     error = next((e for e in reversed(task.events) if isinstance(e, ErrorEvent) and e.message == task.result), None)
-    return plain_message(task.result, error.kind) if error is not None else task.result
+    return plain_error(error) if error is not None else task.result
 
 
 def _event_html(event: HistoricalEvent) -> str:
@@ -128,7 +130,7 @@ def _event_html(event: HistoricalEvent) -> str:
         case StepEvent():
             return _step_html(event)
         case ObservationEvent():
-            return _note("observation", tr("Observation"), event.content)
+            return _note("observation", tr("Observation"), plain_observation(event))
         case RetryEvent():
             return _note(
                 "retry",
@@ -136,7 +138,7 @@ def _event_html(event: HistoricalEvent) -> str:
                 plain_retry(event.message),
             )
         case ErrorEvent():
-            return _note("error", tr("Error"), plain_message(event.message, event.kind))
+            return _note("error", tr("Error"), plain_error(event))
         case UserTakeoverEvent():
             lines = [
                 tr("Before: {title} {url}", title=event.before_title, url=event.before_url),

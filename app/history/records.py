@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, Usage
+from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, RunOutcome, Usage
 
 # Settings has no secret field today; this keeps one out of every record and export if it ever gets one.
 _SECRET_NAME = re.compile(r"key|token|secret|password|passwd|credential|auth", re.IGNORECASE)
@@ -45,6 +45,10 @@ class TaskRun(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     events: list[HistoricalEvent] = Field(default_factory=list)
 
+    @property
+    def outcome(self) -> RunOutcome:
+        return RunOutcome.of(self.status, self.success)
+
     def to_result(self) -> ExecutionResult:
         """The task's outcome as the agent reported it, to show it again."""
         return ExecutionResult(
@@ -71,6 +75,10 @@ class RunSummary(BaseModel):
     total_tokens: int = 0
     demo: bool = False
     replay: bool = False
+
+    @property
+    def outcome(self) -> RunOutcome:
+        return RunOutcome.of(self.status, self.success)
 
 
 class RunRecord(BaseModel):
@@ -102,6 +110,10 @@ class RunRecord(BaseModel):
     @property
     def success(self) -> bool:
         return bool(self.tasks) and self.tasks[-1].success
+
+    @property
+    def outcome(self) -> RunOutcome:
+        return RunOutcome.of(self.status, self.success)
 
     @property
     def steps(self) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from app.browser.controller import PlaywrightPageController
 from app.browser.session import BrowserSession, LaunchOptions
+from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
 from app.core.safety.guardrails import Guardrails
 
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 
 _CONNECT_TIMEOUT_MS = 15_000
 _FRONT_TIMEOUT = 5.0
+_PROBE_TIMEOUT = 5.0
 # Timers, settling and observation work the same in a window behind others: Chromium would otherwise slow a
 # background window's timers down to once a second (Playwright's own launch adds these too; said here for clarity).
 BACKGROUND_FLAGS = (
@@ -72,6 +74,14 @@ class Browsers:
     slots: list[Slot] = field(default_factory=list)
     _owners: list[BrowserSession] = field(default_factory=list)
 
+    @property
+    def stop_bars(self) -> list[StopBar]:
+        """One stop bar per browser (the local one, or each endpoint's), shared by its windows."""
+        bars: dict[int, StopBar] = {}
+        for slot in self.slots:
+            bars.setdefault(id(slot.controller.stop_bar), slot.controller.stop_bar)
+        return list(bars.values())
+
     async def close(self) -> None:
         for slot in self.slots:
             if slot.endpoint:  # a launched Chromium is closed whole below; elsewhere only our windows go
@@ -106,9 +116,9 @@ async def remote_browsers(endpoints: list[str], per_endpoint: int, downloads_dir
     browsers = Browsers()
     try:
         for endpoint in endpoints:
-            owner = await _attach(endpoint, downloads_dir)
+            owner, served = await _attach(endpoint, downloads_dir)
             browsers._owners.append(owner)
-            sessions = [await owner.new_window() for _ in range(per_endpoint)]
+            sessions = [await _window(owner, served) for _ in range(per_endpoint)]
             label = _label(endpoint)
             names = [label if per_endpoint == 1 else f"{label} #{i}" for i in range(1, per_endpoint + 1)]
             _add_slots(browsers, sessions, names, endpoint)
@@ -119,35 +129,65 @@ async def remote_browsers(endpoints: list[str], per_endpoint: int, downloads_dir
 
 
 def _add_slots(browsers: Browsers, sessions: list[BrowserSession], names: list[str], endpoint: str) -> None:
-    shared_bar = browsers.slots[0].controller.stop_bar if browsers.slots else None
+    """The slots of one browser. They share its stop bar (``stop_bars``): every window's observer leaves it out."""
+    shared_bar = None
     for session, slot_name in zip(sessions, names, strict=True):
         controller = PlaywrightPageController(session)
-        if shared_bar is not None:
-            controller.stop_bar = shared_bar  # one bar per routine; every window's observer leaves it out
+        if shared_bar is None:
+            shared_bar = controller.stop_bar
+        else:
+            controller.stop_bar = shared_bar
         slot = Slot(slot_name, session, controller, endpoint)
         session.on_closed(slot.mark_lost)
         browsers.slots.append(slot)
 
 
-async def _attach(endpoint: str, downloads_dir: Path) -> BrowserSession:
-    """A CDP endpoint (http(s):// or a DevTools ws://), else a Playwright server (ws://)."""
+async def _attach(endpoint: str, downloads_dir: Path) -> tuple[BrowserSession, bool]:
+    """The browser, and whether a Playwright server started it for us. A Playwright server (ws:// from
+    ``playwright run-server``) is known by its answer to a plain GET; else a CDP endpoint (http(s):// or a DevTools
+    ws://), else a Playwright server after all. A CDP handshake sent to a Playwright server waits for its whole
+    timeout (and has the server start a browser for nothing): hence the look first."""
+    websocket = endpoint.startswith(("ws://", "wss://"))
+    if websocket and await asyncio.to_thread(_is_playwright_server, endpoint):
+        return await _connect(endpoint, downloads_dir), True
     try:
-        return await BrowserSession.attach(endpoint, downloads_dir=downloads_dir)
-    except RuntimeError:
-        if not endpoint.startswith(("ws://", "wss://")):
+        return await BrowserSession.attach(endpoint, downloads_dir=downloads_dir), False
+    except RuntimeError as cdp_failure:
+        if not websocket:
             raise
-        cdp_failure = sys.exc_info()[1]
+        try:
+            return await _connect(endpoint, downloads_dir), True
+        except PlaywrightError:
+            raise RuntimeError(str(cdp_failure)) from None
+
+
+async def _window(owner: BrowserSession, served: bool) -> BrowserSession:
+    """One more window for a row. A Playwright server's browser works in a context Playwright made for this
+    connection, where a window opened over CDP would never appear: a tab of that context instead."""
+    if served:
+        return BrowserSession.window_of(owner, await owner.context.new_page())
+    return await owner.new_window()
+
+
+async def _connect(endpoint: str, downloads_dir: Path) -> BrowserSession:
+    """A browser of a Playwright server (PlaywrightError when it is not one)."""
     playwright = await async_playwright().start()
     try:
         browser: Browser = await playwright.chromium.connect(endpoint, timeout=_CONNECT_TIMEOUT_MS)
-    except PlaywrightError:
-        await playwright.stop()
-        raise RuntimeError(str(cdp_failure)) from None
-    try:
         return await BrowserSession.over(browser, downloads_dir=downloads_dir, playwright=playwright)
     except BaseException:
         await playwright.stop()
         raise
+
+
+def _is_playwright_server(endpoint: str) -> bool:
+    """A Playwright server answers a plain GET at its address with "Running"; a CDP endpoint never does."""
+    address = "http" + endpoint.removeprefix("ws")
+    try:
+        with urllib.request.urlopen(address, timeout=_PROBE_TIMEOUT) as response:
+            return bool(response.status == 200 and response.read(64).strip() == b"Running")
+    except (OSError, ValueError):
+        return False
 
 
 def _label(endpoint: str) -> str:

@@ -133,11 +133,11 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     except BaseException:
         await asyncio.to_thread(store.close)
         raise
-    if browsers.slots and setup.on_stop_pressed is not None:
-        bar = browsers.slots[0].controller.stop_bar
-        with contextlib.suppress(Exception):
-            await bar.install(setup.on_stop_pressed)
-            await bar.show()
+    if setup.on_stop_pressed is not None:  # Esc or Stop in any of the routine's windows, in every browser
+        for bar in browsers.stop_bars:
+            with contextlib.suppress(Exception):
+                await bar.install(setup.on_stop_pressed)
+                await bar.show()
     config = settings.agent_config()
     if setup.max_duration:
         config = config.model_copy(update={"max_duration": setup.max_duration})

@@ -56,10 +56,6 @@ class RowModel:
         self._asked: PathStep | None = None  # a path step the model was asked to decide
         self._note = ""
 
-    @property
-    def replaying(self) -> bool:
-        return self._path is not None
-
     def follow(self, agent: Followable) -> Callable[[], None]:
         return agent.on("event_added", self._added)
 

@@ -25,6 +25,25 @@ BROWSER_GONE = (
     "have been submitted. Check the site; run again with --retry-interrupted to redo it."
 )
 GAVE_UP = "Nobody took the browser for this row: {reason}"
+NOT_AGAIN = "It is not run again unless you ask for it with --retry-interrupted; check the site first."
+STOPPED_SENT = (
+    "The routine was stopped after this row may have sent its data (an action that can submit a form had begun). "
+    + NOT_AGAIN
+)
+ERROR_SENT = (
+    "{error}. This came after the row may have sent its data (an action that can submit a form had begun). " + NOT_AGAIN
+)
+
+# Actions that cannot send a row's data anywhere: typing into a field, looking, waiting, asking. Any other action (a
+# click, a key, a choice in a list, a page opened, a script, an upload) may submit a form; once one has begun, a row
+# that is stopped or breaks is ``interrupted``, never retried blindly.
+QUIET_TOOLS = frozenset(
+    {"input_text", "hover_element", "scroll", "switch_to_tab", "wait", "done", "ask_user", "hand_off_to_user"}
+)
+
+
+def may_send(tool: str) -> bool:
+    return tool not in QUIET_TOOLS
 
 
 class RowSlot(Protocol):
@@ -70,13 +89,18 @@ def outcome_of(
     run: str,
     gave_up: str,
     outputs: tuple[str, ...],
+    sent: bool,
 ) -> RowOutcome:
-    """What the row came to. A row whose browser died is interrupted (its form may have gone), a hand-off nobody
-    took needs a person, and only the agent's own done says done or failed."""
+    """What the row came to. A row whose browser died, or that was stopped or broke after it may have sent its data
+    (``sent``), is interrupted; a hand-off nobody took needs a person; only the agent's own done says done or
+    failed."""
     status = _status(result, slot, gave_up)
     text = result.data
     if status == RowStatus.INTERRUPTED:
         text = BROWSER_GONE.format(browser=slot.name)
+    elif sent and status in (RowStatus.STOPPED, RowStatus.ERROR):
+        text = STOPPED_SENT if status == RowStatus.STOPPED else ERROR_SENT.format(error=_first_line(result.data))
+        status = RowStatus.INTERRUPTED
     elif gave_up and status == RowStatus.NEEDS_PERSON:
         text = GAVE_UP.format(reason=gave_up)
     return RowOutcome(
@@ -102,6 +126,10 @@ def _status(result: ExecutionResult, slot: RowSlot, gave_up: str) -> RowStatus:
     if result.status == AgentStatus.STOPPED:
         return RowStatus.STOPPED
     return RowStatus.ERROR
+
+
+def _first_line(text: str) -> str:
+    return (text.strip().splitlines() or ["no words"])[0].rstrip(".")
 
 
 def _outputs(result: ExecutionResult, columns: tuple[str, ...]) -> dict[str, str]:

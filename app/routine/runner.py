@@ -37,7 +37,7 @@ from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
 from app.routine.results import write_results
-from app.routine.row import RowSlot, build_agent, outcome_of, row_guardrails
+from app.routine.row import RowSlot, build_agent, may_send, outcome_of, row_guardrails
 from app.routine.state import RoutineStore, status_counts
 from app.routine.types import (
     RETRIED,
@@ -112,6 +112,7 @@ class RoutineRunner:
         self._agents: dict[int, Agent] = {}
         self._held: set[int] = set()
         self._parked: set[int] = set()  # rows waiting for the person on a hand-off
+        self._sent: set[int] = set()  # rows in flight that may have sent their data (see row.QUIET_TOOLS)
         self._given_up: dict[int, str] = {}
         self._slot_of: dict[int, Slot] = {}
         self._path: RoutinePath | None = None
@@ -152,7 +153,8 @@ class RoutineRunner:
         self._emit("progress", self.progress())
 
     async def stop(self) -> None:
-        """Every row in flight ends ``stopped``; the rows not started are ``skipped``; the results are kept."""
+        """Every row in flight ends ``stopped`` (``interrupted`` when it may have sent its data already); the rows
+        not started are ``skipped``; the results are kept."""
         self._stopping = True
         await self._notify()
         await asyncio.gather(*(agent.stop() for agent in list(self._agents.values())), return_exceptions=True)
@@ -161,6 +163,7 @@ class RoutineRunner:
         """The person did what a hand-off asked: that row carries on (``note`` goes to the agent)."""
         request = self._request(request_id)
         if request is not None and self.person_queue.answer(request_id, True, note):
+            self._sent.add(request.number)  # the person acted in the row's page: they may have sent its form
             agent = self._agents.get(request.number)
             if agent is not None:
                 agent.resume(note)
@@ -239,6 +242,7 @@ class RoutineRunner:
             model_calls=self._model_calls,
             ran=ran,
             seconds=time.monotonic() - self._started,
+            stopped=self._stopping,
         )
 
     # --- scheduling --------------------------------------------------------------------------------------------
@@ -315,7 +319,9 @@ class RoutineRunner:
             run=run,
             gave_up=self._given_up.pop(number, ""),
             outputs=plan.options.output_columns,
+            sent=number in self._sent,
         )
+        self._sent.discard(number)
         if learning and outcome.status == RowStatus.DONE and self._path is None:
             await self._learn(number, model, values)
         self._model_calls += model.calls
@@ -375,6 +381,8 @@ class RoutineRunner:
                 self._background.spawn(self._notify())
             self.person_queue.add(number, "hand_off", activity.reason, slot.name)
             return
+        if isinstance(activity, ExecutingActivity) and may_send(activity.tool):
+            self._sent.add(number)
         if isinstance(activity, (ThinkingActivity, ExecutingActivity, ExecutedActivity, PausedActivity)):
             if number in self._parked and not isinstance(activity, PausedActivity):  # handed back: it goes on
                 self._parked.discard(number)

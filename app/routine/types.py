@@ -15,17 +15,17 @@ class RowStatus(StrEnum):
     DONE = "done"  # the agent finished and said the row's work succeeded (checked on the page)
     FAILED = "failed"  # the agent finished and said it did not succeed (the site refused, the data was wrong)
     NEEDS_PERSON = "needs_person"  # a captcha, a code or a question nobody was there to answer
-    STOPPED = "stopped"  # the person stopped the routine while the row ran
-    ERROR = "error"  # something else went wrong: a limit, the model, the browser; or the row's own cells
-    INTERRUPTED = "interrupted"  # in flight when the process or its browser died: its form may have been submitted
+    STOPPED = "stopped"  # the person stopped the routine while the row ran, before it could send anything
+    ERROR = "error"  # something else went wrong before the row could send anything: a limit, the model; its cells
+    # In flight when the process or its browser died, or stopped / broken after an action that may submit its form
+    # had begun (row.QUIET_TOOLS): its data may have been sent, so it is never run again blindly.
+    INTERRUPTED = "interrupted"
     SKIPPED = "skipped"  # not started: the routine was stopped first
     RUNNING = "running"  # in flight (only in the state store, and only while a process holds the routine)
 
 
 # What a row's status makes of it on the next run of the same routine.
 RETRIED = frozenset({RowStatus.NEEDS_PERSON, RowStatus.STOPPED, RowStatus.ERROR, RowStatus.SKIPPED})
-# The order in which a worse outcome wins the routine's exit code (the CLI's 2, 3, 4, 1).
-WORST_FIRST = (RowStatus.ERROR, RowStatus.INTERRUPTED, RowStatus.STOPPED, RowStatus.NEEDS_PERSON, RowStatus.FAILED)
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,7 @@ class RoutineSummary:
     model_calls: int
     ran: int  # rows run this time
     seconds: float
+    stopped: bool = False  # the person stopped the routine (Stop, Esc, Ctrl+C, SIGTERM)
 
 
 RoutineEvent = Literal["row_started", "row_activity", "row_finished", "person_needed", "person_done", "progress"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,3 +45,14 @@ def app_paths() -> AppPaths:
         Path(platformdirs.user_data_dir(APP_NAME)),
         Path(platformdirs.user_log_dir(APP_NAME)),
     )
+
+
+def runtime_dir() -> Path:
+    """Where the running app's local socket lives: the user's runtime folder ($XDG_RUNTIME_DIR, which only the user
+    can enter), else a folder of the user's own in the temporary folder (made private by whoever creates it)."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg:
+        return Path(xdg) / APP_NAME
+    if os.name == "posix":
+        return Path(tempfile.gettempdir()) / f"{APP_NAME}-{os.getuid()}"
+    return Path(platformdirs.user_runtime_dir(APP_NAME))

@@ -4,26 +4,25 @@ agent's messages in the panel's language. No element numbers, no HTML, no tool n
 from __future__ import annotations
 
 import json
-import re
-import string
 from enum import Enum
-from functools import cache
 from typing import Any
 
-from app.core import messages
-from app.core.llm import LLMErrorKind
+from app.core.messages import TEMPLATES, Said
 from app.core.tools.base import ToolWords
 from app.core.tools.registry import ALL_TOOLS
 from app.core.types import (
     ActionTarget,
     AgentActivity,
-    AgentStatus,
     ErrorActivity,
+    ErrorEvent,
+    ErrorKind,
     ExecutedActivity,
     ExecutingActivity,
     HandOffActivity,
+    ObservationEvent,
     PausedActivity,
     RetryingActivity,
+    RunOutcome,
     StepEvent,
     ThinkingActivity,
     UserTakeoverEvent,
@@ -119,70 +118,67 @@ def describe_activity(activity: AgentActivity) -> str:
     return tr("Working…")
 
 
-def describe_status(status: AgentStatus, success: bool = True) -> str:
+def describe_outcome(outcome: RunOutcome) -> str:
     """How a run ended, in a word or two ("Success", "Needs a person"), for result cards, History and exports."""
-    match status:
-        case AgentStatus.COMPLETED:
-            return tr("Success") if success else tr("Not completed")
-        case AgentStatus.STOPPED:
+    match outcome:
+        case RunOutcome.SUCCESS:
+            return tr("Success")
+        case RunOutcome.FAILED:
+            return tr("Not completed")
+        case RunOutcome.STOPPED:
             return tr("Stopped")
-        case AgentStatus.ERROR:
+        case RunOutcome.ERROR:
             return tr("Error")
-        case AgentStatus.NEEDS_PERSON:
+        case RunOutcome.NEEDS_PERSON:
             return tr("Needs a person")
-    return tr("Unfinished")
 
 
 # --- the agent's messages in the panel's language ---------------------------------------------------------------
 
 
-def _llm_headline(kind: str) -> str:
+def _llm_headline(kind: ErrorKind) -> str:
     """What went wrong with the model endpoint, said first; the endpoint's own words follow as they came."""
     match kind:
-        case LLMErrorKind.AUTH:
+        case ErrorKind.AUTH:
             return tr("The model service did not accept the API key.")
-        case LLMErrorKind.CONFIG:
+        case ErrorKind.CONFIG:
             return tr("The model service settings need a look.")
-        case LLMErrorKind.RATE_LIMIT:
+        case ErrorKind.RATE_LIMIT:
             return tr("The model service is busy (rate limited).")
-        case LLMErrorKind.SERVER:
+        case ErrorKind.SERVER:
             return tr("The model service had a problem on its side.")
-        case LLMErrorKind.NETWORK:
+        case ErrorKind.NETWORK:
             return tr("The model service could not be reached.")
-        case LLMErrorKind.CONTEXT_LENGTH:
+        case ErrorKind.CONTEXT_LENGTH:
             return tr("The task grew too long for this model.")
-        case LLMErrorKind.CONTENT_FILTER:
+        case ErrorKind.CONTENT_FILTER:
             return tr("The model service's content filter refused.")
-        case LLMErrorKind.INVALID_OUTPUT:
+        case ErrorKind.INVALID_OUTPUT:
             return tr("The model's answer could not be used.")
     return ""
 
 
-@cache
-def _pattern(template: str) -> re.Pattern[str]:
-    parts = []
-    for literal, field, _spec, _conversion in string.Formatter().parse(template):
-        parts.append(re.escape(literal))
-        if field:
-            parts.append(f"(?P<{field}>.+?)")
-    return re.compile("".join(parts) + r"\Z", re.DOTALL)
+def said_words(said: Said) -> str:
+    """One of the agent's own messages (app/core/messages.py) in the panel's language, from its id and fields."""
+    return tr(TEMPLATES[said.id], **said.fields)
 
 
-def plain_message(message: str, kind: str = "") -> str:
-    """The agent's message in the panel's language: its own messages (app/core/messages.py) are matched back to
-    their template and translated whole; a model endpoint's failure gets a translated headline above the
-    endpoint's own words. Anything else, and everything in English, is shown as it is."""
+def plain_error(event: ErrorEvent) -> str:
+    """An error in the panel's language: the agent's own message from its id; a model endpoint's failure with a
+    translated headline above the endpoint's own words. A run saved before messages had ids shows its words as
+    they are."""
+    if event.said is not None:
+        return said_words(event.said)
     if language() == "en":
-        return message
-    for template in messages.TEMPLATES:
-        match = _pattern(template).match(message)
-        if match:
-            fields = match.groupdict()
-            if "reason" in fields:  # a message inside a message ("unusable: <the model's answer…>")
-                fields["reason"] = plain_message(fields["reason"])
-            return tr(template, **fields) if fields else tr(template)
-    headline = _llm_headline(kind)
-    return f"{headline}\n{message}" if headline else message
+        return event.message
+    headline = _llm_headline(event.kind)
+    return f"{headline}\n{event.message}" if headline else event.message
+
+
+def plain_observation(event: ObservationEvent) -> str:
+    """What the agent noted, in the panel's language when it is one of its own messages; a page's words as they
+    are."""
+    return said_words(event.said) if event.said is not None else event.content
 
 
 def plain_retry(message: str) -> str:
@@ -234,11 +230,6 @@ def _leading(text: str, markers: tuple[str, ...]) -> str | None:
         if lowered.startswith(marker) and not (marker.isalpha() and text[len(marker) : len(marker) + 1].isalpha()):
             return marker
     return None
-
-
-# Plain symbols that every font has, for the agent's judgement marks: emoji glyphs show as empty boxes without
-# an emoji font.
-READING_MARK = {Reading.SUCCESS: "✓", Reading.FAILURE: "✗", Reading.UNKNOWN: "?"}
 
 
 def format_tokens(count: int) -> str:

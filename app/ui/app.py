@@ -13,9 +13,12 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
+from app.crash_report import install_crash_reports
+from app.instance import bring_to_front, socket_path
 from app.logging_setup import configure_logging
 from app.settings.paths import app_paths
 from app.ui.app_icon import app_icon
+from app.ui.crash_notice import show_crash_notice
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.qt_libraries import missing_message, missing_packages
 
@@ -43,10 +46,14 @@ def run_gui(args: argparse.Namespace) -> int:
         print(missing_message(missing), file=sys.stderr)
         return 2
     paths = app_paths()
+    if bring_to_front(socket_path(paths)):  # one panel and one Chromium per user: the running one comes forward
+        print("page-agent-desktop: already open; brought it to the front.", file=sys.stderr)
+        return 0
     configure_logging(paths.log_dir)
     app = _application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    reports = install_crash_reports(paths.log_dir, show_crash_notice, loop)
     desktop = Desktop(paths, LaunchChoices(demo=args.demo, replay=args.replay, record=args.record))
 
     heartbeat = QTimer()
@@ -61,3 +68,4 @@ def run_gui(args: argparse.Namespace) -> int:
             return code
     finally:
         heartbeat.stop()
+        reports.uninstall()

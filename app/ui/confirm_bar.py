@@ -66,10 +66,6 @@ class ConfirmBar(QFrame):
         self.allow_button.clicked.connect(lambda: self._give(True))
         self.cancel_button.clicked.connect(lambda: self._give(False))
 
-    @property
-    def asking(self) -> bool:
-        return self._answer is not None and not self._answer.done()
-
     async def ask(self, request: ConfirmRequest, signal: AbortSignal) -> bool:
         """The person's answer: True for Allow; False for Cancel, the time running out, Stop or ``signal``."""
         async with self._lock:  # one question at a time: a dialog may open while a click waits for its answer

@@ -37,6 +37,7 @@ from app.text.i18n import language, set_language, tr
 from app.ui import style
 from app.ui.dialog_widgets import run_dialog
 from app.ui.main_window import MainWindow
+from app.ui.panel_door import PanelDoor
 from app.ui.panel_placement import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
 from app.ui.panel_state import PanelState
 from app.ui.side_windows import SideWindows
@@ -78,6 +79,7 @@ class Desktop:
         self.runtime: Runtime | None = None
         self.window: MainWindow | None = None
         self._tiler: BrowserTiler | None = None
+        self._door: PanelDoor | None = None
 
     # --- lifetime ----------------------------------------------------------------------------------------------
 
@@ -132,6 +134,9 @@ class Desktop:
         self.window.modes.changed.connect(self._mode_changed)
         self.window.browser_offer.browserReady.connect(self._browser_downloaded)
         self.window.show_demo_mode(choices.demo, DEMO_TASK)
+        # A second launch brings this panel forward, and MCP tasks run in it (app/ui/panel_door.py).
+        self._door = PanelDoor(self.window, self.runtime)
+        await self._door.open()
         self.window.enter(PanelState.OPENING)
         self.window.show()
         self.window.composer.focus_default()
@@ -157,6 +162,9 @@ class Desktop:
 
     async def shutdown(self) -> None:
         """Stop the agent, close Chromium and the demo site, and finish writing history. Safe to call twice."""
+        if self._door is not None:
+            await self._door.close()
+            self._door = None
         if self.window is not None:
             await self._save_geometry(save_geometry(self.window))
         routine = self.window.modes.routine if self.window is not None else None

@@ -28,18 +28,17 @@ from PySide6.QtWidgets import (
 )
 
 from app.background import Background
-from app.core.types import AgentStatus
-from app.history.export import outcome_label
+from app.core.types import AgentStatus, RunOutcome
 from app.history.records import RunRecord, RunSummary
 from app.history.store import RunStore, RunStoreError
 from app.text.i18n import tr
-from app.text.wording import format_tokens
+from app.text.wording import describe_outcome, format_tokens
 from app.ui import style
 from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, small_label
 from app.ui.run_export import ExportFormat, choose_export_file, write_export
 
 _ID = Qt.ItemDataRole.UserRole
-_TONE = Qt.ItemDataRole.UserRole + 1
+_OUTCOME = Qt.ItemDataRole.UserRole + 1
 
 
 def spend_text(demo: bool, replay: bool, tokens: int) -> str:
@@ -62,12 +61,14 @@ class _BadgeDelegate(QStyledItemDelegate):
         self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> None:
         text_index = index.sibling(index.row(), _Column.RESULT)
-        tone = str(text_index.data(_TONE) or "stopped")
+        outcome = text_index.data(_OUTCOME)
         text = str(text_index.data(Qt.ItemDataRole.DisplayRole) or "")
         option.text = ""
         super().paint(painter, option, index)  # selection and hover backgrounds
         t = style.theme()
-        color = {"ok": t.success, "fail": t.danger}.get(tone, t.neutral)
+        color = {RunOutcome.SUCCESS: t.success, RunOutcome.FAILED: t.danger, RunOutcome.ERROR: t.danger}.get(
+            outcome, t.neutral
+        )
         font = QFont(option.font)
         font.setPointSizeF(max(font.pointSizeF() - 1, 7))
         font.setWeight(QFont.Weight.DemiBold)
@@ -195,7 +196,7 @@ class HistoryDialog(QDialog):
 
     @staticmethod
     def _item(summary: RunSummary) -> QTreeWidgetItem:
-        label, tone = outcome_label(summary.status, summary.success)
+        label = describe_outcome(summary.outcome)
         task = (
             summary.title
             if summary.task_count == 1
@@ -207,7 +208,7 @@ class HistoryDialog(QDialog):
             [f"{summary.started_at.astimezone():%Y-%m-%d %H:%M}", " ".join(task.split()), label, str(summary.steps)]
         )
         item.setData(_Column.WHEN, _ID, summary.id)
-        item.setData(_Column.RESULT, _TONE, tone)
+        item.setData(_Column.RESULT, _OUTCOME, summary.outcome)
         item.setToolTip(_Column.TASK, summary.title)
         item.setToolTip(_Column.STEPS, spend_text(summary.demo, summary.replay, summary.total_tokens))
         item.setTextAlignment(_Column.STEPS, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

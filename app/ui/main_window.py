@@ -50,7 +50,7 @@ from app.ui.quit_question import ask_to_quit
 from app.ui.routine.modes import PanelModes
 from app.ui.shortcuts import install_shortcuts
 from app.ui.task_input import Composer, ComposerMode
-from app.ui.timeline.model import TimelineModel, outcome_of
+from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
 from app.ui.waiting_moments import WaitingMoments
 
@@ -94,7 +94,7 @@ class MainWindow(QMainWindow):
         self._runtime = runtime
         self._bridge = AgentBridge(self)
         self._model = TimelineModel(self)
-        self._run_task: asyncio.Task[None] | None = None
+        self._run_task: asyncio.Task[ExecutionResult] | None = None
         self.state = PanelState.READY
         self._browser_lost = False
         self._background = Background("panel")
@@ -221,8 +221,9 @@ class MainWindow(QMainWindow):
         return self._bridge
 
     @property
-    def current_run(self) -> asyncio.Task[None] | None:
-        """The running task's asyncio task (done once the run has settled and the panel shows its outcome)."""
+    def current_run(self) -> asyncio.Task[ExecutionResult] | None:
+        """The running task's asyncio task (done once the run has settled and the panel shows its outcome, which is
+        its result)."""
         return self._run_task
 
     @property
@@ -250,8 +251,9 @@ class MainWindow(QMainWindow):
         """The agent handed the browser to the person and waits for "I've done it — continue" or Stop."""
         return self.state is PanelState.HANDED_OFF
 
-    def run_task(self, text: str, *, follow_up: bool = False) -> asyncio.Task[None] | None:
-        """Start ``text`` as a new task (or as a follow-up in the same browser with the previous context)."""
+    def run_task(self, text: str, *, follow_up: bool = False, source: str = "") -> asyncio.Task[ExecutionResult] | None:
+        """Start ``text`` as a new task (or as a follow-up in the same browser with the previous context). ``source``
+        names who sent a task the person did not type (an MCP client), under the task in the timeline."""
         text = text.strip()
         if not text or self.busy:
             return None
@@ -262,6 +264,8 @@ class MainWindow(QMainWindow):
         if not follow_up:
             self._model.clear()
         self._model.start_run(text, follow_up=follow_up)
+        if source:
+            self._model.add_notice(tr("Sent by {source} over MCP.", source=source))
         self._hide_bars()
         self.enter(PanelState.STARTING)
         self._run_task = asyncio.ensure_future(self._run(text, follow_up))
@@ -354,38 +358,36 @@ class MainWindow(QMainWindow):
 
     # --- the run -----------------------------------------------------------------------------------------------
 
-    async def _run(self, text: str, follow_up: bool) -> None:
+    async def _run(self, text: str, follow_up: bool) -> ExecutionResult:
         try:
             agent = await self._runtime.agent(new_task=not follow_up)
         except Exception as exc:
             log.exception("could not prepare the agent")
             if isinstance(exc, ChromiumNotFoundError):
                 self.browserMissing.emit()
-            self._show_outcome(
+            return self._show_outcome(
                 self._failure(tr("Could not start: {reason}", reason=str(exc) or type(exc).__name__), AgentStatus.ERROR)
             )
-            return
         if self.state is PanelState.STOPPING:
-            self._show_outcome(self._failure(tr("Stopped before the agent started."), AgentStatus.STOPPED))
-            return
+            return self._show_outcome(self._failure(tr("Stopped before the agent started."), AgentStatus.STOPPED))
         self._bridge.attach(agent)
         self.enter(PanelState.RUNNING, tr("Thinking…"))
         try:
             result = await agent.execute(text, follow_up=follow_up)
         except (RuntimeError, ValueError) as exc:
-            self._show_outcome(self._failure(str(exc), AgentStatus.ERROR))
-            return
+            return self._show_outcome(self._failure(str(exc), AgentStatus.ERROR))
         self._show_outcome(result)
         self.runFinished.emit(text, result)
+        return result
 
     @staticmethod
     def _failure(message: str, status: AgentStatus) -> ExecutionResult:
         return ExecutionResult(success=False, data=message, status=status)
 
-    def _show_outcome(self, result: ExecutionResult) -> None:
+    def _show_outcome(self, result: ExecutionResult) -> ExecutionResult:
         self._model.finish_run(result)
         self._hide_bars()
-        self.enter(ENDED_AS[outcome_of(result)])
+        self.enter(ENDED_AS[result.outcome])
         if result.steps:
             self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))
         if self._browser_lost:
@@ -398,6 +400,7 @@ class MainWindow(QMainWindow):
             self.demo_again.show()
         if not self._demo and model_unreachable(result):
             self.demo_offer.show()  # nothing was done, and the demo needs no model
+        return result
 
     # --- agent events ------------------------------------------------------------------------------------------
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from enum import Enum
 
-from app.core.types import AgentStatus, ExecutionResult, RetryEvent, StepEvent
+from app.core.types import AgentStatus, ExecutionResult, RetryEvent, RunOutcome, StepEvent
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
-from app.ui.timeline.model import Outcome
 
 
 class PanelState(Enum):
@@ -63,13 +62,13 @@ _LOOK: dict[PanelState, tuple[PillState, ComposerMode]] = {
     PanelState.BROWSER_CLOSED: (PillState.ERROR, ComposerMode.NEW),
 }
 
-ENDED_AS: dict[Outcome, PanelState] = {
-    Outcome.SUCCESS: PanelState.SUCCEEDED,
-    Outcome.FAILED: PanelState.FAILED,
-    Outcome.ERROR: PanelState.ERROR,
-    Outcome.STOPPED: PanelState.STOPPED,
+ENDED_AS: dict[RunOutcome, PanelState] = {
+    RunOutcome.SUCCESS: PanelState.SUCCEEDED,
+    RunOutcome.FAILED: PanelState.FAILED,
+    RunOutcome.ERROR: PanelState.ERROR,
+    RunOutcome.STOPPED: PanelState.STOPPED,
     # Only a run with nobody to hand the browser to ends so (the CLI); the panel always has its person.
-    Outcome.NEEDS_PERSON: PanelState.FAILED,
+    RunOutcome.NEEDS_PERSON: PanelState.FAILED,
 }
 
 

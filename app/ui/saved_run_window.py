@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.background import Background
-from app.history.export import outcome_label
 from app.history.records import RunRecord
 from app.text.i18n import tr
+from app.text.wording import describe_outcome
 from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, small_label
 from app.ui.history_view import spend_text
 from app.ui.run_export import ExportFormat, choose_export_file, write_export
@@ -38,7 +38,7 @@ class SavedRunWindow(QDialog):
         self.resize(560, 640)
 
     def _build(self, when: str) -> None:
-        label, _tone = outcome_label(self.record.status, self.record.success)
+        label = describe_outcome(self.record.outcome)
         facts = " · ".join(
             [
                 when,

@@ -27,12 +27,13 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.core.llm import LLMReply, ToolCall
+from app.core.types import RunOutcome
 from app.demo.task import DEMO_TASK
 from app.llm.cassette import Cassette, CassetteEntry
 from app.settings.model import Settings, save_settings
 from app.settings.paths import AppPaths
 from app.ui.desktop import Desktop, LaunchChoices
-from app.ui.timeline.model import Kind, Outcome
+from app.ui.timeline.model import Kind
 from tests.bench.bench_observation import controls_page
 from tests.waiting import until
 
@@ -136,7 +137,7 @@ async def one_run(home: Path, choices: LaunchChoices, settings: Settings, task: 
             await agent.stop()
         await run
         result = window.model.last_result()
-        assert result is not None and result.outcome is not Outcome.ERROR, result.text
+        assert result is not None and result.outcome is not RunOutcome.ERROR, result.text
         steps = sum(1 for item in window.model.items if item.kind is Kind.STEP)
     finally:
         meter.stop()

@@ -252,33 +252,40 @@ def test_a_second_process_on_the_same_routine_is_refused(tmp_path: Path, home: P
     assert not llm_server.requests
 
 
-def test_sigterm_stops_the_rows_in_flight_and_keeps_the_results(
+def test_a_risky_click_waits_for_the_persons_yes_on_a_terminal(
     tmp_path: Path, home: Path, llm_server: FakeLLMServer
 ) -> None:
-    model = crm_model()
-    rows = rows_file(tmp_path)
-    process: subprocess.Popen[str] | None = None
-
-    def stop_in_row_two(body: dict[str, object]) -> object:
-        answer = model(body)  # type: ignore[arg-type]
-        if process is not None and "bob@x.test" in json.dumps(body):
-            process.send_signal(signal.SIGTERM)  # while row 2 waits for this answer, held as a slow model would
-            answer.delay = 30
-        return answer
-
-    llm_server.fallback = stop_in_row_two  # type: ignore[assignment]
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.split("Bob", 1)[0])
+    controller, terminal = pty.openpty()
     with crm_site() as site:
+        site.save_label = "Save and pay $9"  # the task says to save, not to pay: the click asks first
         process = subprocess.Popen(
-            routine(rows, site.new_url, "--json"),
+            routine(rows, site.new_url),
             env=cli_env(home, llm_server),
             cwd=ROOT,
-            stdin=subprocess.DEVNULL,
+            stdin=terminal,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        stdout, stderr = process.communicate(timeout=90)
-        assert process.returncode == 3, stderr
-        assert site.emails()[0] == "ana@x.test" and "chloe@x.test" not in site.emails()  # rows 3 and 4 never began
-    assert [r["status"] for r in results(rows)] == ["done", "stopped", "skipped", "skipped"]
-    assert json.loads(stdout)["counts"] == {"done": 1, "stopped": 1, "skipped": 2}
+        try:
+            assert process.stderr is not None
+            told = ""
+            while not told.endswith("Allow? [y/N] "):
+                character = process.stderr.read(1)
+                assert character, told
+                told += character
+            assert "Row 1 (window 1): " in told and "Save and pay $9" in told
+            assert site.posts == 0  # nothing was sent before the yes
+            os.write(controller, b"y\n")
+            _, rest = process.communicate(timeout=90)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+            os.close(controller)
+            os.close(terminal)
+        assert process.returncode == 0, told + rest
+        assert site.emails() == ["ana@x.test"]
+    assert [r["status"] for r in results(rows)] == ["done"]

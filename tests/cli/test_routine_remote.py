@@ -1,15 +1,21 @@
 """Routines over browsers that run elsewhere (--browser-endpoint): real Chromium servers listening on 127.0.0.1 only,
 sharing the rows; one that dies in mid-row leaves that row interrupted and its remaining rows to the others; none is
-ever closed by the routine."""
+ever closed by the routine. The same over a Playwright server (playwright run-server), Selenium Grid 4 and
+browserless."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import secrets
 import shutil
+import signal
 import sqlite3
 import subprocess
+import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -219,3 +225,129 @@ def test_a_routine_runs_in_a_selenium_grid_browser(tmp_path: Path, home: Path, l
     assert [r["status"] for r in table] == ["done", "done"]
     assert {r["browser"] for r in table} == {endpoint}
     assert calls_by_row(table)[1] == 1
+
+
+@contextmanager
+def playwright_server() -> Iterator[str]:
+    """``playwright run-server`` (the Python package's own driver) on loopback; its address, with Debian's Chromium
+    as the browser it starts for each client (``--unsafe`` lets a client name the executable)."""
+    port = unused_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1", "--port", str(port), "--unsafe"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,  # the driver's node process is a child of this one: ended as a group
+    )
+    try:
+        assert server.stdout is not None
+        listening = server.stdout.readline()  # "Listening on ws://127.0.0.1:PORT/", once it listens
+        assert listening.startswith("Listening on ws://"), listening
+        options = json.dumps({"executablePath": asyncio.run(find_chromium())})
+        yield f"ws://127.0.0.1:{port}/?launch-options={urllib.parse.quote(options)}"
+        assert server.poll() is None  # the routine never ends the server
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(10)
+
+
+def test_a_routine_runs_in_browsers_of_a_playwright_server(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, FIVE)
+    with playwright_server() as endpoint, crm_site() as site:
+        done = run(
+            routine(rows, site.new_url, "--browser-endpoint", endpoint, "--parallel", "2", "--json"),
+            cli_env(home, llm_server),
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(site.records) == 5 and len(set(site.emails())) == 5
+    table = results(rows)
+    assert [r["status"] for r in table] == ["done"] * 5
+    label = endpoint.split("?", 1)[0]  # the launch options stay out of the results
+    assert {r["browser"] for r in table} == {f"{label} #1", f"{label} #2"}
+    assert calls_by_row(table)[1:] == [1, 1, 1, 1]
+    assert not (home / "data" / "browser-profile").exists()
+
+
+BROWSERLESS = ROOT / ".test-tools" / "node_modules" / "@browserless.io" / "browserless"
+
+
+@contextmanager
+def browserless(folder: Path) -> Iterator[str]:
+    """browserless (npm @browserless.io/browserless, installed by packaging/setup.sh --test) on loopback, started by
+    packaging/browserless.mjs with Debian's Chromium where playwright-core looks for its own; its ws:// address."""
+    node = shutil.which("node")
+    if node is None or not BROWSERLESS.is_dir():
+        pytest.skip(
+            "browserless is not installed here (node and .test-tools/node_modules/@browserless.io/browserless): "
+            "packaging/setup.sh --test installs it"
+        )
+    tools = BROWSERLESS.parents[2]
+    env = {**os.environ, "PLAYWRIGHT_BROWSERS_PATH": str(folder / "browsers"), "DEBUG": "-*"}
+    expected = subprocess.run(
+        [node, "-e", "console.log(require('playwright-core').chromium.executablePath())"],
+        cwd=tools,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    chrome = Path(expected.stdout.strip())
+    chrome.parent.mkdir(parents=True)
+    chrome.symlink_to(asyncio.run(find_chromium()))
+    port, token = unused_port(), secrets.token_hex(8)
+    server = subprocess.Popen(
+        [node, str(ROOT / "packaging" / "browserless.mjs")],
+        cwd=tools,
+        env={**env, "HOST": "127.0.0.1", "PORT": str(port), "TOKEN": token},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _answers(f"http://127.0.0.1:{port}/active?token={token}"):
+            assert server.poll() is None and time.monotonic() < deadline, "browserless never listened"
+            time.sleep(0.2)
+        yield f"ws://127.0.0.1:{port}?token={token}"
+        assert server.poll() is None  # the routine never ends it
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(10)
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return bool(response.status < 300)
+    except OSError:
+        return False
+
+
+def test_a_routine_runs_in_a_browserless_browser(tmp_path: Path, home: Path, llm_server: FakeLLMServer) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.rsplit("Dup", 1)[0])
+    with browserless(tmp_path) as endpoint, crm_site() as site:
+        done = run(
+            routine(rows, site.new_url, "--browser-endpoint", endpoint, "--parallel", "2"), cli_env(home, llm_server)
+        )
+        assert done.returncode == 0, done.stderr
+        assert sorted(site.emails()) == ["ana@x.test", "bob@x.test", "chloe@x.test"]
+    table = results(rows)
+    assert [r["status"] for r in table] == ["done"] * 3
+    label = endpoint.split("?", 1)[0]
+    assert {r["browser"] for r in table} <= {f"{label} #1", f"{label} #2"}  # the token stays out of the results
+    assert endpoint.split("token=", 1)[1] not in rows.with_name("customers-results.csv").read_text(encoding="utf-8")
+    assert calls_by_row(table)[1:] == [1, 1]

@@ -9,9 +9,10 @@ import asyncio
 import pytest
 
 from app.core.abort import AbortSignal
-from app.core.agent import TAKEN_OVER_MID_STEP, Agent
+from app.core.agent import Agent
 from app.core.config import AgentConfig
 from app.core.safety.risky import ActGate
+from app.core.step_loop import TAKEN_OVER_MID_STEP
 from app.core.tools.page_tools import ClickInput, PageAction
 from app.core.types import (
     AgentActivity,
@@ -93,15 +94,19 @@ async def test_a_hand_off_pauses_the_run_and_resume_carries_on_with_the_note(
 
 
 async def test_waiting_for_the_person_is_not_charged_to_the_time_limits(
-    llm_server: FakeLLMServer, make_agent: AgentFactory
+    llm_server: FakeLLMServer, make_agent: AgentFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    agent, _ = make_agent(AgentConfig(max_duration=2.5, step_timeout=2.0))
+    agent, _ = make_agent(AgentConfig(max_duration=20.0, step_timeout=15.0))
     activities = Activities(agent)
     llm_server.add(hand_off(), done_reply("Finished after the wait."))
     run = asyncio.ensure_future(agent.execute("Export the customers"))
     await activities.wait_for("hand_off")
-    # The person takes longer than the whole time budget and any step may.
-    await asyncio.sleep(3.0)
+    # The person takes longer than the whole time budget and any step may: the loop's clock jumps 30 s ahead while
+    # the run waits for them (no test sleeps that long).
+    loop = asyncio.get_running_loop()
+    real_time = loop.time
+    monkeypatch.setattr(loop, "time", lambda: real_time() + 30.0)
+    await asyncio.sleep(0)
     assert not run.done() and agent.paused
     agent.resume()
     result = await asyncio.wait_for(run, WAIT)

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from app.core.agent import STEP_LIMIT, TASK_ABORTED
 from app.core.config import AgentConfig
+from app.core.messages import TASK_ABORTED, MessageId, say
 from app.core.report import REPORT_SECTIONS
-from app.core.types import AgentStatus, ErrorEvent, ObservationEvent, StepEvent
+from app.core.types import AgentStatus, ErrorEvent, ErrorKind, ObservationEvent, StepEvent
 from tests.core.conftest import AgentFactory
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.waiting import until
@@ -71,7 +71,8 @@ async def test_step_budget_ends_in_error_with_progress_report(
     assert result.status == AgentStatus.ERROR
     assert result.success is False
     assert result.data == report
-    assert ErrorEvent(message=STEP_LIMIT) in result.history
+    limit = say(MessageId.STEP_LIMIT)
+    assert ErrorEvent(message=limit.text, said=limit) in result.history
     warnings = [e.content for e in result.history if isinstance(e, ObservationEvent)]
     assert any("5 steps left" in w for w in warnings) and any("2 steps left" in w for w in warnings)
     # The final call offers done and nothing else.
@@ -109,7 +110,8 @@ async def test_stop_during_slow_model_call_settles_fast(llm_server: FakeLLMServe
     assert result.status == AgentStatus.STOPPED
     assert agent.status == AgentStatus.STOPPED
     assert result.data == TASK_ABORTED
-    assert result.history[-1] == ErrorEvent(message=TASK_ABORTED)
+    stop = say(MessageId.TASK_ABORTED)
+    assert result.history[-1] == ErrorEvent(message=TASK_ABORTED, kind=ErrorKind.STOPPED, said=stop)
 
 
 async def test_stop_during_wait_tool(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:

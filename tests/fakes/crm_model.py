@@ -24,7 +24,7 @@ _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 def user_text(body: dict[str, Any]) -> str:
-    return next(m["content"] for m in body["messages"] if m["role"] == "user")
+    return str(next(m["content"] for m in body["messages"] if m["role"] == "user"))
 
 
 def row_values(body: dict[str, Any]) -> list[str]:

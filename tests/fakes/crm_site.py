@@ -4,7 +4,8 @@
 ``/customers`` saves the record (the server is the truth: ``records``) and shows "Saved customer", or refuses it with
 "Refused: …" (an email without "@", or one already saved). An email in ``captcha_emails`` first gets a Security
 check page, which goes on by itself once the test ``solve()``s it (as a person would). ``form_version = 2`` renames
-the email field, the way a site changes between rows. ``on_post`` runs as each POST arrives (a test kills the routine
+the email field, the way a site changes between rows; ``save_label`` words the Save button ("Save and pay $9" makes
+it a risky click). ``on_post`` runs as each POST arrives (a test kills the routine
 there, in mid-row).
 """
 
@@ -28,7 +29,7 @@ FORM = """<!doctype html><html lang=en><meta charset=utf-8><title>New customer �
 <p><label>Plan <select name=plan><option>Free</option><option>Starter</option><option>Pro</option></select></label></p>
 <p><label>Start date <input name=start type=date></label></p>
 <p><label><input type=checkbox name=newsletter> Newsletter</label></p>
-<p><button>Save</button></p>
+<p><button>{save}</button></p>
 </form></html>"""
 SAVED = """<!doctype html><html lang=en><meta charset=utf-8><title>Saved — Test CRM</title>
 <h1>Saved customer {name}</h1><p>Customer number: {id}</p><p><a href=/new>New customer</a></p></html>"""
@@ -46,6 +47,7 @@ class CrmSite:
     posts: int = 0
     captcha_emails: set[str] = field(default_factory=set)
     form_version: int = 1
+    save_label: str = "Save"
     unique_emails: bool = True  # False: a second record with the same email is saved too (a test counts twice)
     on_post: Callable[[dict[str, str]], None] | None = None
     # Set when a page passed its Security check and went on (what the person sees before pressing continue).
@@ -71,7 +73,9 @@ class CrmSite:
     def form(self, error: str = "") -> bytes:
         email_label, email_name = ("Email", "email") if self.form_version == 1 else ("Contact email", "contact_email")
         alert = f"<p role=alert>Refused: {html.escape(error)}</p>" if error else ""
-        return FORM.format(error=alert, email_label=email_label, email_name=email_name).encode()
+        return FORM.format(
+            error=alert, email_label=email_label, email_name=email_name, save=html.escape(self.save_label)
+        ).encode()
 
     def post(self, data: dict[str, str]) -> tuple[int, bytes, str]:
         """(status, body, location) for a POSTed form."""

@@ -24,6 +24,11 @@ class FakeResponse:
     delay: float = 0.0
 
 
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 def agent_output(action: dict[str, Any], evaluation: str = "", memory: str = "", next_goal: str = "") -> dict[str, Any]:
     return {"evaluation_previous_goal": evaluation, "memory": memory, "next_goal": next_goal, "action": action}
 
@@ -170,9 +175,9 @@ class FakeLLMServer:
             self._waiters.remove(waiter)
             loop, future, _count = waiter
             with contextlib.suppress(RuntimeError):  # the test's loop has closed meanwhile
-                loop.call_soon_threadsafe(lambda f=future: f.done() or f.set_result(None))
+                loop.call_soon_threadsafe(_settle, future)
 
     def user_message(self, request_index: int = -1) -> str:
         """The text of the user message of a recorded request."""
         messages = self.requests[request_index]["messages"]
-        return next(m["content"] for m in messages if m["role"] == "user")
+        return str(next(m["content"] for m in messages if m["role"] == "user"))

@@ -13,10 +13,10 @@ from app.settings import secrets
 
 
 class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.passwords: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:
@@ -40,7 +40,7 @@ class LockedKeyring(MemoryKeyring):
 class NoKeyring(KeyringBackend):
     """No keyring at all, as on a desktop without a Secret Service (and on this project's CI): every call fails."""
 
-    priority = 0  # type: ignore[assignment]
+    priority = 0
 
     def get_password(self, service: str, username: str) -> str | None:
         raise NoKeyringError("No recommended backend was available.")

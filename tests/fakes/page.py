@@ -89,7 +89,7 @@ class FakePage:
         asked first about a click on an element it knows (by its name) and the option a choice names."""
         if gate is not None:
             info = self.element_info(action.index) if isinstance(action, ClickInput) else None
-            if info is not None:
+            if isinstance(action, ClickInput) and info is not None:
                 await gate(Act(how="click", index=action.index, names=[info.name], page=self.url))
             if isinstance(action, SelectOptionInput):
                 await gate(Act(how="choose", index=action.index, names=[action.text], page=self.url))

@@ -6,12 +6,14 @@ import json
 import re
 from pathlib import Path
 
+from app.core.messages import MessageId, say
 from app.core.types import (
     ActionRecord,
     ActionTarget,
     AgentReflection,
     AgentStatus,
     ErrorEvent,
+    ErrorKind,
     ObservationEvent,
     StepEvent,
 )
@@ -124,8 +126,9 @@ def test_html_states_a_needed_person_and_errors_in_chinese() -> None:
     error = "The endpoint http://x/v1 rejected the API key (401). Server said: bad key"
     record = make_record(status=AgentStatus.ERROR, success=False)
     record.tasks[0].result = error
-    record.tasks[0].events.append(ErrorEvent(message=error, kind="auth"))
-    record.tasks[0].events.append(ErrorEvent(message="Step 4 timed out after 30 s"))
+    record.tasks[0].events.append(ErrorEvent(message=error, kind=ErrorKind.AUTH))
+    timed_out = say(MessageId.STEP_TIMED_OUT, step=4, seconds="30")
+    record.tasks[0].events.append(ErrorEvent(message=timed_out.text, said=timed_out))
     set_language("zh")
     try:
         html = export_html(record)

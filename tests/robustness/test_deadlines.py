@@ -24,9 +24,9 @@ from app.browser.session import BrowserSession, LaunchOptions
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.config import AgentConfig
-from app.core.messages import PAGE_NOT_RESPONDING, TIME_BUDGET_EXCEEDED, TOO_MANY_FAILURES
+from app.core.messages import MessageId, say
 from app.core.report import REPORT_SECTIONS
-from app.core.types import AgentStatus, ErrorEvent, ObservationEvent
+from app.core.types import AgentStatus, ErrorEvent, ErrorKind, ObservationEvent
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
 from app.settings.model import Settings
@@ -112,7 +112,7 @@ def user_text(body: dict[str, Any]) -> str:
 
 
 def not_responding(seconds: float) -> str:
-    return PAGE_NOT_RESPONDING.format(seconds=f"{seconds:g}")
+    return say(MessageId.PAGE_NOT_RESPONDING, seconds=f"{seconds:g}").text
 
 
 # --- page observation ------------------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ async def test_a_page_that_keeps_not_responding_ends_the_run_as_failures_with_a_
     # The first time may be a slow page; the three that follow in a row are the run getting nowhere.
     assert result.status == AgentStatus.ERROR and result.steps == 4
     errors = [e.message for e in result.history if isinstance(e, ErrorEvent)]
-    assert errors == [not_responding(1)] * 4 + [TOO_MANY_FAILURES.format(count=3)]
+    assert errors == [not_responding(1)] * 4 + [say(MessageId.TOO_MANY_FAILURES, count=3).text]
     assert result.data.startswith("## Task")
 
 
@@ -306,7 +306,8 @@ async def test_no_report_call_is_made_once_the_time_budget_is_spent(
 
     assert time.monotonic() - started < 1.5
     assert not any("progress report" in user_text(body) for body in llm_server.requests)
-    assert result.history[-1] == ErrorEvent(message=TIME_BUDGET_EXCEEDED.format(seconds="1"))
+    budget = say(MessageId.TIME_BUDGET_EXCEEDED, seconds="1")
+    assert result.history[-1] == ErrorEvent(message=budget.text, kind=ErrorKind.AGENT, said=budget)
     assert result.data.startswith("## Task")
 
 
@@ -356,7 +357,7 @@ def test_max_duration_is_a_hard_limit_for_the_whole_cli_run(
     assert done.returncode == 2, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "error" and result["data"].startswith("## Task")
-    assert TIME_BUDGET_EXCEEDED.format(seconds="4") in result["data"]
+    assert say(MessageId.TIME_BUDGET_EXCEEDED, seconds="4").text in result["data"]
     # The budget, plus Python's and Chromium's start and close (measured at about 4 s on a busy 2-core machine).
     print(f"\n--max-duration {budget:g}: the CLI run took {elapsed:.1f} s")
     assert elapsed < budget + 12

@@ -12,7 +12,7 @@ from pydantic import SecretStr
 
 from app.core.agent import Agent
 from app.core.config import AgentConfig
-from app.core.messages import PROMPT_SHORTENED
+from app.core.messages import MessageId, say
 from app.core.types import AgentStatus, ErrorEvent, ObservationEvent
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
@@ -82,10 +82,10 @@ async def test_a_context_length_error_shrinks_the_request_once_and_the_run_goes_
     assert result.status is AgentStatus.COMPLETED, result.data
     assert result.data == answer(expected_sum(pages), pages)
     assert len(refused) == 1  # tightened once, for the rest of the run
-    notes = [e for e in result.history if isinstance(e, ObservationEvent) and e.content == PROMPT_SHORTENED]
+    notes = [e for e in result.history if isinstance(e, ObservationEvent) and e.said == say(MessageId.PROMPT_SHORTENED)]
     assert len(notes) == 1
     retried = llm_server.user_message(refused[0] + 1)
-    assert "<sys>" + PROMPT_SHORTENED in retried and retried.count("<step_") == 3
+    assert "<sys>" + say(MessageId.PROMPT_SHORTENED).text in retried and retried.count("<step_") == 3
 
 
 async def test_a_request_still_too_long_after_shrinking_ends_the_run_with_the_models_words(

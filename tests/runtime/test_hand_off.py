@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from app.core.agent import TAKEN_OVER_MID_STEP, Agent
+from app.core.agent import Agent
+from app.core.step_loop import TAKEN_OVER_MID_STEP
 from app.core.types import AgentActivity, AgentStatus, HandOffActivity, HistoricalEvent, StepEvent, UserTakeoverEvent
 from app.runtime import Runtime
 from tests.browser.helpers import index_of

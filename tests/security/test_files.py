@@ -158,7 +158,8 @@ async def test_the_apps_own_cookies_are_not_uploaded_even_from_an_allowed_folder
     agent_on_page, controller, llm_server, hostile, launch_options, tmp_path
 ) -> None:
     cookies = launch_options.profile_dir / "Default" / "Cookies"
-    assert cookies.is_file()
+    # Chromium creates its cookie store a moment after it starts (later on a busy machine).
+    await until(cookies.is_file, timeout=60, message="Chromium's cookie store")
     # The user allowed a folder that happens to hold the app's profile, and even named the file in the task.
     policy = UploadPolicy(allowed_dirs=(tmp_path,), forbidden_dirs=(launch_options.profile_dir,))
     output = await run_on_upload_page(

@@ -6,12 +6,20 @@ from __future__ import annotations
 import json
 
 from app.core.config import AgentConfig
-from app.core.llm import LLMErrorKind
+from app.core.messages import MessageId, say
 from app.core.page import ElementInfo
 from app.core.safety.guardrails import Guardrails
-from app.core.types import ActionTarget, AgentStatus, ErrorEvent, ExecutedActivity, ExecutingActivity, StepEvent
+from app.core.types import (
+    ActionTarget,
+    AgentStatus,
+    ErrorEvent,
+    ErrorKind,
+    ExecutedActivity,
+    ExecutingActivity,
+    StepEvent,
+)
 from app.text.i18n import set_language
-from app.text.wording import describe_action, describe_activity, plain_message
+from app.text.wording import describe_action, describe_activity, plain_error
 from tests.core.conftest import AgentFactory
 from tests.fakes.llm_server import FakeLLMServer, done_reply, error_reply, tool_reply
 from tests.fakes.page import FakePage
@@ -79,9 +87,10 @@ async def test_the_agents_own_troubles_are_said_in_chinese(llm_server: FakeLLMSe
     result = await agent.execute("Click seven")
     errors = [e for e in result.history if isinstance(e, ErrorEvent)]
     assert [e.message for e in errors] == ["Too many consecutive failures (2 in a row)"]
+    assert errors[0].said == say(MessageId.TOO_MANY_FAILURES, count=2)
     set_language("zh")
     try:
-        assert plain_message(errors[0].message, errors[0].kind) == "连续失败次数过多（连续 2 次）"
+        assert plain_error(errors[0]) == "连续失败次数过多（连续 2 次）"
     finally:
         set_language("en")
 
@@ -93,10 +102,10 @@ async def test_a_model_endpoint_failure_keeps_its_kind_for_the_panel(
     llm_server.add(error_reply(401, "Incorrect API key provided"))
     result = await agent.execute("Do it")
     error = next(e for e in result.history if isinstance(e, ErrorEvent))
-    assert error.kind == LLMErrorKind.AUTH and error.message == result.data
+    assert error.kind is ErrorKind.AUTH and error.message == result.data and error.said is None
     set_language("zh")
     try:
-        shown = plain_message(error.message, error.kind)
+        shown = plain_error(error)
     finally:
         set_language("en")
     assert shown.splitlines()[0] == "模型服务不接受该 API 密钥。" and shown.endswith(result.data)

@@ -12,18 +12,22 @@ from typing import Any
 import pytest
 
 from app.assets import resources_root
-from app.core import messages
 from app.core.llm import LLMErrorKind
+from app.core.messages import TEMPLATES, MessageId, say
 from app.core.tools.registry import build_tools
 from app.core.types import (
     ActionTarget,
     AgentStatus,
     ErrorActivity,
+    ErrorEvent,
+    ErrorKind,
     ExecutedActivity,
     ExecutingActivity,
     HandOffActivity,
+    ObservationEvent,
     PausedActivity,
     RetryingActivity,
+    RunOutcome,
     ThinkingActivity,
 )
 from app.text.element_words import target_words
@@ -32,11 +36,12 @@ from app.text.wording import (
     Reading,
     describe_action,
     describe_activity,
-    describe_status,
+    describe_outcome,
     displayable,
     evaluation_reading,
     format_tokens,
-    plain_message,
+    plain_error,
+    plain_observation,
     plain_retry,
 )
 
@@ -253,54 +258,86 @@ def test_activity_words(activity: object, text: str) -> None:
     assert describe_activity(activity) == text  # type: ignore[arg-type]
 
 
-def test_statuses_in_words(chinese: None) -> None:
-    assert describe_status(AgentStatus.NEEDS_PERSON) == "需要人工操作"
+def test_outcomes_in_words(chinese: None) -> None:
+    assert describe_outcome(RunOutcome.NEEDS_PERSON) == "需要人工操作"
     set_language("en")
-    assert [
-        describe_status(status, success)
-        for status, success in (
-            (AgentStatus.COMPLETED, True),
-            (AgentStatus.COMPLETED, False),
-            (AgentStatus.ERROR, False),
-            (AgentStatus.STOPPED, False),
-            (AgentStatus.NEEDS_PERSON, False),
-        )
-    ] == ["Success", "Not completed", "Error", "Stopped", "Needs a person"]
+    assert [describe_outcome(RunOutcome.of(status, success)) for status, success in STATUSES] == [
+        "Success",
+        "Not completed",
+        "Error",
+        "Stopped",
+        "Needs a person",
+    ]
+
+
+STATUSES = (
+    (AgentStatus.COMPLETED, True),
+    (AgentStatus.COMPLETED, False),
+    (AgentStatus.ERROR, False),
+    (AgentStatus.STOPPED, False),
+    (AgentStatus.NEEDS_PERSON, False),
+)
+
+
+def test_every_outcome_has_words() -> None:
+    assert all(describe_outcome(outcome) for outcome in RunOutcome)
+    assert {RunOutcome.of(status, success) for status, success in STATUSES} == set(RunOutcome)
+
+
+def _agent_error(message: MessageId, **fields: object) -> ErrorEvent:
+    said = say(message, **fields)
+    return ErrorEvent(message=said.text, kind=ErrorKind.AGENT, said=said)
 
 
 def test_english_messages_are_shown_as_they_are() -> None:
-    message = messages.STEP_TIMED_OUT.format(step=4, seconds="30")
-    assert plain_message(message) == "Step 4 timed out after 30 s"
-    assert plain_message("The endpoint rejected the key", LLMErrorKind.AUTH) == "The endpoint rejected the key"
+    assert plain_error(_agent_error(MessageId.STEP_TIMED_OUT, step=4, seconds="30")) == "Step 4 timed out after 30 s"
+    model_failure = ErrorEvent(message="The endpoint rejected the key", kind=ErrorKind.AUTH)
+    assert plain_error(model_failure) == "The endpoint rejected the key"
 
 
 @pytest.mark.parametrize(
-    ("message", "chinese_text"),
+    ("message", "fields", "chinese_text"),
     [
-        (messages.TASK_ABORTED, "任务已中止"),
-        (messages.STEP_LIMIT, "步数已达上限"),
-        (messages.STEP_TIMED_OUT.format(step=4, seconds="30"), "第 4 步在 30 秒后超时"),
-        (messages.TOO_MANY_FAILURES.format(count=3), "连续失败次数过多（连续 3 次）"),
-        (messages.TIME_BUDGET_EXCEEDED.format(seconds="600"), "已超出 600 秒的时间限制"),
+        (MessageId.TASK_ABORTED, {}, "任务已中止"),
+        (MessageId.STEP_LIMIT, {}, "步数已达上限"),
+        (MessageId.STEP_TIMED_OUT, {"step": 4, "seconds": "30"}, "第 4 步在 30 秒后超时"),
+        (MessageId.TOO_MANY_FAILURES, {"count": 3}, "连续失败次数过多（连续 3 次）"),
+        (MessageId.TIME_BUDGET_EXCEEDED, {"seconds": "600"}, "已超出 600 秒的时间限制"),
+        (MessageId.PAGE_UNREADABLE, {"reason": "Timeout 15000ms exceeded."}, "无法读取页面：Timeout 15000ms exceeded."),
+        (MessageId.UNEXPECTED_ERROR, {"error": "KeyError: 'x'"}, "意外错误：KeyError: 'x'"),
+        # The fields are the agent's or the model's words as they came: filled in, never read as a template.
         (
-            messages.PAGE_UNREADABLE.format(reason="Timeout 15000ms exceeded."),
-            "无法读取页面：Timeout 15000ms exceeded.",
-        ),
-        (messages.UNEXPECTED_ERROR.format(error="KeyError: 'x'"), "意外错误：KeyError: 'x'"),
-        (
-            messages.UNUSABLE_ANSWER.format(step=2, reason=messages.PAGE_UNREADABLE.format(reason="gone")),
-            "第 2 步：模型的回答无法使用：无法读取页面：gone",
+            MessageId.UNUSABLE_ANSWER,
+            {"step": 2, "reason": "Step {step} timed out"},
+            "第 2 步：模型的回答无法使用：Step {step} timed out",
         ),
     ],
 )
-def test_the_agents_messages_in_chinese(chinese: None, message: str, chinese_text: str) -> None:
-    assert plain_message(message) == chinese_text
+def test_the_agents_messages_in_chinese(
+    chinese: None, message: MessageId, fields: dict[str, object], chinese_text: str
+) -> None:
+    assert plain_error(_agent_error(message, **fields)) == chinese_text
+
+
+def test_an_observation_of_the_agents_own_is_translated_and_a_pages_words_are_not(chinese: None) -> None:
+    said = say(MessageId.PROMPT_SHORTENED)
+    assert plain_observation(ObservationEvent(content=said.text, said=said)) != said.text
+    page_words = ObservationEvent(content=TEMPLATES[MessageId.PROMPT_SHORTENED])  # a page may write our English
+    assert plain_observation(page_words) == page_words.content
 
 
 def test_a_model_endpoint_failure_gets_a_chinese_headline(chinese: None) -> None:
     text = "The endpoint http://x/v1 rejected the API key (401). Server said: bad key"
-    assert plain_message(text, LLMErrorKind.AUTH) == f"模型服务不接受该 API 密钥。\n{text}"
-    assert plain_message("Something nobody wrote a template for") == "Something nobody wrote a template for"
+    assert plain_error(ErrorEvent(message=text, kind=ErrorKind.AUTH)) == f"模型服务不接受该 API 密钥。\n{text}"
+    older = ErrorEvent.model_validate({"message": "Something nobody wrote a template for"})  # a run saved before ids
+    assert older.kind is ErrorKind.AGENT
+    assert plain_error(older) == "Something nobody wrote a template for"
+
+
+def test_an_older_saved_stop_is_still_a_stop() -> None:
+    assert ErrorEvent.model_validate({"message": "Task aborted", "kind": ""}).stopped
+    assert ErrorEvent.model_validate({"message": "Task aborted", "kind": "stopped"}).stopped
+    assert ErrorEvent.model_validate({"message": "x", "kind": "auth"}).kind is ErrorKind.AUTH
 
 
 def test_a_retry_says_why_in_chinese_above_the_services_words(chinese: None) -> None:
@@ -319,10 +356,17 @@ def zh_tables() -> dict[str, str]:
 
 def test_every_message_template_and_headline_has_a_chinese_version() -> None:
     table = zh_tables()
-    assert not [t for t in messages.TEMPLATES if t not in table]
+    assert not [template for template in TEMPLATES.values() if template not in table]
+    assert set(TEMPLATES) == set(MessageId)
+    model_kinds = [kind for kind in ErrorKind if kind.value in set(LLMErrorKind)]
+    assert {kind.value for kind in model_kinds} == set(LLMErrorKind)  # every model failure is an ErrorKind
     set_language("zh")
     try:
-        untranslated = [kind for kind in LLMErrorKind if not re.search(r"[\u4e00-\u9fff]", plain_message("x", kind))]
+        untranslated = [
+            kind
+            for kind in model_kinds
+            if not re.search(r"[\u4e00-\u9fff]", plain_error(ErrorEvent(message="x", kind=kind)))
+        ]
     finally:
         set_language("en")
     assert not untranslated

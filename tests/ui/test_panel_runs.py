@@ -7,11 +7,11 @@ import time
 
 from PySide6.QtWidgets import QApplication
 
-from app.core.types import AgentStatus, ExecutionResult, StepEvent
+from app.core.types import AgentStatus, ExecutionResult, RunOutcome, StepEvent
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
-from app.ui.timeline.model import Kind, Outcome
+from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import TestRuntime, screenshot, settle
 from tests.waiting import until
@@ -72,7 +72,7 @@ async def test_type_a_task_and_run(window: MainWindow, llm_server: FakeLLMServer
     assert "Memory: Email typed; the form needs saving" in step_text
     assert "Click an element on the page" in step_text and "[2]" not in step_text  # the fake page names none
     result = window.model.item(4)
-    assert result.outcome is Outcome.SUCCESS and "Ada Lovelace" in result.text
+    assert result.outcome is RunOutcome.SUCCESS and "Ada Lovelace" in result.text
     assert window.composer.mode is ComposerMode.FOLLOW_UP
     assert window.composer.input.isEnabled()
     assert window.composer.input.placeholderText() == "What next?"
@@ -96,7 +96,7 @@ async def test_stop_during_a_slow_model_call(window: MainWindow, llm_server: Fak
     assert window.pill.state is PillState.STOPPED
     assert window.composer.mode is ComposerMode.FOLLOW_UP
     assert window.composer.input.isEnabled()
-    assert window.model.item(window.model.rowCount() - 1).outcome is Outcome.STOPPED
+    assert window.model.item(window.model.rowCount() - 1).outcome is RunOutcome.STOPPED
     screenshot(window, "stopped")
 
 
@@ -168,7 +168,7 @@ async def test_failure_to_start_is_shown_and_the_panel_stays_usable(
     await settle(window)
     assert window.pill.state is PillState.ERROR
     result = window.model.item(window.model.rowCount() - 1)
-    assert result.outcome is Outcome.ERROR and "No Chromium found" in result.text
+    assert result.outcome is RunOutcome.ERROR and "No Chromium found" in result.text
     assert window.composer.input.isEnabled()
 
     runtime.agent = original  # type: ignore[method-assign]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from app.core.types import RunOutcome
 from app.ui.panel_state import ENDED_AS, PanelState
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
-from app.ui.timeline.model import Outcome
 
 
 def test_every_state_has_a_pill_and_a_composer() -> None:
@@ -14,7 +14,7 @@ def test_every_state_has_a_pill_and_a_composer() -> None:
 
 
 def test_every_outcome_ends_in_a_state_that_takes_a_follow_up() -> None:
-    assert set(ENDED_AS) == set(Outcome)
+    assert set(ENDED_AS) == set(RunOutcome)
     assert all(state.ended for state in ENDED_AS.values())
 
 

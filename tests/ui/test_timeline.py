@@ -20,10 +20,11 @@ from app.core.types import (
     HistoricalEvent,
     ObservationEvent,
     RetryEvent,
+    RunOutcome,
     StepEvent,
     Usage,
 )
-from app.ui.timeline.model import Kind, Outcome, TimelineModel
+from app.ui.timeline.model import Kind, TimelineModel
 from app.ui.timeline.view import TimelineView
 
 LONG = (
@@ -90,7 +91,7 @@ def test_each_added_event_is_appended() -> None:
         usage=Usage(prompt_tokens=2100, completion_tokens=210),
     )
     item = model.finish_run(result)
-    assert item.outcome is Outcome.STOPPED and item.message == "You stopped the task."
+    assert item.outcome is RunOutcome.STOPPED and item.message == "You stopped the task."
     assert Kind.ERROR not in [i.kind for i in model.items]  # "Task aborted" is said once, by the result
     assert model.usage.prompt_tokens == 2100
 
@@ -191,6 +192,6 @@ def test_markdown_result_and_load_run(view: TimelineView) -> None:
     result = ExecutionResult(success=False, data=report, history=[step(1)], status=AgentStatus.ERROR, steps=1)
     model.load_run("Export the report", result)
     assert [item.kind for item in model.items] == [Kind.TASK, Kind.STEP, Kind.RESULT]
-    assert model.item(2).outcome is Outcome.ERROR
+    assert model.item(2).outcome is RunOutcome.ERROR
     QApplication.processEvents()
     assert not view.grab().isNull()

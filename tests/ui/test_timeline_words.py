@@ -8,18 +8,21 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QPushButton, QVBoxLayout, QWidget
 
+from app.core.messages import MessageId, say
 from app.core.types import (
     ActionRecord,
     ActionTarget,
     AgentReflection,
     AgentStatus,
     ErrorEvent,
+    ErrorKind,
     ExecutionResult,
+    RunOutcome,
     StepEvent,
 )
 from app.text.i18n import set_language
 from app.ui.timeline.delegate import TimelineDelegate, _Badge, _Doc, _Text
-from app.ui.timeline.model import Kind, Outcome, TimelineModel
+from app.ui.timeline.model import Kind, TimelineModel
 from app.ui.timeline.view import TimelineView
 from tests.ui.conftest import ARTIFACTS
 
@@ -121,6 +124,7 @@ def test_errors_and_outcomes_in_the_panels_language(panel) -> None:
     _host, _before, view = panel
     model = view.timeline
     message = "The endpoint http://x/v1 rejected the API key (401). Server said: bad key"
+    timed_out = say(MessageId.STEP_TIMED_OUT, step=3, seconds="30")
     set_language("zh")
     try:
         model.add_finished_run(
@@ -129,7 +133,10 @@ def test_errors_and_outcomes_in_the_panels_language(panel) -> None:
                 success=False,
                 data=message,
                 status=AgentStatus.ERROR,
-                history=[ErrorEvent(message="Step 3 timed out after 30 s"), ErrorEvent(message=message, kind="auth")],
+                history=[
+                    ErrorEvent(message=timed_out.text, said=timed_out),
+                    ErrorEvent(message=message, kind=ErrorKind.AUTH),
+                ],
             ),
             follow_up=False,
         )
@@ -138,7 +145,7 @@ def test_errors_and_outcomes_in_the_panels_language(panel) -> None:
         # The error that ended the run is said once, by the result card.
         assert card_docs(view, 2)[0].doc.toPlainText().startswith("模型服务不接受该 API 密钥。")
         needs = model.finish_run(ExecutionResult(success=False, data="请解决验证码", status=AgentStatus.NEEDS_PERSON))
-        assert needs.outcome is Outcome.NEEDS_PERSON and "需要人工操作" in card_texts(view, 3)
+        assert needs.outcome is RunOutcome.NEEDS_PERSON and "需要人工操作" in card_texts(view, 3)
     finally:
         set_language("en")
 

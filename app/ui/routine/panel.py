@@ -53,7 +53,6 @@ class RoutinePanel(QWidget):
         self.last: tuple[RoutineOptions, SavedRoutine, bool] | None = None  # what ran last: options, setup, demo
         self._background = Background("routine panel")
         self._demo_site: DemoSite | None = None
-        self._chooser: QFileDialog | None = None
 
         self.setup = SetupView(self)
         scroll = QScrollArea(self)
@@ -122,8 +121,7 @@ class RoutinePanel(QWidget):
         chooser.setFileMode(QFileDialog.FileMode.ExistingFile)
         chooser.setNameFilter(tr(ROWS_FILTER))
         chooser.fileSelected.connect(lambda path: self._background.spawn(self.open_file(Path(path))))
-        chooser.open()  # never exec(): a nested loop would stall the rows in flight
-        self._chooser = chooser
+        chooser.open()  # never exec(): a nested loop would stall the rows in flight (the panel owns it)
 
     async def open_file(self, path: Path) -> bool:
         """Read ``path`` and show its preview and columns, or what is wrong with it."""
@@ -316,7 +314,6 @@ class RoutinePanel(QWidget):
         chooser.selectFile(str(Path.home() / f"{self.last[1].name if self.last else 'routine'} results.csv"))
         chooser.fileSelected.connect(lambda path: self._background.spawn(self.save_results(Path(path))))
         chooser.open()
-        self._chooser = chooser
 
     async def save_results(self, path: Path) -> None:
         results = self._results()

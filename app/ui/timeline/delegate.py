@@ -26,13 +26,14 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from app.core.types import RetryEvent, StepEvent, UserTakeoverEvent
+from app.core.types import RetryEvent, RunOutcome, StepEvent, UserTakeoverEvent
 from app.text.i18n import tr
 from app.text.wording import (
     Reading,
     action_details,
     action_failed,
     describe_action,
+    describe_outcome,
     displayable,
     evaluation_reading,
     failure_words,
@@ -41,7 +42,7 @@ from app.text.wording import (
 )
 from app.ui.icons import paint_icon
 from app.ui.style import Theme, theme
-from app.ui.timeline.model import Kind, Outcome, TimelineItem, TimelineModel, outcome_label
+from app.ui.timeline.model import Kind, TimelineItem, TimelineModel
 
 MARGIN_X = 12.0
 MARGIN_Y = 5.0
@@ -308,9 +309,10 @@ class TimelineDelegate(QStyledItemDelegate):
                 b.text(item.text, self.task_font, t.text, max_lines=6)
                 return b.finish(t.soft(t.accent, 0.35), t.soft(t.accent, 0.08))
             case Kind.STEP:
-                return self._build_step(b, item.event)  # type: ignore[arg-type]
+                assert isinstance(item.event, StepEvent)
+                return self._build_step(b, item.event)
             case Kind.OBSERVATION:
-                b.icon_text("eye", t.muted, item.text, self.small_font, t.muted, max_lines=2)
+                b.icon_text("eye", t.muted, item.message, self.small_font, t.muted, max_lines=2)
                 return b.finish(t.border, t.sunken, card=False)
             case Kind.RETRY:
                 event = item.event
@@ -328,7 +330,8 @@ class TimelineDelegate(QStyledItemDelegate):
                 b.icon_text("x-circle", t.danger, item.message, self.body_font, t.text, max_lines=None)
                 return b.finish(t.soft(t.danger, 0.45), t.soft(t.danger, 0.07), stripe=t.danger)
             case Kind.TAKEOVER:
-                return self._build_takeover(b, item.event)  # type: ignore[arg-type]
+                assert isinstance(item.event, UserTakeoverEvent)
+                return self._build_takeover(b, item.event)
             case Kind.QUESTION:
                 b.icon_text("chat", t.paused, tr("The agent asks you"), self.title_font, t.paused)
                 b.text(item.text, self.task_font, t.text, max_lines=8)
@@ -407,15 +410,15 @@ class TimelineDelegate(QStyledItemDelegate):
 
     def _build_result(self, b: _Builder, item: TimelineItem) -> _Layout:
         t = self.theme
-        outcome = item.outcome or Outcome.ERROR
+        outcome = item.outcome or RunOutcome.ERROR
         color, icon = {
-            Outcome.SUCCESS: (t.success, "check-circle"),
-            Outcome.FAILED: (t.warning, "warning"),
-            Outcome.ERROR: (t.danger, "x-circle"),
-            Outcome.STOPPED: (t.neutral, "stop-circle"),
-            Outcome.NEEDS_PERSON: (t.paused, "hand"),
+            RunOutcome.SUCCESS: (t.success, "check-circle"),
+            RunOutcome.FAILED: (t.warning, "warning"),
+            RunOutcome.ERROR: (t.danger, "x-circle"),
+            RunOutcome.STOPPED: (t.neutral, "stop-circle"),
+            RunOutcome.NEEDS_PERSON: (t.paused, "hand"),
         }[outcome]
-        label = outcome_label(outcome)
+        label = describe_outcome(outcome)
         metrics = QFontMetricsF(self.title_font)
         badge_w = metrics.horizontalAdvance(label) + 44
         badge_h = metrics.height() + 8

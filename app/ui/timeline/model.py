@@ -15,12 +15,12 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from app.core.types import (
-    AgentStatus,
     ErrorEvent,
     ExecutionResult,
     HistoricalEvent,
     ObservationEvent,
     RetryEvent,
+    RunOutcome,
     StepEvent,
     Usage,
     UserTakeoverEvent,
@@ -31,11 +31,12 @@ from app.text.wording import (
     action_details,
     action_failed,
     describe_action,
-    describe_status,
+    describe_outcome,
     evaluation_reading,
     failure_words,
     format_duration,
-    plain_message,
+    plain_error,
+    plain_observation,
     plain_retry,
     takeover_title,
 )
@@ -56,32 +57,13 @@ class Kind(Enum):
     NOTICE = "notice"
 
 
-class Outcome(Enum):
-    """How a run ended, as the result card's badge says it."""
-
-    SUCCESS = "success"
-    FAILED = "failed"
-    ERROR = "error"
-    STOPPED = "stopped"
-    NEEDS_PERSON = "needs_person"
-
-
-_STATUS_OF = {
-    Outcome.SUCCESS: (AgentStatus.COMPLETED, True),
-    Outcome.FAILED: (AgentStatus.COMPLETED, False),
-    Outcome.ERROR: (AgentStatus.ERROR, False),
-    Outcome.STOPPED: (AgentStatus.STOPPED, False),
-    Outcome.NEEDS_PERSON: (AgentStatus.NEEDS_PERSON, False),
-}
-
-
 @dataclass(eq=False)
 class TimelineItem:
     kind: Kind
     text: str = ""
     event: HistoricalEvent | None = None
     follow_up: bool = False
-    outcome: Outcome | None = None
+    outcome: RunOutcome | None = None
     expanded: bool = False
     uid: int = field(default_factory=lambda: next(_ids))
 
@@ -89,26 +71,15 @@ class TimelineItem:
     def message(self) -> str:
         """The card's text as the panel shows it, in the panel's language at the moment it is shown: an agent's or
         a model endpoint's error, or a stop."""
-        if self.outcome is Outcome.STOPPED and isinstance(self.event, ErrorEvent) and self.event.stopped:
+        if self.outcome is RunOutcome.STOPPED and isinstance(self.event, ErrorEvent) and self.event.stopped:
             return tr("You stopped the task.")  # the result card says it in kinder words than the agent
         if isinstance(self.event, ErrorEvent) and self.kind in (Kind.ERROR, Kind.RESULT):
-            return plain_message(self.text, self.event.kind)
-        if self.kind is Kind.OBSERVATION:
-            return plain_message(self.text)
+            return plain_error(self.event)
+        if isinstance(self.event, ObservationEvent):
+            return plain_observation(self.event)
         if self.kind is Kind.RETRY:
             return plain_retry(self.text)
         return self.text
-
-
-def outcome_of(result: ExecutionResult) -> Outcome:
-    match result.status:
-        case AgentStatus.COMPLETED:
-            return Outcome.SUCCESS if result.success else Outcome.FAILED
-        case AgentStatus.STOPPED:
-            return Outcome.STOPPED
-        case AgentStatus.NEEDS_PERSON:
-            return Outcome.NEEDS_PERSON
-    return Outcome.ERROR
 
 
 def _item_for(event: HistoricalEvent) -> TimelineItem:
@@ -136,7 +107,8 @@ def plain_text(item: TimelineItem) -> str:
         case Kind.TASK:
             return tr("Follow-up: {task}", task=item.text) if item.follow_up else tr("Task: {task}", task=item.text)
         case Kind.STEP:
-            return _step_text(item.event, item.expanded)  # type: ignore[arg-type]
+            assert isinstance(item.event, StepEvent)
+            return _step_text(item.event, item.expanded)
         case Kind.RETRY:
             event = item.event
             assert isinstance(event, RetryEvent)
@@ -149,18 +121,15 @@ def plain_text(item: TimelineItem) -> str:
         case Kind.ERROR:
             return tr("Error: {message}", message=item.message)
         case Kind.TAKEOVER:
-            return _takeover_text(item.event)  # type: ignore[arg-type]
+            assert isinstance(item.event, UserTakeoverEvent)
+            return _takeover_text(item.event)
         case Kind.QUESTION:
             return tr("The agent asks: {question}", question=item.text)
         case Kind.ANSWER:
             return tr("Your answer: {answer}", answer=item.text)
         case Kind.RESULT:
-            return f"{outcome_label(item.outcome)}\n{item.message}"  # type: ignore[arg-type]
-    return item.text
-
-
-def outcome_label(outcome: Outcome) -> str:
-    return describe_status(*_STATUS_OF[outcome])
+            return f"{describe_outcome(item.outcome or RunOutcome.ERROR)}\n{item.message}"
+    return item.message  # an observation in the panel's language when it is the agent's own; a notice as it is
 
 
 def _step_text(step: StepEvent, expanded: bool) -> str:
@@ -277,10 +246,10 @@ class TimelineModel(QAbstractListModel):
 
     def finish_run(self, result: ExecutionResult) -> TimelineItem:
         """The result card, once the task's events have been added."""
-        outcome = outcome_of(result)
+        outcome = result.outcome
         # An error's result is the error's own message: its event says what kind of failure it was.
         error = next((event for event in reversed(result.history) if isinstance(event, ErrorEvent)), None)
-        ends_so = outcome is Outcome.ERROR or (outcome is Outcome.STOPPED and error is not None and error.stopped)
+        ends_so = outcome is RunOutcome.ERROR or (outcome is RunOutcome.STOPPED and error is not None and error.stopped)
         event = error if ends_so and error is not None and error.message == result.data else None
         item = TimelineItem(Kind.RESULT, text=result.data, event=event, outcome=outcome)
         if event is not None and self._items and self._items[-1].kind is Kind.ERROR and self._items[-1].event == event:

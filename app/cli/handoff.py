@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from app.cli_terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
+from app.cli.terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
 from app.core.agent import Agent
 from app.core.types import AgentActivity, HandOffActivity
 

@@ -24,7 +24,7 @@ async def _run(args: argparse.Namespace) -> int:
 
     driver = DriverStart()
     try:
-        cli = await asyncio.to_thread(importlib.import_module, "app.cli")
+        cli = await asyncio.to_thread(importlib.import_module, "app.cli.task")
         result: int = await cli.run(args, driver)
         return result
     finally:

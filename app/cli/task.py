@@ -19,15 +19,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from app.cli_args import base_url_problem
-from app.cli_confirm import cli_confirm
-from app.cli_handoff import TerminalHandOff
-from app.cli_routine_args import without_rows
-from app.cli_signals import StopSignals
-from app.cli_terminal import Say, is_terminal
+from app.cli.args import base_url_problem
+from app.cli.confirm import cli_confirm
+from app.cli.handoff import TerminalHandOff
+from app.cli.routine_args import without_rows
+from app.cli.signals import StopSignals
+from app.cli.terminal import Say, is_terminal
 from app.core.safety.secrets import mask_everywhere
 from app.core.text_safety import printable, terminal_json, valid_text
-from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent
+from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, RunOutcome
+from app.crash_report import crash_message, install_crash_reports
 from app.guardrails_setup import check_navigation, check_upload_dirs, load_secrets
 from app.logging_setup import SECRETS_FILTER
 from app.settings.model import Settings, SettingsUnreadable, read_settings
@@ -133,12 +134,17 @@ def _tell(printer: EventPrinter | None, message: str) -> None:
         printer.error(message)
 
 
+EXIT_CODES = {
+    RunOutcome.SUCCESS: EXIT_SUCCESS,
+    RunOutcome.FAILED: EXIT_UNSUCCESSFUL,
+    RunOutcome.NEEDS_PERSON: EXIT_NEEDS_PERSON,
+    RunOutcome.STOPPED: EXIT_STOPPED,
+    RunOutcome.ERROR: EXIT_ERROR,
+}
+
+
 def exit_code(result: ExecutionResult) -> int:
-    if result.status == AgentStatus.COMPLETED:
-        return EXIT_SUCCESS if result.success else EXIT_UNSUCCESSFUL
-    if result.status == AgentStatus.NEEDS_PERSON:
-        return EXIT_NEEDS_PERSON
-    return EXIT_STOPPED if result.status == AgentStatus.STOPPED else EXIT_ERROR
+    return EXIT_CODES[result.outcome]
 
 
 def result_json(result: ExecutionResult) -> str:
@@ -263,11 +269,21 @@ async def _run_task(
 
 
 async def run(args: argparse.Namespace, driver: DriverStart) -> int:
-    """The run itself, once ``app.cli_start`` has started Playwright's driver and imported this module."""
+    """The run itself, once ``app.cli.start`` has started Playwright's driver and imported this module."""
     printer = EventPrinter(sys.stderr) if args.events else None
     _configure_logging(printer)
+    reports = install_crash_reports(
+        app_paths().log_dir, lambda report: _tell(printer, crash_message(report)), asyncio.get_running_loop()
+    )
+    try:
+        return await _run(args, printer, driver)
+    finally:
+        reports.uninstall()
+
+
+async def _run(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
     if getattr(args, "rows", None) is not None:
-        from app.cli_routine import run_routine
+        from app.cli.routine import run_routine
 
         return await run_routine(args, printer, driver)
     flag = without_rows(args)

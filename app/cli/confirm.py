@@ -11,7 +11,7 @@ import asyncio
 import sys
 from typing import Literal, TextIO
 
-from app.cli_terminal import Say, TerminalUnreadable, discard_typed_ahead, is_terminal, read_line
+from app.cli.terminal import Say, TerminalUnreadable, discard_typed_ahead, is_terminal, read_line
 from app.core.abort import AbortSignal
 from app.core.safety import risky
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest

@@ -1,6 +1,6 @@
 """The ``run`` command's arguments, checked while they are parsed: a bad value is refused in plain words before
 Chromium starts. Light on purpose (no pydantic, no Playwright): the command line is parsed before anything heavy is
-imported, so that Playwright's driver can start while the rest loads (``app.cli_start``)."""
+imported, so that Playwright's driver can start while the rest loads (``app.cli.start``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from app.cli_routine_args import add_routine_arguments
+from app.cli.routine_args import add_routine_arguments
 from app.core.limits import MAX_DURATION_LIMIT, MAX_STEPS_LIMIT
 from app.core.safety.navigation import parse_domains
 from app.core.text_safety import is_valid_text, valid_text
@@ -92,6 +92,34 @@ def add_run_parser(subparsers: Any) -> None:
     run = subparsers.add_parser("run", help="Run one task headlessly and exit.")
     run.add_argument("task", type=_task_text, help="What the agent should do, in plain language.")
     run.add_argument("--url", help="Open this page first.")
+    safety = add_engine_arguments(run)
+    run.add_argument("--cdp-url", help="Attach to a running Chromium/Chrome (its active tab); leave it running.")
+    run.add_argument("--events", action="store_true", help="Print every event as one JSON object per line on stderr.")
+    run.add_argument("--json", action="store_true", help="Print the final result as one JSON object on stdout.")
+    safety.add_argument(
+        "--risky",
+        choices=("ask", "allow", "deny"),
+        default="ask",
+        help="A page's confirm()/prompt() and irreversible acts: ask on the terminal (default; "
+        "deny without one), allow, or deny.",
+    )
+    add_routine_arguments(run)
+    # SUPPRESS: the same options before "run" (page-agent-desktop --replay F run ...) must not be reset to None.
+    run.add_argument(
+        "--record", type=Path, metavar="FILE", default=argparse.SUPPRESS, help="Save the model's answers as a cassette."
+    )
+    run.add_argument(
+        "--replay",
+        type=Path,
+        metavar="FILE",
+        default=argparse.SUPPRESS,
+        help="Replay a cassette instead of calling a model.",
+    )
+
+
+def add_engine_arguments(run: argparse.ArgumentParser) -> Any:
+    """The model, the budgets, Chromium's window and the safety options: the same for ``run`` and ``mcp``. Returns
+    the safety group (``run`` adds ``--risky`` to it)."""
     run.add_argument(
         "--base-url", type=_base_url, help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or settings)."
     )
@@ -116,15 +144,12 @@ def add_run_parser(subparsers: Any) -> None:
         help="Run Chromium without a window (default).",
     )
     run.add_argument("--headed", dest="headless", action="store_false", help="Show the Chromium window.")
-    run.add_argument("--cdp-url", help="Attach to a running Chromium/Chrome (its active tab); leave it running.")
     run.add_argument(
         "--vision",
         action="store_true",
         help="Show the model a screenshot of the page with each step (models that accept images; "
         "default: settings, off).",
     )
-    run.add_argument("--events", action="store_true", help="Print every event as one JSON object per line on stderr.")
-    run.add_argument("--json", action="store_true", help="Print the final result as one JSON object on stdout.")
     safety = run.add_argument_group("safety (see the README's Safety section)")
     safety.add_argument(
         "--allowed-domains",
@@ -146,22 +171,4 @@ def add_run_parser(subparsers: Any) -> None:
         metavar="DIR",
         help="A folder the agent may upload files from (repeatable).",
     )
-    safety.add_argument(
-        "--risky",
-        choices=("ask", "allow", "deny"),
-        default="ask",
-        help="A page's confirm()/prompt() and irreversible acts: ask on the terminal (default; "
-        "deny without one), allow, or deny.",
-    )
-    add_routine_arguments(run)
-    # SUPPRESS: the same options before "run" (page-agent-desktop --replay F run ...) must not be reset to None.
-    run.add_argument(
-        "--record", type=Path, metavar="FILE", default=argparse.SUPPRESS, help="Save the model's answers as a cassette."
-    )
-    run.add_argument(
-        "--replay",
-        type=Path,
-        metavar="FILE",
-        default=argparse.SUPPRESS,
-        help="Replay a cassette instead of calling a model.",
-    )
+    return safety

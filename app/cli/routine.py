@@ -2,7 +2,8 @@
 
 Each row's outcome is a line on stderr as it ends (``row_started`` / ``row_finished`` events with --events), the
 summary goes to stdout with --json, and the exit code is the worst row's: 2 an error (an interrupted row included),
-3 stopped, 4 a person is needed, 1 some failed, 0 every row done. Bad input exits 2 before any browser starts.
+3 stopped (a routine the person stopped, unless a row ended in an error), 4 a person is needed, 1 some failed, 0 every
+row done. Bad input exits 2 before any browser starts.
 
 With a terminal, rows that need the person are served one at a time as they come (cli_routine_person); without one
 they end needs_person and the other rows go on.
@@ -17,7 +18,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.cli import (
+from app.cli.args import base_url_problem
+from app.cli.confirm import cli_confirm
+from app.cli.routine_person import TerminalPerson
+from app.cli.signals import StopSignals
+from app.cli.task import (
     EXIT_ERROR,
     EXIT_NEEDS_PERSON,
     EXIT_STOPPED,
@@ -27,11 +32,7 @@ from app.cli import (
     _tell,
     resolve_settings,
 )
-from app.cli_args import base_url_problem
-from app.cli_confirm import cli_confirm
-from app.cli_routine_person import TerminalPerson
-from app.cli_signals import StopSignals
-from app.cli_terminal import Say, is_terminal
+from app.cli.terminal import Say, is_terminal
 from app.core.safety.secrets import mask_everywhere
 from app.core.text_safety import valid_text
 from app.guardrails_setup import check_upload_dirs
@@ -55,7 +56,12 @@ _EXIT_ORDER = (
 _NOT_WITH_ROWS = ("record", "replay", "cdp_url")
 
 
-def exit_code(counts: dict[str, int]) -> int:
+def exit_code(counts: dict[str, int], stopped: bool = False) -> int:
+    """The worst row's code. A routine the person stopped before its end exits 3 unless a row ended in an error: the
+    rows its Stop caught after they may have sent their data are ``interrupted``, and that is the Stop's doing."""
+    cut_short = any(counts.get(status) for status in (RowStatus.STOPPED, RowStatus.SKIPPED, RowStatus.INTERRUPTED))
+    if stopped and cut_short and not counts.get(RowStatus.ERROR):
+        return EXIT_STOPPED
     for statuses, code in _EXIT_ORDER:
         if any(counts.get(status) for status in statuses):
             return code
@@ -70,6 +76,7 @@ def summary_json(summary: RoutineSummary) -> str:
         "model_calls": summary.model_calls,
         "ran": summary.ran,
         "seconds": round(summary.seconds, 1),
+        "stopped": summary.stopped,
     }
     return valid_text(mask_everywhere(json.dumps(payload, ensure_ascii=False)))
 
@@ -169,7 +176,7 @@ async def _run(
     if args.json:
         print(summary_json(summary))
     say.line(_closing(summary))
-    return exit_code(summary.counts)
+    return exit_code(summary.counts, summary.stopped)
 
 
 def _opening(rows: Path, total: int, parallel: int, endpoints: list[str]) -> str:

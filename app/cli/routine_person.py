@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from app.cli_terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
+from app.cli.terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
 from app.routine.runner import RoutineRunner
 from app.routine.types import PersonRequest
 
@@ -57,7 +57,7 @@ class TerminalPerson:
         waiting = len(self._runner.person_queue.requests)
         more = f" ({waiting - 1} more waiting)" if waiting > 1 else ""
         if request.kind == "confirm":
-            self._say.prompt(f"Row {request.number} ({request.browser}){more}: {request.words} Allow? [y/N]")
+            self._ask_line(f"Row {request.number} ({request.browser}){more}: {request.words} Allow? [y/N]")
             answer = await self._line()
             self._runner.answer(request.id, (answer or "").strip().lower() in ("y", "yes"))
             return
@@ -65,7 +65,7 @@ class TerminalPerson:
         self._say.line(f"Row {request.number} needs you in its browser ({request.browser}){more}: {request.words}")
         if self._windowless:
             self._say.line("Chromium has no window in this run (it is headless); run with --headed to act in it.")
-        self._say.prompt(
+        self._ask_line(
             f"When you are done, press Enter to let row {request.number} carry on (type a note first if you like), "
             f'or type "{SKIP}" to leave it for the next run:'
         )
@@ -77,9 +77,14 @@ class TerminalPerson:
         else:
             self._runner.continue_row(request.id, note)
 
+    def _ask_line(self, question: str) -> None:
+        """Keys pressed before a question shows must not answer it; once it shows, what is typed is its answer
+        (dropping the keys only after printing it would lose an answer typed at once)."""
+        discard_typed_ahead(self._fd)
+        self._say.prompt(question)
+
     async def _line(self) -> str | None:
         """The line typed; None at the end of input or when the terminal cannot be read."""
-        discard_typed_ahead(self._fd)
         self._reading = asyncio.ensure_future(read_line(self._fd))
         try:
             return await self._reading

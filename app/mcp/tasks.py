@@ -1,0 +1,184 @@
+"""The MCP server's tasks: each one's live view, where it runs (the open panel, else headless), waiting on it with a
+deadline, and cancelling it."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+from app.background import Background
+from app.core.safety.secrets import mask_everywhere
+from app.core.types import AgentStatus, ExecutionResult
+from app.mcp.views import TaskOutcome, TaskStatus, TaskView
+
+# How long cancel_task waits for the run to settle (a stop is prompt: the model request is cancelled, not awaited).
+CANCEL_WAIT = 15.0
+# Tasks kept for get_task once ended; the oldest ended ones are forgotten beyond this.
+KEEP_ENDED = 200
+YOUR_TURN = "Your turn in Page Agent Desktop: {reason}"
+NO_PANEL = (
+    "A person is needed, and no Page Agent Desktop panel is open to hand the browser to: {reason} Open the panel "
+    "and give the task there."
+)
+
+
+class UnknownTask(LookupError):
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"There is no task {task_id!r} (ids come from run_task; this server forgets them on exit).")
+
+
+class McpTask:
+    """One task from the client. Its view changes as the run goes; ``changed()`` waits for the next change."""
+
+    def __init__(self, text: str, start_url: str, client: str, where: Literal["panel", "headless"]) -> None:
+        self.text = text
+        self.start_url = start_url
+        self.client = client
+        self.cancel_requested = asyncio.Event()
+        self._view = TaskView(
+            task_id=secrets.token_hex(6), status="queued", where=where, steps=0, now="Waiting for its turn…"
+        )
+        self._changed = asyncio.Event()
+
+    @property
+    def view(self) -> TaskView:
+        return self._view
+
+    @property
+    def task_id(self) -> str:
+        return self._view.task_id
+
+    def update(self, status: TaskStatus, now: str, *, steps: int | None = None, reason: str = "") -> None:
+        self._set(
+            self._view.model_copy(
+                update={
+                    "status": status,
+                    "now": mask_everywhere(now),
+                    "reason": mask_everywhere(reason),
+                    "steps": self._view.steps if steps is None else steps,
+                }
+            )
+        )
+
+    def finish(self, result: ExecutionResult, run_id: str = "") -> None:
+        status: TaskStatus = _STATUS.get(result.status, "error")
+        words = mask_everywhere(result.data)
+        reason = ""
+        if status == "needs_person":
+            reason = NO_PANEL.format(reason=words) if self._view.where == "headless" else YOUR_TURN.format(reason=words)
+        self._set(
+            self._view.model_copy(
+                update={
+                    "status": status,
+                    "now": "Ended.",
+                    "reason": reason,
+                    "steps": result.steps,
+                    "outcome": TaskOutcome(
+                        success=result.success, final_words=words, steps=result.steps, run_id=run_id
+                    ),
+                }
+            )
+        )
+
+    def fail(self, message: str, status: AgentStatus = AgentStatus.ERROR) -> None:
+        self.finish(ExecutionResult(success=False, data=message, status=status, steps=self._view.steps))
+
+    async def changed(self, timeout: float) -> None:
+        """Return at the next change, or after ``timeout`` seconds."""
+        waiter = self._changed
+        try:
+            await asyncio.wait_for(waiter.wait(), max(timeout, 0.0))
+        except TimeoutError:
+            pass
+
+    def _set(self, view: TaskView) -> None:
+        if self._view.ended:
+            return  # an ended task's outcome is final
+        self._view = view
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+
+_STATUS: dict[AgentStatus, TaskStatus] = {
+    AgentStatus.COMPLETED: "completed",
+    AgentStatus.ERROR: "error",
+    AgentStatus.STOPPED: "stopped",
+    AgentStatus.NEEDS_PERSON: "needs_person",
+}
+
+TaskRunner = Callable[[McpTask], Awaitable[None]]
+PanelConnection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+FindPanel = Callable[[], Awaitable[PanelConnection | None]]
+PanelRunner = Callable[[McpTask, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+class TaskRegistry:
+    """Starts each task where the person is: in the open panel, else headless (``run_headless``)."""
+
+    def __init__(
+        self,
+        run_headless: TaskRunner,
+        run_in_panel: PanelRunner,
+        find_panel: FindPanel,
+    ) -> None:
+        self._find_panel = find_panel
+        self._run_headless = run_headless
+        self._run_in_panel = run_in_panel
+        self._tasks: dict[str, McpTask] = {}
+        self._background = Background("mcp-tasks")
+        self._runs: set[asyncio.Task[None]] = set()
+
+    async def start(self, text: str, start_url: str, client: str) -> McpTask:
+        panel = await self._find_panel()
+        task = McpTask(text, start_url, client, "headless" if panel is None else "panel")
+        self._forget_old()
+        self._tasks[task.task_id] = task
+        if panel is None:
+            run = self._background.spawn(self._guarded(task, self._run_headless(task)))
+        else:
+            reader, writer = panel
+            run = self._background.spawn(self._guarded(task, self._run_in_panel(task, reader, writer)))
+        self._runs.add(run)
+        run.add_done_callback(self._runs.discard)
+        return task
+
+    def get(self, task_id: str) -> McpTask:
+        task = self._tasks.get(task_id)
+        if task is None:
+            raise UnknownTask(task_id)
+        return task
+
+    async def cancel(self, task_id: str) -> McpTask:
+        task = self.get(task_id)
+        task.cancel_requested.set()
+        if task.view.status == "queued":
+            task.fail("Cancelled before it started.", AgentStatus.STOPPED)
+        deadline = asyncio.get_running_loop().time() + CANCEL_WAIT
+        while not task.view.ended and (left := deadline - asyncio.get_running_loop().time()) > 0:
+            await task.changed(left)
+        return task
+
+    async def close(self) -> None:
+        """Stop every task (each settles as ``stopped``), then cancel what is still not done after ``CANCEL_WAIT``."""
+        for task in self._tasks.values():
+            task.cancel_requested.set()
+        if self._runs:
+            await asyncio.wait(set(self._runs), timeout=CANCEL_WAIT)
+        self._background.cancel_all()
+
+    async def _guarded(self, task: McpTask, work: Awaitable[None]) -> None:
+        try:
+            await work
+        except Exception as exc:  # whatever ends a run unexpectedly ends the task as an error, in words
+            task.fail(f"The task could not go on: {exc or type(exc).__name__}")
+            raise
+        finally:
+            if not task.view.ended:
+                task.fail("The task ended without an outcome.")
+
+    def _forget_old(self) -> None:
+        ended = [task_id for task_id, task in self._tasks.items() if task.view.ended]
+        for task_id in ended[: max(0, len(ended) - KEEP_ENDED)]:
+            del self._tasks[task_id]

@@ -1,0 +1,179 @@
+"""The running panel's local socket (app/instance.py), served while the panel is open.
+
+A second launch of the app knocks with ``show``: the panel comes to the front, and the second launch ends without
+starting another Chromium. ``page-agent-desktop mcp`` knocks with ``run``: the client's task runs in the panel as
+if typed (marked as the client's), with Stop, Take over and the hand-off as usual, while its progress and outcome
+go back over the same connection. A risky moment is asked here, in the panel, never of the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+from app.background import Background
+from app.core.types import (
+    AgentActivity,
+    ExecutionResult,
+    HandOffActivity,
+    HistoricalEvent,
+    PausedActivity,
+    StepEvent,
+)
+from app.instance import (
+    Cancel,
+    Finished,
+    Progress,
+    Refused,
+    RunRequest,
+    Show,
+    Shown,
+    encode,
+    listen,
+    read_request,
+    socket_path,
+)
+from app.text.wording import describe_activity
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from app.runtime import Runtime
+    from app.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+DEMO = (
+    "The Page Agent Desktop panel is in demo mode, with no model to run other tasks: add a model in its Settings, "
+    "or close the panel to let tasks run in the server's own browser."
+)
+BUSY = "The Page Agent Desktop panel is busy with another task; try again when it has ended."
+ROUTINE = (
+    "The Page Agent Desktop panel is in Routine mode, whose windows use the browser: switch it to One task and try "
+    "again."
+)
+CLIENT = "an app"  # a client that did not give its name: "Sent by an app over MCP."
+
+
+class PanelDoor:
+    def __init__(self, window: MainWindow, runtime: Runtime) -> None:
+        self._path = socket_path(runtime.paths)
+        self._window = window
+        self._runtime = runtime
+        self._server: asyncio.AbstractServer | None = None
+        self._background = Background("panel-door")
+
+    async def open(self) -> None:
+        """Listen; a folder or socket that cannot be used only costs the single instance and MCP (logged)."""
+        try:
+            self._server = await listen(self._serve, self._path)
+        except (OSError, ValueError) as exc:
+            log.warning("the panel's local socket could not be opened: %s", exc)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+            with contextlib.suppress(FileNotFoundError):
+                self._path.unlink()
+        self._background.cancel_all()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            request = read_request(await reader.readline())
+            if isinstance(request, Show):
+                self._window.moments.bring_back()
+                await _send(writer, Shown())
+            elif isinstance(request, RunRequest):
+                await self._run(request, reader, writer)
+        except (OSError, ValueError) as exc:  # a knock that broke off, or a line that is not a message
+            log.info("a knock on the panel's socket was not served: %s", exc)
+        finally:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+
+    async def _run(self, request: RunRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        window = self._window
+        if self._runtime.demo:  # the demo replays its recording: a client's task would get nonsense
+            await _send(writer, Refused(reason=DEMO))
+            return
+        if window.busy:
+            await _send(writer, Refused(reason=BUSY))
+            return
+        if window.modes.routine_shown:  # a routine's windows hold the profile the task's browser would need
+            await _send(writer, Refused(reason=ROUTINE))
+            return
+        if request.start_url:
+            try:
+                await self._runtime.agent()
+                await self._runtime.open_page(request.start_url)
+            except Exception as exc:  # outside the allowed sites, or a browser that will not start
+                await _send(writer, Refused(reason=str(exc) or type(exc).__name__))
+                return
+        run = window.run_task(request.task, source=request.client or CLIENT)
+        if run is None:  # the person started a task meanwhile
+            await _send(writer, Refused(reason=BUSY))
+            return
+        window.moments.bring_back()
+        reporter = _Reporter(writer)
+        bridge = window.bridge
+        bridge.activity.connect(reporter.on_activity)
+        bridge.eventAdded.connect(reporter.on_event)
+        stopper = self._background.spawn(_stop_when_cancelled(reader, window))
+        try:
+            result: ExecutionResult = await run
+        finally:
+            stopper.cancel()
+            bridge.activity.disconnect(reporter.on_activity)
+            bridge.eventAdded.disconnect(reporter.on_event)
+        await reporter.drained()
+        await _send(
+            writer, Finished(status=str(result.status), success=result.success, data=result.data, steps=result.steps)
+        )
+
+
+class _Reporter:
+    """The run's progress, line by line, in the order it happened."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        self._steps = 0
+        self._words = ""
+
+    def on_activity(self, activity: AgentActivity) -> None:
+        if isinstance(activity, HandOffActivity):
+            words = f"Waiting for you: {activity.reason}"
+            self._write(Progress(steps=self._steps, words=words, needs_person=True, reason=activity.reason))
+        elif not isinstance(activity, PausedActivity):
+            self._words = describe_activity(activity)
+            self._write(Progress(steps=self._steps, words=self._words))
+
+    def on_event(self, event: HistoricalEvent) -> None:
+        if isinstance(event, StepEvent):
+            self._steps = event.step_index
+            self._write(Progress(steps=self._steps, words=self._words))
+
+    def _write(self, message: BaseModel) -> None:
+        if not self._writer.is_closing():  # the client went away; the person's run goes on
+            self._writer.write(encode(message))
+
+    async def drained(self) -> None:
+        with contextlib.suppress(OSError):
+            await self._writer.drain()
+
+
+async def _send(writer: asyncio.StreamWriter, message: BaseModel) -> None:
+    writer.write(encode(message))
+    await writer.drain()
+
+
+async def _stop_when_cancelled(reader: asyncio.StreamReader, window: MainWindow) -> None:
+    """The client's cancel_task is the person's Stop; the client going away is not (the person may carry on)."""
+    while line := await reader.readline():
+        with contextlib.suppress(ValueError):
+            if isinstance(read_request(line), Cancel):
+                window.stop()
+                return

@@ -1,0 +1,67 @@
+"""Routines from an MCP client: run_routine over a rows file, get_routine's counts, and the files a client may not
+name. The CRM-like site and the careful scripted model of the CLI's routine tests."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.cli.routine_helpers import results, rows_file
+from tests.cli.test_cli import home  # noqa: F401  (fixture)
+from tests.fakes.crm_model import TEMPLATE, crm_model
+from tests.fakes.crm_site import crm_site
+from tests.fakes.llm_server import FakeLLMServer
+from tests.mcp.helpers import data, stdio_client, text_of
+
+pytestmark = pytest.mark.slow
+
+
+async def test_a_routine_runs_every_row_and_reports_counts(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path)
+    with crm_site() as site:
+        async with stdio_client(home, llm_server) as client:
+            started = data(
+                await client.call_tool(
+                    "run_routine", {"template": TEMPLATE, "rows_path": str(rows), "start_url": site.new_url}
+                )
+            )
+            assert started["rows"] == 4 and started["status"] in ("starting", "running")
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 150
+            view = started
+            while view["status"] in ("starting", "running") and loop.time() < deadline:
+                view = data(await client.call_tool("get_routine", {"routine_id": started["routine_id"]}))
+                await asyncio.sleep(0.5)  # the client's polling pace; the end is checked by the status
+
+        assert view["status"] == "done", view
+        assert view["counts"] == {"done": 3, "failed": 1}
+        assert view["results_path"] == str(rows.with_name("customers-results.csv"))
+        assert len(site.records) == 3
+        assert [r["status"] for r in results(rows)] == ["done", "done", "done", "failed"]
+
+
+async def test_a_client_may_name_only_rows_files_outside_the_apps_folders(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    key = tmp_path / "id_rsa"
+    key.write_text("-----BEGIN KEY-----\n")
+    (home / "data").mkdir(parents=True)
+    inside = rows_file(home / "data")
+
+    async with stdio_client(home, llm_server) as client:
+        not_rows = await client.call_tool("run_routine", {"template": "Add {name}", "rows_path": str(key)})
+        in_app = await client.call_tool("run_routine", {"template": "Add {name}", "rows_path": str(inside)})
+        results_elsewhere = await client.call_tool(
+            "run_routine",
+            {"template": "Add {name}", "rows_path": str(rows_file(tmp_path)), "results_path": str(tmp_path / "x.sh")},
+        )
+
+    assert not_rows.is_error and "must be a .csv" in text_of(not_rows)
+    assert in_app.is_error and "Page Agent's own folder" in text_of(in_app)
+    assert results_elsewhere.is_error and "must be a .csv file" in text_of(results_elsewhere)
+    assert llm_server.requests == []
