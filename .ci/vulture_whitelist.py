@@ -13,6 +13,13 @@ _.eventFilter
 _.hideEvent
 _.contextMenuEvent
 _.clone
+_.dragEnterEvent  # app/ui/routine/setup_view.py: a file dragged over the Routine setup
+# QLayout and QAbstractTableModel overrides (app/ui/routine/chips.py FlowLayout, rows_table.py RowsModel).
+_.itemAt
+_.takeAt
+_.expandingDirections
+_.columnCount
+_.headerData
 
 # Held so that Qt does not collect it: BrowserTiler filters the panel's events as long as the desktop lives.
 _._tiler

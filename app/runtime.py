@@ -248,6 +248,16 @@ class Runtime:
                     await self._go_to_start_page()
             return self._agent
 
+    async def release_browser(self) -> None:
+        """Close Chromium (not the demo site) so that another launch can take the profile: a routine's own
+        windows. The next ``agent()`` opens it again; the browser-closed callbacks are not called."""
+        async with self._lock:
+            await self._drop_agent()
+            if self._browser is not None:
+                await self._browser.close()
+                self._browser = None
+                self._controller = None
+
     async def open_page(self, url: str) -> None:
         """Open ``url`` in the agent's tab before a task (an MCP client's start page). Refused, in plain words, outside
         the allowed sites; call it once ``agent()`` has opened Chromium."""

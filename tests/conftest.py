@@ -37,6 +37,8 @@ SLOW_FILES = {
     "ui/test_desktop_x11.py",
     "ui/test_notifications.py",
     "ui/test_real_runtime.py",
+    "ui/test_routine_panel.py",
+    "ui/test_desktop_routine.py",
     "ui/test_tiling.py",
     "ui_dialogs/test_desktop_settings.py",
     "ui_dialogs/test_theme.py",

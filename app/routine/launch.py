@@ -49,6 +49,7 @@ class RoutineSetup:
     driver: DriverStart | None = None
     llm_factory: Callable[[], LLMClient] | None = None  # in place of the configured model (tests, the demo)
     on_stop_pressed: Callable[[], None] | None = None  # Esc or the bar's Stop inside Chromium
+    window: tuple[int, int, int, int] | None = None  # the local Chromium's window: x, y, width, height (the panel)
 
 
 class OpenRoutine:
@@ -170,4 +171,5 @@ def _launch_options(settings: Settings, paths: AppPaths, setup: RoutineSetup) ->
         profile_dir=paths.profile_dir,
         downloads_dir=paths.downloads_dir,
         headless=setup.headless,
+        window=setup.window,
     )

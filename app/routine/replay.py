@@ -140,7 +140,14 @@ class RowModel:
         learned = {identity for identity in _keys(step.seen)}
         before = {e.identity().model_dump_json() for e in previous}
         appeared = [e for e in listing if e.identity().model_dump_json() not in before]
-        unexpected = [e for e in appeared if e.identity().model_dump_json() not in learned]
+        # An element that shows this row's own value (a list button now reading "Starter") is the row's doing.
+        own = {value.strip().casefold() for value in self._values.values() if len(value.strip()) >= 2}
+        unexpected = [
+            e
+            for e in appeared
+            if e.identity().model_dump_json() not in learned
+            and not {e.name.strip().casefold(), e.text.strip().casefold()} & own
+        ]
         if unexpected:
             return (
                 f"something new appeared on the page ({unexpected[0].name or unexpected[0].text or unexpected[0].tag})"

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from app.core.agent import Agent
     from app.history.recorder import RunRecorder
     from app.history.store import RunStore
+    from app.routine.types import PersonRequest
+    from app.ui.routine.panel import RoutinePanel
     from app.ui.saved_run_window import SavedRunWindow
 
 log = logging.getLogger(__name__)
@@ -128,6 +130,8 @@ class Desktop:
         self.window.demoRequested.connect(lambda: self._background.spawn(self.try_demo()))
         self.window.closing.connect(self._on_closing)
         self.window.browserMissing.connect(self._offer_browser)
+        self.window.modes.offer_routines(self._routine_page)
+        self.window.modes.changed.connect(self._mode_changed)
         self.window.browser_offer.browserReady.connect(self._browser_downloaded)
         self.window.show_demo_mode(choices.demo, DEMO_TASK)
         # A second launch brings this panel forward, and MCP tasks run in it (app/ui/panel_door.py).
@@ -163,6 +167,9 @@ class Desktop:
             self._door = None
         if self.window is not None:
             await self._save_geometry(save_geometry(self.window))
+        routine = self.window.modes.routine if self.window is not None else None
+        if routine is not None:
+            await routine.shutdown()
         if self.runtime is not None:
             await self.runtime.shutdown()
         if self._recorder is not None:
@@ -231,6 +238,59 @@ class Desktop:
             await asyncio.to_thread(save_settings, self._paths.settings_file, settings)
         except OSError as exc:
             log.warning("could not save the settings: %s", exc)
+
+    # --- routines ----------------------------------------------------------------------------------------------
+
+    def _routine_page(self) -> RoutinePanel:
+        """Routine mode, built the first time it is chosen (the panel opens without the routine engine)."""
+        from app.ui.routine.panel import RoutinePanel
+        from app.ui.routine.session import RoutineHost
+
+        runtime = self.runtime
+        assert runtime is not None
+        host = RoutineHost(
+            settings=lambda: runtime.settings,
+            paths=self._paths,
+            api_key=lambda: self._api_key,
+            demo=lambda: runtime.demo,
+            release_browser=runtime.release_browser,
+            browser_back=lambda: self._background.spawn(self._open_browser()),
+            window=lambda: runtime.options.window,
+            open_run=lambda run_id: self._background.spawn(self._open_saved_run(run_id)),
+            headless=self._choices.headless,
+        )
+        page = RoutinePanel(host)
+        page.session.personNeeded.connect(self._row_needs_you)
+        page.session.personDone.connect(lambda _request: self._nobody_waits(page))
+        return page
+
+    def _row_needs_you(self, request: PersonRequest) -> None:
+        """A routine's row waits for the person: called back as a task's hand-off is (the panel, a notification)."""
+        assert self.window is not None and self.runtime is not None
+        title = tr("Page Agent: row {n} needs you", n=request.number)
+        self.window.moments.attention.call(title, request.words, sound=self.runtime.settings.hand_off_sound)
+
+    def _nobody_waits(self, page: RoutinePanel) -> None:
+        """The queue emptied: the call back ends (the queue's own signal ran first, so it is up to date)."""
+        if self.window is not None and page.run_view.needs_you.current is None:
+            self.window.moments.over()
+
+    def _mode_changed(self, routine: bool) -> None:
+        page = self.window.modes.routine if self.window is not None else None
+        if not routine and page is not None:
+            self._background.spawn(page.leave())  # its windows close; the single task's browser comes back
+
+    async def _open_saved_run(self, run_id: str) -> None:
+        """A routine row's run, from History, in a saved-run window."""
+        from app.history.store import RunStoreError
+
+        try:
+            record = await asyncio.to_thread(self._run_store().load, run_id)
+        except RunStoreError as exc:
+            log.warning("could not open the row's run %s: %s", run_id, exc)
+            return
+        if self._side is not None:
+            self._side.open_run(record)
 
     # --- settings ----------------------------------------------------------------------------------------------
 

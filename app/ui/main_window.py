@@ -32,8 +32,6 @@ from app.core.types import (
     ExecutionResult,
     HandOffActivity,
     PausedActivity,
-    RetryEvent,
-    StepEvent,
     ThinkingActivity,
     Usage,
 )
@@ -47,10 +45,11 @@ from app.ui.browser_offer import BrowserOfferBar
 from app.ui.confirm_bar import ConfirmBar
 from app.ui.panel_bars import DemoAgainBar, DemoOfferBar, HandOffBar
 from app.ui.panel_header import PanelHeader
-from app.ui.panel_state import ENDED_AS, PanelState
+from app.ui.panel_state import ENDED_AS, PanelState, model_unreachable
 from app.ui.quit_question import ask_to_quit
+from app.ui.routine.modes import PanelModes
 from app.ui.shortcuts import install_shortcuts
-from app.ui.task_input import Composer
+from app.ui.task_input import Composer, ComposerMode
 from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
 from app.ui.waiting_moments import WaitingMoments
@@ -59,16 +58,6 @@ if TYPE_CHECKING:
     from app.core.agent import Agent
 
 log = logging.getLogger(__name__)
-
-
-def _model_unreachable(result: ExecutionResult) -> bool:
-    """The run failed before its first step after retrying the model call: the endpoint did not answer (a wrong
-    key is not retried, and a failure in the browser does not retry the model)."""
-    return (
-        result.status == AgentStatus.ERROR
-        and not any(isinstance(event, StepEvent) for event in result.history)
-        and any(isinstance(event, RetryEvent) for event in result.history)
-    )
 
 
 class RuntimeLike(Protocol):
@@ -141,13 +130,14 @@ class MainWindow(QMainWindow):
         self.history_button, self.settings_button = header.history_button, header.settings_button
         self._header = header
 
-        self.timeline = TimelineView(self._model, root)
+        task_page = QWidget(root)  # One task; Routine mode is the other page (app/ui/routine)
+        self.timeline = TimelineView(self._model, task_page)
 
-        self.handoff_bar = HandOffBar(root)
-        self.demo_offer = DemoOfferBar(root)
-        self.browser_offer = BrowserOfferBar(root)
-        self.demo_again = DemoAgainBar(root)
-        self.confirm_bar = ConfirmBar(root)
+        self.handoff_bar = HandOffBar(task_page)
+        self.demo_offer = DemoOfferBar(task_page)
+        self.browser_offer = BrowserOfferBar(task_page)
+        self.demo_again = DemoAgainBar(task_page)
+        self.confirm_bar = ConfirmBar(task_page)
         handoff_wrap = QVBoxLayout()
         handoff_wrap.setContentsMargins(14, 8, 14, 0)
         handoff_wrap.addWidget(self.handoff_bar)
@@ -156,22 +146,28 @@ class MainWindow(QMainWindow):
         handoff_wrap.addWidget(self.demo_again)
         handoff_wrap.addWidget(self.confirm_bar)
 
-        self.footer = QLabel(root)
+        self.footer = QLabel(task_page)
         self.footer.setObjectName("Footer")
         self.footer.setAccessibleName(tr("Token usage"))
         self.footer.setContentsMargins(16, 6, 16, 2)
         self.footer.setAlignment(Qt.AlignmentFlag.AlignRight)
 
-        self.composer = Composer(root)
+        self.composer = Composer(task_page)
 
+        task = QVBoxLayout(task_page)
+        task.setContentsMargins(0, 0, 0, 0)
+        task.setSpacing(0)
+        task.addWidget(self.timeline, 1)
+        task.addLayout(handoff_wrap)
+        task.addWidget(self.footer)
+        task.addWidget(self.composer)
+        self.modes = PanelModes(task_page, root)
+        self.composer.focus_default()  # the task box is the window's focus again, inside the mode's page
         layout = QVBoxLayout(root)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(header)
-        layout.addWidget(self.timeline, 1)
-        layout.addLayout(handoff_wrap)
-        layout.addWidget(self.footer)
-        layout.addWidget(self.composer)
+        layout.addWidget(self.modes, 1)
 
         QWidget.setTabOrder(self.composer.new_task, self.timeline)
         QWidget.setTabOrder(self.timeline, self.handoff_bar.continue_button)
@@ -200,12 +196,13 @@ class MainWindow(QMainWindow):
         self.composer.ownModelRequested.connect(self.settingsRequested)
         self.composer.demoRequested.connect(self.demoRequested)
         self.history_button.clicked.connect(self.historyRequested)
+        self.modes.changed.connect(lambda routine: self.pill.setVisible(not routine))
         self._header.about_button.clicked.connect(lambda: show_about(self))
         self.settings_button.clicked.connect(self.settingsRequested)
         install_shortcuts(
             self,
             stop=self.stop,
-            submit=self.composer.input.submitted.emit,
+            submit=lambda: self.modes.submit(self.composer.input.submitted.emit),
             history=self.historyRequested.emit,
             settings=self.settingsRequested.emit,
         )
@@ -276,6 +273,9 @@ class MainWindow(QMainWindow):
 
     def stop(self) -> None:
         """Stop now (Esc, or Stop on the hand-off bar): the pill says "Stopping…" until the agent has settled."""
+        if self.modes.routine_shown:
+            self.modes.stop_routine()  # Esc in Routine mode stops the routine's rows
+            return
         if not self.busy or self.state is PanelState.STOPPING:
             return
         self.confirm_bar.cancel()
@@ -346,6 +346,7 @@ class MainWindow(QMainWindow):
     def enter(self, state: PanelState, detail: str | None = None) -> None:
         """Move the panel to ``state``: the pill and the composer follow from the one table."""
         self.state = state
+        self.modes.lock(state.composer not in (ComposerMode.NEW, ComposerMode.FOLLOW_UP))
         self.pill.set_state(state.pill, detail)
         self.composer.set_mode(state.composer)
 
@@ -397,7 +398,7 @@ class MainWindow(QMainWindow):
         if self._demo and result.status == AgentStatus.COMPLETED:
             self._demo_finished = True
             self.demo_again.show()
-        if not self._demo and _model_unreachable(result):
+        if not self._demo and model_unreachable(result):
             self.demo_offer.show()  # nothing was done, and the demo needs no model
         return result
 
@@ -453,6 +454,7 @@ class MainWindow(QMainWindow):
         self._header.restyle(t)
         self.composer.refresh_icons()
         self.handoff_bar.restyle(t)
+        self.modes.restyle(t)
         self.timeline.refresh_theme()
         self.pill.update()
 
@@ -475,7 +477,7 @@ class MainWindow(QMainWindow):
         return self._quit_question
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.busy and not self._quitting:
+        if (self.busy or self.modes.running) and not self._quitting:  # a task, or a routine's rows
             if self._quit_question is None:
                 event.ignore()
                 self._ask_to_quit()

@@ -50,6 +50,10 @@ DEMO = (
     "or close the panel to let tasks run in the server's own browser."
 )
 BUSY = "The Page Agent Desktop panel is busy with another task; try again when it has ended."
+ROUTINE = (
+    "The Page Agent Desktop panel is in Routine mode, whose windows use the browser: switch it to One task and try "
+    "again."
+)
 CLIENT = "an app"  # a client that did not give its name: "Sent by an app over MCP."
 
 
@@ -98,6 +102,9 @@ class PanelDoor:
             return
         if window.busy:
             await _send(writer, Refused(reason=BUSY))
+            return
+        if window.modes.routine_shown:  # a routine's windows hold the profile the task's browser would need
+            await _send(writer, Refused(reason=ROUTINE))
             return
         if request.start_url:
             try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from app.core.types import RunOutcome
+from app.core.types import AgentStatus, ExecutionResult, RetryEvent, RunOutcome, StepEvent
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 
@@ -70,3 +70,13 @@ ENDED_AS: dict[RunOutcome, PanelState] = {
     # Only a run with nobody to hand the browser to ends so (the CLI); the panel always has its person.
     RunOutcome.NEEDS_PERSON: PanelState.FAILED,
 }
+
+
+def model_unreachable(result: ExecutionResult) -> bool:
+    """The run failed before its first step after retrying the model call: the endpoint did not answer (a wrong
+    key is not retried, and a failure in the browser does not retry the model)."""
+    return (
+        result.status == AgentStatus.ERROR
+        and not any(isinstance(event, StepEvent) for event in result.history)
+        and any(isinstance(event, RetryEvent) for event in result.history)
+    )

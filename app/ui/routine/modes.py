@@ -1,0 +1,106 @@
+"""The panel's two modes side by side: one task (the timeline and the task box) or a routine (app/ui/routine).
+The switch shows once the panel can build a routine page (built the first time it is asked for, so the panel opens
+without loading the routine engine); it is locked while either one runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QStackedWidget, QVBoxLayout, QWidget
+
+from app.text.i18n import tr
+from app.ui.routine.look import modes_stylesheet
+from app.ui.style import Theme
+
+if TYPE_CHECKING:
+    from app.ui.routine.panel import RoutinePanel
+
+
+class PanelModes(QWidget):
+    changed = Signal(bool)  # True: Routine mode
+
+    def __init__(self, task_page: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.task_button = _segment(tr("One task"), "left", self)
+        self.routine_button = _segment(tr("Routine"), "right", self)
+        self.task_button.setChecked(True)
+        group = QButtonGroup(self)
+        group.setExclusive(True)
+        group.addButton(self.task_button)
+        group.addButton(self.routine_button)
+        self.switch = QWidget(self)
+        row = QHBoxLayout(self.switch)
+        row.setContentsMargins(14, 0, 14, 6)
+        row.setSpacing(0)
+        row.addWidget(self.task_button, 1)
+        row.addWidget(self.routine_button, 1)
+        self.switch.hide()
+        self.stack = QStackedWidget(self)
+        self.stack.addWidget(task_page)
+        self.routine: RoutinePanel | None = None
+        self._factory: Callable[[], RoutinePanel] | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.switch)
+        layout.addWidget(self.stack, 1)
+        self.task_button.clicked.connect(lambda: self.show_routine(False))
+        self.routine_button.clicked.connect(lambda: self.show_routine(True))
+
+    def offer_routines(self, factory: Callable[[], RoutinePanel]) -> None:
+        self._factory = factory
+        self.switch.show()
+
+    @property
+    def running(self) -> bool:
+        """A routine's rows are running (closing the panel asks first, as during a task)."""
+        return self.routine is not None and self.routine.running
+
+    @property
+    def routine_shown(self) -> bool:
+        return self.routine is not None and self.stack.currentWidget() is self.routine
+
+    def show_routine(self, routine: bool) -> None:
+        if self._factory is None or routine == self.routine_shown:
+            return
+        if routine and self.routine is None:
+            self.routine = self._factory()
+            self.routine.runningChanged.connect(self.lock)
+            self.stack.addWidget(self.routine)
+        self.stack.setCurrentIndex(1 if routine else 0)
+        self.routine_button.setChecked(routine)
+        self.task_button.setChecked(not routine)
+        self.changed.emit(routine)
+
+    def submit(self, task: Callable[[], object]) -> None:
+        """Ctrl+Enter: the routine's Run in Routine mode, else ``task`` (what the task box does)."""
+        if self.routine is not None and self.routine_shown:
+            self.routine.submit()
+        else:
+            task()
+
+    def stop_routine(self) -> None:
+        if self.routine is not None:
+            self.routine.stop()
+
+    def restyle(self, t: Theme) -> None:
+        self.switch.setStyleSheet(modes_stylesheet(t))
+        if self.routine is not None:
+            self.routine.restyle()
+
+    def lock(self, locked: bool) -> None:
+        """While a task or a routine runs, the other mode waits."""
+        self.task_button.setEnabled(not locked)
+        self.routine_button.setEnabled(not locked)
+
+
+def _segment(text: str, side: str, parent: QWidget) -> QPushButton:
+    button = QPushButton(text, parent)
+    button.setProperty("side", side)
+    button.setCheckable(True)
+    button.setObjectName("ModeSegment")
+    button.setAccessibleName(text)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    return button

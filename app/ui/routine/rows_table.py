@@ -1,0 +1,141 @@
+"""The live row table: one line per row with its status (a word and a colour), and what it does now or how it
+ended. Fed by the runner's events (row_started, row_activity, row_finished)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+
+from app.routine.plan import RoutinePlan
+from app.routine.types import RowActivity, RowFinished, RowOutcome, RowStarted, RowStatus
+from app.text.element_words import clip
+from app.text.i18n import tr
+from app.ui.routine.words import WAITING, status_color, status_words
+from app.ui.style import theme
+
+_ROW, _STATUS, _WHAT = range(3)
+_WORDS_MAX = 140
+
+
+@dataclass
+class RowLine:
+    number: int
+    label: str  # the row's first cells, so the person knows which row it is
+    status: str = WAITING
+    words: str = ""  # the current step while it runs; its result once it ended
+    outcome: RowOutcome | None = None
+
+
+class RowsModel(QAbstractTableModel):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.lines: list[RowLine] = []
+
+    def reset(self, plan: RoutinePlan) -> None:
+        self.beginResetModel()
+        first = plan.table.columns[0]
+        hidden = first in plan.secrets
+        self.lines = [
+            RowLine(row.number, "•••" if hidden else row.values[first].strip() or "—") for row in plan.table.rows
+        ]
+        self.endResetModel()
+
+    def earlier(self, outcomes: list[tuple[str, str]]) -> None:
+        """What earlier runs of the same routine on the same file left (status, result), in the file's order: a
+        done row is not run again, and says so."""
+        for line, (status, result) in zip(self.lines, outcomes, strict=False):
+            if status:
+                line.status, line.words = status, tr("Earlier: {result}", result=result) if result else ""
+        if self.lines:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.lines) - 1, 2))
+
+    def line(self, number: int) -> RowLine:
+        return self.lines[number - 1]
+
+    def started(self, event: RowStarted) -> None:
+        line = self.line(event.number)
+        line.status, line.outcome = RowStatus.RUNNING, None
+        line.words = tr("Following the learned path…") if event.replay else tr("Starting…")
+        self._changed(event.number)
+
+    def activity(self, event: RowActivity) -> None:
+        line = self.line(event.number)
+        if line.status == RowStatus.RUNNING:
+            line.words = event.words
+            self._changed(event.number)
+
+    def finished(self, event: RowFinished) -> None:
+        line = self.line(event.number)
+        line.status, line.outcome = event.outcome.status, event.outcome
+        line.words = event.outcome.result
+        self._changed(event.number)
+
+    def waiting_for_person(self, number: int, waiting: bool) -> None:
+        line = self.line(number)
+        if line.status in (RowStatus.RUNNING, RowStatus.NEEDS_PERSON) and line.outcome is None:
+            line.status = RowStatus.NEEDS_PERSON if waiting else RowStatus.RUNNING
+            self._changed(number)
+
+    def _changed(self, number: int) -> None:
+        self.dataChanged.emit(self.index(number - 1, 0), self.index(number - 1, 2))
+
+    # --- Qt --------------------------------------------------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.lines)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else 3
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return (tr("Row"), tr("Status"), tr("Now / result"))[section]
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid():
+            return None
+        line = self.lines[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == _ROW:
+                return f"{line.number}  {clip(line.label, 20)}"
+            if column == _STATUS:
+                return status_words(line.status)
+            return clip(line.words, _WORDS_MAX)
+        if role == Qt.ItemDataRole.ToolTipRole and column == _WHAT:
+            return line.words or None
+        if role == Qt.ItemDataRole.ForegroundRole and column == _STATUS:
+            return QBrush(status_color(line.status, theme()))
+        if role == Qt.ItemDataRole.FontRole and column == _STATUS:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"{tr('Row')} {line.number}: {status_words(line.status)}. {line.words}"
+        return None
+
+
+class RowsView(QTableView):
+    def __init__(self, model: RowsModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RowsView")
+        self.setModel(model)
+        self.setAccessibleName(tr("Rows"))
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setWordWrap(False)
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(26)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(_ROW, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(_STATUS, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(_WHAT, QHeaderView.ResizeMode.Stretch)
+
+    def selected_number(self) -> int | None:
+        rows = self.selectionModel().selectedRows()
+        return rows[0].row() + 1 if rows else None

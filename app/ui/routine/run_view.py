@@ -1,0 +1,194 @@
+"""Routine mode while and after it runs: the progress bar with counts and time left, Pause/Resume and Stop, the
+"Needs you" queue, the live row table, and at the end Retry failed rows, a row's timeline, the results (copy or
+save) and the learned path in plain words."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+
+from app.routine.path import RoutinePath
+from app.routine.plan import RoutinePlan
+from app.routine.types import Progress, RoutineSummary, RowStarted, RowStatus
+from app.text.i18n import tr
+from app.text.wording import format_duration
+from app.ui.routine.needs_you import NeedsYouBar
+from app.ui.routine.rows_table import RowsModel, RowsView
+from app.ui.routine.setup_view import heading
+from app.ui.routine.words import counts_words, path_words, progress_words, rows_through
+
+
+class RunView(QWidget):
+    pauseToggled = Signal()
+    stopRequested = Signal()
+    retryRequested = Signal()
+    timelineRequested = Signal(str)  # the row's run id in History
+    copyRequested = Signal()
+    saveRequested = Signal()
+    editRequested = Signal()  # back to the setup
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel(self)
+        self.title.setObjectName("RoutineTitle")
+        self.title.setWordWrap(True)
+        self.bar = QProgressBar(self)
+        self.bar.setTextVisible(False)
+        self.bar.setFixedHeight(8)
+        self.bar.setAccessibleName(tr("Routine progress"))
+        self.line = QLabel(self)
+        self.line.setObjectName("RoutineHint")
+        self.line.setWordWrap(True)
+        self.note = QLabel(self)  # what became of Copy / Save results
+        self.note.setObjectName("RoutineHint")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        self.pause_button = QPushButton(tr("Pause"), self)
+        self.stop_button = QPushButton(tr("Stop"), self)
+        self.stop_button.setProperty("role", "danger")
+        self.stop_button.setToolTip(tr("Stop every row (Esc)"))
+        self.needs_you = NeedsYouBar(self)
+        self.model = RowsModel(self)
+        self.rows = RowsView(self.model, self)
+        self.timeline_button = QPushButton(tr("Open the row's timeline"), self)
+        self.timeline_button.setEnabled(False)
+        self.retry_button = QPushButton(tr("Retry failed rows"), self)
+        self.copy_button = QPushButton(tr("Copy results"), self)
+        self.save_button = QPushButton(tr("Save results…"), self)
+        self.edit_button = QPushButton(tr("Edit routine"), self)
+        self.path_heading = heading(tr("What it learned"), self)
+        self.path = QLabel(self)
+        self.path.setObjectName("RoutinePath")
+        self.path.setWordWrap(True)
+        self.path.setTextFormat(Qt.TextFormat.PlainText)
+        self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._lay_out()
+        self.pause_button.clicked.connect(self.pauseToggled)
+        self.stop_button.clicked.connect(self.stopRequested)
+        self.retry_button.clicked.connect(self.retryRequested)
+        self.copy_button.clicked.connect(self.copyRequested)
+        self.save_button.clicked.connect(self.saveRequested)
+        self.edit_button.clicked.connect(self.editRequested)
+        self.timeline_button.clicked.connect(self._open_timeline)
+        self.rows.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
+        self.rows.doubleClicked.connect(lambda _index: self._open_timeline())
+
+    def _lay_out(self) -> None:
+        controls = QHBoxLayout()
+        controls.addStretch(1)
+        controls.addWidget(self.pause_button)
+        controls.addWidget(self.stop_button)
+        after = QHBoxLayout()
+        after.addWidget(self.retry_button)
+        after.addStretch(1)
+        after.addWidget(self.timeline_button)
+        results = QHBoxLayout()
+        results.addWidget(self.edit_button)
+        results.addStretch(1)
+        results.addWidget(self.copy_button)
+        results.addWidget(self.save_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 6, 14, 12)
+        layout.setSpacing(8)
+        layout.addWidget(self.title)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.line)
+        layout.addLayout(controls)
+        layout.addWidget(self.needs_you)
+        layout.addWidget(self.rows, 1)
+        layout.addLayout(after)
+        layout.addLayout(results)
+        layout.addWidget(self.note)
+        layout.addWidget(self.path_heading)
+        layout.addWidget(self.path)
+
+    # --- states ------------------------------------------------------------------------------------------------
+
+    def begin(self, plan: RoutinePlan, name: str) -> None:
+        self.model.reset(plan)
+        self.needs_you.clear()
+        self.title.setText(tr("{name} · {rows} rows", name=name, rows=len(plan.table.rows)))
+        self.bar.setRange(0, len(plan.table.rows))
+        self.bar.setValue(0)
+        self.line.setText(tr("Starting the browser…"))
+        self.set_running(True)
+        self.show_path(None)
+
+    def row_started(self, event: RowStarted) -> None:
+        """Until the first row ends, the line says what happens first: the model learns, the rest will follow."""
+        if self.line.text() == tr("Starting the browser…"):
+            if event.replay:
+                self.line.setText(tr("Following the path learned earlier, row by row…"))
+            else:
+                self.line.setText(
+                    tr("Row {n}: the model does it step by step; the other rows then follow its path.", n=event.number)
+                )
+
+    def set_running(self, running: bool) -> None:
+        self.pause_button.setVisible(running)
+        self.pause_button.setText(tr("Pause"))
+        self.stop_button.setVisible(running)
+        self.stop_button.setEnabled(running)
+        for button in (self.retry_button, self.copy_button, self.save_button, self.edit_button):
+            button.setVisible(not running)
+        self.say("")
+        self.retry_button.setEnabled(False)
+
+    def stopping(self) -> None:
+        self.stop_button.setEnabled(False)
+        self.line.setText(tr("Stopping every row…"))
+
+    def show_progress(self, progress: Progress) -> None:
+        self.bar.setValue(rows_through(progress))
+        self.line.setText(progress_words(progress))
+        self.pause_button.setText(tr("Resume") if progress.paused else tr("Pause"))
+
+    def finish(self, summary: RoutineSummary) -> None:
+        self.set_running(False)
+        self.needs_you.clear()
+        self.bar.setRange(0, max(1, summary.rows))
+        self.bar.setValue(summary.rows)
+        counts = counts_words(summary.counts) or tr("nothing to do: every row was done before")
+        self.line.setText(
+            tr(
+                "Finished in {time}: {counts}. {calls} model calls.",
+                time=format_duration(summary.seconds),
+                counts=counts,
+                calls=summary.model_calls,
+            )
+        )
+        failed = summary.counts.get(RowStatus.FAILED, 0)
+        self.retry_button.setEnabled(failed > 0)
+        self.retry_button.setText(tr("Retry failed rows ({n})", n=failed) if failed else tr("Retry failed rows"))
+
+    def fail(self, words: str) -> None:
+        self.set_running(False)
+        self.line.setText(words)
+
+    def say(self, text: str) -> None:
+        """A line about the results (copied, saved, or why not)."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+
+    def show_path(self, path: RoutinePath | None) -> None:
+        lines = path_words(path)
+        self.path_heading.setVisible(bool(lines))
+        self.path.setVisible(bool(lines))
+        self.path.setText("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
+        if path is not None:
+            self.path_heading.setText(tr("What it learned from row {row}", row=path.learned_from))
+
+    # --- a row's timeline --------------------------------------------------------------------------------------
+
+    def _selected_run(self) -> str:
+        number = self.rows.selected_number()
+        outcome = self.model.line(number).outcome if number is not None else None
+        return outcome.run if outcome is not None else ""
+
+    def _selection_changed(self) -> None:
+        self.timeline_button.setEnabled(bool(self._selected_run()))
+
+    def _open_timeline(self) -> None:
+        run = self._selected_run()
+        if run:
+            self.timelineRequested.emit(run)

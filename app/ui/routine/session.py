@@ -1,0 +1,185 @@
+"""One routine run for the panel: checks it (plan_routine, off the loop), frees the profile, opens it
+(open_routine), runs it, and turns the runner's events into Qt signals. No widgets here.
+
+The routine stays open after it ends (its windows show what the rows did) until the next run, leaving Routine mode
+or quitting: ``close()``."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from app.background import Background
+from app.core.llm import LLMClient
+from app.routine.launch import OpenRoutine, RoutineSetup, open_routine
+from app.routine.path import RoutinePath
+from app.routine.plan import RoutinePlan, plan_routine
+from app.routine.state import RoutineBusy
+from app.routine.types import PersonRequest, RoutineOptions, RoutineSummary
+from app.settings.model import Settings
+from app.settings.paths import AppPaths
+from app.text.i18n import tr
+
+log = logging.getLogger(__name__)
+
+WindowRect = tuple[int, int, int, int]
+
+
+@dataclass
+class RoutineHost:
+    """What a routine needs from the app around the panel (app/ui/desktop.py builds it)."""
+
+    settings: Callable[[], Settings]
+    paths: AppPaths
+    api_key: Callable[[], str | None]
+    demo: Callable[[], bool]  # no model: only the demo routine can run
+    release_browser: Callable[[], Awaitable[None]]  # the single task's Chromium lets go of the profile
+    browser_back: Callable[[], object]  # the single task's Chromium opens again
+    window: Callable[[], WindowRect | None]  # where the browser goes, beside the panel
+    open_run: Callable[[str], object]  # a row's run in History, by its id
+    headless: bool = False
+
+
+async def check(options: RoutineOptions) -> RoutinePlan:
+    """RowsError in plain words when the rows or the template cannot be used; nothing has started then."""
+    return await asyncio.to_thread(plan_routine, options)
+
+
+class RoutineSession(QObject):
+    rowStarted = Signal(object)  # RowStarted
+    rowActivity = Signal(object)  # RowActivity
+    rowFinished = Signal(object)  # RowFinished
+    personNeeded = Signal(object)  # PersonRequest
+    personDone = Signal(object)  # PersonRequest
+    progress = Signal(object)  # Progress
+    finished = Signal(object)  # RoutineSummary
+    failed = Signal(str)  # the routine could not start, in plain words
+
+    def __init__(self, host: RoutineHost, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.host = host
+        self._open: OpenRoutine | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._background = Background("routine panel")
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    @property
+    def current(self) -> asyncio.Task[None] | None:
+        return self._task
+
+    @property
+    def path(self) -> RoutinePath | None:
+        return self._open.runner.path if self._open is not None else None
+
+    def start(
+        self,
+        plan: RoutinePlan,
+        *,
+        allowed_sites: list[str] | None = None,
+        model: Callable[[], LLMClient] | None = None,
+    ) -> asyncio.Task[None]:
+        """Run ``plan`` (``model``: in place of the configured model, the demo's)."""
+        self._task = asyncio.ensure_future(self._run(plan, allowed_sites, model))
+        return self._task
+
+    async def _run(
+        self, plan: RoutinePlan, allowed_sites: list[str] | None, model: Callable[[], LLMClient] | None
+    ) -> None:
+        await self.close()
+        host = self.host
+        try:
+            await host.release_browser()
+            self._open = await open_routine(
+                plan,
+                RoutineSetup(
+                    settings=host.settings(),
+                    paths=host.paths,
+                    api_key=host.api_key(),
+                    headless=host.headless,
+                    person_present=True,
+                    confirm=None,
+                    allowed_domains=allowed_sites or None,
+                    llm_factory=model,
+                    on_stop_pressed=self.stop,
+                    window=host.window(),
+                ),
+            )
+        except RoutineBusy:
+            self.failed.emit(tr("This routine is running in another window of Page Agent (or the CLI) right now."))
+            return
+        except (RuntimeError, ValueError, OSError) as exc:
+            self.failed.emit(tr("The routine could not start: {reason}", reason=str(exc) or type(exc).__name__))
+            return
+        runner = self._open.runner
+        runner.on("row_started", self.rowStarted.emit)
+        runner.on("row_activity", self.rowActivity.emit)
+        runner.on("row_finished", self.rowFinished.emit)
+        runner.on("person_needed", self.personNeeded.emit)
+        runner.on("person_done", self.personDone.emit)
+        runner.on("progress", self.progress.emit)
+        try:
+            summary: RoutineSummary = await runner.run()
+        except Exception as exc:
+            log.exception("the routine failed")
+            self.failed.emit(tr("The routine could not go on: {reason}", reason=str(exc) or type(exc).__name__))
+            return
+        self.finished.emit(summary)
+
+    # --- the runner's controls ---------------------------------------------------------------------------------
+
+    def pause(self) -> None:
+        if self._open is not None:
+            self._open.runner.pause()
+
+    def resume(self) -> None:
+        if self._open is not None:
+            self._open.runner.resume()
+
+    @property
+    def paused(self) -> bool:
+        return self._open is not None and self._open.runner.paused
+
+    def stop(self) -> None:
+        """Rows in flight end stopped, the rest skipped (Esc, Stop, the bar inside Chromium)."""
+        if self._open is not None and self.running:
+            self._background.spawn(self._open.runner.stop())
+
+    def continue_row(self, request: PersonRequest) -> None:
+        if self._open is not None:
+            self._open.runner.continue_row(request.id)
+
+    def give_up(self, request: PersonRequest) -> None:
+        if self._open is not None:
+            self._open.runner.give_up(request.id)
+
+    def answer(self, request: PersonRequest, allow: bool) -> None:
+        if self._open is not None:
+            self._open.runner.answer(request.id, allow)
+
+    def bring_to_front(self, number: int) -> None:
+        if self._open is not None:
+            self._background.spawn(self._open.runner.bring_to_front(number))
+
+    async def close(self) -> None:
+        """Close the routine's browser and state (stopping it first if it still runs)."""
+        opened, self._open = self._open, None
+        if opened is None:
+            return
+        if self._task is not None and not self._task.done() and self._task is not asyncio.current_task():
+            await opened.runner.stop()
+            await asyncio.wait({self._task})
+        await opened.close()
+
+    async def leave(self) -> None:
+        """Routine mode closes: the routine's browser goes, the single task's comes back."""
+        had = self._open is not None
+        await self.close()
+        if had:
+            self.host.browser_back()

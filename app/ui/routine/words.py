@@ -1,0 +1,110 @@
+"""What the Routine mode says: a row's status in a word and a colour, the progress line, the learned path in plain
+words. Everything comes from typed values (RowStatus, Progress, RoutinePath), never from English read back."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor
+
+from app.routine.path import PathStep, RoutinePath
+from app.routine.types import Progress, RowStatus
+from app.text.element_words import target_words
+from app.text.i18n import tr
+from app.text.wording import describe_action, format_duration
+from app.ui.status_pill import your_turn_color
+from app.ui.style import Theme
+
+# A row nobody has started yet in this run (no RowStatus: it has none until it starts).
+WAITING = "waiting"
+
+
+def status_words(status: str) -> str:
+    """A row's status as the table shows it."""
+    return {
+        WAITING: tr("Waiting"),
+        RowStatus.RUNNING: tr("Running"),
+        RowStatus.DONE: tr("Done"),
+        RowStatus.FAILED: tr("Failed"),
+        RowStatus.NEEDS_PERSON: tr("Needs you"),
+        RowStatus.STOPPED: tr("Stopped"),
+        RowStatus.ERROR: tr("Error"),
+        RowStatus.INTERRUPTED: tr("Interrupted"),
+        RowStatus.SKIPPED: tr("Skipped"),
+    }.get(status, status)
+
+
+def status_color(status: str, t: Theme) -> QColor:
+    colors: dict[str, QColor] = {
+        RowStatus.RUNNING: t.accent,
+        RowStatus.DONE: t.success,
+        RowStatus.FAILED: t.danger,
+        RowStatus.ERROR: t.danger,
+        RowStatus.NEEDS_PERSON: your_turn_color(t),
+        RowStatus.INTERRUPTED: t.warning,
+        RowStatus.STOPPED: t.warning,
+    }
+    return colors.get(status, t.muted)
+
+
+# The order the counts are said in: what went well first, then what needs a look.
+_COUNTED = (
+    RowStatus.DONE,
+    RowStatus.FAILED,
+    RowStatus.NEEDS_PERSON,
+    RowStatus.ERROR,
+    RowStatus.INTERRUPTED,
+    RowStatus.STOPPED,
+    RowStatus.SKIPPED,
+)
+
+
+def counts_words(counts: dict[str, int]) -> str:
+    """ "3 done · 1 failed" (only the statuses that occur)."""
+    parts = [f"{counts[status]} {status_words(status).lower()}" for status in _COUNTED if counts.get(status)]
+    return " · ".join(parts)
+
+
+def rows_through(progress: Progress) -> int:
+    """Rows that have an outcome (this run's or an earlier run's)."""
+    return sum(progress.counts.get(status, 0) for status in _COUNTED)
+
+
+def progress_words(progress: Progress) -> str:
+    """The line under the progress bar: how many rows are through, the counts, and the time left."""
+    through = rows_through(progress)
+    line = tr("{done} of {total} rows", done=through, total=progress.total)
+    counts = counts_words(progress.counts)
+    if counts:
+        line += " · " + counts
+    if progress.paused:
+        line += " · " + tr("paused")
+    elif progress.left and progress.seconds_left is not None:
+        line += " · " + tr("about {time} left", time=format_duration(progress.seconds_left))
+    return line
+
+
+def path_words(path: RoutinePath | None) -> list[str]:
+    """The learned path, one plain sentence per step, with the columns it fills in braces."""
+    if path is None:
+        return []
+    lines = [_step_words(step) for step in path.steps]
+    if path.fixed:
+        lines.append(
+            tr(
+                "Rows with another value in {columns} than row {row} are done by the model.",
+                columns=", ".join(path.fixed),
+                row=path.learned_from,
+            )
+        )
+    return lines
+
+
+def _step_words(step: PathStep) -> str:
+    if step.toggle_column is not None:
+        target = target_words(step.target)
+        return tr("Tick {target} when {column} says yes", target=target, column="{" + step.toggle_column + "}")
+    words = describe_action(step.action, dict(step.input), step.target)
+    if step.target_column is not None:
+        words += " " + tr("(the one named {column})", column="{" + step.target_column + "}")
+    if step.ask_model:
+        words = tr("The model decides: {words}", words=words)
+    return words
