@@ -149,17 +149,16 @@ async def test_environment_override_is_explained(
 
 
 async def test_test_connection_runs_without_blocking(dialog: SettingsDialog, llm_server: FakeLLMServer) -> None:
-    llm_server.add(FakeResponse(body=completion(tool_name=PROBE_TOOL, arguments={"ok": True}), delay=0.4))
+    llm_server.add(FakeResponse(body=completion(tool_name=PROBE_TOOL, arguments={"ok": True}), delay=2.0))
     dialog.base_url_edit.setText(llm_server.base_url)
     dialog.model_edit.setText("fake-model")
     dialog.test_button.click()
     await until(lambda: dialog.message.isVisible())
     assert dialog.message.tone == Tone.BUSY and not dialog.test_button.isEnabled()
-    ticks = 0
-    while dialog.testing:  # the loop keeps turning while the request is out
-        ticks += 1
-        await asyncio.sleep(0.01)
-    assert ticks > 10
+    # The loop keeps turning while the request is out: this test resumes when the server has it, answer pending.
+    await llm_server.received()
+    assert dialog.testing
+    await until(lambda: not dialog.testing, timeout=30, message="the test's answer")
     assert dialog.message.tone == Tone.OK
     assert f"Connected to fake-model at {llm_server.base_url}; tool calling works." in dialog.message.text()
     assert llm_server.requests[0]["_headers"]["authorization"] == f"Bearer {KEY}"
