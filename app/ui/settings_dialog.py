@@ -49,19 +49,11 @@ from app.text.i18n import LANGUAGES, language, tr
 from app.ui import style
 from app.ui.api_key_field import ApiKeyField
 from app.ui.dialog_fit import DialogFit, Page
-from app.ui.dialog_widgets import (
-    MessageArea,
-    Tone,
-    apply_dialog_style,
-    keep_on_screen,
-    move_frame,
-    outer_geometry,
-    screen_area,
-    section,
-    small_label,
-)
+from app.ui.dialog_style import apply_dialog_style
+from app.ui.dialog_widgets import MessageArea, Tone, section, small_label
 from app.ui.icons import icon
 from app.ui.safety_settings import SafetyPage
+from app.ui.screen_geometry import keep_on_screen, move_frame, outer_geometry, screen_area
 from app.ui.secret_settings import SecretsPage
 from app.ui.welcome_frame import WelcomeFrame
 from app.ui.window_placement import browser_beside
