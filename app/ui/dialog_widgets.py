@@ -1,5 +1,6 @@
-"""The dialogs' building blocks: a titled section card, a wrapped label, a spinner and a coloured message area (with
-its ``Tone``), and ``run_dialog`` to wait for a dialog without a nested loop. Their look is app/ui/dialog_style.py's."""
+"""The dialogs' building blocks: a titled section card and its labelled rows, a wrapped label, a spinner and a coloured
+message area (with its ``Tone``), and ``run_dialog`` to wait for a dialog without a nested loop. Their look is
+app/ui/dialog_style.py's."""
 
 from __future__ import annotations
 
@@ -9,7 +10,17 @@ from html import escape
 
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QPainter, QPaintEvent, QPen, QResizeEvent
-from PySide6.QtWidgets import QDialog, QFormLayout, QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.ui import style
 from app.ui.icons import icon
@@ -178,3 +189,24 @@ class MessageArea(QFrame):
     def text(self) -> str:
         """What the message says, as plain text (for tests and screen readers)."""
         return self.accessibleName()
+
+
+_LABEL_WIDTH = 92  # one label column width in every section: the fields line up
+
+
+def labelled_row(form: QFormLayout, label: str, field: QWidget, layout: QLayout | QWidget | None = None) -> None:
+    """A row of ``form`` (``layout``, by default ``field`` alone) whose label names ``field`` for screen readers and
+    focuses it on its mnemonic."""
+    caption = QLabel(label)
+    caption.setMinimumWidth(_LABEL_WIDTH)
+    caption.setBuddy(field)
+    field.setAccessibleName(label)
+    if isinstance(layout, QLayout):
+        form.addRow(caption, layout)
+    else:
+        form.addRow(caption, layout if layout is not None else field)
+
+
+def select_data(combo: QComboBox, data: str) -> None:
+    """Choose the item of ``combo`` holding ``data`` (the first when none does)."""
+    combo.setCurrentIndex(max(combo.findData(data), 0))

@@ -58,7 +58,7 @@ async def test_chinese_settings_dialog(qapp: QApplication, memory_keyring: Memor
         dlg = SettingsDialog(Settings(language="zh"), first_run=True)
         dlg.show()
         await asyncio.sleep(0.05)  # laid out at its real width
-        assert dlg.test_button.text() == "测试连接"
+        assert dlg.model_page.test_button.text() == "测试连接"
         screenshot(dlg, "settings_first_run_zh")
         dlg.close()
     finally:
