@@ -80,7 +80,7 @@ class Settings(BaseModel):
     request_timeout: float = Field(default=90.0, gt=0)
     tool_choice: ToolChoiceMode = ToolChoiceMode.NAMED
     max_steps: int = Field(default=40, ge=1, le=500)
-    language: str = "en"  # "en" or "zh": the UI's and the agent's, from the next start on
+    language: str = "en"  # a code of app/core/languages.py: the UI's and the agent's, from the next start on
     # The language this run of the app started in: a language chosen in Settings applies only at the next start
     # (the panel says so), so the agent keeps this one until then. Never saved.
     running_language: str | None = Field(default=None, exclude=True)

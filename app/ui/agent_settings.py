@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
@@ -17,10 +16,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.limits import MAX_STEPS_LIMIT
 from app.core.safety.navigation import NavigationPolicy
 from app.settings.model import Settings, ThemeChoice
 from app.text.i18n import LANGUAGES, language, tr
-from app.ui.dialog_widgets import labelled_row, section, select_data, small_label
+from app.ui.dialog_widgets import section, select_data, setting_check, setting_row, small_label
 
 
 def _theme_labels() -> dict[ThemeChoice, str]:
@@ -40,7 +40,7 @@ class AgentPage(QWidget):
 
         agent_block, form, _column = section(self, tr("Agent"))
         self.max_steps_spin = QSpinBox(self)
-        self.max_steps_spin.setRange(1, 500)
+        self.max_steps_spin.setRange(1, MAX_STEPS_LIMIT)
         self.max_steps_spin.setMaximumWidth(120)
         self.language_combo = QComboBox(self)
         for code, name in LANGUAGES.items():
@@ -56,24 +56,23 @@ class AgentPage(QWidget):
             self.theme_combo.addItem(label, choice)
         self.start_url_edit = QLineEdit(self)
         self.start_url_edit.setPlaceholderText(tr("https://… (optional)"))
-        self.sound_check = QCheckBox(tr("Play a sound when the agent needs you"), self)
-        labelled_row(form, tr("Max steps"), self.max_steps_spin)
-        labelled_row(form, tr("Language"), self.language_combo, language_column)
-        labelled_row(form, tr("Theme"), self.theme_combo)
-        labelled_row(form, tr("Start page"), self.start_url_edit)
+        self.sound_check = setting_check(self, "hand_off_sound")
+        setting_row(form, "max_steps", self.max_steps_spin)
+        setting_row(form, "language", self.language_combo, language_column)
+        setting_row(form, "theme", self.theme_combo)
+        setting_row(form, "start_url", self.start_url_edit)
         form.addRow("", self.sound_check)
         root.addWidget(agent_block)
 
         browser_block, form, column = section(self, tr("Browser"))
         self.browser_edit = QLineEdit(self)
         self.browser_edit.setPlaceholderText(detected_browser or tr("Found automatically when Page Agent starts"))
-        self.browser_edit.setToolTip(tr("Leave empty to use the browser found automatically."))
         self.browse_button = QPushButton(tr("Browse…"), self)
         browser_row = QHBoxLayout()
         browser_row.setSpacing(8)
         browser_row.addWidget(self.browser_edit, 1)
         browser_row.addWidget(self.browse_button)
-        self.javascript_check = QCheckBox(tr("Allow JavaScript tool"), self)
+        self.javascript_check = setting_check(self, "allow_javascript")
         self.javascript_warning = small_label(
             self,
             tr(
@@ -86,7 +85,7 @@ class AgentPage(QWidget):
         js_column.setSpacing(4)
         js_column.addWidget(self.javascript_check)
         js_column.addWidget(self.javascript_warning)
-        labelled_row(form, tr("Program"), self.browser_edit, browser_row)
+        setting_row(form, "browser_path", self.browser_edit, browser_row)
         column.addLayout(js_column)
         root.addWidget(browser_block)
         root.addStretch(1)

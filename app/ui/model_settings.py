@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from app.background import Background
 from app.llm import probe
@@ -21,7 +21,16 @@ from app.llm.settings import LLMSettings, ToolChoiceMode
 from app.settings.model import PRESETS, Settings, preset
 from app.text.i18n import tr
 from app.ui.api_key_field import ApiKeyField
-from app.ui.dialog_widgets import MessageArea, Tone, labelled_row, section, select_data, small_label
+from app.ui.dialog_widgets import (
+    MessageArea,
+    Tone,
+    labelled_row,
+    section,
+    select_data,
+    setting_check,
+    setting_row,
+    small_label,
+)
 from app.ui.icons import icon
 from app.ui.style import Theme
 
@@ -106,13 +115,13 @@ class ModelPage(QWidget):
         test_row.addWidget(self.fix_button)
         test_row.addStretch(1)
         self.message = MessageArea(self)
-        labelled_row(form, tr("Provider"), self.provider_combo)
-        labelled_row(form, tr("Base URL"), self.base_url_edit)
-        labelled_row(form, tr("Model"), self.model_edit)
+        setting_row(form, "provider", self.provider_combo)
+        setting_row(form, "base_url", self.base_url_edit)
+        setting_row(form, "model", self.model_edit)
         labelled_row(form, tr("API key"), self.key_edit, self.api_key)
-        labelled_row(form, tr("Tool calling"), self.mode_combo)
-        labelled_row(form, tr("Model answer timeout (s)"), self.timeout_spin)
-        self.vision_check = QCheckBox(tr("Show the model screenshots"), self)
+        setting_row(form, "tool_choice", self.mode_combo)
+        setting_row(form, "request_timeout", self.timeout_spin)
+        self.vision_check = setting_check(self, "vision")
         vision_column = QVBoxLayout()
         vision_column.setSpacing(4)
         vision_column.addWidget(self.vision_check)

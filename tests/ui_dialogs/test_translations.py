@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from app.assets import resources_root
+from app.settings.catalog import SETTINGS
 from app.settings.model import Settings, preset
 from app.text import i18n
 from app.ui.settings_dialog import SettingsDialog
@@ -46,6 +47,10 @@ def zh_table() -> dict[str, str]:
 def test_every_string_has_a_translation(module: str) -> None:
     missing = literal_tr_strings(ROOT / module) - zh_table().keys()
     assert not missing
+
+
+def test_every_setting_label_and_help_is_translated() -> None:
+    assert {text for info in SETTINGS.values() for text in (info.label, info.help)} <= zh_table().keys()
 
 
 def test_preset_labels_with_words_are_translated() -> None:
