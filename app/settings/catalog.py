@@ -3,9 +3,10 @@ dialog's tooltip and the command line's help), and the `run` flag and the enviro
 
 The rest is derived: the `run` command's flags and their help (app/cli/args.py), the overrides a headless run applies
 (flags beat environment variables, which beat the saved settings: ``resolve_overrides``), the dialog's labels and
-tooltips (app/ui/model_settings.py, app/ui/agent_settings.py). The type and the default are the Settings model's
-(app/settings/model.py); they are repeated here for the command line, which is parsed before pydantic is imported,
-and tests/settings/test_catalog.py checks each against the model. Light on purpose: plain dataclasses, no pydantic.
+tooltips (``setting_row`` and ``setting_check`` in app/ui/dialog_widgets.py). The type and the default are the
+Settings model's (app/settings/model.py); they are repeated here for the command line, which is parsed before
+pydantic is imported, and tests/settings/test_catalog.py checks each against the model. Light on purpose: plain
+dataclasses, no pydantic.
 
 A list setting (the sites, upload folders and secrets under Safety) has a page of its own and is not declared here.
 """
@@ -26,7 +27,7 @@ class SettingInfo:
     type: type[Scalar]  # the field's type (an enum's values are str)
     default: Scalar  # the field's default
     label: str  # in the Settings dialog; English, translated where shown (resources/i18n/zh/settings.json)
-    help: str = ""  # one sentence, no full stop: the dialog's tooltip and the flag's help (translated in the dialog)
+    help: str  # one sentence, no full stop: the dialog's tooltip and the flag's help (translated in the dialog)
     flag: str | None = None  # the `run` flag that overrides it for one run
     env: str | None = None  # the environment variable that overrides the saved value in a headless run
 
