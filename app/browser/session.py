@@ -9,13 +9,13 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Playwright, ViewportSize, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel, Field
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
+from app.browser.chromium_window import set_window_bounds, window_bounds, window_state
 from app.browser.downloads import Downloads
 from app.browser.playwright_errors import first_line, missing_library, profile_in_use
 from app.browser.private_files import private_folder
@@ -28,7 +28,6 @@ log = logging.getLogger(__name__)
 
 _CLOSE_TIMEOUT = 10.0
 _ATTACH_TIMEOUT_MS = 15_000
-_CDP_TIMEOUT = 5.0
 _STAGING = "Page Agent downloads in progress"
 _ATTACHED_STAGING = ".page-agent-downloads-in-progress"
 
@@ -369,42 +368,15 @@ class BrowserSession:
 
     async def window_state(self) -> str:
         """Chromium's window state: normal, maximized, minimized or fullscreen."""
-        return str((await self._window_command(None))["bounds"].get("windowState", "normal"))
+        return await window_state(self.context, self.active_page)
 
     async def window_bounds(self) -> tuple[int, int, int, int]:
         """Chromium's window (the one holding the active tab) as x, y, width, height."""
-        bounds = (await self._window_command(None))["bounds"]
-        return bounds["left"], bounds["top"], bounds["width"], bounds["height"]
+        return await window_bounds(self.context, self.active_page)
 
     async def set_window_bounds(self, rect: tuple[int, int, int, int]) -> None:
         """Move and size Chromium's window, un-maximising it first (a maximised window ignores bounds)."""
-        await self._window_command(rect)
-
-    async def _window_command(self, rect: tuple[int, int, int, int] | None) -> dict[str, Any]:
-        cdp = await self.context.new_cdp_session(self.active_page)
-        try:
-            window = await asyncio.wait_for(cdp.send("Browser.getWindowForTarget"), _CDP_TIMEOUT)
-            if rect is not None:
-                window_id = window["windowId"]
-                if window["bounds"].get("windowState", "normal") != "normal":
-                    await asyncio.wait_for(
-                        cdp.send(
-                            "Browser.setWindowBounds", {"windowId": window_id, "bounds": {"windowState": "normal"}}
-                        ),
-                        _CDP_TIMEOUT,
-                    )
-                x, y, width, height = rect
-                await asyncio.wait_for(
-                    cdp.send(
-                        "Browser.setWindowBounds",
-                        {"windowId": window_id, "bounds": {"left": x, "top": y, "width": width, "height": height}},
-                    ),
-                    _CDP_TIMEOUT,
-                )
-            return window
-        finally:
-            with contextlib.suppress(PlaywrightError):
-                await cdp.detach()
+        await set_window_bounds(self.context, self.active_page, rect)
 
     # --- the end -----------------------------------------------------------------------------------------------
 

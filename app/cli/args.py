@@ -15,6 +15,7 @@ from app.cli.routine_args import add_routine_arguments
 from app.core.clean_text import is_valid_text, valid_text
 from app.core.limits import MAX_DURATION_LIMIT, MAX_STEPS_LIMIT
 from app.core.safety.navigation import parse_domains
+from app.settings.catalog import FLAGS
 
 N = TypeVar("N", int, float)
 
@@ -88,6 +89,21 @@ def _domain_list(text: str) -> list[str]:
     return domains
 
 
+# How a setting's flag is read, when not as text (a bool setting's flag turns it on).
+_FLAG_TYPES: dict[str, Callable[[str], object]] = {"base_url": _base_url, "max_steps": _bounded(int, MAX_STEPS_LIMIT)}
+
+
+def _add_setting_flags(run: Any) -> None:
+    """The flags of the settings that have one (app/settings/catalog.py); each is None when left out."""
+    for setting in FLAGS:
+        how: dict[str, Any] = (
+            {"action": "store_true", "default": None}
+            if setting.type is bool
+            else {"type": _FLAG_TYPES.get(setting.name)}
+        )
+        run.add_argument(setting.flag, dest=setting.name, help=setting.flag_help(), **how)
+
+
 def add_run_parser(subparsers: Any) -> None:
     run = subparsers.add_parser("run", help="Run one task headlessly and exit.")
     run.add_argument("task", type=_task_text, help="What the agent should do, in plain language.")
@@ -120,16 +136,8 @@ def add_run_parser(subparsers: Any) -> None:
 def add_engine_arguments(run: argparse.ArgumentParser) -> Any:
     """The model, the budgets, Chromium's window and the safety options: the same for ``run`` and ``mcp``. Returns
     the safety group (``run`` adds ``--risky`` to it)."""
-    run.add_argument(
-        "--base-url", type=_base_url, help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL or settings)."
-    )
-    run.add_argument("--model", help="Model name (default: PAGE_AGENT_MODEL or settings).")
+    _add_setting_flags(run)
     run.add_argument("--api-key-env", metavar="VAR", help="Read the API key from this environment variable.")
-    run.add_argument(
-        "--max-steps",
-        type=_bounded(int, MAX_STEPS_LIMIT),
-        help=f"Step budget, 1 to {MAX_STEPS_LIMIT} (default: settings, 40).",
-    )
     run.add_argument(
         "--max-duration",
         type=_bounded(float, MAX_DURATION_LIMIT),
@@ -144,12 +152,6 @@ def add_engine_arguments(run: argparse.ArgumentParser) -> Any:
         help="Run Chromium without a window (default).",
     )
     run.add_argument("--headed", dest="headless", action="store_false", help="Show the Chromium window.")
-    run.add_argument(
-        "--vision",
-        action="store_true",
-        help="Show the model a screenshot of the page with each step (models that accept images; "
-        "default: settings, off).",
-    )
     safety = run.add_argument_group("safety (see the README's Safety section)")
     safety.add_argument(
         "--allowed-domains",

@@ -31,6 +31,7 @@ from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, RunOut
 from app.crash_report import crash_message, install_crash_reports
 from app.logging_setup import SECRETS_FILTER
 from app.safety_from_settings import check_navigation, check_upload_dirs, load_secrets
+from app.settings.catalog import FLAGS, resolve_overrides
 from app.settings.model import Settings, SettingsUnreadable, read_settings
 from app.settings.paths import app_paths
 from app.settings.secrets import env_api_key, get_api_key
@@ -44,19 +45,9 @@ STOPPED_AT_ONCE = "Stopped at once; the task did not finish."
 
 
 def resolve_settings(args: argparse.Namespace, saved: Settings) -> tuple[Settings, str | None]:
-    """Flags beat environment variables, which beat the saved settings."""
-    updates: dict[str, Any] = {}
-    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
-    if base_url:
-        updates["base_url"] = base_url
-    model = args.model or os.environ.get("PAGE_AGENT_MODEL")
-    if model:
-        updates["model"] = model
-    if args.max_steps is not None:
-        updates["max_steps"] = args.max_steps
-    if args.vision:
-        updates["vision"] = True
-    settings = saved.model_copy(update=updates)
+    """Flags beat environment variables, which beat the saved settings (app/settings/catalog.py names them)."""
+    flags = {setting.name: getattr(args, setting.name, None) for setting in FLAGS}
+    settings = saved.model_copy(update=resolve_overrides(flags, os.environ))
     api_key = env_api_key(args.api_key_env) if args.api_key_env else get_api_key(settings.provider)
     return settings, api_key
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from app.assets import read_resource
+from app.core.languages import LANGUAGES
 from app.core.llm import Message
 from app.core.page import BrowserState
 from app.core.prompt_budget import PromptBudget, clip, clip_page, fold_lines, recent_tasks, split_history
@@ -25,15 +26,14 @@ from app.core.types import (
     UserTakeoverEvent,
 )
 
-LANGUAGE_NOTES = {
-    "en": "",
-    "zh": "\n\n# Language\nWrite evaluation_previous_goal, memory, next_goal and done's text in "
-    "Simplified Chinese (简体中文).",
-}
+
+def _model_note(code: str) -> str:
+    known = LANGUAGES.get(code)
+    return known.model_note if known is not None else ""
 
 
 def system_prompt(language: str = "en", extra_instructions: str = "") -> str:
-    prompt = read_resource("prompts/system_prompt.md").strip() + LANGUAGE_NOTES.get(language, "")
+    prompt = read_resource("prompts/system_prompt.md").strip() + _model_note(language)
     if extra_instructions.strip():
         prompt += "\n\n# Instructions from the user's settings\n" + extra_instructions.strip()
     return prompt

@@ -7,6 +7,7 @@ from datetime import datetime
 from html import escape
 
 from app.core.clean_text import valid_json, valid_text
+from app.core.languages import LANGUAGES
 from app.core.safety.secrets import mask_everywhere, masked_model
 from app.core.types import (
     ErrorEvent,
@@ -80,7 +81,7 @@ def export_html(record: RunRecord) -> str:
     demo = f'<span class="badge demo">{_e(tr("Replayed demo"))}</span>' if record.demo else ""
     tasks = "\n".join(_task_html(task, number) for number, task in enumerate(record.tasks, start=1))
     return f"""<!DOCTYPE html>
-<html lang="{"zh-CN" if language() == "zh" else "en"}">
+<html lang="{LANGUAGES[language()].html_lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -73,6 +73,10 @@ ThemeChoice = Literal["system", "light", "dark"]
 
 
 class Settings(BaseModel):
+    """What the user chose, saved as settings.json. Each single-valued setting has its label, its help, and the flag
+    and environment variable that override it declared in app/settings/catalog.py (app/README.md, "Adding a
+    setting"); the Safety page's lists have a page of their own."""
+
     provider: str = "openai"
     base_url: str = "https://api.openai.com/v1"
     model: str = "gpt-4.1-mini"
@@ -80,7 +84,7 @@ class Settings(BaseModel):
     request_timeout: float = Field(default=90.0, gt=0)
     tool_choice: ToolChoiceMode = ToolChoiceMode.NAMED
     max_steps: int = Field(default=40, ge=1, le=500)
-    language: str = "en"  # "en" or "zh": the UI's and the agent's, from the next start on
+    language: str = "en"  # a code of app/core/languages.py: the UI's and the agent's, from the next start on
     # The language this run of the app started in: a language chosen in Settings applies only at the next start
     # (the panel says so), so the agent keeps this one until then. Never saved.
     running_language: str | None = Field(default=None, exclude=True)

@@ -10,8 +10,10 @@ import json
 from functools import cache
 
 from app.assets import resources_root
+from app.core.languages import LANGUAGES as KNOWN_LANGUAGES
 
-LANGUAGES = {"en": "English", "zh": "简体中文"}
+# Each language by its code, in its own words (app/core/languages.py declares them).
+LANGUAGES = {code: known.name for code, known in KNOWN_LANGUAGES.items()}
 _current = "en"
 
 

@@ -16,7 +16,7 @@ from app import HOMEPAGE, LICENSE, __version__
 from app.settings.paths import app_paths
 from app.text.i18n import tr
 from app.ui.app_icon import app_icon
-from app.ui.dialog_widgets import apply_dialog_style
+from app.ui.dialog_style import apply_dialog_style
 
 
 def details() -> str:

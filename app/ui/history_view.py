@@ -34,7 +34,8 @@ from app.history.store import RunStore, RunStoreError
 from app.text.i18n import tr
 from app.text.wording import describe_outcome, format_tokens
 from app.ui import style
-from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, small_label
+from app.ui.dialog_style import apply_dialog_style
+from app.ui.dialog_widgets import MessageArea, Tone, small_label
 from app.ui.run_export import ExportFormat, choose_export_file, write_export
 
 _ID = Qt.ItemDataRole.UserRole

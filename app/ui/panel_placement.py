@@ -8,7 +8,7 @@ from PySide6.QtCore import QByteArray, QRect
 from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QWidget
 
-from app.ui.dialog_widgets import frame_margins
+from app.ui.screen_geometry import frame_margins
 from app.ui.window_placement import Rect, side_by_side, tile
 
 

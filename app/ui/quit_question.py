@@ -8,7 +8,7 @@ from collections.abc import Callable
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.text.i18n import tr
-from app.ui.dialog_widgets import apply_dialog_style
+from app.ui.dialog_style import apply_dialog_style
 
 
 def ask_to_quit(parent: QWidget, *, waiting_for_person: bool, quit_now: Callable[[], None]) -> QMessageBox:

@@ -14,7 +14,6 @@ from typing import Any
 
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
     QFileDialog,
     QHBoxLayout,
     QListWidget,
@@ -30,7 +29,7 @@ from app.core.safety.navigation import parse_domains
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.text.i18n import tr
-from app.ui.dialog_widgets import section, small_label
+from app.ui.dialog_widgets import section, setting_check, small_label
 
 Spawn = Callable[[Coroutine[Any, Any, None]], "asyncio.Task[None]"]
 
@@ -117,7 +116,7 @@ class SafetyPage(QWidget):
         root.addWidget(files_block)
 
         confirm_block, _form, column = section(self, tr("Confirmations"))
-        self.ask_check = QCheckBox(tr("Ask me before irreversible actions"), self)
+        self.ask_check = setting_check(self, "ask_before_irreversible")
         column.setSpacing(4)
         column.addWidget(self.ask_check)
         column.addWidget(

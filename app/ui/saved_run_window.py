@@ -12,7 +12,8 @@ from app.background import Background
 from app.history.records import RunRecord
 from app.text.i18n import tr
 from app.text.wording import describe_outcome
-from app.ui.dialog_widgets import MessageArea, Tone, apply_dialog_style, small_label
+from app.ui.dialog_style import apply_dialog_style
+from app.ui.dialog_widgets import MessageArea, Tone, small_label
 from app.ui.history_view import spend_text
 from app.ui.run_export import ExportFormat, choose_export_file, write_export
 from app.ui.timeline.model import TimelineModel

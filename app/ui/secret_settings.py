@@ -30,7 +30,8 @@ from app.settings import secrets
 from app.settings.model import SecretEntry, Settings
 from app.text.i18n import tr
 from app.ui import style
-from app.ui.dialog_widgets import apply_dialog_style, section, small_label
+from app.ui.dialog_style import apply_dialog_style
+from app.ui.dialog_widgets import section, small_label
 from app.ui.safety_settings import list_with_buttons, site_problem
 
 _NAME = re.compile(r"^[a-z0-9_-]+$")

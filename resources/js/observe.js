@@ -1,3 +1,4 @@
+// @ts-check
 // Lists the interactive elements of ONE frame's document (open shadow roots included) for the agent.
 // Called by app/browser/observer.py as `frame.evaluate(source, options)`; iframes become placeholders that Python
 // fills by running this script in the child frame (Playwright can only act on a handle from the owning frame).
@@ -19,6 +20,13 @@
 // candidate pays for it only when some unrelated on-screen element's box holds its centre: only such an element can
 // be what the hit test finds on top of it. Text visibility costs one style read per text-bearing element and one
 // range measurement per text node, only inside the region.
+//
+// Type-checked by TypeScript (`// @ts-check`, jsconfig.json at the top of the checkout; packaging/setup.sh --test).
+/**
+ * @typedef {{top: number, bottom: number, left: number, right: number}} Region
+ * @typedef {{nonce: string, margin: number, region?: Region, alpha?: number, skip?: string | null, dry?: boolean}} Options
+ * @param {Options} options
+ */
 (options) => {
   const STATE_KEY = '__pageAgent';
   const LABEL_MAX = 80;
@@ -321,6 +329,7 @@
     return colours;
   }
 
+  /** @param {number[]} rgb  red, green, blue (and alpha) from 0 to 255 */
   function luminance([r, g, b]) {
     const lin = (c) => {
       const v = c / 255;

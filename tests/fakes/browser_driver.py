@@ -44,7 +44,10 @@ def main() -> int:
             return 1
         if mode == "hang" and percent == 20:
             child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-            (browsers.parent / "driver-pids").write_text(f"{os.getpid()} {child.pid}")
+            # Written aside, then renamed: the file appears whole, so a test that waits for it never reads it empty.
+            partial = browsers.parent / "driver-pids.partial"
+            partial.write_text(f"{os.getpid()} {child.pid}")
+            partial.replace(browsers.parent / "driver-pids")
             time.sleep(300)
             return 1
     real = os.environ.get("FAKE_DRIVER_BROWSER", "/usr/bin/chromium")

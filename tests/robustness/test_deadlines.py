@@ -371,9 +371,9 @@ async def test_the_settings_dialog_edits_the_model_answer_timeout(qapp: Any, mem
 
     dialog = SettingsDialog(Settings(request_timeout=42))
     try:
-        assert dialog.timeout_spin.value() == 42
-        assert dialog.timeout_spin.accessibleName() == "Model answer timeout (s)"
-        dialog.timeout_spin.setValue(120)
-        assert dialog._form_settings().request_timeout == 120
+        assert dialog.model_page.timeout_spin.value() == 42
+        assert dialog.model_page.timeout_spin.accessibleName() == "Model answer timeout (s)"
+        dialog.model_page.timeout_spin.setValue(120)
+        assert dialog.model_page.values()["request_timeout"] == 120
     finally:
         dialog.deleteLater()

@@ -21,7 +21,8 @@ from app.core.types import (
     StepEvent,
 )
 from app.text.i18n import set_language
-from app.ui.timeline.delegate import TimelineDelegate, _Badge, _Doc, _Text
+from app.ui.timeline.card import BadgeOp, DocOp, TextOp
+from app.ui.timeline.delegate import TimelineDelegate
 from app.ui.timeline.model import Kind, TimelineModel
 from app.ui.timeline.view import TimelineView
 from tests.ui.conftest import ARTIFACTS
@@ -64,18 +65,18 @@ def card_texts(view: TimelineView, row: int) -> list[str]:
     delegate = view.itemDelegate()
     assert isinstance(delegate, TimelineDelegate)
     layout = delegate._layout(view.timeline.index(row), view.viewport().width() - 24.0)
-    return [op.text for op in layout.ops if isinstance(op, _Text | _Badge)] + [
-        op.doc.toPlainText() for op in layout.ops if isinstance(op, _Doc)
+    return [op.text for op in layout.ops if isinstance(op, TextOp | BadgeOp)] + [
+        op.doc.toPlainText() for op in layout.ops if isinstance(op, DocOp)
     ]
 
 
-def card_docs(view: TimelineView, row: int) -> list[_Doc]:
+def card_docs(view: TimelineView, row: int) -> list[DocOp]:
     delegate = view.itemDelegate()
     assert isinstance(delegate, TimelineDelegate)
     return [
         op
         for op in delegate._layout(view.timeline.index(row), view.viewport().width() - 24.0).ops
-        if isinstance(op, _Doc)
+        if isinstance(op, DocOp)
     ]
 
 

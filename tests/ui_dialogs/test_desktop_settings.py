@@ -75,8 +75,8 @@ def notices(window: MainWindow) -> list[str]:
 
 
 def type_key(dialog: SettingsDialog, key: str) -> None:
-    dialog.key_edit.setText(key)
-    dialog.key_edit.textEdited.emit(key)
+    dialog.model_page.key_edit.setText(key)
+    dialog.model_page.key_edit.textEdited.emit(key)
 
 
 async def test_without_a_keyring_the_typed_key_is_used_for_this_session(
@@ -85,8 +85,8 @@ async def test_without_a_keyring_the_typed_key_is_used_for_this_session(
     keyring.set_keyring(NoKeyring())
     desktop, window = await start()
     dialog = await settings_dialog()
-    dialog.base_url_edit.setText(llm_server.base_url)
-    dialog.model_edit.setText("fake-model")
+    dialog.model_page.base_url_edit.setText(llm_server.base_url)
+    dialog.model_page.model_edit.setText("fake-model")
     type_key(dialog, KEY)
     await dialog.save()
     await until(lambda: desktop.runtime is not None and not desktop.runtime.demo)
@@ -101,7 +101,7 @@ async def test_without_a_keyring_the_typed_key_is_used_for_this_session(
 
     window.settingsRequested.emit()  # the key is still there, not lost to an empty field on the next Save
     again = await settings_dialog()
-    await until(lambda: again.key_edit.text() == KEY)
+    await until(lambda: again.model_page.key_edit.text() == KEY)
     again.reject()
 
 
@@ -121,7 +121,7 @@ async def test_after_a_restart_without_a_key_the_demo_is_back(
     desktop, window = await start()  # the key went with the last session
     assert desktop.runtime is not None and desktop.runtime.demo and window.demo_banner.isVisible()
     welcome = await settings_dialog()
-    assert welcome.demo_button is not None and welcome.key_edit.text() == ""
+    assert welcome.demo_button is not None and welcome.model_page.key_edit.text() == ""
 
 
 async def test_a_key_a_local_endpoint_needed_but_no_keyring_kept_is_asked_for_again(
@@ -131,9 +131,11 @@ async def test_a_key_a_local_endpoint_needed_but_no_keyring_kept_is_asked_for_ag
     desktop, window = await start()
     dialog = await settings_dialog()
     # Nothing promises a keyring that is not there.
-    await until(lambda: dialog.key_hint.text().startswith("No system keyring"), message="the key hint")
-    dialog.base_url_edit.setText(llm_server.base_url)  # on this machine: "needs no key", as far as the app can tell
-    dialog.model_edit.setText("fake-model")
+    await until(lambda: dialog.model_page.key_hint.text().startswith("No system keyring"), message="the key hint")
+    dialog.model_page.base_url_edit.setText(
+        llm_server.base_url
+    )  # on this machine: "needs no key", as far as the app can tell
+    dialog.model_page.model_edit.setText("fake-model")
     type_key(dialog, KEY)
     await dialog.save()
     await until(lambda: desktop.runtime is not None and not desktop.runtime.demo)
@@ -156,7 +158,7 @@ async def test_a_new_language_applies_at_the_next_start_and_not_before(
     run_label = window.composer.run.text()
     window.settingsRequested.emit()
     dialog = await settings_dialog()
-    dialog.language_combo.setCurrentIndex(dialog.language_combo.findData("zh"))
+    dialog.agent_page.language_combo.setCurrentIndex(dialog.agent_page.language_combo.findData("zh"))
     await dialog.save()
     await until(lambda: LANGUAGE_LATER in notices(window))
     assert load_settings(paths.settings_file).language == "zh"
@@ -176,7 +178,7 @@ async def test_a_new_language_applies_at_the_next_start_and_not_before(
     assert window.composer.run.text() != run_label and not window.composer.run.text().isascii()
     assert desktop.runtime is not None and desktop.runtime.settings.agent_config().language == "zh"
     window.settingsRequested.emit()
-    assert (await settings_dialog()).test_button.text() == "测试连接"
+    assert (await settings_dialog()).model_page.test_button.text() == "测试连接"
 
 
 async def test_the_first_start_asks_before_any_demo_banner_and_remembers_the_demo(

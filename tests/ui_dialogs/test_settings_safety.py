@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QWidget
 from app.settings import secrets
 from app.settings.model import SecretEntry, Settings, load_settings, save_settings
 from app.settings.paths import AppPaths
-from app.ui.dialog_widgets import move_frame, outer_geometry
+from app.ui.screen_geometry import move_frame, outer_geometry
 from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer, error_reply
 from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
@@ -93,7 +93,7 @@ async def test_sites_are_saved_and_shown_again(open_dialog, tmp_path: Path) -> N
 
 async def test_a_bad_site_keeps_the_dialog_open_with_its_reason_and_the_text(open_dialog) -> None:  # type: ignore[no-untyped-def]
     dialog = open_dialog()
-    dialog.model_edit.setText("my-model")  # another tab's field, which must not be lost
+    dialog.model_page.model_edit.setText("my-model")  # another tab's field, which must not be lost
     typed = "crm.example.com\nhttps://crm.example.com/login"
     dialog.safety_page.sites_edit.setPlainText(typed)
     assert dialog.tabs.currentIndex() == 0
@@ -103,7 +103,7 @@ async def test_a_bad_site_keeps_the_dialog_open_with_its_reason_and_the_text(ope
     assert error.isVisible()
     assert error.text().startswith('"https://crm.example.com/login" is not a site name.')
     assert dialog.tabs.currentWidget().isAncestorOf(dialog.safety_page.sites_edit)  # the user is shown where
-    assert dialog.safety_page.sites_edit.toPlainText() == typed and dialog.model_edit.text() == "my-model"
+    assert dialog.safety_page.sites_edit.toPlainText() == typed and dialog.model_page.model_edit.text() == "my-model"
     screenshot(dialog, "settings_safety_bad_site")
     dialog.safety_page.sites_edit.setPlainText("crm.example.com")
     assert not error.isVisible()  # the reason goes once the text changes
@@ -123,12 +123,12 @@ async def test_a_start_page_the_agent_may_not_open_is_refused_here(  # type: ign
     open_dialog, start: str, sites: str, reason: str
 ) -> None:
     dialog = open_dialog()
-    dialog.start_url_edit.setText(start)
+    dialog.agent_page.start_url_edit.setText(start)
     dialog.safety_page.sites_edit.setPlainText(sites)
     await dialog.save()
     assert dialog.isVisible() and dialog.result() != QDialog.DialogCode.Accepted
     assert reason in dialog.error_area.text()
-    dialog.start_url_edit.setText("https://crm.example.com/start")
+    dialog.agent_page.start_url_edit.setText("https://crm.example.com/start")
     assert (await save(dialog)).start_url == "https://crm.example.com/start"
 
 
@@ -211,7 +211,7 @@ async def test_without_a_keyring_everything_else_is_saved_and_the_secret_kept_un
     dialog = open_dialog()
     await asyncio.sleep(0.05)  # laid out
     dialog.fit_to_screen(QRect(0, 0, 1366, 768))
-    dialog.max_steps_spin.setValue(12)
+    dialog.agent_page.max_steps_spin.setValue(12)
     dialog.safety_page.sites_edit.setPlainText("crm.example.com")
     await add_secret(dialog, "crm_password", VALUE)
     keyring.set_keyring(LockedKeyring())
@@ -335,12 +335,12 @@ async def test_messages_that_appear_later_do_not_grow_the_dialog_off_the_screen(
     dialog.fit_to_screen(available)
     move_frame(dialog, dialog.x(), available.bottom() + 1 - frame(dialog).height())  # as low as it can sit
     llm_server.add(error_reply(405, "Method Not Allowed"))
-    dialog.base_url_edit.setText(llm_server.base_url)
-    await dialog.test_connection()
-    dialog.base_url_edit.setText("not a url")
+    dialog.model_page.base_url_edit.setText(llm_server.base_url)
+    await dialog.model_page.test_connection()
+    dialog.model_page.base_url_edit.setText("not a url")
     await dialog.save()  # "Not saved": a second message, below the tabs
     await asyncio.sleep(0.1)  # grown, if it may
-    assert dialog.message.isVisible() and dialog.error_area.isVisible()
+    assert dialog.model_page.message.isVisible() and dialog.error_area.isVisible()
     assert available.contains(frame(dialog)), (frame(dialog), available)
     screenshot(dialog, "settings_two_messages_1280x720")
 
@@ -379,9 +379,9 @@ async def test_the_height_stays_between_tabs_and_comes_back_after_a_message(open
         dialog.tabs.setCurrentIndex(index)
         await asyncio.sleep(0.05)
         assert dialog.height() == height, f"tab {index}"
-    dialog.base_url_edit.setText("not a url")
+    dialog.model_page.base_url_edit.setText("not a url")
     await dialog.save()  # "Not saved", below the tabs
     await until(lambda: dialog.height() > height, message="room for the message")
-    dialog.base_url_edit.setText("https://api.openai.com/v1")
+    dialog.model_page.base_url_edit.setText("https://api.openai.com/v1")
     dialog.error_area.hide()  # the next Save starts by clearing it
     await until(lambda: dialog.height() == height, message="the dialog back to its height")

@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from app.assets import resources_root
+from app.settings.catalog import SETTINGS
 from app.settings.model import Settings, preset
 from app.text import i18n
 from app.ui.settings_dialog import SettingsDialog
@@ -48,6 +49,10 @@ def test_every_string_has_a_translation(module: str) -> None:
     assert not missing
 
 
+def test_every_setting_label_and_help_is_translated() -> None:
+    assert {text for info in SETTINGS.values() for text in (info.label, info.help)} <= zh_table().keys()
+
+
 def test_preset_labels_with_words_are_translated() -> None:
     assert {preset(key).label for key in ("qwen", "ollama", "lmstudio", "custom")} <= zh_table().keys()
 
@@ -58,7 +63,7 @@ async def test_chinese_settings_dialog(qapp: QApplication, memory_keyring: Memor
         dlg = SettingsDialog(Settings(language="zh"), first_run=True)
         dlg.show()
         await asyncio.sleep(0.05)  # laid out at its real width
-        assert dlg.test_button.text() == "测试连接"
+        assert dlg.model_page.test_button.text() == "测试连接"
         screenshot(dlg, "settings_first_run_zh")
         dlg.close()
     finally:

@@ -27,7 +27,7 @@ from app.routine.plan import RoutinePlan
 from app.routine.rows import RowsError, read_rows
 from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished
 from app.text.i18n import tr
-from app.ui.dialog_widgets import dialog_stylesheet
+from app.ui.dialog_style import dialog_stylesheet
 from app.ui.routine.library import RoutineFolders, SavedRoutine, earlier_outcomes
 from app.ui.routine.look import routine_stylesheet
 from app.ui.routine.run_view import RunView

@@ -1,28 +1,15 @@
-"""Paints timeline items as cards and measures them; layouts are cached per item, width and expansion.
-
-Each card is laid out once into a list of paint operations (text lines, icons, badges, a Markdown document), so
-painting while scrolling a 200-step run is only drawing, never text shaping.
-"""
+"""Paints timeline items as cards and measures them: what each kind of item's card says, in which colours and fonts;
+layouts (app/ui/timeline/card.py) are cached per item, width and expansion."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import (
-    QAbstractTextDocumentLayout,
-    QColor,
     QFont,
     QFontDatabase,
     QFontMetricsF,
     QPainter,
     QPen,
-    QTextCharFormat,
-    QTextCursor,
-    QTextDocument,
-    QTextFormat,
-    QTextLayout,
-    QTextOption,
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
@@ -34,164 +21,35 @@ from app.text.wording import (
     action_failed,
     describe_action,
     describe_outcome,
-    displayable,
     evaluation_reading,
     failure_words,
     format_duration,
     takeover_title,
 )
-from app.ui.icons import paint_icon
 from app.ui.style import Theme, theme
+from app.ui.timeline.card import (
+    GAP,
+    ICON,
+    MARGIN_X,
+    MARGIN_Y,
+    PAD,
+    RADIUS,
+    BadgeOp,
+    CardBuilder,
+    CardLayout,
+    DocOp,
+    IconOp,
+    TextOp,
+    markdown_document,
+    paint_op,
+)
 from app.ui.timeline.model import Kind, TimelineItem, TimelineModel
-
-MARGIN_X = 12.0
-MARGIN_Y = 5.0
-PAD = 12.0
-RADIUS = 10.0
-ICON = 16.0
-GAP = 6.0
-# Collapsed cards show this many lines per section; a click shows everything (and a step's Details).
-COLLAPSED_LINES = 3
-
-
-@dataclass
-class _Text:
-    pos: QPointF
-    text: str
-    font: QFont
-    color: QColor
-
-
-@dataclass
-class _Icon:
-    rect: QRectF
-    name: str
-    color: QColor
-
-
-@dataclass
-class _Badge:
-    rect: QRectF
-    text: str
-    font: QFont
-    fg: QColor
-    bg: QColor
-
-
-@dataclass
-class _Doc:
-    pos: QPointF
-    doc: QTextDocument
-    height: float
-
-
-@dataclass
-class _Layout:
-    height: float
-    card: bool  # False: a quiet inline row without a card
-    border: QColor
-    fill: QColor
-    stripe: QColor | None = None
-    ops: list[_Text | _Icon | _Badge | _Doc] = field(default_factory=list)
-    elided: bool = False
-
-
-def _wrap(text: str, font: QFont, width: float, max_lines: int | None) -> tuple[list[str], bool]:
-    """Word-wrapped lines of ``text`` in ``width``; with ``max_lines`` the last kept line ends in an ellipsis."""
-    text = text.replace("\r\n", "\n").replace("\n", "\u2028")
-    layout = QTextLayout(text, font)
-    option = QTextOption()
-    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-    layout.setTextOption(option)
-    spans: list[tuple[int, int]] = []
-    layout.beginLayout()
-    while True:
-        line = layout.createLine()
-        if not line.isValid():
-            break
-        line.setLineWidth(width)
-        spans.append((line.textStart(), line.textLength()))
-    layout.endLayout()
-    lines = [text[start : start + length].rstrip("\u2028") for start, length in spans]
-    if max_lines is None or len(lines) <= max_lines:
-        return lines, False
-    rest = text[spans[max_lines - 1][0] :].replace("\u2028", " ")
-    last = QFontMetricsF(font).elidedText(rest, Qt.TextElideMode.ElideRight, width)
-    return [*lines[: max_lines - 1], last], True
-
-
-class _Builder:
-    """Lays out one card top to bottom; x/y are relative to the card's top-left corner."""
-
-    def __init__(self, delegate: TimelineDelegate, width: float, expanded: bool) -> None:
-        self.d = delegate
-        self.t = delegate.theme
-        self.width = width
-        self.expanded = expanded
-        self.y = PAD
-        self.ops: list[_Text | _Icon | _Badge | _Doc] = []
-        self.elided = False
-
-    @property
-    def inner(self) -> float:
-        return self.width - 2 * PAD
-
-    def text(
-        self,
-        text: str,
-        font: QFont,
-        color: QColor,
-        *,
-        x: float = PAD,
-        width: float | None = None,
-        max_lines: int | None = COLLAPSED_LINES,
-        spacing: float = GAP,
-    ) -> None:
-        width = width if width is not None else self.width - PAD - x
-        limit = None if self.expanded else max_lines
-        lines, elided = _wrap(displayable(text, self.d.emoji_font), font, max(20.0, width), limit)
-        self.elided |= elided
-        metrics = QFontMetricsF(font)
-        for line in lines:
-            self.ops.append(_Text(QPointF(x, self.y + metrics.ascent()), line, font, color))
-            self.y += metrics.lineSpacing()
-        self.y += spacing
-
-    def icon_text(
-        self,
-        icon: str,
-        icon_color: QColor,
-        text: str,
-        font: QFont,
-        color: QColor,
-        max_lines: int | None = COLLAPSED_LINES,
-    ) -> None:
-        metrics = QFontMetricsF(font)
-        size = min(ICON, metrics.height())
-        self.ops.append(_Icon(QRectF(PAD, self.y + (metrics.height() - size) / 2, size, size), icon, icon_color))
-        self.text(text, font, color, x=PAD + size + 7, max_lines=max_lines)
-
-    def labelled(self, label: str, text: str, color: QColor | None = None, font: QFont | None = None) -> None:
-        """A small caps label ("MEMORY") above its text."""
-        self.text(label.upper(), self.d.label_font, self.t.muted, spacing=2)
-        self.text(text, font or self.d.body_font, color or self.t.text)
-
-    def finish(self, border: QColor, fill: QColor, stripe: QColor | None = None, card: bool = True) -> _Layout:
-        return _Layout(
-            height=self.y - GAP + PAD,
-            card=card,
-            border=border,
-            fill=fill,
-            stripe=stripe,
-            ops=self.ops,
-            elided=self.elided,
-        )
 
 
 class TimelineDelegate(QStyledItemDelegate):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._cache: dict[int, tuple[tuple[float, bool], _Layout]] = {}
+        self._cache: dict[int, tuple[tuple[float, bool], CardLayout]] = {}
         self.refresh_theme()
 
     # --- fonts and colours -------------------------------------------------------------------------------------
@@ -258,7 +116,7 @@ class TimelineDelegate(QStyledItemDelegate):
                 painter.drawRoundedRect(QRectF(card.left() + 1, card.top() + 8, 3, card.height() - 16), 1.5, 1.5)
         painter.translate(origin)
         for op in layout.ops:
-            self._paint_op(painter, op)
+            paint_op(painter, op, t.text)
         painter.restore()
 
     # --- layout ------------------------------------------------------------------------------------------------
@@ -275,7 +133,7 @@ class TimelineDelegate(QStyledItemDelegate):
 
     def _layout(
         self, index: QModelIndex | QPersistentModelIndex, width: float, expanded: bool | None = None
-    ) -> _Layout:
+    ) -> CardLayout:
         item = self._item(index)
         expanded = item.expanded if expanded is None else expanded
         key = (width, expanded)
@@ -291,17 +149,17 @@ class TimelineDelegate(QStyledItemDelegate):
         self._cache[cache_key] = (key, layout)
         return layout
 
-    def _add_toggle(self, layout: _Layout, width: float, text: str) -> None:
+    def _add_toggle(self, layout: CardLayout, width: float, text: str) -> None:
         """The "Show more" / "Show less" link under an elided or expanded card."""
         metrics = QFontMetricsF(self.small_font)
         x = width - PAD - metrics.horizontalAdvance(text)
         layout.ops.append(
-            _Text(QPointF(x, layout.height - PAD + metrics.ascent()), text, self.small_font, self.theme.accent)
+            TextOp(QPointF(x, layout.height - PAD + metrics.ascent()), text, self.small_font, self.theme.accent)
         )
         layout.height += metrics.lineSpacing()
 
-    def _build(self, item: TimelineItem, width: float, expanded: bool) -> _Layout:
-        b = _Builder(self, width, expanded)
+    def _build(self, item: TimelineItem, width: float, expanded: bool) -> CardLayout:
+        b = CardBuilder(self, width, expanded)
         t = self.theme
         match item.kind:
             case Kind.TASK:
@@ -345,7 +203,7 @@ class TimelineDelegate(QStyledItemDelegate):
         b.text(item.text, self.small_font, t.muted, max_lines=4)
         return b.finish(t.border, t.sunken, card=False)
 
-    def _build_step(self, b: _Builder, step: StepEvent) -> _Layout:
+    def _build_step(self, b: CardBuilder, step: StepEvent) -> CardLayout:
         t = self.theme
         # Header: a round step number, the action in words, and the duration at the right.
         number = str(step.step_index)
@@ -354,7 +212,7 @@ class TimelineDelegate(QStyledItemDelegate):
         title_metrics = QFontMetricsF(self.title_font)
         badge_h = 20.0
         b.ops.append(
-            _Badge(
+            BadgeOp(
                 QRectF(PAD, b.y + (title_metrics.height() - badge_h) / 2, badge_w, badge_h),
                 number,
                 self.small_font,
@@ -365,7 +223,9 @@ class TimelineDelegate(QStyledItemDelegate):
         duration = format_duration(step.duration)
         duration_w = metrics.horizontalAdvance(duration)
         b.ops.append(
-            _Text(QPointF(b.width - PAD - duration_w, b.y + title_metrics.ascent()), duration, self.small_font, t.muted)
+            TextOp(
+                QPointF(b.width - PAD - duration_w, b.y + title_metrics.ascent()), duration, self.small_font, t.muted
+            )
         )
         x = PAD + badge_w + 8
         b.text(
@@ -397,7 +257,7 @@ class TimelineDelegate(QStyledItemDelegate):
             b.labelled(tr("Details"), action_details(step), t.muted, self.mono_font)
         return b.finish(t.border, t.surface)
 
-    def _build_takeover(self, b: _Builder, event: UserTakeoverEvent) -> _Layout:
+    def _build_takeover(self, b: CardBuilder, event: UserTakeoverEvent) -> CardLayout:
         t = self.theme
         b.icon_text("hand", t.paused, takeover_title(event), self.title_font, t.text)
         if event.after_url and event.after_url != event.before_url:
@@ -408,7 +268,7 @@ class TimelineDelegate(QStyledItemDelegate):
             b.labelled(tr("Your note"), event.note)
         return b.finish(t.soft(t.paused, 0.45), t.soft(t.paused, 0.07), stripe=t.paused)
 
-    def _build_result(self, b: _Builder, item: TimelineItem) -> _Layout:
+    def _build_result(self, b: CardBuilder, item: TimelineItem) -> CardLayout:
         t = self.theme
         outcome = item.outcome or RunOutcome.ERROR
         color, icon = {
@@ -422,86 +282,13 @@ class TimelineDelegate(QStyledItemDelegate):
         metrics = QFontMetricsF(self.title_font)
         badge_w = metrics.horizontalAdvance(label) + 44
         badge_h = metrics.height() + 8
-        b.ops.append(_Badge(QRectF(PAD, b.y, badge_w, badge_h), label, self.title_font, color, t.soft(color, 0.18)))
-        b.ops.append(_Icon(QRectF(PAD + 8, b.y + (badge_h - ICON) / 2, ICON, ICON), icon, color))
+        b.ops.append(BadgeOp(QRectF(PAD, b.y, badge_w, badge_h), label, self.title_font, color, t.soft(color, 0.18)))
+        b.ops.append(IconOp(QRectF(PAD + 8, b.y + (badge_h - ICON) / 2, ICON, ICON), icon, color))
         b.y += badge_h + GAP + 4
         if item.text:
             # The outcome is read whole, never cut: a report's last section or an error's advice matters most.
-            doc = self._document(item.message, b.inner)
+            doc = markdown_document(item.message, b.inner, self)
             height = doc.size().height()
-            b.ops.append(_Doc(QPointF(PAD - 4, b.y), doc, height))
+            b.ops.append(DocOp(QPointF(PAD - 4, b.y), doc, height))
             b.y += height + GAP
         return b.finish(t.soft(color, 0.6), t.surface, stripe=color)
-
-    def _document(self, text: str, width: float) -> QTextDocument:
-        doc = QTextDocument()
-        doc.setDefaultFont(self.body_font)
-        doc.setDocumentMargin(4)
-        doc.setIndentWidth(16)
-        option = doc.defaultTextOption()
-        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)  # a long address wraps too
-        doc.setDefaultTextOption(option)
-        # No HTML: an error quoting "<input label=…>" would otherwise lose everything from the tag on.
-        features = QTextDocument.MarkdownFeature(
-            QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
-            | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
-        )
-        doc.setMarkdown(displayable(text, self.emoji_font), features)
-        self._tame_headings(doc)
-        doc.setTextWidth(width + 8)
-        return doc
-
-    def _tame_headings(self, doc: QTextDocument) -> None:
-        """Markdown headings at the size of a card title: reports use them for sections, not for banners."""
-        size = self.body_font.pointSizeF()
-        cursor = QTextCursor(doc)
-        block = doc.begin()
-        while block.isValid():
-            level = block.blockFormat().headingLevel()
-            if level:
-                cursor.setPosition(block.position())
-                cursor.setPosition(block.position() + block.length() - 1, QTextCursor.MoveMode.KeepAnchor)
-                chars = QTextCharFormat()
-                chars.setProperty(QTextFormat.Property.FontSizeAdjustment, 0)
-                chars.setFontPointSize(size * (1.12 if level <= 2 else 1.0))
-                chars.setFontWeight(QFont.Weight.DemiBold)
-                cursor.mergeCharFormat(chars)
-                layout = block.blockFormat()
-                layout.setTopMargin(8 if block != doc.begin() else 0)
-                layout.setBottomMargin(3)
-                cursor.setBlockFormat(layout)
-            block = block.next()
-
-    # --- painting ----------------------------------------------------------------------------------------------
-
-    def _paint_op(self, painter: QPainter, op: _Text | _Icon | _Badge | _Doc) -> None:
-        match op:
-            case _Text():
-                if op.text:
-                    painter.setFont(op.font)
-                    painter.setPen(op.color)
-                    painter.drawText(op.pos, op.text)
-            case _Icon():
-                paint_icon(painter, op.rect, op.name, op.color)
-            case _Badge():
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(op.bg)
-                radius = op.rect.height() / 2
-                painter.drawRoundedRect(op.rect, radius, radius)
-                painter.setFont(op.font)
-                painter.setPen(op.fg)
-                rect = op.rect.adjusted(30, 0, -8, 0) if op.rect.width() > 60 else op.rect
-                align = Qt.AlignmentFlag.AlignVCenter | (
-                    Qt.AlignmentFlag.AlignLeft if op.rect.width() > 60 else Qt.AlignmentFlag.AlignHCenter
-                )
-                painter.drawText(rect, align, op.text)
-            case _Doc():
-                painter.save()
-                painter.translate(op.pos)
-                clip = QRectF(0, 0, op.doc.textWidth(), op.height)
-                painter.setClipRect(clip)
-                context = QAbstractTextDocumentLayout.PaintContext()
-                context.clip = clip
-                context.palette.setColor(context.palette.ColorRole.Text, self.theme.text)
-                op.doc.documentLayout().draw(painter, context)
-                painter.restore()

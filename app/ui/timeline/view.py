@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QAbstractItemView, QGraphicsDropShadowEffect, QLis
 from app.text.i18n import tr
 from app.ui.icons import icon, paint_icon
 from app.ui.style import theme
-from app.ui.timeline.delegate import MARGIN_X, MARGIN_Y, TimelineDelegate
+from app.ui.timeline.card import MARGIN_X, MARGIN_Y
+from app.ui.timeline.delegate import TimelineDelegate
 from app.ui.timeline.model import Kind, TimelineModel
 
 # Within this many pixels of the end counts as "at the bottom" (so a stray wheel tick doesn't stop following).
