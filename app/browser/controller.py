@@ -3,44 +3,44 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any, TypeVar, assert_never
+from typing import TypeVar, assert_never
 
 from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
+from app.browser.action_wrappers import beside_the_stop_bar, may_open_a_tab, settles
 from app.browser.actions import (
     CUSTOM_OPTIONS_JS,
-    FILE_INPUT_JS,
     SCROLL_JS,
     SELECT_OPTIONS_JS,
     SUGGESTIONS_JS,
     failure_text,
     list_choices,
     match_option,
-    normalize_url,
 )
 from app.browser.acts import activates, element_names, is_choice, key_act
 from app.browser.events import PageEvents
-from app.browser.navigation_guard import NavigationGuard, unread_page
-from app.browser.observer import ElementItem, ElementRef, Observation, item_now, observe, preload, rehearse, resolve
-from app.browser.playwright_errors import document_replaced, first_line, tab_crashed
-from app.browser.screenshot import capture
+from app.browser.failures import as_tool_errors, raise_if_closed
+from app.browser.file_upload import put_file
+from app.browser.navigating import Navigator, RefusedLanding
+from app.browser.navigation_guard import NavigationGuard
+from app.browser.observer import ElementItem, ElementRef, item_now, resolve
+from app.browser.page_reading import PageReader
+from app.browser.playwright_errors import first_line
 from app.browser.secret_typing import put_secret
-from app.browser.serialize import describe, render, render_crashed
+from app.browser.serialize import describe
 from app.browser.session import BrowserSession
 from app.browser.settle import Settler
 from app.browser.stop_bar import StopBar
 from app.browser.typing import holds, read_back, type_text
 from app.core.abort import AbortSignal
-from app.core.errors import BrowserClosedError, ToolError
-from app.core.page import BrowserState, ElementInfo, ListedElement, Screenshot, TabInfo
+from app.core.errors import ToolError
+from app.core.page import BrowserState, ElementInfo, Screenshot
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import Act, ActGate
 from app.core.safety.untrusted import quoted
@@ -67,54 +67,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class RefusedLanding(ToolError):
-    """A navigation led to an address the policy refuses; the tab was kept or taken back where it may be."""
-
-
 _RESULT_MAX = 4000
 _VALUE_MAX = 200  # characters of what a field holds told in a typing's result
-_ADOPT_GRACE = 1.0  # s after an action in which a tab the page opens is still that action's outcome
-
-
-Action = TypeVar("Action", bound=Callable[..., Awaitable[str]])
-
-
-def _beside_the_stop_bar(action: Action) -> Action:
-    """An action on an element lets the pointer through the stop bar for its duration (the element may lie under
-    it; the observation does not count it as covered)."""
-
-    @functools.wraps(action)
-    async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
-        async with self.stop_bar.step_aside():
-            return await action(self, *args, **kwargs)
-
-    return acting  # type: ignore[return-value]
-
-
-def _settles(action: Action) -> Action:
-    """The page is read next only once what the action set off has shown (app/browser/settle.py)."""
-
-    @functools.wraps(action)
-    async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
-        signal: AbortSignal = kwargs.get("signal") or next(a for a in args if isinstance(a, AbortSignal))
-        self.settler.watch(self.session.active_page)
-        result = await action(self, *args, **kwargs)
-        await self.settler.settle(self.session.active_page, signal)
-        return result
-
-    return acting  # type: ignore[return-value]
-
-
-def _may_open_a_tab(action: Action) -> Action:
-    """The first tab the page opens during the agent's action (or just after it) is where the agent goes on working;
-    any other tab a page opens leaves the active tab alone."""
-
-    @functools.wraps(action)
-    async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
-        with self.session.adopting_popup(_ADOPT_GRACE):
-            return await action(self, *args, **kwargs)
-
-    return acting  # type: ignore[return-value]
 
 
 class PlaywrightPageController:
@@ -137,156 +91,39 @@ class PlaywrightPageController:
         self._action_ms = action_timeout * 1000
         self._navigation_ms = navigation_timeout * 1000
         self._events = PageEvents(session, lambda: self.guardrails)
-        self._last: Observation | None = None
-        self._last_page: Page | None = None
-        # Whether new documents get the observer from an init script (the first look adds it).
-        self._preloaded = False
         # The running agent's policies (set by the composition root whenever it builds an agent). The navigation
         # guard reads them at every check; its route follows them before each look and each navigation.
         self.guardrails = Guardrails()
         self._guard = NavigationGuard(session, lambda: self.guardrails.navigation)
         # Installed by the composition root (it decides what Stop does); the observer leaves it out either way.
         self.stop_bar = StopBar(session)
+        self.reader = PageReader(self, self._guard, self._navigation_ms)
+        self.navigator = Navigator(self, self._guard, self._events, self._navigation_ms)
 
-    # --- observing ---------------------------------------------------------------------------------------------
+    # --- observing (app/browser/page_reading.py) ----------------------------------------------------------------
 
     async def get_browser_state(self, signal: AbortSignal) -> BrowserState:
-        if not self._preloaded:
-            # Set first: a second look while this one waits must not add the script twice.
-            self._preloaded = True
-            try:
-                await signal.race(preload(self.session.context))
-            except PlaywrightError as exc:
-                # Not fatal: then each document's first look installs the observer itself, a little slower.
-                log.debug("observer not preloaded: %s", first_line(exc))
-        page = self.session.active_page
-        if self.session.is_crashed(page):
-            return await self._crashed_state(page, signal)
-        # The start page of a run that begins at once (the CLI's) is read as the page shows itself, not its spinner.
-        await self.settler.settled(page, signal)
-        await signal.race(self._guard.sync())
-        try:
-            observation = await self._observe_allowed(page, signal)
-        except ToolError as exc:
-            # A tab that crashes while it is being read is the crash, told once as the tab's state, not also a
-            # page that "could not be read" (which would cost the agent a failure of its own).
-            if not (self.session.is_crashed(page) or tab_crashed(exc.__cause__)):
-                raise
-            self.session.mark_crashed(page)
-            return await self._crashed_state(page, signal)
-        if observation is None:
-            self._last, self._last_page = None, page
-            reason = self._guard.refusal(page) or "a frame inside it is on an address that is not allowed."
-            tabs = await signal.race(self._tabs(page, ""))
-            return BrowserState(
-                url=page.url, title="", tabs=tabs, content=unread_page(self.session.tab_id(page), page.url, reason)
-            )
-        self._last, self._last_page = observation, page
-        elements = self._listed(observation)
-        tabs = await signal.race(self._tabs(page, observation.title))
-        return BrowserState(
-            url=observation.url, title=observation.title, tabs=tabs, content=render(observation), elements=elements
-        )
-
-    def _listed(self, observation: Observation) -> list[ListedElement]:
-        """What ``render`` lists, as data, each element as ``element_info`` tells it: called once ``_last`` is
-        ``observation``."""
-        return [
-            ListedElement(**info.model_dump(), index=index, text=ref.item.text, attrs=dict(ref.item.attrs))
-            for index, ref in observation.refs.items()
-            if (info := self.element_info(index)) is not None
-        ]
+        return await self.reader.read(signal)
 
     async def screenshot(self, signal: AbortSignal) -> Screenshot:
-        page = self.session.active_page
-        refs = self._last.refs if self._last is not None and self._last_page is page else {}
-        vault = self.guardrails.secrets
-        return await capture(page, refs, lambda text: vault.mask(text) != text, signal)
-
-    async def _crashed_state(self, page: Page, signal: AbortSignal) -> BrowserState:
-        self._last, self._last_page = None, page
-        tabs = await signal.race(self._tabs(page, ""))
-        return BrowserState(
-            url=page.url, title="", tabs=tabs, content=render_crashed(self.session.tab_id(page), page.url)
-        )
-
-    async def _observe_allowed(self, page: Page, signal: AbortSignal) -> Observation | None:
-        """Observe the tab unless it, or a frame in it, stays on a refused address (None). Such frames are taken away
-        before the look, and the page is looked at again if one got there during the look."""
-        for _attempt in range(2):
-            await signal.race(self._guard.take_away(page))
-            if self._guard.any_refused(page):
-                continue
-            observation = await self._observe(page, signal)
-            if not self._guard.any_refused(page):
-                return observation
-        return None
+        return await self.reader.screenshot(signal)
 
     async def rehearse(self, page: Page) -> None:
-        """Let a new document get ready for its first look while the page settles; nothing is read back, and a tab
-        on a refused address is left alone."""
-        if not self._guard.any_refused(page):
-            await rehearse(page, self.margin, self.stop_bar.tag)
+        await self.reader.rehearse(page)
 
-    async def _observe(self, page: Page, signal: AbortSignal) -> Observation:
-        async with self._failures("The page could not be read"):
-            try:
-                return await signal.race(observe(page, self.margin, self.stop_bar.tag))
-            except PlaywrightError as exc:
-                if not document_replaced(exc):
-                    raise
-                # The page navigated mid-read: look again once it has a document.
-                await signal.race(page.wait_for_load_state("domcontentloaded", timeout=self._navigation_ms))
-                return await signal.race(observe(page, self.margin, self.stop_bar.tag))
-
-    async def _tabs(self, active: Page, active_title: str) -> list[TabInfo]:
-        async def title(page: Page) -> str:
-            if page is active:
-                return active_title
-            if self._guard.refusal(page) is not None:
-                return ""  # a title is page content too
-            try:
-                return await asyncio.wait_for(page.title(), 1.0)
-            except (TimeoutError, PlaywrightError):
-                return ""
-
-        # Ids taken now: a page may close a tab (or we a pop-up) while the titles are read.
-        tabs = [(page, self.session.tab_id(page)) for page in self.session.pages]
-        titles = await asyncio.gather(*(title(page) for page, _id in tabs))
-        return [
-            TabInfo(tab_id=tab_id, url=p.url, title=t, active=p is active)
-            for (p, tab_id), t in zip(tabs, titles, strict=True)
-            if not p.is_closed()
-        ]
+    def element_info(self, index: int) -> ElementInfo | None:
+        return self.reader.element_info(index)
 
     def drain_events(self) -> list[str]:
         return self._events.drain() + self._guard.drain()
-
-    def element_info(self, index: int) -> ElementInfo | None:
-        ref = self._last.refs.get(index) if self._last is not None else None
-        if ref is None:
-            return None
-        attrs = dict(ref.item.attrs)
-        input_type = attrs.get("type", "") if ref.item.tag == "input" else ""
-        # A button input is named by its value; any other field's value is what was typed, never its name.
-        value = attrs.get("value", "") if input_type in ("submit", "button", "reset") else ""
-        name = ref.item.reads() or value or attrs.get("title") or attrs.get("alt") or ""
-        # observe.js lists autocomplete only where it names a password or a code.
-        return ElementInfo(
-            tag=ref.item.tag,
-            name=name,
-            input_type=input_type,
-            secret_autocomplete=ref.item.tag == "input" and "autocomplete" in attrs,
-            frame_url=ref.frame.url,
-        )
 
     # --- elements ----------------------------------------------------------------------------------------------
 
     async def _element(self, index: int, signal: AbortSignal) -> tuple[ElementRef, ElementHandle]:
         stale = ToolError(f"Element [{index}] is no longer on the page; the page changed — look at the new state.")
-        if self._last is None or self._last_page is not self.session.active_page:
+        if self.reader.last is None or self.reader.last_page is not self.session.active_page:
             raise stale
-        ref = self._last.refs.get(index)
+        ref = self.reader.last.refs.get(index)
         if ref is None:
             raise ToolError(f"There is no element [{index}] in the current page state; use an index from it.")
         try:
@@ -317,18 +154,11 @@ class PlaywrightPageController:
             f"{quoted(reads)}); look at the new state."
         )
 
-    @asynccontextmanager
-    async def _failures(self, what: str) -> AsyncIterator[None]:
-        """Playwright failures become ToolErrors with a readable reason (or BrowserClosedError)."""
-        try:
-            yield
-        except PlaywrightError as exc:
-            self._raise_if_closed(exc)
-            raise ToolError(f"{what}: {failure_text(exc)}") from exc
+    def _failures(self, what: str) -> AbstractAsyncContextManager[None]:
+        return as_tool_errors(self.session, what)
 
     def _raise_if_closed(self, exc: PlaywrightError) -> None:
-        if not self.session.is_connected:
-            raise BrowserClosedError("The browser was closed.") from exc
+        raise_if_closed(self.session, exc)
 
     async def _race(self, signal: AbortSignal, what: str, work: Awaitable[T]) -> T:
         async with self._failures(what):
@@ -380,10 +210,10 @@ class PlaywrightPageController:
 
     def _where(self) -> str:
         """The page's address and title as the last look read them (for an act whose purpose is unsure)."""
-        return f"{self._last.url} {self._last.title}" if self._last is not None else ""
+        return f"{self.reader.last.url} {self.reader.last.title}" if self.reader.last is not None else ""
 
-    @_may_open_a_tab
-    @_beside_the_stop_bar
+    @may_open_a_tab
+    @beside_the_stop_bar
     async def click(self, index: int, signal: AbortSignal, gate: ActGate | None = None) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
@@ -428,9 +258,9 @@ class PlaywrightPageController:
         except PlaywrightError as exc:
             log.debug("page did not finish loading: %s", first_line(exc))
 
-    @_settles
-    @_may_open_a_tab
-    @_beside_the_stop_bar
+    @settles
+    @may_open_a_tab
+    @beside_the_stop_bar
     async def input_text(self, index: int, text: str, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
@@ -465,8 +295,8 @@ class PlaywrightPageController:
             return f"Typed •••• into {label}; it does not hold exactly what was typed"
         return f"Typed {shown} into {label}; it now reads {quoted(value[:_VALUE_MAX])}"
 
-    @_settles
-    @_may_open_a_tab
+    @settles
+    @may_open_a_tab
     async def type_secret(self, index: int, value: str, signal: AbortSignal) -> str:
         """A secret goes only into the checked element, by its own frame, never as keystrokes (secret_typing.py)."""
         ref, element = await self._element(index, signal)
@@ -475,8 +305,8 @@ class PlaywrightPageController:
             await put_secret(element, value, label, signal)
         return f"Typed •••• into {label}"
 
-    @_settles
-    @_beside_the_stop_bar
+    @settles
+    @beside_the_stop_bar
     async def select_option(self, index: int, text: str, signal: AbortSignal, gate: ActGate | None = None) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
@@ -554,16 +384,16 @@ class PlaywrightPageController:
         await self._press(signal, what, option.click(timeout=self._action_ms))
         return f"Selected {json.dumps(choices[picked], ensure_ascii=False)} in {label}"
 
-    @_settles
-    @_beside_the_stop_bar
+    @settles
+    @beside_the_stop_bar
     async def hover(self, index: int, signal: AbortSignal) -> str:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
         return f"Hovered {label}"
 
-    @_settles
-    @_beside_the_stop_bar
+    @settles
+    @beside_the_stop_bar
     async def upload_file(self, index: int, path: str, signal: AbortSignal) -> str:
         # Exactly the file given: the upload tool hands over the path its policy resolved and judged; expanding or
         # resolving it again here could name another file.
@@ -573,35 +403,13 @@ class PlaywrightPageController:
         ref, element = await self._element(index, signal)
         label = describe(index, ref.item)
         what = f"Could not upload {file.name} through {label}"
-        file_input = (await self._race(signal, what, element.evaluate_handle(FILE_INPUT_JS))).as_element()
-        if file_input is not None:
-            await self._race(signal, what, file_input.set_input_files(file, timeout=self._action_ms))
-        else:
-            page = self.session.active_page
-            async with self._failures(what):
-                clicked = False
-                try:
-                    async with (
-                        page.expect_file_chooser(timeout=self._action_ms) as chooser_info,
-                        self.session.window_focus.kept(),
-                    ):
-                        await signal.race(element.click(timeout=self._action_ms))
-                        clicked = True
-                    chooser = await signal.race(chooser_info.value)
-                except PlaywrightTimeoutError as exc:
-                    if clicked:  # the click landed; the wait for a chooser is what ran out
-                        raise ToolError(
-                            f"{what}: clicking it did not open a file chooser; use the index of the "
-                            "file input or of the button that opens the file dialog."
-                        ) from exc
-                    raise
-                await signal.race(chooser.set_files(file, timeout=self._action_ms))
+        await put_file(self.session, element, file, what, signal, self._action_ms)
         return f"Uploaded {file} through {label}"
 
     # --- page-wide actions -------------------------------------------------------------------------------------
 
-    @_settles
-    @_may_open_a_tab
+    @settles
+    @may_open_a_tab
     async def send_keys(self, keys: str, signal: AbortSignal, gate: ActGate | None = None) -> str:
         combos = keys.split()
         if not combos:
@@ -620,7 +428,7 @@ class PlaywrightPageController:
                 await self._race(signal, f"Could not press {combo}", page.keyboard.press(combo))
         return f"Pressed {' '.join(combos)}"
 
-    @_settles
+    @settles
     async def scroll(self, down: bool, num_pages: float, index: int | None, signal: AbortSignal) -> str:
         direction = "down" if down else "up"
         fraction = num_pages if down else -num_pages
@@ -641,15 +449,15 @@ class PlaywrightPageController:
             return f"Did not scroll {target} {direction}: it is already at the {edge}"
         return f"Scrolled {target} {direction} by {num_pages:g} page(s); now {above:.1f} pages above, {below:.1f} below"
 
-    @_settles
+    @settles
     async def go_to_url(self, url: str, signal: AbortSignal) -> str:
-        return await self._open(url, signal)
+        return await self.navigator.open(url, signal)
 
     async def open(self, url: str, signal: AbortSignal) -> str:
         """go_to_url without waiting for the page to settle: the start page, opened before a task begins, settles
         meanwhile, and the first look at it waits for what is left of that."""
         try:
-            opened = await self._open(url, signal)
+            opened = await self.navigator.open(url, signal)
         except RefusedLanding as refused:
             # The start page tried to leave for a refused address as it loaded (a script, a meta refresh): the
             # route kept it where it was, and the model reads why on its first look.
@@ -658,116 +466,22 @@ class PlaywrightPageController:
         self.settler.settle_later(self.session.active_page)
         return opened
 
-    async def _open(self, url: str, signal: AbortSignal) -> str:
-        target = self._allowed_url(url)
-        page = self.session.active_page
-        if self.session.is_crashed(page):
-            # Not even a reload brings a crashed tab back: the page opens in a fresh tab that takes its place.
-            crashed = page
-            page = await self._race(signal, "Could not reopen the crashed tab", self.session.replace_crashed(crashed))
-            self._events.forget(crashed)
-        self.settler.watch(page)  # its requests count from before it navigates
-        return await self._navigate(page, target, signal, "Opened")
-
-    def _allowed_url(self, url: str) -> str:
-        """The URL the model asked for, made whole, or a ToolError saying why it may not be opened."""
-        target = normalize_url(url)
-        reason = self.guardrails.navigation.check(target)
-        if reason is not None:
-            raise ToolError(f"Refused to open {target}: {reason}")
-        return target
-
-    async def _navigate(self, page: Page, url: str, signal: AbortSignal, verb: str) -> str:
-        await signal.race(self._guard.sync())
-        self._guard.last_refused(page)
-        slow = ""
-        try:
-            await signal.race(page.goto(url, wait_until="domcontentloaded", timeout=self._navigation_ms))
-        except PlaywrightError as exc:
-            self._raise_if_closed(exc)
-            await self._refuse_landing(page, url, signal)
-            if not isinstance(exc, PlaywrightTimeoutError):
-                raise ToolError(f"Could not open {url}: {failure_text(exc)}") from exc
-            slow = f" (still loading after {self._navigation_ms / 1000:g} s)"
-        await self._refuse_landing(page, url, signal)
-        self._events.forget(page)
-        title = await self._title(page)
-        return f"{verb} {page.url}{slow}" + (f" — {json.dumps(title, ensure_ascii=False)}" if title else "")
-
-    async def _refuse_landing(self, page: Page, what: str, signal: AbortSignal) -> None:
-        """The navigation led to a refused address (a redirect, or history), which the route blocked or the guard
-        undid: say so here, once, instead of a bare net::ERR_ABORTED or the address the tab is back on."""
-        refused = self._guard.last_refused(page)
-        if refused is None:
-            return
-        target, reason = refused
-        await signal.race(self._guard.take_away(page))
-        self._guard.forget(page)
-        self._events.forget(page)
-        raise RefusedLanding(
-            f"{what} led to {target}, which was refused and not read: {reason} The tab is now on {page.url}."
-        )
-
-    async def _title(self, page: Page) -> str:
-        try:
-            return await asyncio.wait_for(page.title(), 2.0)
-        except (TimeoutError, PlaywrightError):
-            return ""
-
-    @_settles
+    @settles
     async def go_back(self, signal: AbortSignal) -> str:
-        page = self.session.active_page
-        url_before = page.url
-        response = None
-        self._guard.last_refused(page)
-        try:
-            response = await signal.race(page.go_back(wait_until="domcontentloaded", timeout=self._navigation_ms))
-        except PlaywrightError as exc:
-            self._raise_if_closed(exc)
-            await self._refuse_landing(page, "Going back", signal)
-            if not isinstance(exc, PlaywrightTimeoutError):
-                raise ToolError(f"Could not go back: {failure_text(exc)}") from exc
-        await self._refuse_landing(page, "Going back", signal)
-        # go_back answers None both for "no history" and for an in-page (#hash, pushState) step back.
-        if response is None and page.url == url_before:
-            raise ToolError("There is no previous page in this tab.")
-        self._events.forget(page)
-        return f"Went back to {page.url}"
+        return await self.navigator.go_back(signal)
 
-    @_settles
+    @settles
     async def open_new_tab(self, url: str, signal: AbortSignal) -> str:
-        target = self._allowed_url(url)
-        page = await self._race(signal, "Could not open a new tab", self.session.new_tab())
-        self._events.forget(page)
-        result = await self._navigate(page, target, signal, "Opened")
-        return f"{result} in a new tab (tab {self.session.tab_id(page)}), now the active tab"
+        return await self.navigator.open_in_new_tab(url, signal)
 
     async def switch_to_tab(self, tab_id: int, signal: AbortSignal) -> str:
-        page = self._page(tab_id)
-        self.session.activate(page)
-        # The tab comes to the front of Chromium's window; the window stays where it is among the person's.
-        await self._press(signal, f"Could not switch to tab {tab_id}", page.bring_to_front())
-        return f"Switched to tab {tab_id}: {page.url}"
+        return await self.navigator.switch_to(tab_id, signal)
 
     async def close_tab(self, tab_id: int, signal: AbortSignal) -> str:
-        page = self._page(tab_id)
-        if len(self.session.pages) == 1:
-            # Closing the last tab would end Chromium; keep an empty one to work in.
-            await self._race(signal, "Could not open a new tab", self.session.new_tab())
-        await self._race(signal, f"Could not close tab {tab_id}", page.close())
-        self._events.forget(page)
-        active = self.session.active_page
-        return f"Closed tab {tab_id}; now on tab {self.session.tab_id(active)}: {active.url}"
+        return await self.navigator.close(tab_id, signal)
 
-    def _page(self, tab_id: int) -> Page:
-        page = self.session.page_for(tab_id)
-        if page is None:
-            open_ids = ", ".join(str(self.session.tab_id(p)) for p in self.session.pages)
-            raise ToolError(f"There is no tab {tab_id}; open tabs: {open_ids}.")
-        return page
-
-    @_settles
-    @_may_open_a_tab
+    @settles
+    @may_open_a_tab
     async def execute_javascript(self, script: str, signal: AbortSignal) -> str:
         page = self.session.active_page
         try:

@@ -59,6 +59,18 @@ class OpenRoutine:
         self._browsers = browsers
         self._model = model
 
+    @property
+    def says_working(self) -> bool:
+        """Whether a window's bar tells the person the agent works there."""
+        return any(bar.mode != "hidden" for bar in self._browsers.stop_bars)
+
+    async def ended(self) -> None:
+        """The routine is over: its windows stay for the person to look at, and no longer say the agent works in
+        them (the bar inside each Chromium goes)."""
+        for bar in self._browsers.stop_bars:
+            with contextlib.suppress(Exception):  # a window the person closed, an endpoint that went away
+                await bar.hide()
+
     async def close(self) -> None:
         """Close what this process started (a launched Chromium, the pages it opened elsewhere), keep the rest."""
         try:

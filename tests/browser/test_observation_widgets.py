@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.page import ToolError
+from app.core.errors import ToolError
 from tests.browser.helpers import element_lines, index_of
 from tests.browser.test_observation import html_state, state_of
 

@@ -50,8 +50,10 @@ class CrmSite:
     save_label: str = "Save"
     unique_emails: bool = True  # False: a second record with the same email is saved too (a test counts twice)
     on_post: Callable[[dict[str, str]], None] | None = None
-    # Set when a page passed its Security check and went on (what the person sees before pressing continue).
+    # Set when a page passed its Security check and went on: its Saved page was served (what the person sees
+    # before pressing continue; set at the check itself, a continue under load could find the page mid-redirect).
     passed: threading.Event = field(default_factory=threading.Event)
+    _checked: set[str] = field(default_factory=set)  # ids of the records saved after a Security check
     _pending: dict[str, dict[str, str]] = field(default_factory=dict)
     _solved: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -117,6 +119,8 @@ class CrmSite:
                 record = next((r for r in self.records if r["id"] == query.get("id")), None)
             if record is None:
                 return 404, b"no such customer", ""
+            if record["id"] in self._checked:
+                self.passed.set()
             return 200, SAVED.format(name=html.escape(record["name"]), id=record["id"]).encode(), ""
         if parts.path == "/verify/status":
             with self._lock:
@@ -127,7 +131,8 @@ class CrmSite:
             if record is None:
                 return 404, b"not solved", ""
             saved = self._save(record)
-            self.passed.set()
+            with self._lock:
+                self._checked.add(saved.split("=", 1)[1])
             return 303, b"", saved
         return 404, b"not found", ""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -63,7 +64,8 @@ async def test_chromium_closed_mid_run_ends_clearly_and_the_next_task_relaunches
         await until(lambda: bool(llm_server.requests), timeout=30, message="the first model call")
         # The user closes the browser window while the agent is thinking.
         for pid in await profile_pids(paths.profile_dir):
-            os.kill(pid, signal.SIGTERM)
+            with contextlib.suppress(ProcessLookupError):  # gone already, with the process it belonged to
+                os.kill(pid, signal.SIGTERM)
         await settle(window, timeout=30)
         assert window.pill.state is PillState.ERROR
         result = window.model.last_result()

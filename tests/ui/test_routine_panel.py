@@ -154,7 +154,11 @@ async def test_a_small_routine_runs_to_the_end_and_the_site_stores_its_records(
         done = finished(panel)
         assert await panel.run_routine() is not None, panel.setup.problem.text()
         assert panel.pages.currentIndex() == 1 and panel.running
+        # The bar inside Chromium says the agent works there (once the routine's Chromium is up).
+        opened = await until(lambda: panel.session.opened, DEADLINE, "the routine's windows")
+        assert opened.says_working
         summary = await asyncio.wait_for(done, DEADLINE)
+        assert not opened.says_working  # over: the windows stay, without saying so any more
     assert summary.counts == {RowStatus.DONE: 3, RowStatus.FAILED: 1}
     assert sorted(site.emails()) == ["ana@x.test", "bob@x.test", "chloe@x.test"]
     assert statuses(panel) == ["done", "done", "done", "failed"]

@@ -26,6 +26,8 @@ class PanelModes(QWidget):
         self.task_button = _segment(tr("One task"), "left", self)
         self.routine_button = _segment(tr("Routine"), "right", self)
         self.task_button.setChecked(True)
+        self._task_busy = False
+        self._routine_busy = False
         group = QButtonGroup(self)
         group.setExclusive(True)
         group.addButton(self.task_button)
@@ -67,7 +69,7 @@ class PanelModes(QWidget):
             return
         if routine and self.routine is None:
             self.routine = self._factory()
-            self.routine.runningChanged.connect(self.lock)
+            self.routine.runningChanged.connect(self._routine_running)
             self.stack.addWidget(self.routine)
         self.stack.setCurrentIndex(1 if routine else 0)
         self.routine_button.setChecked(routine)
@@ -90,10 +92,20 @@ class PanelModes(QWidget):
         if self.routine is not None:
             self.routine.restyle()
 
-    def lock(self, locked: bool) -> None:
-        """While a task or a routine runs, the other mode waits."""
-        self.task_button.setEnabled(not locked)
-        self.routine_button.setEnabled(not locked)
+    def lock(self, task_busy: bool) -> None:
+        """While a task runs (or asks, or waits for the person), the other mode waits; so it does while a routine
+        runs, whatever the single task's panel state does meanwhile (its browser is let go for the routine)."""
+        self._task_busy = task_busy
+        self._apply_lock()
+
+    def _routine_running(self, running: bool) -> None:
+        self._routine_busy = running
+        self._apply_lock()
+
+    def _apply_lock(self) -> None:
+        free = not (self._task_busy or self._routine_busy)
+        self.task_button.setEnabled(free)
+        self.routine_button.setEnabled(free)
 
 
 def _segment(text: str, side: str, parent: QWidget) -> QPushButton:

@@ -147,12 +147,15 @@ class RoutineSession(QObject):
         runner.on("person_needed", self.personNeeded.emit)
         runner.on("person_done", self.personDone.emit)
         runner.on("progress", self.progress.emit)
+        opened = self._open
         try:
             summary: RoutineSummary = await runner.run()
         except Exception as exc:
             log.exception("the routine failed")
             self.failed.emit(tr("The routine could not go on: {reason}", reason=str(exc) or type(exc).__name__))
             return
+        finally:
+            await opened.ended()
         self.finished.emit(summary)
 
     # --- the runner's controls ---------------------------------------------------------------------------------
@@ -164,6 +167,11 @@ class RoutineSession(QObject):
     def resume(self) -> None:
         if self._open is not None:
             self._open.runner.resume()
+
+    @property
+    def opened(self) -> OpenRoutine | None:
+        """The routine last run, while its windows are open."""
+        return self._open
 
     @property
     def paused(self) -> bool:
