@@ -126,7 +126,7 @@ async def test_the_recording_follows_the_elements_however_their_lines_are_writte
         written.append("\n".join(lines))
         return written[-1]
 
-    monkeypatch.setattr("app.browser.controller.render", another_format)
+    monkeypatch.setattr("app.browser.page_reading.render", another_format)
     agent = await runtime.agent()
     run = DemoRun(agent)
     await run.handed_over()
