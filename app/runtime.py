@@ -10,9 +10,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from app.assets import resource_path
 from app.background import Background
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
@@ -20,6 +19,7 @@ from app.core.errors import BrowserClosedError
 from app.core.llm import LLMClient
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest
+from app.core.safety.secrets import Secret
 from app.core.tools.base import AskUserHandler
 from app.llm.cassette import Cassette, RecordingClient, ReplayClient
 from app.llm.client import OpenAICompatibleClient
@@ -33,29 +33,34 @@ if TYPE_CHECKING:
     from app.browser.controller import PlaywrightPageController
     from app.browser.driver import DriverStart
     from app.browser.session import BrowserSession
-    from app.demo.site import DemoSite
 
 log = logging.getLogger(__name__)
 
-DEMO_CASSETTE = "demo/cassette.json"
-DEMO_START = "index.html?reset"  # signed out, sample data only: every demo run starts the same way
-# Seconds of "thinking" before each replayed answer, so a demo audience can follow along.
-DEMO_PACE = 1.2
-# A captcha handed back unsolved is handed over again by the replay; any other page the recording did not expect
-# ends the demo with this (the fields: app/llm/cassette.py MISMATCH).
-DEMO_MISMATCH = (
-    "The demo can only follow its recording, and this page is not where the recording expects it (its "
-    "next step acts on {element}). Press New task to start the demo again."
-)
-DEMO_AGAIN = "Not done yet: the captcha is still on the page. {reason}"
-DEMO_END = (
-    "That is the end of the recorded demo. To give the agent tasks of your own, add a model and its API key "
-    "in Settings."
-)
-
 WindowRect = tuple[int, int, int, int]
-# Builds the model client in place of the configured one (the demo cassette's generator scripts its own model).
+# Builds the model client in place of the configured one (tests/demo/record_cassette.py scripts its own model).
 LLMFactory = Callable[[], LLMClient]
+
+
+class Demo(Protocol):
+    """The bundled demo, as the entry points hand it over (app/demo/bundle.py): the runtime plays it in demo mode and
+    knows nothing else of it."""
+
+    @property
+    def secret(self) -> Secret:
+        """The named secret its task signs in with, in place of a saved one of the same name."""
+        ...
+
+    def model(self, cassette: Path | None = None, pace: float | None = None) -> LLMClient:
+        """Its replayed model (``cassette``: another recording, played the demo's way; ``pace``: None, its own)."""
+        ...
+
+    async def start_page(self) -> str:
+        """Where every demo run starts (its local site starts the first time)."""
+        ...
+
+    async def close(self) -> None:
+        """Stop what ``start_page`` started."""
+        ...
 
 
 @dataclass
@@ -92,12 +97,14 @@ class Runtime:
         *,
         api_key: str | None = None,
         llm_factory: LLMFactory | None = None,
+        demo: Demo | None = None,
     ) -> None:
         self.settings = settings
         self.paths = paths
         self.options = options or RuntimeOptions()
         self._api_key = api_key
         self._llm_factory = llm_factory
+        self._demo = demo  # played while options.demo is on
         self._ask_user: AskUserHandler | None = None
         self._confirm: ConfirmHandler | None = None
         self._closed_callbacks: list[Callable[[], None]] = []
@@ -109,7 +116,6 @@ class Runtime:
         self.recording_failure: str | None = None
         self._llm_ready: LLMClient | None = None  # built while Chromium starts, for the agent built next
         self._agent: Agent | None = None
-        self._demo_site: DemoSite | None = None
         self._agent_callbacks: list[Callable[[Agent], None]] = []
         self._stop_callbacks: list[Callable[[], None]] = []
         self._panel_callbacks: list[Callable[[], None]] = []
@@ -227,7 +233,12 @@ class Runtime:
                 self._llm_ready = None
                 # Off the loop: it reads the secrets file and the keyring.
                 guardrails = await asyncio.to_thread(
-                    build_guardrails, self.settings, self.paths, self.options, self._confirm_handler()
+                    build_guardrails,
+                    self.settings,
+                    self.paths,
+                    self.options,
+                    self._confirm_handler(),
+                    self._the_demo().secret if self.options.demo else None,
                 )
                 controller = self._live_controller()
                 controller.guardrails = guardrails
@@ -271,9 +282,8 @@ class Runtime:
             if self._browser is not None:
                 await self._browser.close()
                 self._browser = None
-            if self._demo_site is not None:
-                await self._demo_site.stop()
-                self._demo_site = None
+            if self._demo is not None:
+                await self._demo.close()
 
     # --- building ----------------------------------------------------------------------------------------------
 
@@ -287,23 +297,10 @@ class Runtime:
     def _build_llm(self) -> LLMClient:
         if self._llm_factory is not None:
             return self._llm_factory()
-        replay = self.options.replay
-        if self.options.demo and replay is None:
-            replay = resource_path(DEMO_CASSETTE)
-        if replay is not None:
-            pace = self.options.replay_pace
-            if pace is None:
-                pace = DEMO_PACE if self.options.demo else 0.0
-            if self.options.demo:
-                return ReplayClient(
-                    Cassette.load(replay),
-                    pace=pace,
-                    mismatch=DEMO_MISMATCH,
-                    end=DEMO_END,
-                    again=DEMO_AGAIN,
-                    catch_up=True,
-                )
-            return ReplayClient(Cassette.load(replay), pace=pace)
+        if self.options.demo:
+            return self._the_demo().model(self.options.replay, self.options.replay_pace)
+        if self.options.replay is not None:
+            return ReplayClient(Cassette.load(self.options.replay), pace=self.options.replay_pace or 0.0)
         client: LLMClient = OpenAICompatibleClient(self.settings.llm_settings(self._api_key))
         if self.options.record is not None:
             client = RecordingClient(client, self.options.record, on_failure=self._recording_failed)
@@ -359,15 +356,15 @@ class Runtime:
 
     async def _start_page(self) -> str:
         if self.options.demo:
-            if self._demo_site is None:
-                from app.demo.site import DemoSite
-
-                self._demo_site = DemoSite()
-                await self._demo_site.start()
-            return self._demo_site.url(DEMO_START)
+            return await self._the_demo().start_page()
         if self.options.start_url:
             return self.options.start_url
         return "" if self.options.cdp_url else self.settings.start_url
+
+    def _the_demo(self) -> Demo:
+        if self._demo is None:
+            raise RuntimeError("demo mode, but no demo was handed to the runtime")
+        return self._demo
 
     def _confirm_handler(self) -> ConfirmHandler | None:
         """The Allow/Cancel handler, with Chromium's bar saying "Your turn" while it waits for the person."""

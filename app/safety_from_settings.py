@@ -14,7 +14,6 @@ from app.core.safety.guardrails import Guardrails
 from app.core.safety.navigation import NavigationPolicy, parse_domains, site_of
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest
 from app.core.safety.secrets import Secret, SecretVault, check_secret
-from app.demo.site import DEMO_HOST, DEMO_PASSWORD, DEMO_SECRET
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.settings.secrets import SecretsSourceError, env_secrets, get_secret, read_secrets_file
@@ -26,13 +25,18 @@ log = logging.getLogger(__name__)
 
 
 def build_guardrails(
-    settings: Settings, paths: AppPaths, options: RuntimeOptions, confirm: ConfirmHandler | None
+    settings: Settings,
+    paths: AppPaths,
+    options: RuntimeOptions,
+    confirm: ConfirmHandler | None,
+    demo_secret: Secret | None = None,
 ) -> Guardrails:
-    """Command-line options beat the saved settings. Reads files and the keyring: call it off the event loop."""
+    """Command-line options beat the saved settings; ``demo_secret`` (the demo's own, in demo mode) beats a saved
+    secret of the same name. Reads files and the keyring: call it off the event loop."""
     secrets = load_secrets(settings, options)
-    if options.demo:
-        secrets = [s for s in secrets if s.name != DEMO_SECRET]
-        secrets.append(Secret(DEMO_SECRET, SecretStr(DEMO_PASSWORD), (DEMO_HOST,)))
+    if demo_secret is not None:
+        secrets = [s for s in secrets if s.name != demo_secret.name]
+        secrets.append(demo_secret)
     navigation = navigation_policy(settings, options)
     vault = SecretVault(secrets, default_sites=default_secret_sites(settings, options, navigation))
     return Guardrails(

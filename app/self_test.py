@@ -153,14 +153,14 @@ async def _browser_works(executable: str) -> list[Check]:
     from app.browser.controller import PlaywrightPageController
     from app.browser.session import BrowserSession, LaunchOptions
     from app.core.abort import AbortSignal
-    from app.demo.site import DemoSite
+    from app.demo.bundle import DemoBundle
 
     checks: list[Check] = []
-    site = DemoSite()
+    demo = DemoBundle()
     with tempfile.TemporaryDirectory(prefix="page-agent-self-test-") as scratch:
         session: BrowserSession | None = None
         try:
-            await site.start()
+            start_page = await demo.start_page()
             options = LaunchOptions(
                 executable=executable,
                 profile_dir=Path(scratch) / "profile",
@@ -171,7 +171,7 @@ async def _browser_works(executable: str) -> list[Check]:
             checks.append(Check(True, "The browser starts without a window."))
             controller = PlaywrightPageController(session)
             signal = AbortSignal()
-            await _within(controller.open(site.url("index.html?reset"), signal), "The bundled page did not open")
+            await _within(controller.open(start_page, signal), "The bundled page did not open")
             state = await _within(controller.get_browser_state(signal), "The bundled page could not be read")
             if _EXPECTED_ELEMENT not in state.content:
                 checks.append(Check(False, f"The bundled page opened, but its “{_EXPECTED_ELEMENT}” was not read."))
@@ -188,7 +188,7 @@ async def _browser_works(executable: str) -> list[Check]:
         finally:
             if session is not None:
                 await session.close()
-            await site.stop()
+            await demo.close()
     return checks
 
 

@@ -1,4 +1,5 @@
-"""The bundled "Acme CRM" demo site and the tiny local server that hosts it."""
+"""The bundled demo: the "Acme CRM" site and its tiny local server, the bundle the entry points hand the runtime
+(bundle.py), and the demo routine. Only the entry points import it (tests/test_layers.py)."""
 
 from app.demo.site import DemoSite
 

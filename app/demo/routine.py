@@ -1,7 +1,7 @@
 """The bundled demo routine: five customers from resources/demo/customers.csv into the demo CRM, offline.
 
 No model is called. ``DemoRoutineModel`` is the scripted model of the routine's first row (it fills the form with
-that row's values, picking each element by its fields, as app/demo/script.py does for the single task); the engine
+that row's values, picking each element by its fields: app/demo/scripted_model.py); the engine
 learns its path and replays it on the other rows, and the model's one confirming call per replayed row is answered
 from the page: done when the page says the customer was added, not done otherwise.
 """
@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from app.assets import resource_path
 from app.core.abort import AbortSignal
-from app.core.llm import LLMReply, Message, RetryCallback, ToolCall, ToolSpec
-from app.demo.script import Pick, ScriptedModel, Step
+from app.core.llm import LLMClient, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
+from app.demo.scripted_model import Pick, ScriptedModel, Step
+from app.demo.site import DemoSite
 
 DEMO_ROWS = "demo/customers.csv"
 # Every row starts on the new-customer form, signed in to the demo account (the site's "?as=demo").
@@ -116,6 +118,38 @@ class DemoRoutineModel:
         if not self._script.finished:
             return await self._script.invoke(messages, tool, signal, on_retry)
         return _confirm(next((m.content for m in reversed(messages) if m.role == "user"), ""), tool)
+
+
+class DemoRoutineBundle:
+    """The demo routine as the panel runs it (the ``DemoRoutine`` of app/ui/routine/session.py): its setup, its rows,
+    its model and the demo site it starts on, which starts with the first ``start_url()`` and stops with ``close()``."""
+
+    name = DEMO_ROUTINE_NAME
+    template = DEMO_ROUTINE_TEMPLATE
+
+    def __init__(self) -> None:
+        self._site: DemoSite | None = None
+
+    @property
+    def rows(self) -> Path:
+        return demo_rows()
+
+    async def start_url(self) -> str:
+        if self._site is None:
+            site = DemoSite()
+            await site.start()
+            self._site = site
+        return self._site.url(DEMO_ROUTINE_START)
+
+    def models(self) -> Callable[[], LLMClient]:
+        """A new scripted model for each of the routine's windows, all from the first row of ``rows``."""
+        first = read_first_row(self.rows)
+        return lambda: DemoRoutineModel(first)
+
+    async def close(self) -> None:
+        site, self._site = self._site, None
+        if site is not None:
+            await site.stop()
 
 
 def _confirm(shown: str, tool: ToolSpec) -> LLMReply:

@@ -17,10 +17,6 @@ from urllib.parse import unquote, urlsplit
 
 from app.assets import resource_path
 
-# The demo account's password. The demo hands it to the agent as a named secret, the way a user should: the task says
-# <secret>demo_password</secret>, so the recorded answers replay it without holding it.
-DEMO_SECRET = "demo_password"
-DEMO_PASSWORD = "demo1234"
 DEMO_HOST = "127.0.0.1"
 
 # Explicit types for what the site ships: mimetypes alone depends on the host's /etc/mime.types.

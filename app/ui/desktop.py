@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QDialog
 
 from app.background import Background
 from app.browser.chromium import ChromiumNotFoundError
-from app.demo.task import DEMO_TASK
+from app.demo.bundle import DemoBundle
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import (
     LoadedSettings,
@@ -80,6 +80,7 @@ class Desktop:
         self.window: MainWindow | None = None
         self._tiler: BrowserTiler | None = None
         self._door: PanelDoor | None = None
+        self._demo = DemoBundle()  # the runtime plays it in demo mode and stops its site at shutdown
 
     # --- lifetime ----------------------------------------------------------------------------------------------
 
@@ -116,7 +117,7 @@ class Desktop:
         options = RuntimeOptions(
             headless=choices.headless, demo=choices.demo, replay=choices.replay, record=choices.record
         )
-        self.runtime = Runtime(settings, self._paths, options)
+        self.runtime = Runtime(settings, self._paths, options, demo=self._demo)
         self.runtime.build_after(known)
         self.runtime.on_agent(self._record_runs)
         self.window = MainWindow(self.runtime)
@@ -133,7 +134,7 @@ class Desktop:
         self.window.modes.offer_routines(self._routine_page)
         self.window.modes.changed.connect(self._mode_changed)
         self.window.browser_offer.browserReady.connect(self._browser_downloaded)
-        self.window.show_demo_mode(choices.demo, DEMO_TASK)
+        self.window.show_demo_mode(choices.demo, self._demo.task)
         # A second launch brings this panel forward, and MCP tasks run in it (app/ui/panel_door.py).
         self._door = PanelDoor(self.window, self.runtime)
         await self._door.open()
@@ -150,7 +151,7 @@ class Desktop:
             self.runtime.use_key(self._api_key)
             self.runtime.options.demo = demo
             known.set_result(None)
-        self.window.show_demo_mode(demo, DEMO_TASK)
+        self.window.show_demo_mode(demo, self._demo.task)
         # Chromium opens with the panel, so the first task starts at once.
         self._browser_opening = self._background.spawn(self._open_browser())
         # The first start without a model asks how to begin; once the demo was chosen it simply opens again (the
@@ -243,6 +244,7 @@ class Desktop:
 
     def _routine_page(self) -> RoutinePanel:
         """Routine mode, built the first time it is chosen (the panel opens without the routine engine)."""
+        from app.demo.routine import DemoRoutineBundle
         from app.ui.routine.panel import RoutinePanel
         from app.ui.routine.session import RoutineHost
 
@@ -257,6 +259,7 @@ class Desktop:
             browser_back=lambda: self._background.spawn(self._open_browser()),
             window=lambda: runtime.options.window,
             open_run=lambda run_id: self._background.spawn(self._open_saved_run(run_id)),
+            demo_routine=DemoRoutineBundle(),
             headless=self._choices.headless,
         )
         page = RoutinePanel(host)
@@ -322,7 +325,7 @@ class Desktop:
         if code != QDialog.DialogCode.Accepted:
             # Cancel, or "Try the demo" on the first-run screen: the panel is in demo mode (and a first run is done).
             if first_run:
-                self.window.show_demo_mode(self.runtime.demo, DEMO_TASK)
+                self.window.show_demo_mode(self.runtime.demo, self._demo.task)
                 await self._remember_first_run()
             return
         settings = dialog.result_settings().model_copy(update={"panel_geometry": save_geometry(self.window)})
@@ -364,7 +367,7 @@ class Desktop:
         await self.runtime.apply_settings(settings.model_copy(update={"running_language": language()}), api_key)
         demo = self._choices.demo or (not _ready(settings, api_key) and self._choices.replay is None)
         await self.runtime.set_demo(demo)
-        self.window.show_demo_mode(demo, DEMO_TASK)
+        self.window.show_demo_mode(demo, self._demo.task)
 
     # --- history -----------------------------------------------------------------------------------------------
 
@@ -391,7 +394,7 @@ class Desktop:
             return
         # The panel answers the click at once; Chromium goes to the demo site meanwhile.
         self.window.new_task()
-        self.window.show_demo_mode(True, DEMO_TASK)
+        self.window.show_demo_mode(True, self._demo.task)
         await self.runtime.set_demo(True)
 
     def _record_runs(self, agent: Agent) -> None:

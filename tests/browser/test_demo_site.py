@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from app.demo.script import solve_captcha
 from app.demo.site import DemoSite
 from tests.browser.helpers import index_of
+from tests.demo.record_cassette import solve_captcha
 
 
 @pytest_asyncio.fixture(loop_scope="module")  # on the module's loop, as the shared browser

@@ -19,11 +19,13 @@ from app.core.agent import Agent
 from app.core.llm import LLMError, Message, ToolSpec
 from app.core.page import ListedElement
 from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity, StepEvent
-from app.demo.script import Pick, ScriptedModel, Step, generate, solve_captcha
+from app.demo.bundle import DEMO_CASSETTE, DemoBundle
+from app.demo.scripted_model import Pick, ScriptedModel, Step
 from app.demo.task import DEMO_TASK
-from app.runtime import DEMO_CASSETTE, Runtime, RuntimeOptions
+from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
+from tests.demo.record_cassette import generate, solve_captcha
 from tests.fakes.page import listed
 from tests.waiting import until
 
@@ -38,7 +40,7 @@ def paths(tmp_path: Path) -> AppPaths:
 
 @pytest.fixture
 async def runtime(paths: AppPaths) -> AsyncIterator[Runtime]:
-    runtime = Runtime(Settings(), paths, RuntimeOptions(demo=True, headless=True, replay_pace=0))
+    runtime = Runtime(Settings(), paths, RuntimeOptions(demo=True, headless=True, replay_pace=0), demo=DemoBundle())
     try:
         yield runtime
     finally:
@@ -124,7 +126,7 @@ async def test_the_recording_follows_the_elements_however_their_lines_are_writte
         written.append("\n".join(lines))
         return written[-1]
 
-    monkeypatch.setattr("app.browser.controller.render", another_format)
+    monkeypatch.setattr("app.browser.page_reading.render", another_format)
     agent = await runtime.agent()
     run = DemoRun(agent)
     await run.handed_over()
@@ -213,7 +215,7 @@ async def test_the_checked_in_cassette_is_what_the_script_records(tmp_path: Path
     out = tmp_path / "cassette.json"
     await generate(out)
     checked_in = resource_path(DEMO_CASSETTE).read_text(encoding="utf-8")
-    assert out.read_text(encoding="utf-8") == checked_in, "regenerate: python -m app.demo.script --out PATH"
+    assert out.read_text(encoding="utf-8") == checked_in, "rerun: python -m tests.demo.record_cassette --out PATH"
     # Nothing of the machine it was recorded on: no port, no temporary folder.
     assert "127.0.0.1" not in checked_in and tempfile.gettempdir() not in checked_in
 

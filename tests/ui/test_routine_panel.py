@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from app.demo.routine import DEMO_ROUTINE_TEMPLATE, demo_rows
+from app.demo.routine import DEMO_ROUTINE_TEMPLATE, DemoRoutineBundle, demo_rows
 from app.routine.types import PersonRequest, RoutineSummary, RowStatus
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
@@ -53,6 +53,7 @@ def make_host(tmp_path: Path, llm_server: FakeLLMServer, demo: list[bool], runs:
         browser_back=lambda: None,
         window=lambda: None,
         open_run=runs.append,
+        demo_routine=DemoRoutineBundle(),
         headless=True,
     )
 

@@ -14,15 +14,6 @@ from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QFileDialog, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
 from app.background import Background
-from app.demo.routine import (
-    DEMO_ROUTINE_NAME,
-    DEMO_ROUTINE_START,
-    DEMO_ROUTINE_TEMPLATE,
-    DemoRoutineModel,
-    demo_rows,
-    read_first_row,
-)
-from app.demo.site import DemoSite
 from app.routine.plan import RoutinePlan
 from app.routine.rows import RowsError, read_rows
 from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished
@@ -52,7 +43,7 @@ class RoutinePanel(QWidget):
         self.rows_file: Path | None = None
         self.last: tuple[RoutineOptions, SavedRoutine, bool] | None = None  # what ran last: options, setup, demo
         self._background = Background("routine panel")
-        self._demo_site: DemoSite | None = None
+        self._demo = host.demo_routine
 
         self.setup = SetupView(self)
         scroll = QScrollArea(self)
@@ -168,22 +159,14 @@ class RoutinePanel(QWidget):
 
     async def use_demo(self) -> None:
         """The demo routine: five customers from the bundled file into the demo CRM."""
-        if self._demo_site is None:
-            site = DemoSite()
-            await site.start()
-            self._demo_site = site
+        demo = self._demo
         self.setup.use(
-            SavedRoutine(
-                name=DEMO_ROUTINE_NAME,
-                template=DEMO_ROUTINE_TEMPLATE,
-                start_url=self._demo_site.url(DEMO_ROUTINE_START),
-                parallel=1,
-            )
+            SavedRoutine(name=demo.name, template=demo.template, start_url=await demo.start_url(), parallel=1)
         )
-        await self.open_file(demo_rows())
+        await self.open_file(demo.rows)
 
     def _is_demo(self, routine: SavedRoutine) -> bool:
-        return self.rows_file == demo_rows() and routine.template == DEMO_ROUTINE_TEMPLATE
+        return self.rows_file == self._demo.rows and routine.template == self._demo.template
 
     async def run_routine(self, *, retry_failed: bool = False) -> RoutinePlan | None:
         """Check the routine (its problems are said in the setup, nothing starts) and run it."""
@@ -236,8 +219,7 @@ class RoutinePanel(QWidget):
         self.run_view.begin(plan, routine.name)
         self.run_view.model.earlier(await asyncio.to_thread(earlier_outcomes, options.results_path()))
         self.pages.setCurrentIndex(1)
-        first = read_first_row(options.rows_file) if demo else None
-        model = (lambda: DemoRoutineModel(first)) if first is not None else None
+        model = self._demo.models() if demo else None
         self.session.start(plan, allowed_sites=routine.allowed_sites, model=model)
         self.runningChanged.emit(True)
         return plan
@@ -334,9 +316,7 @@ class RoutinePanel(QWidget):
 
     async def shutdown(self) -> None:
         await self.session.close()
-        site, self._demo_site = self._demo_site, None
-        if site is not None:
-            await site.stop()
+        await self._demo.close()
 
 
 def _clipboard_text() -> str:

@@ -10,6 +10,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 
@@ -29,6 +31,26 @@ log = logging.getLogger(__name__)
 WindowRect = tuple[int, int, int, int]
 
 
+class DemoRoutine(Protocol):
+    """The bundled demo routine, handed down by app/ui/desktop.py (app/demo/routine.py's DemoRoutineBundle)."""
+
+    name: str
+    template: str
+
+    @property
+    def rows(self) -> Path: ...
+
+    async def start_url(self) -> str:
+        """Where each row starts, on the demo's local site (started the first time)."""
+        ...
+
+    def models(self) -> Callable[[], LLMClient]:
+        """Builds the scripted model of each of the routine's windows."""
+        ...
+
+    async def close(self) -> None: ...
+
+
 @dataclass
 class RoutineHost:
     """What a routine needs from the app around the panel (app/ui/desktop.py builds it)."""
@@ -41,6 +63,7 @@ class RoutineHost:
     browser_back: Callable[[], object]  # the single task's Chromium opens again
     window: Callable[[], WindowRect | None]  # where the browser goes, beside the panel
     open_run: Callable[[str], object]  # a row's run in History, by its id
+    demo_routine: DemoRoutine
     headless: bool = False
 
 

@@ -1,31 +1,29 @@
-"""The bundled demo: its task, and the generator of the cassette the panel replays in demo mode.
+"""Records the demo's cassette, the one the panel replays in demo mode (resources/demo/cassette.json).
 
-The cassette is not hand-written: a scripted model drives the real engine through the demo site in headless
-Chromium, picking each element it acts on by its fields (tag, name, attributes) in the listing that comes with each
-request as data, and ``RecordingClient`` writes down its answers with the elements they acted on. At the captcha the
-model hands the browser to the person (hand_off_to_user); the generator plays that person, solves it while the run is
-paused and resumes the same run. When the site or the observation changes, run this again and the cassette follows:
+The cassette is not hand-written: a scripted model (app/demo/scripted_model.py) drives the real engine through the
+demo site in headless Chromium, picking each element it acts on by its fields (tag, name, attributes) in the listing
+that comes with each request as data, and ``RecordingClient`` writes down its answers with the elements they acted on.
+At the captcha the model hands the browser to the person (hand_off_to_user); the recorder plays that person, solves it
+while the run is paused and resumes the same run. When the site or the observation changes, run this again and the
+cassette follows:
 
-    python -m app.demo.script --out resources/demo/cassette.json
+    .venv/bin/python -m tests.demo.record_cassette --out resources/demo/cassette.json
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import tempfile
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from app.core.abort import AbortSignal
 from app.core.agent import Agent
-from app.core.llm import LLMError, LLMErrorKind, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
-from app.core.page import ListedElement
+from app.core.llm import LLMError
 from app.core.types import AgentActivity, AgentStatus, ExecutionResult, HandOffActivity
+from app.demo.bundle import DemoBundle
+from app.demo.scripted_model import Pick, ScriptedModel, Step
 from app.demo.task import DEMO_TASK
 from app.llm.cassette import RecordingClient
 from app.runtime import Runtime, RuntimeOptions
@@ -35,39 +33,8 @@ from app.settings.paths import AppPaths
 if TYPE_CHECKING:
     from playwright.async_api import Page
 
-# How long the generator waits for the run to reach the captcha, and then to finish.
+# How long the recording waits for the run to reach the captcha, and then to finish.
 _RUN_DEADLINE = 120.0
-
-
-@dataclass(frozen=True)
-class Pick:
-    """Which listed element a step acts on: the one whose fields match all that are given here. ``name`` is the
-    name a person reads on it (ElementInfo.name); ``attrs`` are attributes it has, with these values."""
-
-    tag: str | None = None
-    name: str | None = None
-    attrs: Mapping[str, str] = field(default_factory=dict)
-
-    def matches(self, element: ListedElement) -> bool:
-        return (
-            (self.tag is None or element.tag == self.tag)
-            and (self.name is None or element.name == self.name)
-            and all(element.attrs.get(key) == value for key, value in self.attrs.items())
-        )
-
-
-@dataclass(frozen=True)
-class Step:
-    """One planned answer. ``target`` picks the acted-on element on the page the model is shown.
-    ``sees`` is text the reflection talks about; it must be in what the model is shown, or the script is lying."""
-
-    evaluation: str
-    memory: str
-    next_goal: str
-    action: str
-    params: dict[str, Any] = field(default_factory=dict)
-    target: Pick | None = None
-    sees: str | None = None
 
 
 # How the reflections sum up the customer once it is entered.
@@ -242,50 +209,6 @@ TASK_STEPS: tuple[Step, ...] = (
 )
 
 
-class ScriptedModel:
-    """Plays the planned steps in order, reading each acted-on element's index off the page it is shown."""
-
-    def __init__(self, steps: tuple[Step, ...]) -> None:
-        self._steps = steps
-        self._position = 0
-
-    @property
-    def finished(self) -> bool:
-        return self._position == len(self._steps)
-
-    async def invoke(
-        self, messages: list[Message], tool: ToolSpec, signal: AbortSignal, on_retry: RetryCallback | None = None
-    ) -> LLMReply:
-        signal.throw_if_aborted()
-        if self.finished:
-            raise LLMError(LLMErrorKind.CONFIG, f"The demo script has only {len(self._steps)} steps.")
-        step = self._steps[self._position]
-        number = self._position + 1
-        shown = next((m.content for m in reversed(messages) if m.role == "user"), "")
-        if step.sees is not None and step.sees not in shown:
-            raise LLMError(LLMErrorKind.CONFIG, f"Demo step {number} expects {step.sees!r} on the page:\n{shown}")
-        params = step.params
-        if step.target is not None:
-            params = {"index": _index_of(step.target, messages[-1].elements, number), **params}
-        arguments = {
-            "evaluation_previous_goal": step.evaluation,
-            "memory": step.memory,
-            "next_goal": step.next_goal,
-            "action": {step.action: params},
-        }
-        self._position += 1
-        return LLMReply(tool_calls=[ToolCall(name=tool.name, arguments=json.dumps(arguments, ensure_ascii=False))])
-
-
-def _index_of(target: Pick, elements: list[ListedElement], number: int) -> int:
-    indices = [element.index for element in elements if target.matches(element)]
-    if len(indices) != 1:
-        found = "no element matches" if not indices else f"{len(indices)} elements match"
-        listing = "\n".join(f"[{e.index}] <{e.tag}> {e.name!r} {e.attrs}" for e in elements)
-        raise LLMError(LLMErrorKind.CONFIG, f"Demo step {number}: {found} {target} on the page:\n{listing}")
-    return indices[0]
-
-
 async def solve_captcha(page: Page) -> None:
     """Does what the person at the keyboard does on the Security check page. With Math.random pinned to 0, new
     characters are all the alphabet's first letter, so the answer is known without reading the image."""
@@ -338,6 +261,7 @@ async def generate(out: Path) -> int:
             AppPaths(root / "config", root / "data", root / "logs"),
             RuntimeOptions(demo=True, headless=True),
             llm_factory=lambda: recorder,
+            demo=DemoBundle(),
         )
         try:
             result = await run_with_the_person(await runtime.agent(), runtime)
@@ -352,7 +276,7 @@ async def generate(out: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Regenerate the demo cassette by running the demo in Chromium.")
+    parser = argparse.ArgumentParser(description="Record the demo cassette by running the demo in Chromium.")
     parser.add_argument("--out", type=Path, required=True, help="Where to write the cassette.")
     args = parser.parse_args(argv)
     try:
