@@ -68,3 +68,14 @@ class StopSignals:
                 # The cancelled work settles the run, so the stop returns promptly.
                 await asyncio.gather(stopping, return_exceptions=True)
         return None if work.cancelled() else work.result()
+
+
+async def under_stop_signals(run: Callable[[StopSignals], Awaitable[int]]) -> int:
+    """``run`` with Ctrl+C and SIGTERM turned into a stop from the start (a signal before Chromium is up stops the
+    run too, without a traceback), and held until the process exits."""
+    signals = StopSignals()
+    signals.install()
+    try:
+        return await run(signals)
+    finally:
+        signals.hold_until_exit()

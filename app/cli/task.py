@@ -23,7 +23,7 @@ from app.cli.args import base_url_problem
 from app.cli.confirm import cli_confirm
 from app.cli.handoff import TerminalHandOff
 from app.cli.routine_args import without_rows
-from app.cli.signals import StopSignals
+from app.cli.signals import StopSignals, under_stop_signals
 from app.cli.terminal import Say, is_terminal
 from app.core.clean_text import printable, terminal_json, valid_text
 from app.core.safety.secrets import mask_everywhere
@@ -157,12 +157,7 @@ def check_record_file(path: Path) -> None:
 
 
 async def run_task(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
-    signals = StopSignals()
-    signals.install()  # from the start: a signal before Chromium is up stops the run too, without a traceback
-    try:
-        return await _run_task(args, printer, signals, driver)
-    finally:
-        signals.hold_until_exit()
+    return await under_stop_signals(lambda signals: _run_task(args, printer, signals, driver))
 
 
 async def _run_task(
