@@ -1,0 +1,5 @@
+# As hook-jaraco.py: the real jaraco.text from site-packages, never an alias of setuptools' vendored copy.
+
+
+def pre_safe_import_module(api: object) -> None:
+    return None
