@@ -45,15 +45,11 @@ SLOW_FILES = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         where = item.path.resolve().relative_to(TESTS)
         if where.parts[0] in SLOW_FOLDERS or where.as_posix() in SLOW_FILES:
             item.add_marker(pytest.mark.slow)
-        # In parallel (pytest -n N --dist loadgroup): a module's tests stay on one worker, which starts its Chromium
-        # once; the tests of the built app share one worker, which builds it once.
-        item.add_marker(pytest.mark.xdist_group("packaging" if where.parts[0] == "packaging" else where.as_posix()))
         # One Chromium per module (tests/browser_fixtures.py): its tests, and their async fixtures, run on the
         # module's loop. Prepended: auto mode has already marked the test for a loop of its own.
         if _uses_the_module_browser(item) and item.get_closest_marker("asyncio") is not None:
