@@ -247,14 +247,13 @@ case "$MODE" in
     else
       note "NOT CHECKED: resources/js/observe.js, since TypeScript is not installed (it needs npm)."
     fi
-    # In parallel, a module's tests on one worker (its Chromium starts once; the built app is built once, under a
-    # lock: tests/packaging/conftest.py); the fast lane first, so that a broken engine or
+    # In parallel (the built app is built once per run, under a lock: tests/packaging/conftest.py); the fast lane first, so that a broken engine or
     # panel says so in a minute, before Chromium, the CLI and the built app take their time.
     workers="${PAGE_AGENT_TEST_WORKERS:-3}"
     say "Running the fast lane (no Chromium, no CLI process, no desktop) on $workers workers"
-    env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m "not slow" -n "$workers" --dist loadfile
+    env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m "not slow" -n "$workers" --dist load
     say "Running the rest of the tests on $workers workers"
-    exec env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m slow -n "$workers" --dist loadfile
+    exec env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m slow -n "$workers" --dist load
     ;;
   run)
     if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
