@@ -247,8 +247,9 @@ case "$MODE" in
     else
       note "NOT CHECKED: resources/js/observe.js, since TypeScript is not installed (it needs npm)."
     fi
-    # In parallel (the built app is built once per run, under a lock: tests/packaging/conftest.py); the fast lane first, so that a broken engine or
-    # panel says so in a minute, before Chromium, the CLI and the built app take their time.
+    # In parallel (the built app is built once per run, under a lock: tests/packaging/conftest.py); the fast lane
+    # first, so that a broken engine or panel says so in a minute, before Chromium, the CLI and the built app take
+    # their time.
     workers="${PAGE_AGENT_TEST_WORKERS:-3}"
     say "Running the fast lane (no Chromium, no CLI process, no desktop) on $workers workers"
     env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m "not slow" -n "$workers" --dist load
