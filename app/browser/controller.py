@@ -25,7 +25,7 @@ from app.browser.actions import (
 )
 from app.browser.acts import activates, element_names, is_choice, key_act
 from app.browser.events import PageEvents
-from app.browser.failures import as_tool_errors, raise_if_closed
+from app.browser.failures import as_tool_errors, press, race, raise_if_closed
 from app.browser.file_upload import put_file
 from app.browser.navigating import Navigator, RefusedLanding
 from app.browser.navigation_guard import NavigationGuard
@@ -161,13 +161,10 @@ class PlaywrightPageController:
         raise_if_closed(self.session, exc)
 
     async def _race(self, signal: AbortSignal, what: str, work: Awaitable[T]) -> T:
-        async with self._failures(what):
-            return await signal.race(work)
+        return await race(self.session, signal, what, work)
 
     async def _press(self, signal: AbortSignal, what: str, work: Awaitable[T]) -> T:
-        """A press on the page (a click, a tab brought forward): Chromium would take the keyboard for it."""
-        async with self.session.window_focus.kept():
-            return await self._race(signal, what, work)
+        return await press(self.session, signal, what, work)
 
     # --- actions -----------------------------------------------------------------------------------------------
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from pathlib import Path
 from typing import TypeVar
 
@@ -10,7 +9,7 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from app.browser.actions import FILE_INPUT_JS
-from app.browser.failures import as_tool_errors
+from app.browser.failures import as_tool_errors, race
 from app.browser.session import BrowserSession
 from app.core.abort import AbortSignal
 from app.core.errors import ToolError
@@ -18,19 +17,14 @@ from app.core.errors import ToolError
 T = TypeVar("T")
 
 
-async def _race(session: BrowserSession, signal: AbortSignal, what: str, work: Awaitable[T]) -> T:
-    async with as_tool_errors(session, what):
-        return await signal.race(work)
-
-
 async def put_file(
     session: BrowserSession, element: ElementHandle, file: Path, what: str, signal: AbortSignal, timeout_ms: float
 ) -> None:
     """``file`` (already judged by the upload policy) into the page through ``element``; ToolError saying ``what``
     failed otherwise. A click that opens the chooser keeps Chromium from taking the keyboard."""
-    file_input = (await _race(session, signal, what, element.evaluate_handle(FILE_INPUT_JS))).as_element()
+    file_input = (await race(session, signal, what, element.evaluate_handle(FILE_INPUT_JS))).as_element()
     if file_input is not None:
-        await _race(session, signal, what, file_input.set_input_files(file, timeout=timeout_ms))
+        await race(session, signal, what, file_input.set_input_files(file, timeout=timeout_ms))
     else:
         page = session.active_page
         async with as_tool_errors(session, what):

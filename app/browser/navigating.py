@@ -14,7 +14,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from app.browser.actions import failure_text, normalize_url
 from app.browser.events import PageEvents
-from app.browser.failures import as_tool_errors, raise_if_closed
+from app.browser.failures import press, race, raise_if_closed
 from app.browser.navigation_guard import NavigationGuard
 from app.browser.session import BrowserSession
 from app.browser.settle import Settler
@@ -45,8 +45,7 @@ class Navigator:
         self._navigation_ms = navigation_ms
 
     async def _race(self, signal: AbortSignal, what: str, work: Awaitable[T]) -> T:
-        async with as_tool_errors(self._owner.session, what):
-            return await signal.race(work)
+        return await race(self._owner.session, signal, what, work)
 
     async def open(self, url: str, signal: AbortSignal) -> str:
         target = self._allowed_url(url)
@@ -157,6 +156,4 @@ class Navigator:
         return f"Closed tab {tab_id}; now on tab {self._owner.session.tab_id(active)}: {active.url}"
 
     async def _press(self, signal: AbortSignal, what: str, work: Awaitable[T]) -> T:
-        """A press on the page (a tab brought forward): Chromium would take the keyboard for it."""
-        async with self._owner.session.window_focus.kept():
-            return await self._race(signal, what, work)
+        return await press(self._owner.session, signal, what, work)
