@@ -1,15 +1,19 @@
-"""Waiting in tests for something that sends no event: poll the condition on the running loop, with a deadline.
+"""Waiting in tests for something that sends no event: poll the condition with a deadline.
 
-Prefer an event (a signal, a future, a request reaching the fake server) where there is one. Under qasync,
-qtbot.wait/waitUntil would spin a nested loop and hang, so panel tests wait with this too.
+Prefer an event (a signal, a future, a request reaching the fake server, a process's exit, a line it prints) where
+there is one. ``until`` polls on the running loop: under qasync, qtbot.wait/waitUntil would spin a nested loop and
+hang, so panel tests wait with this too. ``sync_until`` is for a test without a loop (another process, an X server
+asked through xdotool), and stops at once, with what the process said, when the process it waits on has ended.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import subprocess
+import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -27,3 +31,24 @@ async def until(condition: Callable[[], T | Awaitable[T]], timeout: float = 10.0
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {message or condition}")
         await asyncio.sleep(0.01)
+
+
+def sync_until(
+    condition: Callable[[], T],
+    timeout: float = 30.0,
+    message: str = "",
+    *,
+    alive: subprocess.Popen[Any] | None = None,
+    every: float = 0.05,
+) -> T:
+    """The first truthy value of ``condition()``, asked every ``every`` seconds; AssertionError after ``timeout``, or
+    as soon as ``alive`` (the process that should make it true) has exited."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        what = message or str(condition)
+        if alive is not None and alive.poll() is not None:
+            raise AssertionError(f"the process ended (exit code {alive.returncode}) before {what}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(every)
+    return value

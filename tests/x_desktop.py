@@ -16,11 +16,13 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
 import pytest
+
+from tests.waiting import sync_until
 
 TOOLS = ("Xvfb", "openbox", "xdotool", "xprop", "xev", "dbus-daemon", "dunst")
 _START_DEADLINE = 20.0
@@ -91,15 +93,6 @@ class Person:
             time.sleep(0.02)
 
 
-def wait_until(condition: Callable[[], object], message: str, timeout: float = 30.0) -> None:
-    """For a test without an event loop (a whole app in another process): poll ``condition`` with a deadline."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {message}")
-        time.sleep(0.05)
-
-
 def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
 
@@ -130,12 +123,9 @@ def x_desktop(width: int = 1366, height: int = 768) -> Iterator[XDesktop]:
         window_manager = subprocess.Popen(
             ["openbox", "--sm-disable"], env=desktop.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
-        deadline = time.monotonic() + _START_DEADLINE
         # openbox is up once it has claimed the root window (EWMH's supporting-WM check).
-        while "window id" not in desktop.run("xprop", "-root", "_NET_SUPPORTING_WM_CHECK"):
-            if time.monotonic() > deadline or window_manager.poll() is not None:
-                raise RuntimeError("openbox did not start")
-            time.sleep(0.05)
+        claimed = lambda: "window id" in desktop.run("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")  # noqa: E731
+        sync_until(claimed, _START_DEADLINE, "openbox to start", alive=window_manager)
         yield desktop
     finally:
         os.close(read)
@@ -159,12 +149,9 @@ def other_application(desktop: XDesktop, name: str, geometry: str) -> Iterator[t
     assert process.stdout is not None
     log = KeyLog(process.stdout)
     try:
-        deadline = time.monotonic() + _START_DEADLINE
-        while not (found := desktop.windows("--name", f"^{name}$")):
-            if time.monotonic() > deadline:
-                raise RuntimeError("xev did not open its window")
-            time.sleep(0.05)
-        window = found[0]
+        window = sync_until(
+            lambda: desktop.windows("--name", f"^{name}$"), _START_DEADLINE, "xev's window", alive=process
+        )[0]
         desktop.run("xdotool", "windowactivate", "--sync", str(window))
         yield window, log
     finally:
@@ -219,15 +206,15 @@ class NotificationService:
         env = {**desktop.env(), "DBUS_SESSION_BUS_ADDRESS": bus, "XDG_CONFIG_HOME": config_home}
         self.bus = bus
         self.received: list[str] = []
-        self._process = subprocess.Popen(
+        self.process = subprocess.Popen(
             ["dunst", "-print"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
-        assert self._process.stdout is not None
-        for line in self._process.stdout:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
             self.received.append(line.rstrip("\n"))
 
     def call(self, interface: str, method: str, signature: str = "", *args: object) -> tuple[object, ...]:
@@ -254,18 +241,14 @@ class NotificationService:
         return True
 
     def stop(self) -> None:
-        _end(self._process)
+        _end(self.process)
 
 
 @contextlib.contextmanager
 def notification_service(desktop: XDesktop, bus: str, config_home: str) -> Iterator[NotificationService]:
     service = NotificationService(desktop, bus, config_home)
     try:
-        deadline = time.monotonic() + _START_DEADLINE
-        while not service.ready():
-            if time.monotonic() > deadline:
-                raise RuntimeError("dunst did not start")
-            time.sleep(0.05)
+        sync_until(service.ready, _START_DEADLINE, "dunst to start", alive=service.process)
         yield service
     finally:
         service.stop()

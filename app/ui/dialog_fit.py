@@ -44,6 +44,7 @@ class DialogFit(QObject):
         self._pages = pages
         self.available: QRect | None = None  # the area to fit, when not the screen's (tests)
         self._set_height = 0  # the height last given here: another one means the person resized the dialog
+        self._page_hints: list[QSize] = []  # the pages' size hints at the last measure
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -74,9 +75,14 @@ class DialogFit(QObject):
             keep_on_screen(dialog, self.available)
 
     def _natural(self) -> int:
-        for page in self._pages:
-            page.updateGeometry()
-        self._root.invalidate()
+        # A page's hint follows its content, which Qt does not know of: tell it, but only of a hint that changed. Told
+        # every time, the layouts would ask for a refit in reply and the dialog measure itself on every turn.
+        hints = [page.sizeHint() for page in self._pages]
+        if hints != self._page_hints:
+            self._page_hints = hints
+            for page in self._pages:
+                page.updateGeometry()
+            self._root.invalidate()
         return min(self._root.sizeHint().height(), self._dialog.maximumHeight())
 
     def _resize(self, width: int, height: int) -> None:

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
-from app.browser.processes import profile_pids
+from app.browser.processes import kill_profile_processes, profile_pids
 from tests.browser.helpers import index_of
+from tests.fakes.external_chromium import external_chromium
 from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import (
     FakeLLMServer,
@@ -294,10 +294,7 @@ def test_sigint_stops_a_held_model_call_and_exits_3(
         text=True,
     )
     try:
-        deadline = time.monotonic() + RUN_TIMEOUT
-        while not llm_server.requests and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.05)
-        assert llm_server.requests, "the model was never called"
+        llm_server.wait_received(timeout=RUN_TIMEOUT, alive=process)
 
         process.send_signal(signal.SIGINT)
         sent = time.monotonic()
@@ -317,23 +314,8 @@ def test_sigint_stops_a_held_model_call_and_exits_3(
 def test_cdp_url_works_in_the_open_tab_and_leaves_that_browser_running(
     tmp_path: Path, home: Path, llm_server: FakeLLMServer, page_server: PageServer
 ) -> None:
-    port = unused_port()
     profile = tmp_path / "external-profile"
-    chromium = subprocess.Popen(
-        [
-            asyncio.run(find_chromium()),
-            *CHROMIUM_FLAGS,
-            "--headless=new",
-            f"--remote-debugging-port={port}",
-            f"--user-data-dir={profile}",
-            page_server.url,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        cdp_url = f"http://127.0.0.1:{port}"
-        wait_for_devtools(cdp_url, chromium)
+    with external_chromium(profile, page_server.url) as (cdp_url, chromium):
         llm_server.fallback = press_then_done()
 
         done = run_cli(cli("Press the button", "--cdp-url", cdp_url, "--json"), cli_env(home, llm_server))
@@ -343,33 +325,12 @@ def test_cdp_url_works_in_the_open_tab_and_leaves_that_browser_running(
         state = browser_state(llm_server.requests[0])
         assert "Tab 1 (current)" in state and "Current page: [Counter]" in state
         assert "/pressed" in page_server.hits
-        time.sleep(0.3)
-        assert chromium.poll() is None, "the attached browser was closed"
+        with pytest.raises(subprocess.TimeoutExpired):
+            chromium.wait(0.3)  # the attached browser was not closed
         with urllib.request.urlopen(f"{cdp_url}/json/version", timeout=5) as response:
             assert json.load(response)["Browser"]
-    finally:
-        chromium.terminate()
-        try:
-            chromium.wait(10)
-        except subprocess.TimeoutExpired:
-            chromium.kill()
-            chromium.wait()
-    deadline = time.monotonic() + 10
-    while asyncio.run(profile_pids(profile)) and time.monotonic() < deadline:
-        time.sleep(0.1)  # Chromium's helper processes follow the browser out
-    assert asyncio.run(profile_pids(profile)) == []
-
-
-def wait_for_devtools(cdp_url: str, chromium: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        assert chromium.poll() is None, "Chromium exited before it listened"
-        try:
-            with urllib.request.urlopen(f"{cdp_url}/json/version", timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"Chromium never listened on {cdp_url}")
+    # Chromium's helper processes follow the browser out: none is left to kill after a grace period.
+    assert asyncio.run(kill_profile_processes(profile, grace=10)) == []
 
 
 def test_vision_sends_a_screenshot_each_step_and_its_recording_replays_without_the_images(

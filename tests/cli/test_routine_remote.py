@@ -14,7 +14,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -27,39 +26,15 @@ import pytest
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.routine.state import state_path
 from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
-from tests.cli.test_cli import ROOT, cli_env, home, unused_port, wait_for_devtools  # noqa: F401 - the fixture
+from tests.cli.test_cli import ROOT, cli_env, home, unused_port  # noqa: F401 - the fixture
 from tests.cli.test_routine import calls_by_row
 from tests.fakes.crm_model import crm_model
 from tests.fakes.crm_site import crm_site
+from tests.fakes.external_chromium import external_chromium
 from tests.fakes.llm_server import FakeLLMServer
+from tests.waiting import sync_until
 
 FIVE = ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test") + "Eve,eve@x.test,Pro,2026-04-01,no\n"
-
-
-@contextmanager
-def remote_chromium(folder: Path, name: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A Chromium another program started, serving CDP on loopback only."""
-    port = unused_port()
-    chromium = subprocess.Popen(
-        [
-            asyncio.run(find_chromium()),
-            *CHROMIUM_FLAGS,
-            "--headless=new",
-            "--remote-debugging-address=127.0.0.1",
-            f"--remote-debugging-port={port}",
-            f"--user-data-dir={folder / name}",
-            "about:blank",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        wait_for_devtools(url, chromium)
-        yield url, chromium
-    finally:
-        chromium.kill()
-        chromium.wait(10)
 
 
 def open_pages(url: str) -> list[str]:
@@ -73,8 +48,8 @@ def test_two_remote_browsers_share_the_rows_and_are_left_running(
     llm_server.fallback = crm_model()
     rows = rows_file(tmp_path, FIVE)
     with (
-        remote_chromium(tmp_path, "a") as (a, first),
-        remote_chromium(tmp_path, "b") as (b, second),
+        external_chromium(tmp_path / "a") as (a, first),
+        external_chromium(tmp_path / "b") as (b, second),
         crm_site() as site,
     ):
         done = run(
@@ -98,8 +73,8 @@ def test_an_endpoint_that_dies_in_mid_row_leaves_that_row_interrupted_and_the_re
     rows = rows_file(tmp_path, FIVE)
     state = state_path(rows.with_name(f"{rows.stem}-results.csv"))
     with (
-        remote_chromium(tmp_path, "a") as (a, first),
-        remote_chromium(tmp_path, "b") as (b, second),
+        external_chromium(tmp_path / "a") as (a, first),
+        external_chromium(tmp_path / "b") as (b, second),
         crm_site() as site,
     ):
         browsers = {a: first, b: second}
@@ -172,10 +147,7 @@ def selenium_grid(folder: Path) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while not _grid_ready(base):
-            assert grid.poll() is None and time.monotonic() < deadline, "Selenium Grid never became ready"
-            time.sleep(0.2)
+        sync_until(lambda: _grid_ready(base), 60, "Selenium Grid ready", alive=grid, every=0.2)
         args = [*CHROMIUM_FLAGS, "--headless=new"]
         capabilities = {
             "browserName": "chrome",
@@ -313,10 +285,8 @@ def browserless(folder: Path) -> Iterator[str]:
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not _answers(f"http://127.0.0.1:{port}/active?token={token}"):
-            assert server.poll() is None and time.monotonic() < deadline, "browserless never listened"
-            time.sleep(0.2)
+        active = f"http://127.0.0.1:{port}/active?token={token}"
+        sync_until(lambda: _answers(active), 60, "browserless listening", alive=server, every=0.2)
         yield f"ws://127.0.0.1:{port}?token={token}"
         assert server.poll() is None  # the routine never ends it
     finally:

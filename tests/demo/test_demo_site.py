@@ -15,6 +15,7 @@ from playwright.async_api import Browser, Page, async_playwright, expect
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.demo import DemoSite
+from tests.waiting import until
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "demo"
 PAGES = [
@@ -157,7 +158,7 @@ async def test_stop_closes_the_port_and_ends_open_connections() -> None:
     base_url = await demo.start()
     host, port = base_url.removeprefix("http://").rstrip("/").split(":")
     reader, idle = await asyncio.open_connection(host, int(port))
-    await asyncio.sleep(0.05)  # let the server accept it
+    await until(lambda: demo._handlers, message="the server accepted it")
     await asyncio.wait_for(demo.stop(), 5)
     assert await asyncio.wait_for(reader.read(), 5) == b""
     idle.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -92,7 +93,7 @@ class FakeLLMServer:
         self.request_bytes: list[int] = []  # each request body's size on the wire
         self.request_times: list[float] = []
         self.fallback: Callable[[dict[str, Any]], FakeResponse] | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()  # held to change the lists; notified at each request
         self._release = threading.Event()
         # (loop, future, count): woken from the server's thread when the count-th request has arrived.
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None], int]] = []
@@ -148,6 +149,7 @@ class FakeLLMServer:
             self.request_bytes.append(size)
             self.request_times.append(time.monotonic())
             self._wake(len(self.requests))
+            self._lock.notify_all()
             if self.script:
                 return self.script.pop(0)
         if self.fallback is not None:
@@ -169,6 +171,28 @@ class FakeLLMServer:
         finally:
             with self._lock:
                 self._waiters = [w for w in self._waiters if w[1] is not arrived]
+
+    def wait_received(self, count: int = 1, timeout: float = 30.0, alive: subprocess.Popen[Any] | None = None) -> None:
+        """``received`` for a test without a loop: return once ``count`` requests in all have arrived; AssertionError
+        after ``timeout``, or as soon as ``alive`` (the run that should send them) has exited."""
+
+        def watch() -> None:
+            assert alive is not None
+            alive.wait()
+            with self._lock:
+                self._lock.notify_all()
+
+        if alive is not None:
+            threading.Thread(target=watch, daemon=True).start()
+
+        def arrived_or_ended() -> bool:
+            return len(self.requests) >= count or (alive is not None and alive.poll() is not None)
+
+        with self._lock:
+            if not self._lock.wait_for(arrived_or_ended, timeout):
+                raise AssertionError(f"the fake model server got {len(self.requests)} requests, not {count}")
+            if len(self.requests) < count:
+                raise AssertionError(f"the run ended before the fake model server got {count} requests")
 
     def _wake(self, arrived: int) -> None:
         for waiter in [w for w in self._waiters if w[2] <= arrived]:

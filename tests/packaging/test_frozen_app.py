@@ -9,7 +9,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 from app.browser.processes import profile_pids
 from tests.packaging.conftest import Built
 from tests.packaging.smoke import bare_env, run_task
+from tests.waiting import sync_until
 
 pytestmark = pytest.mark.timeout(1800)
 
@@ -106,23 +106,20 @@ def windows_named(display: str, name: str) -> list[str]:
     return found.stdout.split()
 
 
-def a_window(display: str, name: str, timeout: float) -> str:
+def a_window(display: str, name: str, timeout: float, app: subprocess.Popen[bytes]) -> str:
     """The first visible window whose title matches ``name``, once there is one (X sends no event we could wait on
-    from here: xdotool is asked again every 0.1 s, up to ``timeout``)."""
-    deadline = time.monotonic() + timeout
-    while not (found := windows_named(display, name)):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no window named {name!r} within {timeout:g} s")
-        time.sleep(0.1)
-    return found[0]
+    from here: xdotool is asked again every 0.1 s, up to ``timeout``, while the app runs)."""
+    return sync_until(lambda: windows_named(display, name), timeout, f"a window named {name!r}", alive=app, every=0.1)[
+        0
+    ]
 
 
 def test_the_demo_opens_its_panel_and_chromium_and_runs(built: Built, tmp_path: Path, display: str) -> None:
     env = bare_env(tmp_path, DISPLAY=display)
     app = subprocess.Popen([str(built.app), "--demo"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        panel = a_window(display, "^Page Agent$", 60)
-        a_window(display, "Sign in — Acme CRM", 60)
+        panel = a_window(display, "^Page Agent$", 60, app)
+        a_window(display, "Sign in — Acme CRM", 60, app)
         # Run the demo's task: a click on Run, at the panel's bottom right (no window manager here to give the
         # panel the keyboard). The agent signs in, through the frozen Playwright.
         x = {"DISPLAY": display, "PATH": "/usr/bin:/bin"}
@@ -132,7 +129,7 @@ def test_the_demo_opens_its_panel_and_chromium_and_runs(built: Built, tmp_path: 
         size = dict(line.split("=", 1) for line in shell.stdout.split())
         where = [str(int(size["WIDTH"]) - RUN_FROM_RIGHT), str(int(size["HEIGHT"]) - RUN_FROM_BOTTOM)]
         subprocess.run(["xdotool", "mousemove", "--window", panel, *where, "click", "1"], env=x, check=True, timeout=30)
-        a_window(display, "Dashboard — Acme CRM|New customer — Acme CRM", 90)
+        a_window(display, "Dashboard — Acme CRM|New customer — Acme CRM", 90, app)
     finally:
         app.send_signal(signal.SIGTERM)
         output = app.communicate(timeout=60)[0].decode(errors="replace")

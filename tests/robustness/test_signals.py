@@ -18,6 +18,7 @@ from app.browser.chromium import find_chromium
 from app.browser.processes import profile_pids
 from tests.cli.test_cli import ROOT, cli, cli_env
 from tests.fakes.llm_server import FakeLLMServer, done_reply
+from tests.waiting import sync_until
 
 SLOW_ANSWER = 60.0  # the model "thinks" far longer than any test waits
 DEADLINE = 30.0
@@ -46,14 +47,6 @@ def start(home: Path, llm_server: FakeLLMServer, *extra: str) -> subprocess.Pope
     )
 
 
-def wait_until(condition: object, process: subprocess.Popen[str], what: str) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while not condition():  # type: ignore[operator]
-        assert process.poll() is None, f"the run ended before {what}: {process.communicate()}"
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def finish(process: subprocess.Popen[str]) -> tuple[str, str, float]:
     sent = time.monotonic()
     try:
@@ -68,7 +61,7 @@ def finish(process: subprocess.Popen[str]) -> tuple[str, str, float]:
 def waiting_for_the_model(home: Path, llm_server: FakeLLMServer) -> subprocess.Popen[str]:
     llm_server.add(done_reply("Hello.", delay=SLOW_ANSWER))
     process = start(home, llm_server)
-    wait_until(lambda: llm_server.requests, process, "the model was called")
+    llm_server.wait_received(timeout=DEADLINE, alive=process)
     return process
 
 
@@ -114,7 +107,7 @@ def test_ctrl_c_while_chromium_starts_stops_at_once(tmp_path: Path, home: Path, 
     (home / "config").mkdir(parents=True)
     (home / "config" / "settings.json").write_text(json.dumps({"browser_path": str(slow)}))
     process = start(home, llm_server)
-    wait_until(started.exists, process, "Chromium began to start")
+    sync_until(started.exists, DEADLINE, "Chromium began to start", alive=process)
 
     process.send_signal(signal.SIGINT)
     stdout, stderr, took = finish(process)

@@ -17,6 +17,7 @@ import pytest
 
 from app.settings.model import Settings
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
+from tests.waiting import sync_until
 from tests.x_desktop import (
     NEEDS_X_DESKTOP,
     NotificationService,
@@ -25,7 +26,6 @@ from tests.x_desktop import (
     notification_service,
     other_application,
     session_bus,
-    wait_until,
     x_desktop,
 )
 
@@ -88,28 +88,36 @@ def test_the_agent_works_beside_the_person_and_a_hand_off_reaches_a_minimized_pa
     )
     app = App(screen, bus, app_home)
     try:
-        wait_until(lambda: screen.windows("--name", "^Page Agent$"), "the panel")
+        sync_until(lambda: screen.windows("--name", "^Page Agent$"), message="the panel", alive=app.process)
         panel = screen.windows("--name", "^Page Agent$")[0]
-        wait_until(lambda: screen.windows("--class", "chromium"), "Chromium")
+        sync_until(lambda: screen.windows("--class", "chromium"), message="Chromium", alive=app.process)
         chromium = set(screen.windows("--class", "chromium"))
         with other_application(screen, "someone-elses-editor", "520x400+760+160") as (editor, _keys):
             screen.run("xdotool", "windowactivate", "--sync", str(panel))
             screen.run("xdotool", "type", "--delay", "5", "Fill in the form")
             screen.run("xdotool", "key", "ctrl+Return")
-            wait_until(lambda: llm_server.requests, "the first step")
+            llm_server.wait_received(1, alive=app.process)  # the first step
             screen.run("xdotool", "windowactivate", "--sync", str(editor))
             with Person(screen) as person:
-                wait_until(lambda: len(llm_server.requests) >= 4, "the step that hands over")
+                llm_server.wait_received(4, alive=app.process)  # the step that hands over
             assert person.active and set(person.active) == {editor}, "Chromium took the keyboard during the run"
             screen.run("xdotool", "windowminimize", "--sync", str(panel))
-            wait_until(lambda: any("your turn" in line for line in dunst.received), "the notification")
+            sync_until(
+                lambda: any("your turn" in line for line in dunst.received),
+                message="the notification",
+                alive=app.process,
+            )
             # Back from the taskbar, and flagged until looked at; Chromium in front, as the hand-off asks.
             assert "_NET_WM_STATE_HIDDEN" not in screen.window_state(panel)
-            wait_until(lambda: screen.active_window() in chromium, "Chromium in front for the hand-off")
+            sync_until(
+                lambda: screen.active_window() in chromium,
+                message="Chromium in front for the hand-off",
+                alive=app.process,
+            )
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             screen.screenshot(str(ARTIFACTS / "hand-off-minimized-panel.png"))
             dunst.call("org.dunstproject.cmd0", "NotificationAction", "u", 0)  # the person clicks it
-            wait_until(lambda: screen.active_window() == panel, "the panel in front")
+            sync_until(lambda: screen.active_window() == panel, message="the panel in front", alive=app.process)
     finally:
         errors = app.end()
     assert app.process.returncode == 0, errors

@@ -14,6 +14,7 @@ from app.ui.task_input import ComposerMode
 from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import TestRuntime, screenshot, settle
+from tests.ui_waiting import laid_out
 from tests.waiting import until
 
 REPORT = (
@@ -56,7 +57,7 @@ async def test_type_a_task_and_run(window: MainWindow, llm_server: FakeLLMServer
     assert window.composer.mode in (ComposerMode.STARTING, ComposerMode.RUNNING)
     assert not window.composer.input.isEnabled()
     await until(lambda: len(llm_server.requests) == 2 and window.model.rowCount() >= 2, message="second step")
-    await asyncio.sleep(0.35)
+    laid_out(window)
     screenshot(window, "running")
     await settle(window)
 
@@ -220,9 +221,10 @@ async def test_stop_while_the_browser_starts(
     window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer
 ) -> None:
     original = runtime.agent
+    started = asyncio.Event()  # Chromium is up, once Stop was pressed
 
     async def slow_start(*, new_task: bool = False):
-        await asyncio.sleep(0.3)
+        await started.wait()
         return await original()
 
     runtime.agent = slow_start  # type: ignore[method-assign]
@@ -230,6 +232,7 @@ async def test_stop_while_the_browser_starts(
     assert window.pill.state is PillState.STARTING
     window.stop()
     assert window.pill.state is PillState.STOPPING
+    started.set()
     await settle(window)
     assert window.pill.state is PillState.STOPPED
     assert llm_server.requests == []  # the task never reached the model

@@ -4,7 +4,6 @@ only at the next start, everywhere at once."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from app.text import i18n
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.history_view import HistoryDialog
 from app.ui.main_window import MainWindow
+from app.ui.panel_state import PanelState
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.timeline.model import Kind
 from tests.fakes.llm_server import FakeLLMServer, done_reply
@@ -195,5 +195,6 @@ async def test_the_first_start_asks_before_any_demo_banner_and_remembers_the_dem
 
     desktop, window = await start()  # the demo it is, straight away: no welcome at every start
     assert desktop.runtime is not None and desktop.runtime.demo and window.demo_banner.isVisible()
-    await asyncio.sleep(0.2)
+    # The welcome would be asked for as the panel opens, and shown before Chromium is up.
+    await until(lambda: window.state is not PanelState.OPENING, timeout=30, message="Chromium up")
     assert shown(SettingsDialog) is None

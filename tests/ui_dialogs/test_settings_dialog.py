@@ -21,6 +21,7 @@ from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, completion
 from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring, NoKeyring
 from tests.ui_dialogs.conftest import screenshot
+from tests.ui_waiting import laid_out
 from tests.waiting import until
 
 KEY = "sk-dialog-secret-123456"
@@ -141,7 +142,7 @@ async def test_environment_override_is_explained(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
     dlg = SettingsDialog(Settings())
     dlg.show()
-    await asyncio.sleep(0.05)
+    laid_out(dlg)
     assert dlg.model_page.key_edit.text() == ""  # the environment's key is not copied into the form
     assert "OPENAI_API_KEY" in dlg.model_page.key_hint.text() and "overrides" in dlg.model_page.key_hint.text()
     assert dlg.result_api_key() == "sk-from-the-environment"
@@ -175,7 +176,7 @@ async def test_no_tool_support_offers_the_next_mode(dialog: SettingsDialog, llm_
     await dialog.model_page.test_connection()
     assert dialog.model_page.message.tone == Tone.WARNING and "plain text" in dialog.model_page.message.text()
     assert dialog.model_page.fix_button.isVisible() and "'required'" in dialog.model_page.fix_button.text()
-    await asyncio.sleep(0.05)  # the dialog grows to fit the message
+    laid_out(dialog)  # the dialog grows to fit the message
     assert dialog.model_page.message.height() >= dialog.model_page.message.heightForWidth(
         dialog.model_page.message.width()
     )
@@ -199,7 +200,7 @@ async def test_closing_cancels_a_running_test(dialog: SettingsDialog, llm_server
 async def test_first_run_offers_the_demo(qapp: QApplication, memory_keyring: MemoryKeyring) -> None:
     dlg = SettingsDialog(Settings(), first_run=True)
     dlg.show()
-    await asyncio.sleep(0.05)
+    laid_out(dlg)
     assert dlg.welcome is not None and dlg.welcome.isVisible() and dlg.demo_button is not None
     screenshot(dlg, "settings_first_run")
     dlg.demo_button.click()

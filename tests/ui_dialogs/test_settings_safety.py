@@ -22,6 +22,7 @@ from tests.fakes.llm_server import FakeLLMServer, error_reply
 from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
 from tests.ui_dialogs.conftest import screenshot
 from tests.ui_dialogs.test_translations import ROOT, literal_tr_strings, zh_table
+from tests.ui_waiting import laid_out, tasks_ended
 from tests.waiting import until
 
 VALUE = "hunter2-Sécret!"
@@ -39,6 +40,7 @@ def paths(tmp_path: Path) -> AppPaths:
 @pytest.fixture
 async def open_dialog(qapp: QApplication, memory_keyring: MemoryKeyring, paths: AppPaths):  # type: ignore[no-untyped-def]
     opened: list[SettingsDialog] = []
+    before = asyncio.all_tasks()
 
     def make(settings: Settings | None = None, *, first_run: bool = False) -> SettingsDialog:
         dialog = SettingsDialog(settings or Settings(), first_run=first_run, paths=paths)
@@ -50,7 +52,7 @@ async def open_dialog(qapp: QApplication, memory_keyring: MemoryKeyring, paths: 
     for dialog in opened:
         dialog.close()
         dialog.deleteLater()
-    await asyncio.sleep(0.02)  # the dialogs' cancelled tasks end on this loop
+    await tasks_ended(before)  # the dialogs' cancelled tasks end on this loop
 
 
 async def save(dialog: SettingsDialog) -> Settings:
@@ -209,7 +211,7 @@ async def test_without_a_keyring_everything_else_is_saved_and_the_secret_kept_un
     open_dialog, memory_keyring: MemoryKeyring
 ) -> None:  # type: ignore[no-untyped-def]
     dialog = open_dialog()
-    await asyncio.sleep(0.05)  # laid out
+    laid_out(dialog)
     dialog.fit_to_screen(QRect(0, 0, 1366, 768))
     dialog.agent_page.max_steps_spin.setValue(12)
     dialog.safety_page.sites_edit.setPlainText("crm.example.com")
@@ -310,13 +312,13 @@ async def test_the_dialog_fits_a_small_screen(open_dialog, available: QRect, fir
         ),
         first_run=first_run,
     )
-    await asyncio.sleep(0.05)
+    laid_out(dialog)
     dialog.fit_to_screen(available)
-    await asyncio.sleep(0.05)
+    laid_out(dialog)
     assert available.contains(frame(dialog)), (frame(dialog), available)  # title bar and buttons on the screen
     for index in range(dialog.tabs.count()):
         dialog.tabs.setCurrentIndex(index)
-        await asyncio.sleep(0.02)
+        laid_out(dialog)
         page = dialog.tabs.currentWidget()
         bar = page.verticalScrollBar()
         if not first_run and available.height() >= 768:
@@ -326,12 +328,21 @@ async def test_the_dialog_fits_a_small_screen(open_dialog, available: QRect, fir
     assert dialog.save_button.isVisible() and dialog.save_button.geometry().bottom() <= dialog.height()
 
 
+async def test_an_open_dialog_comes_to_rest(open_dialog) -> None:  # type: ignore[no-untyped-def]
+    # It once measured itself again on every turn of the loop while open, some 850 times a second: a core kept busy.
+    dialog = open_dialog(first_run=True)
+    laid_out(dialog)  # AssertionError while a refit sets off the next
+    for index in range(dialog.tabs.count()):
+        dialog.tabs.setCurrentIndex(index)
+        laid_out(dialog)
+
+
 async def test_messages_that_appear_later_do_not_grow_the_dialog_off_the_screen(
     open_dialog, llm_server: FakeLLMServer
 ) -> None:  # type: ignore[no-untyped-def]
     available = QRect(0, 0, 1280, 720)
     dialog = open_dialog(first_run=True)
-    await asyncio.sleep(0.05)
+    laid_out(dialog)
     dialog.fit_to_screen(available)
     move_frame(dialog, dialog.x(), available.bottom() + 1 - frame(dialog).height())  # as low as it can sit
     llm_server.add(error_reply(405, "Method Not Allowed"))
@@ -339,7 +350,7 @@ async def test_messages_that_appear_later_do_not_grow_the_dialog_off_the_screen(
     await dialog.model_page.test_connection()
     dialog.model_page.base_url_edit.setText("not a url")
     await dialog.save()  # "Not saved": a second message, below the tabs
-    await asyncio.sleep(0.1)  # grown, if it may
+    laid_out(dialog)  # grown, if it may
     assert dialog.model_page.message.isVisible() and dialog.error_area.isVisible()
     assert available.contains(frame(dialog)), (frame(dialog), available)
     screenshot(dialog, "settings_two_messages_1280x720")
@@ -354,7 +365,7 @@ async def test_opened_from_the_panel_it_sits_over_the_browser_side(
     try:
         dialog = SettingsDialog(Settings(), first_run=True, paths=paths, parent=panel)
         dialog.show()
-        await asyncio.sleep(0.05)
+        laid_out(dialog)
         available = QRect(0, 0, 1280, 720)
         dialog.fit_to_screen(available)
         assert available.contains(frame(dialog))
@@ -371,13 +382,13 @@ def test_every_new_string_has_a_translation() -> None:
 
 async def test_the_height_stays_between_tabs_and_comes_back_after_a_message(open_dialog) -> None:  # type: ignore[no-untyped-def]
     dialog = open_dialog(Settings(secrets=[SecretEntry(name="crm_password")]))
-    await asyncio.sleep(0.05)
+    laid_out(dialog)
     dialog.fit_to_screen(QRect(0, 0, 1366, 768))
-    await asyncio.sleep(0.05)
+    laid_out(dialog)
     height = dialog.height()
     for index in [*range(dialog.tabs.count()), 0]:
         dialog.tabs.setCurrentIndex(index)
-        await asyncio.sleep(0.05)
+        laid_out(dialog)
         assert dialog.height() == height, f"tab {index}"
     dialog.model_page.base_url_edit.setText("not a url")
     await dialog.save()  # "Not saved", below the tabs

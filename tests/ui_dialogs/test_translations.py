@@ -4,7 +4,6 @@ version: one check over every module that calls tr()."""
 from __future__ import annotations
 
 import ast
-import asyncio
 import json
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from app.text import i18n
 from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.ui_dialogs.conftest import screenshot
+from tests.ui_waiting import laid_out
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(
@@ -62,7 +62,7 @@ async def test_chinese_settings_dialog(qapp: QApplication, memory_keyring: Memor
     try:
         dlg = SettingsDialog(Settings(language="zh"), first_run=True)
         dlg.show()
-        await asyncio.sleep(0.05)  # laid out at its real width
+        laid_out(dlg)  # at its real width
         assert dlg.model_page.test_button.text() == "测试连接"
         screenshot(dlg, "settings_first_run_zh")
         dlg.close()
