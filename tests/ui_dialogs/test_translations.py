@@ -13,7 +13,8 @@ from PySide6.QtWidgets import QApplication
 
 from app.assets import resources_root
 from app.settings.catalog import SETTINGS
-from app.settings.model import Settings, preset
+from app.settings.model import Settings
+from app.settings.presets import preset
 from app.text import i18n
 from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.memory_keyring import MemoryKeyring
