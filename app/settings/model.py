@@ -31,9 +31,9 @@ ThemeChoice = Literal["system", "light", "dark"]
 
 
 class Settings(BaseModel):
-    """What the user chose, saved as settings.json. Each single-valued setting has its label, its help, and the flag
-    and environment variable that override it declared in app/settings/catalog.py (app/README.md, "Adding a
-    setting"); the Safety page's lists have a page of their own."""
+    """What the user chose, saved as settings.json. Each single-valued setting has its place and field in the Settings
+    dialog, its label, its help, and the flag and environment variable that override it declared in
+    app/settings/catalog.py (app/README.md, "Adding a setting"); the Safety page's lists have a page of their own."""
 
     provider: str = "openai"
     base_url: str = "https://api.openai.com/v1"

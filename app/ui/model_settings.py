@@ -17,7 +17,7 @@ from app.background import Background
 from app.llm import probe
 from app.llm.probe import ProbeKind, ProbeResult
 from app.llm.settings import LLMSettings, ToolChoiceMode
-from app.settings.catalog import MODEL, SETTINGS, Choice, Scalar
+from app.settings.catalog import MODEL, Scalar
 from app.settings.model import Settings
 from app.settings.presets import CUSTOM, preset
 from app.text.i18n import tr
@@ -26,13 +26,6 @@ from app.ui.dialog_widgets import MessageArea, Tone, labelled_row, select_data
 from app.ui.icons import icon
 from app.ui.setting_editors import CheckEditor, ChoiceEditor, PageEditors, TextEditor
 from app.ui.style import Theme
-
-
-def mode_labels() -> dict[ToolChoiceMode, str]:
-    """The tool-calling modes as Settings → Tool calling names them."""
-    choice = SETTINGS["tool_choice"].editor
-    assert isinstance(choice, Choice)
-    return {ToolChoiceMode(value): tr(label) for value, label in choice.options}
 
 
 def _headline(kind: ProbeKind) -> str:
@@ -205,7 +198,8 @@ class ModelPage(QWidget):
         self.message.show_message(tone, _headline(result.kind), result.message, result.suggestion or "")
         fix = self._fix_for(result)
         if fix is not None:
-            self.fix_button.setText(tr("Use {mode}", mode=mode_labels()[fix]))
+            label = self.mode_combo.itemText(self.mode_combo.findData(fix.value))  # as Tool calling lists it
+            self.fix_button.setText(tr("Use {mode}", mode=label))
             self.fix_button.setProperty("mode", fix.value)
             self.fix_button.show()
 
