@@ -1,4 +1,4 @@
-"""The persisted settings (no secrets: the API key lives in the OS keyring) and the provider presets."""
+"""The persisted settings (no secrets: the API key lives in the OS keyring)."""
 
 from __future__ import annotations
 
@@ -20,48 +20,6 @@ from app.settings.atomic import write_atomic
 log = logging.getLogger(__name__)
 
 
-class ProviderPreset(BaseModel):
-    key: str
-    label: str
-    base_url: str
-    model: str
-    needs_key: bool = True
-
-
-PRESETS: tuple[ProviderPreset, ...] = (
-    ProviderPreset(key="openai", label="OpenAI", base_url="https://api.openai.com/v1", model="gpt-4.1-mini"),
-    ProviderPreset(
-        key="openrouter", label="OpenRouter", base_url="https://openrouter.ai/api/v1", model="openai/gpt-4.1-mini"
-    ),
-    ProviderPreset(key="deepseek", label="DeepSeek", base_url="https://api.deepseek.com/v1", model="deepseek-chat"),
-    ProviderPreset(
-        key="qwen",
-        label="Qwen / DashScope",
-        base_url="https://dashscope.aliyuncs.com/compatible-mode/v1",
-        model="qwen-plus",
-    ),
-    ProviderPreset(
-        key="ollama",
-        label="Ollama (localhost)",
-        base_url="http://localhost:11434/v1",
-        model="qwen2.5:7b",
-        needs_key=False,
-    ),
-    ProviderPreset(
-        key="lmstudio",
-        label="LM Studio (localhost)",
-        base_url="http://localhost:1234/v1",
-        model="local-model",
-        needs_key=False,
-    ),
-    ProviderPreset(key="custom", label="Custom", base_url="", model=""),
-)
-
-
-def preset(key: str) -> ProviderPreset:
-    return next((p for p in PRESETS if p.key == key), PRESETS[-1])
-
-
 class SecretEntry(BaseModel):
     """A named secret the agent may type as ``<secret>name</secret>``; its value lives in the keyring only."""
 
@@ -73,9 +31,9 @@ ThemeChoice = Literal["system", "light", "dark"]
 
 
 class Settings(BaseModel):
-    """What the user chose, saved as settings.json. Each single-valued setting has its label, its help, and the flag
-    and environment variable that override it declared in app/settings/catalog.py (app/README.md, "Adding a
-    setting"); the Safety page's lists have a page of their own."""
+    """What the user chose, saved as settings.json. Each single-valued setting has its place and field in the Settings
+    dialog, its label, its help, and the flag and environment variable that override it declared in
+    app/settings/catalog.py (app/README.md, "Adding a setting"); the Safety page's lists have a page of their own."""
 
     provider: str = "openai"
     base_url: str = "https://api.openai.com/v1"

@@ -3,32 +3,19 @@ hand-off sound, and the browser (which program, whether the agent may run script
 
 from __future__ import annotations
 
-from typing import Any
+from PySide6.QtWidgets import QFileDialog, QVBoxLayout, QWidget
 
-from PySide6.QtWidgets import (
-    QComboBox,
-    QFileDialog,
-    QHBoxLayout,
-    QLineEdit,
-    QPushButton,
-    QSpinBox,
-    QVBoxLayout,
-    QWidget,
-)
-
-from app.core.limits import MAX_STEPS_LIMIT
 from app.core.safety.navigation import NavigationPolicy
-from app.settings.model import Settings, ThemeChoice
-from app.text.i18n import LANGUAGES, language, tr
-from app.ui.dialog_widgets import section, select_data, setting_check, setting_row, small_label
-
-
-def _theme_labels() -> dict[ThemeChoice, str]:
-    return {"system": tr("Same as the system"), "light": tr("Light"), "dark": tr("Dark")}
+from app.settings.catalog import AGENT, BROWSER, Scalar
+from app.settings.model import Settings
+from app.text.i18n import language, tr
+from app.ui.dialog_widgets import small_label
+from app.ui.setting_editors import CheckEditor, ChoiceEditor, PageEditors, ProgramEditor, TextEditor, WholeEditor
 
 
 class AgentPage(QWidget):
-    """Agent (Max steps / Language / Theme / Start page / sound) and Browser (Program / JavaScript tool)."""
+    """Agent (Max steps / Language / Theme / Start page / sound) and Browser (Program / JavaScript tool), as the
+    settings catalog lays them out."""
 
     def __init__(self, settings: Settings, detected_browser: str = "", parent: QWidget | None = None) -> None:
         """``detected_browser``: the browser found automatically, shown when no program is set."""
@@ -37,42 +24,30 @@ class AgentPage(QWidget):
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
         root.setSpacing(14)
+        self.editors = PageEditors(self, AGENT.page)
+        agent_block, _form, _column = self.editors.section(AGENT)
+        browser_block, _form, _column = self.editors.section(BROWSER)
+        root.addWidget(agent_block)
+        root.addWidget(browser_block)
+        root.addStretch(1)
+        self.max_steps_spin = self.editors.editor("max_steps", WholeEditor).spin
+        self.theme_combo = self.editors.editor("theme", ChoiceEditor).combo
+        self.start_url_edit = self.editors.editor("start_url", TextEditor).edit
+        self.sound_check = self.editors.editor("hand_off_sound", CheckEditor).check
 
-        agent_block, form, _column = section(self, tr("Agent"))
-        self.max_steps_spin = QSpinBox(self)
-        self.max_steps_spin.setRange(1, MAX_STEPS_LIMIT)
-        self.max_steps_spin.setMaximumWidth(120)
-        self.language_combo = QComboBox(self)
-        for code, name in LANGUAGES.items():
-            self.language_combo.addItem(name, code)
+        language_editor = self.editors.editor("language", ChoiceEditor)
+        self.language_combo = language_editor.combo
         self.language_hint = small_label(self, tr("Applies the next time you open Page Agent."))
         self.language_hint.hide()
-        language_column = QVBoxLayout()
-        language_column.setSpacing(4)
-        language_column.addWidget(self.language_combo)
-        language_column.addWidget(self.language_hint)
-        self.theme_combo = QComboBox(self)
-        for choice, label in _theme_labels().items():
-            self.theme_combo.addItem(label, choice)
-        self.start_url_edit = QLineEdit(self)
-        self.start_url_edit.setPlaceholderText(tr("https://… (optional)"))
-        self.sound_check = setting_check(self, "hand_off_sound")
-        setting_row(form, "max_steps", self.max_steps_spin)
-        setting_row(form, "language", self.language_combo, language_column)
-        setting_row(form, "theme", self.theme_combo)
-        setting_row(form, "start_url", self.start_url_edit)
-        form.addRow("", self.sound_check)
-        root.addWidget(agent_block)
+        language_editor.cell.addWidget(self.language_hint)
 
-        browser_block, form, column = section(self, tr("Browser"))
-        self.browser_edit = QLineEdit(self)
-        self.browser_edit.setPlaceholderText(detected_browser or tr("Found automatically when Page Agent starts"))
-        self.browse_button = QPushButton(tr("Browse…"), self)
-        browser_row = QHBoxLayout()
-        browser_row.setSpacing(8)
-        browser_row.addWidget(self.browser_edit, 1)
-        browser_row.addWidget(self.browse_button)
-        self.javascript_check = setting_check(self, "allow_javascript")
+        browser = self.editors.editor("browser_path", ProgramEditor)
+        self.browser_edit, self.browse_button = browser.edit, browser.browse_button
+        if detected_browser:
+            self.browser_edit.setPlaceholderText(detected_browser)
+
+        javascript = self.editors.editor("allow_javascript", CheckEditor)
+        self.javascript_check = javascript.check
         self.javascript_warning = small_label(
             self,
             tr(
@@ -81,41 +56,17 @@ class AgentPage(QWidget):
             ),
             "Warning",
         )
-        js_column = QVBoxLayout()
-        js_column.setSpacing(4)
-        js_column.addWidget(self.javascript_check)
-        js_column.addWidget(self.javascript_warning)
-        setting_row(form, "browser_path", self.browser_edit, browser_row)
-        column.addLayout(js_column)
-        root.addWidget(browser_block)
-        root.addStretch(1)
+        javascript.cell.addWidget(self.javascript_warning)
 
-        self._fill(settings)
+        self.editors.fill(settings)
         self.language_combo.currentIndexChanged.connect(self._show_language_hint)
         self.browse_button.clicked.connect(self._browse)
 
-    def _fill(self, settings: Settings) -> None:
-        self.max_steps_spin.setValue(settings.max_steps)
-        select_data(self.language_combo, settings.language)
-        select_data(self.theme_combo, settings.theme)
-        self.sound_check.setChecked(settings.hand_off_sound)
-        self.start_url_edit.setText(settings.start_url)
-        self.browser_edit.setText(settings.browser_path)
-        self.javascript_check.setChecked(settings.allow_javascript)
-
     # --- what the dialog reads ---------------------------------------------------------------------------------
 
-    def values(self) -> dict[str, Any]:
+    def values(self) -> dict[str, Scalar]:
         """This page's settings, as the form has them."""
-        return {
-            "max_steps": self.max_steps_spin.value(),
-            "language": self.language_combo.currentData(),
-            "theme": self.theme_combo.currentData(),
-            "hand_off_sound": self.sound_check.isChecked(),
-            "start_url": self.start_url_edit.text().strip(),
-            "allow_javascript": self.javascript_check.isChecked(),
-            "browser_path": self.browser_edit.text().strip(),
-        }
+        return self.editors.values()
 
     def problem(self, settings: Settings) -> tuple[str, QWidget] | None:
         """What is wrong with this page's part of ``settings`` (the allowed sites already checked), and the field to

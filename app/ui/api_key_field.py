@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
 
 from app.background import Background
 from app.settings import secrets
-from app.settings.model import preset
+from app.settings.presets import preset
 from app.text.i18n import tr
 from app.ui.dialog_widgets import repolish, small_label
 

@@ -66,24 +66,26 @@ def dialog_stylesheet(t: Theme) -> str:
     QFrame#Message {{ border-radius: 10px; }}
     {message_rules}
 
-    QLineEdit, QSpinBox, QComboBox {{
+    QLineEdit, QAbstractSpinBox, QComboBox {{
         background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border"]}; border-radius: 7px;
         padding: 5px 8px; min-height: 20px; selection-background-color: {c["accent"]};
         selection-color: {c["on_accent"]};
     }}
-    QLineEdit:focus, QSpinBox:focus, QComboBox:focus {{ border: 1px solid {c["accent"]}; }}
+    QLineEdit:focus, QAbstractSpinBox:focus, QComboBox:focus {{ border: 1px solid {c["accent"]}; }}
     QLineEdit:disabled {{ background: {c["sunken"]}; color: {c["muted"]}; }}
     QComboBox::drop-down {{ subcontrol-origin: padding; subcontrol-position: center right; border: none; width: 24px; }}
     QComboBox::down-arrow {{ image: url({_chevron("down", c["muted"])}); width: 12px; height: 12px; }}
-    QSpinBox {{ padding-right: 28px; }}
-    QSpinBox::up-button, QSpinBox::down-button {{
+    QAbstractSpinBox {{ padding-right: 28px; }}
+    QAbstractSpinBox::up-button, QAbstractSpinBox::down-button {{
         subcontrol-origin: border; width: 24px; border: none; border-left: 1px solid {c["border"]};
     }}
-    QSpinBox::up-button {{ subcontrol-position: top right; border-top-right-radius: 7px; }}
-    QSpinBox::down-button {{ subcontrol-position: bottom right; border-bottom-right-radius: 7px; }}
-    QSpinBox::up-button:hover, QSpinBox::down-button:hover {{ background: {css_color(t.soft(t.neutral, 0.16))}; }}
-    QSpinBox::up-arrow {{ image: url({_chevron("up", c["muted"])}); width: 10px; height: 10px; }}
-    QSpinBox::down-arrow {{ image: url({_chevron("down", c["muted"])}); width: 10px; height: 10px; }}
+    QAbstractSpinBox::up-button {{ subcontrol-position: top right; border-top-right-radius: 7px; }}
+    QAbstractSpinBox::down-button {{ subcontrol-position: bottom right; border-bottom-right-radius: 7px; }}
+    QAbstractSpinBox::up-button:hover, QAbstractSpinBox::down-button:hover {{
+        background: {css_color(t.soft(t.neutral, 0.16))};
+    }}
+    QAbstractSpinBox::up-arrow {{ image: url({_chevron("up", c["muted"])}); width: 10px; height: 10px; }}
+    QAbstractSpinBox::down-arrow {{ image: url({_chevron("down", c["muted"])}); width: 10px; height: 10px; }}
     QComboBox QAbstractItemView {{
         background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border"]};
         selection-background-color: {css_color(t.soft(t.accent, 0.2))}; selection-color: {c["text"]};

@@ -1,5 +1,4 @@
-"""The dialogs' building blocks: a titled section card and its labelled rows (a setting's as the catalog declares
-it), a wrapped label, a spinner and a coloured
+"""The dialogs' building blocks: a titled section card and its labelled rows, a wrapped label, a spinner and a coloured
 message area (with its ``Tone``), and ``run_dialog`` to wait for a dialog without a nested loop. Their look is
 app/ui/dialog_style.py's."""
 
@@ -12,7 +11,6 @@ from html import escape
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QPainter, QPaintEvent, QPen, QResizeEvent
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QDialog,
     QFormLayout,
@@ -24,8 +22,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.settings.catalog import SETTINGS
-from app.text.i18n import tr
 from app.ui import style
 from app.ui.icons import icon
 from app.ui.style import css_color
@@ -198,34 +194,21 @@ class MessageArea(QFrame):
 _LABEL_WIDTH = 92  # one label column width in every section: the fields line up
 
 
-def labelled_row(form: QFormLayout, label: str, field: QWidget, layout: QLayout | QWidget | None = None) -> None:
-    """A row of ``form`` (``layout``, by default ``field`` alone) whose label names ``field`` for screen readers and
-    focuses it on its mnemonic."""
+def labelled_row(
+    form: QFormLayout, label: str, field: QWidget, layout: QLayout | QWidget | None = None, row: int = -1
+) -> None:
+    """A row of ``form`` (``layout``, by default ``field`` alone; at ``row``, by default the end) whose label names
+    ``field`` for screen readers and focuses it on its mnemonic."""
     caption = QLabel(label)
     caption.setMinimumWidth(_LABEL_WIDTH)
     caption.setBuddy(field)
     field.setAccessibleName(label)
     if isinstance(layout, QLayout):
-        form.addRow(caption, layout)
+        form.insertRow(row, caption, layout)
     else:
-        form.addRow(caption, layout if layout is not None else field)
+        form.insertRow(row, caption, layout if layout is not None else field)
 
 
 def select_data(combo: QComboBox, data: str) -> None:
     """Choose the item of ``combo`` holding ``data`` (the first when none does)."""
     combo.setCurrentIndex(max(combo.findData(data), 0))
-
-
-def setting_row(form: QFormLayout, name: str, field: QWidget, layout: QLayout | QWidget | None = None) -> None:
-    """A labelled row for the setting ``name``, its label and tooltip as app/settings/catalog.py declares them."""
-    info = SETTINGS[name]
-    field.setToolTip(tr(info.help))
-    labelled_row(form, tr(info.label), field, layout)
-
-
-def setting_check(parent: QWidget, name: str) -> QCheckBox:
-    """A check box for the on/off setting ``name``, labelled as app/settings/catalog.py declares it."""
-    info = SETTINGS[name]
-    check = QCheckBox(tr(info.label), parent)
-    check.setToolTip(tr(info.help))
-    return check

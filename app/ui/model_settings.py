@@ -8,43 +8,24 @@ loop, so the window never freezes, and an edit to what it tested clears its resu
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 from urllib.parse import urlparse
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from app.background import Background
 from app.llm import probe
 from app.llm.probe import ProbeKind, ProbeResult
 from app.llm.settings import LLMSettings, ToolChoiceMode
-from app.settings.model import PRESETS, Settings, preset
+from app.settings.catalog import MODEL, Scalar
+from app.settings.model import Settings
+from app.settings.presets import CUSTOM, preset
 from app.text.i18n import tr
 from app.ui.api_key_field import ApiKeyField
-from app.ui.dialog_widgets import (
-    MessageArea,
-    Tone,
-    labelled_row,
-    section,
-    select_data,
-    setting_check,
-    setting_row,
-    small_label,
-)
+from app.ui.dialog_widgets import MessageArea, Tone, labelled_row, select_data
 from app.ui.icons import icon
+from app.ui.setting_editors import CheckEditor, ChoiceEditor, PageEditors, TextEditor
 from app.ui.style import Theme
-
-CUSTOM = "custom"
-# Seconds the model may take to answer one request: shorter fails slow models, longer only delays the bad news.
-_TIMEOUT_MIN, _TIMEOUT_MAX = 10, 600
-
-
-def mode_labels() -> dict[ToolChoiceMode, str]:
-    return {
-        ToolChoiceMode.NAMED: tr("Named tool (recommended)"),
-        ToolChoiceMode.REQUIRED: tr("Any tool call ('required')"),
-        ToolChoiceMode.JSON_TEXT: tr("JSON in text (no tool support needed)"),
-    }
 
 
 def _headline(kind: ProbeKind) -> str:
@@ -85,25 +66,22 @@ class ModelPage(QWidget):
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
         root.setSpacing(14)
-        model_block, form, column = section(self, tr("Model"))
-        self.provider_combo = QComboBox(self)
-        for item in PRESETS:
-            self.provider_combo.addItem(tr(item.label), item.key)
-        self.base_url_edit = QLineEdit(self)
-        self.base_url_edit.setPlaceholderText("https://api.example.com/v1")
-        self.model_edit = QLineEdit(self)
+        self.editors = PageEditors(self, MODEL.page)
+        model_block, form, column = self.editors.section(MODEL)
+        self.provider_combo = self.editors.editor("provider", ChoiceEditor).combo
+        self.base_url_edit = self.editors.editor("base_url", TextEditor).edit
+        model = self.editors.editor("model", TextEditor)
+        self.model_edit = model.edit
+        self.mode_combo = self.editors.editor("tool_choice", ChoiceEditor).combo
+        self.vision_check = self.editors.editor("vision", CheckEditor).check
         self.api_key = ApiKeyField(settings.provider, session_key, lambda: self.provider, background, self)
         self.key_edit, self.key_hint, self.show_key_action = (
             self.api_key.edit,
             self.api_key.hint,
             self.api_key.show_action,
         )
-        self.mode_combo = QComboBox(self)
-        for mode, label in mode_labels().items():
-            self.mode_combo.addItem(label, mode.value)
-        self.timeout_spin = QSpinBox(self)
-        self.timeout_spin.setRange(_TIMEOUT_MIN, _TIMEOUT_MAX)
-        self.timeout_spin.setMaximumWidth(120)
+        model_row, _role = form.getLayoutPosition(model.cell)
+        labelled_row(form, tr("API key"), self.key_edit, self.api_key, row=model_row + 1)
         self.test_button = QPushButton(tr("Test connection"), self)
         self.test_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.fix_button = QPushButton(self)
@@ -115,44 +93,15 @@ class ModelPage(QWidget):
         test_row.addWidget(self.fix_button)
         test_row.addStretch(1)
         self.message = MessageArea(self)
-        setting_row(form, "provider", self.provider_combo)
-        setting_row(form, "base_url", self.base_url_edit)
-        setting_row(form, "model", self.model_edit)
-        labelled_row(form, tr("API key"), self.key_edit, self.api_key)
-        setting_row(form, "tool_choice", self.mode_combo)
-        setting_row(form, "request_timeout", self.timeout_spin)
-        self.vision_check = setting_check(self, "vision")
-        vision_column = QVBoxLayout()
-        vision_column.setSpacing(4)
-        vision_column.addWidget(self.vision_check)
-        vision_column.addWidget(
-            small_label(
-                self,
-                tr(
-                    "For models that read images: "
-                    "each step also sends a picture of the page with its elements numbered. "
-                    "Test connection checks that the model takes them."
-                ),
-            )
-        )
-        column.addLayout(vision_column)
         column.addLayout(test_row)
         column.addWidget(self.message)
         root.addWidget(model_block)
         root.addStretch(1)
 
-        self._fill(settings)
-        self._connect()
-
-    def _fill(self, settings: Settings) -> None:
-        select_data(self.provider_combo, preset(settings.provider).key)
-        self.base_url_edit.setText(settings.base_url)
-        self.model_edit.setText(settings.model)
+        self.editors.fill(settings)
         self.model_edit.setPlaceholderText(preset(settings.provider).model)
-        select_data(self.mode_combo, settings.tool_choice.value)
-        self.timeout_spin.setValue(round(settings.request_timeout))
-        self.vision_check.setChecked(settings.vision)
         self.api_key.update_hint(preset(settings.provider).key)
+        self._connect()
 
     def _connect(self) -> None:
         self.provider_combo.activated.connect(self._on_provider_chosen)
@@ -173,16 +122,9 @@ class ModelPage(QWidget):
     def provider(self) -> str:
         return str(self.provider_combo.currentData())
 
-    def values(self) -> dict[str, Any]:
+    def values(self) -> dict[str, Scalar]:
         """This page's settings, as the form has them."""
-        return {
-            "provider": self.provider,
-            "base_url": self.base_url_edit.text().strip(),
-            "model": self.model_edit.text().strip(),
-            "tool_choice": ToolChoiceMode(self.mode_combo.currentData()),
-            "request_timeout": float(self.timeout_spin.value()),
-            "vision": self.vision_check.isChecked(),
-        }
+        return self.editors.values()
 
     def problem(self, settings: Settings) -> tuple[str, QWidget] | None:
         """What is wrong with this page's part of ``settings``, and the field to fix."""
@@ -197,15 +139,15 @@ class ModelPage(QWidget):
 
     def _on_provider_chosen(self) -> None:
         chosen = preset(self.provider)
-        if chosen.key != CUSTOM:
+        if chosen != CUSTOM:
             self.base_url_edit.setText(chosen.base_url)
             self.model_edit.setText(chosen.model)
         self.model_edit.setPlaceholderText(chosen.model)
         self.api_key.choose(self.provider)
 
     def _on_url_edited(self, text: str) -> None:
-        if self.provider != CUSTOM and text.strip() != preset(self.provider).base_url:
-            select_data(self.provider_combo, CUSTOM)
+        if self.provider != CUSTOM.key and text.strip() != preset(self.provider).base_url:
+            select_data(self.provider_combo, CUSTOM.key)
             self.api_key.update_hint(self.provider)
 
     def _forget_test(self) -> None:
@@ -256,7 +198,8 @@ class ModelPage(QWidget):
         self.message.show_message(tone, _headline(result.kind), result.message, result.suggestion or "")
         fix = self._fix_for(result)
         if fix is not None:
-            self.fix_button.setText(tr("Use {mode}", mode=mode_labels()[fix]))
+            label = self.mode_combo.itemText(self.mode_combo.findData(fix.value))  # as Tool calling lists it
+            self.fix_button.setText(tr("Use {mode}", mode=label))
             self.fix_button.setProperty("mode", fix.value)
             self.fix_button.show()
 

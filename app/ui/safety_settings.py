@@ -26,10 +26,12 @@ from PySide6.QtWidgets import (
 
 from app.core.safety.files import folder_clash
 from app.core.safety.navigation import parse_domains
+from app.settings.catalog import CONFIRMATIONS
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.text.i18n import tr
-from app.ui.dialog_widgets import section, setting_check, small_label
+from app.ui.dialog_widgets import section, small_label
+from app.ui.setting_editors import CheckEditor, PageEditors
 
 Spawn = Callable[[Coroutine[Any, Any, None]], "asyncio.Task[None]"]
 
@@ -115,23 +117,16 @@ class SafetyPage(QWidget):
         )
         root.addWidget(files_block)
 
-        confirm_block, _form, column = section(self, tr("Confirmations"))
-        self.ask_check = setting_check(self, "ask_before_irreversible")
-        column.setSpacing(4)
-        column.addWidget(self.ask_check)
-        column.addWidget(
-            small_label(
-                self,
-                tr("The agent asks you before it clicks Delete, Pay, Buy… unless your task asked for exactly that."),
-            )
-        )
+        self.editors = PageEditors(self, CONFIRMATIONS.page)
+        confirm_block, _form, _column = self.editors.section(CONFIRMATIONS)
+        self.ask_check = self.editors.editor("ask_before_irreversible", CheckEditor).check
         root.addWidget(confirm_block)
         root.addStretch(1)
 
         self.sites_edit.setPlainText("\n".join(settings.allowed_domains))
         for folder in settings.upload_dirs:
             self._add_row(folder)
-        self.ask_check.setChecked(settings.ask_before_irreversible)
+        self.editors.fill(settings)
         self._update_buttons()
 
         self.sites_edit.textChanged.connect(self.sites_error.hide)
@@ -153,7 +148,7 @@ class SafetyPage(QWidget):
         return {
             "allowed_domains": parse_domains(text),
             "upload_dirs": self.folders(),
-            "ask_before_irreversible": self.ask_check.isChecked(),
+            **self.editors.values(),
         }
 
     def folders(self) -> list[str]:

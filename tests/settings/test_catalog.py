@@ -11,7 +11,7 @@ import pytest
 
 from app.cli.task import resolve_settings
 from app.main import build_parser
-from app.settings.catalog import FLAGS, SETTINGS, SettingInfo, resolve_overrides
+from app.settings.catalog import FLAGS, SETTINGS, Choice, Number, OnOff, SettingInfo, Text, resolve_overrides
 from app.settings.model import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,6 +41,29 @@ def test_each_entry_matches_the_settings_model(info: SettingInfo) -> None:
     assert _plain_type(field.annotation) is info.type
     assert field.get_default(call_default_factory=True) == info.default
     assert info.label and info.help and not info.help.endswith(".")
+
+
+@pytest.mark.parametrize("info", SETTINGS.values(), ids=list(SETTINGS))
+def test_each_field_takes_what_the_model_takes(info: SettingInfo) -> None:
+    """The dialog's field offers only values the model accepts, the default among them."""
+    editor = info.editor
+    annotation = Settings.model_fields[info.name].annotation
+    if isinstance(editor, OnOff):
+        assert info.type is bool
+    elif isinstance(editor, Number):
+        assert info.type in (int, float) and editor.minimum <= info.default <= editor.maximum
+        assert (info.type is float) or editor.decimals == 0
+        for bound in (editor.minimum, editor.maximum):
+            Settings.model_validate({info.name: bound})  # within the model's bounds
+    elif isinstance(editor, Choice):
+        values = [value for value, _label in editor.options]
+        assert info.type is str and info.default in values and (editor.otherwise or values[0]) in values
+        if typing.get_origin(annotation) is typing.Literal:
+            assert values == list(typing.get_args(annotation))
+        elif isinstance(annotation, type) and issubclass(annotation, enum.StrEnum):
+            assert values == [member.value for member in annotation]
+    else:
+        assert isinstance(editor, Text) and info.type is str
 
 
 def test_every_scalar_setting_is_in_the_catalog() -> None:

@@ -11,8 +11,9 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from app.assets import resources_root
-from app.settings.catalog import SETTINGS
-from app.settings.model import Settings, preset
+from app.settings.catalog import SETTINGS, Choice, Number, OnOff, Text
+from app.settings.model import Settings
+from app.settings.presets import preset
 from app.text import i18n
 from app.ui.settings_dialog import SettingsDialog
 from tests.fakes.memory_keyring import MemoryKeyring
@@ -49,8 +50,26 @@ def test_every_string_has_a_translation(module: str) -> None:
     assert not missing
 
 
-def test_every_setting_label_and_help_is_translated() -> None:
-    assert {text for info in SETTINGS.values() for text in (info.label, info.help)} <= zh_table().keys()
+def catalog_words() -> set[str]:
+    """What the Settings dialog shows of the catalog: labels, helps, places, notes, units, choices, placeholders."""
+    words: set[str] = set()
+    for info in SETTINGS.values():
+        words |= {info.label, info.help, info.place.page, info.place.section}
+        editor = info.editor
+        if isinstance(editor, OnOff):
+            words.add(editor.note)
+        elif isinstance(editor, Number):
+            words.add(editor.suffix)
+        elif isinstance(editor, Choice) and editor.translated and info.name != "provider":
+            # (The providers' labels are mostly names: test_preset_labels_with_words_are_translated.)
+            words |= {label for _value, label in editor.options}
+        elif isinstance(editor, Text) and " " in editor.placeholder:  # else an example value, shown as it is
+            words.add(editor.placeholder)
+    return words - {""}
+
+
+def test_every_word_of_the_settings_catalog_is_translated() -> None:
+    assert catalog_words() - zh_table().keys() == set()
 
 
 def test_preset_labels_with_words_are_translated() -> None:
