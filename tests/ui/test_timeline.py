@@ -24,7 +24,8 @@ from app.core.types import (
     StepEvent,
     Usage,
 )
-from app.ui.timeline.model import Kind, TimelineModel
+from app.ui.timeline.items import ErrorItem, ObservationItem, ResultItem, StepItem, TaskItem
+from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
 
 LONG = (
@@ -81,7 +82,7 @@ def test_each_added_event_is_appended() -> None:
         model.add_event(event)
     model.add_event(ErrorEvent(message="Task aborted"))  # said by the result card instead
     assert inserted == [(0, 0), (1, 1), (2, 2), (3, 3)]
-    assert [item.kind for item in model.items] == [Kind.TASK, Kind.STEP, Kind.OBSERVATION, Kind.STEP]
+    assert [type(item) for item in model.items] == [TaskItem, StepItem, ObservationItem, StepItem]
     assert model.usage.prompt_tokens == 2000
     result = ExecutionResult(
         success=False,
@@ -92,7 +93,7 @@ def test_each_added_event_is_appended() -> None:
     )
     item = model.finish_run(result)
     assert item.outcome is RunOutcome.STOPPED and item.message == "You stopped the task."
-    assert Kind.ERROR not in [i.kind for i in model.items]  # "Task aborted" is said once, by the result
+    assert not any(isinstance(i, ErrorItem) for i in model.items)  # "Task aborted" is said once, by the result
     assert model.usage.prompt_tokens == 2100
 
 
@@ -110,7 +111,7 @@ def test_reflection_and_failure_reach_the_model_data() -> None:
     model.toggle_expanded(1)
     text = model.data(model.index(1))
     assert 'Details: input_text {"index": 2, "text": "value 2"}\n→ ❌ Element [2] is not on the page' in text
-    assert model.data(model.index(1), TimelineModel.KindRole) == "step"
+    assert isinstance(model.data(model.index(1), TimelineModel.ItemRole), StepItem)
 
 
 def test_two_hundred_steps_stay_smooth(view: TimelineView) -> None:
@@ -191,7 +192,8 @@ def test_markdown_result_and_load_run(view: TimelineView) -> None:
     report = "## Task\nExport\n\n## Completed work\n- Opened the report\n\n## Not started\n- The export itself"
     result = ExecutionResult(success=False, data=report, history=[step(1)], status=AgentStatus.ERROR, steps=1)
     model.load_run("Export the report", result)
-    assert [item.kind for item in model.items] == [Kind.TASK, Kind.STEP, Kind.RESULT]
-    assert model.item(2).outcome is RunOutcome.ERROR
+    assert [type(item) for item in model.items] == [TaskItem, StepItem, ResultItem]
+    result = model.item(2)
+    assert isinstance(result, ResultItem) and result.outcome is RunOutcome.ERROR
     QApplication.processEvents()
     assert not view.grab().isNull()
