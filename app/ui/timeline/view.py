@@ -34,6 +34,7 @@ class TimelineView(QListView):
         self.setObjectName("Timeline")
         self._delegate = TimelineDelegate(self)
         self.setItemDelegate(self._delegate)
+        self._model = model
         self.setModel(model)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.verticalScrollBar().setSingleStep(24)
@@ -68,9 +69,7 @@ class TimelineView(QListView):
 
     @property
     def timeline(self) -> TimelineModel:
-        model = self.model()
-        assert isinstance(model, TimelineModel)
-        return model
+        return self._model
 
     @property
     def following(self) -> bool:
