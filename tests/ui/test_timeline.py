@@ -23,6 +23,7 @@ from app.core.types import (
     RunOutcome,
     StepEvent,
     Usage,
+    UserTakeoverEvent,
 )
 from app.ui.timeline.items import ErrorItem, ObservationItem, ResultItem, StepItem, TaskItem
 from app.ui.timeline.model import TimelineModel
@@ -112,6 +113,38 @@ def test_reflection_and_failure_reach_the_model_data() -> None:
     text = model.data(model.index(1))
     assert 'Details: input_text {"index": 2, "text": "value 2"}\n→ ❌ Element [2] is not on the page' in text
     assert isinstance(model.data(model.index(1), TimelineModel.ItemRole), StepItem)
+
+
+def test_every_kind_of_card_reads_as_plain_text() -> None:
+    """What Copy puts on the clipboard and a screen reader announces, for every kind of card (every event of the
+    agent's history has one; a step's own words are checked above)."""
+    model = TimelineModel()
+    model.start_run("Find the invoice", follow_up=True)
+    model.add_events(
+        [
+            step(1),
+            ObservationEvent(content="Navigated to a new page"),
+            RetryEvent(message="429 rate limited", attempt=2, max_attempts=3),
+            UserTakeoverEvent(after_url="https://a.test/home", after_title="Home", note="Signed in"),
+            ErrorEvent(message="The page did not load"),
+        ]
+    )
+    model.add_question("Which invoice?")
+    model.add_answer("The latest")
+    model.add_notice("Sent by an app over MCP.")
+    model.finish_run(ExecutionResult(success=True, data="Found it.", status=AgentStatus.COMPLETED))
+    task, step_text, *rest = [model.data(model.index(row)) for row in range(model.rowCount())]
+    assert task == "Follow-up: Find the invoice" and step_text.startswith("Step 1: ")
+    assert rest == [
+        "Navigated to a new page",
+        "Retrying (2/3): 429 rate limited",
+        "You took over the browser\nNow on: Home (https://a.test/home)\nYour note: Signed in",
+        "Error: The page did not load",
+        "The agent asks: Which invoice?",
+        "Your answer: The latest",
+        "Sent by an app over MCP.",
+        "Success\nFound it.",
+    ]
 
 
 def test_two_hundred_steps_stay_smooth(view: TimelineView) -> None:
