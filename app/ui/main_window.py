@@ -50,6 +50,7 @@ from app.ui.quit_question import ask_to_quit
 from app.ui.routine.modes import PanelModes
 from app.ui.shortcuts import install_shortcuts
 from app.ui.task_input import Composer, ComposerMode
+from app.ui.timeline.items import NoticeItem
 from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
 from app.ui.waiting_moments import WaitingMoments
@@ -338,7 +339,8 @@ class MainWindow(QMainWindow):
     def _explain_demo_end(self) -> None:
         words = tr("The demo has shown everything it recorded. To give your own tasks, add a model in Settings.")
         items = self._model.items
-        if not items or items[-1].text != words:  # said once, however often Run is pressed
+        last = items[-1] if items else None
+        if not (isinstance(last, NoticeItem) and last.text == words):  # said once, however often Run is pressed
             self._model.add_notice(words)
         self.enter(PanelState.DEMO_OVER, tr("The demo is over"))
         self.demo_again.show()

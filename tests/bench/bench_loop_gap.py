@@ -33,7 +33,7 @@ from app.llm.cassette import Cassette, CassetteEntry
 from app.settings.model import Settings, save_settings
 from app.settings.paths import AppPaths
 from app.ui.desktop import Desktop, LaunchChoices
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import StepItem
 from tests.bench.bench_observation import controls_page
 from tests.waiting import until
 
@@ -138,7 +138,7 @@ async def one_run(home: Path, choices: LaunchChoices, settings: Settings, task: 
         await run
         result = window.model.last_result()
         assert result is not None and result.outcome is not RunOutcome.ERROR, result.text
-        steps = sum(1 for item in window.model.items if item.kind is Kind.STEP)
+        steps = sum(1 for item in window.model.items if isinstance(item, StepItem))
     finally:
         meter.stop()
         if desktop.window is not None:

@@ -23,7 +23,7 @@ from app.settings.model import Settings, SettingsUnreadable, read_settings
 from app.settings.paths import AppPaths
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.history_view import HistoryDialog
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import NoticeItem
 from tests.cli.test_cli import cli, cli_env, home, run_cli  # noqa: F401  (home: fixture, no Chromium left behind)
 from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
@@ -261,7 +261,7 @@ async def desktop(qapp: QApplication, tmp_path: Path, memory_keyring: MemoryKeyr
 
 def notices(desktop: Desktop) -> list[str]:
     assert desktop.window is not None
-    return [item.text for item in desktop.window.model.items if item.kind is Kind.NOTICE]
+    return [item.text for item in desktop.window.model.items if isinstance(item, NoticeItem)]
 
 
 async def test_the_panel_starts_with_defaults_when_the_settings_cannot_be_read(

@@ -21,7 +21,8 @@ from app.core.errors import ToolError
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.navigation import NavigationPolicy
 from app.core.types import AgentStatus, ExecutionResult
-from app.ui.timeline.model import Kind, TimelineModel, plain_text
+from app.ui.timeline.items import ObservationItem, plain_text
+from app.ui.timeline.model import TimelineModel
 from tests.browser.helpers import index_of
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.security.conftest import AgentOnPage, HostileSite
@@ -180,7 +181,7 @@ async def test_links_scripts_and_forms_to_another_site_are_blocked_in_the_browse
     # The panel's timeline shows each block as a line of its own.
     timeline = TimelineModel()
     timeline.add_events(result.history)
-    lines = [plain_text(item) for item in timeline.items if item.kind is Kind.OBSERVATION]
+    lines = [plain_text(item) for item in timeline.items if isinstance(item, ObservationItem)]
     assert sum(line.startswith("Blocked: ") for line in lines) == 4
 
 

@@ -16,7 +16,7 @@ from app.history.store import RunStore
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import ErrorItem, NoticeItem, ResultItem, TaskItem
 from tests.fakes.llm_server import FakeLLMServer, done_reply, error_reply
 from tests.ui.conftest import TestRuntime, screenshot, settle
 from tests.ui.test_hand_off import hand_off
@@ -71,9 +71,10 @@ async def test_a_follow_up_after_the_demo_explains_itself(
     window.composer.run.click()  # a follow-up: the demo has nothing more to replay
     assert window.current_run is not None and window.current_run.done() and not window.busy
     assert len(llm_server.requests) == requests  # nothing was sent
-    assert window.model.items[-1].kind is Kind.NOTICE and window.model.items[-1].text == DEMO_OVER
+    last = window.model.items[-1]
+    assert isinstance(last, NoticeItem) and last.text == DEMO_OVER
     assert window.pill.state is PillState.IDLE and window.pill.text() == "The demo is over"
-    results = [item for item in window.model.items if item.kind is Kind.RESULT]
+    results = [item for item in window.model.items if isinstance(item, ResultItem)]
     assert len(results) == 1  # no error card
     rows = window.model.rowCount()
     window.composer.run.click()
@@ -127,7 +128,7 @@ async def test_an_endpoint_that_cannot_be_reached_offers_the_demo(window: MainWi
     assert window.demo_offer.isVisible()
     assert window.demo_offer.demo_button.text() == "Try the demo"
     # The failure is said once, in the result card: no error card repeating it above.
-    assert [item.kind for item in window.model.items].count(Kind.ERROR) == 0
+    assert not any(isinstance(item, ErrorItem) for item in window.model.items)
     asked: list[str] = []
     window.demoRequested.connect(lambda: asked.append("demo"))
     window.settingsRequested.connect(lambda: asked.append("settings"))
@@ -202,5 +203,5 @@ async def test_at_the_end_of_the_demo_it_offers_to_play_it_again(
     assert not bar.isVisible() and window.busy
     await settle(window)
     assert window.pill.state is PillState.SUCCESS and TASK in llm_server.user_message(-1)
-    assert [item.kind for item in window.model.items].count(Kind.TASK) == 1  # started anew
+    assert [type(item) for item in window.model.items].count(TaskItem) == 1  # started anew
     assert bar.isVisible()

@@ -24,7 +24,7 @@ from app.ui.main_window import MainWindow
 from app.ui.saved_run_window import SavedRunWindow
 from app.ui.settings_dialog import SettingsDialog
 from app.ui.status_pill import PillState
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import ResultItem, TaskItem
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
 from tests.ui.conftest import screenshot, settle
@@ -160,7 +160,7 @@ async def test_a_run_is_saved_and_reopens_from_history(
     agent.pause()
     window.bridge.activity.emit(HandOffActivity(reason="Please solve the captcha."))
     assert window.handed_off
-    live = [(item.kind, item.text) for item in window.model.items]
+    live = window.model.items
     run = window.current_run
 
     window.history_button.click()
@@ -182,14 +182,14 @@ async def test_a_run_is_saved_and_reopens_from_history(
     [saved] = desktop.saved_runs
     assert isinstance(saved, SavedRunWindow) and saved.isVisible()
     assert saved.windowTitle().startswith("Saved run · ")
-    kinds = [item.kind for item in saved.model.items]
-    assert kinds[0] is Kind.TASK and kinds[-1] is Kind.RESULT
-    assert "What product does the page show?" in saved.model.items[0].text
+    task, *_, result = saved.model.items
+    assert isinstance(task, TaskItem) and isinstance(result, ResultItem)
+    assert "What product does the page show?" in task.text
     assert _over_the_panel_above_its_bar(saved, window)  # the same: the captcha stays in sight
     # The live run is untouched: the same run, still waiting for the user, the same timeline.
     assert window.current_run is run and window.busy and agent.paused and window.handed_off
     assert window.handoff_bar.isVisible()
-    assert [(item.kind, item.text) for item in window.model.items] == live
+    assert window.model.items == live
     screenshot(saved, "desktop_saved_run")
 
     window.handoff_bar.continue_button.click()

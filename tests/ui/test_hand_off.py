@@ -14,7 +14,7 @@ from app.settings.model import Settings
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import TakeoverItem, TaskItem
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import TestRuntime, screenshot, settle
 from tests.ui.test_panel_runs import kinds, type_and_run
@@ -94,8 +94,8 @@ async def test_hand_off_shows_your_turn_and_continue_resumes_the_same_run(
     assert not window.handoff_bar.isVisible() and window.pill.state is PillState.RUNNING
     await settle(window)
     assert window.current_run is run  # the same run went on: no follow-up task was started
-    assert kinds(window).count(Kind.TASK) == 1
-    takeovers = [item.event for item in window.model.items if item.kind is Kind.TAKEOVER]
+    assert kinds(window).count(TaskItem) == 1
+    takeovers = [item.event for item in window.model.items if isinstance(item, TakeoverItem)]
     assert len(takeovers) == 1 and isinstance(takeovers[0], UserTakeoverEvent)
     assert takeovers[0].note == "Solved it, I am signed in" and takeovers[0].after_title == "Acme CRM — Home"
     assert "Solved it, I am signed in" in llm_server.user_message(-1)

@@ -6,7 +6,7 @@ from app.core.types import UserTakeoverEvent
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import AnswerItem, QuestionItem, TakeoverItem
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import TestRuntime, screenshot, settle
 from tests.ui.test_panel_runs import kinds, type_and_run
@@ -23,8 +23,8 @@ async def test_ask_user_round_trip(window: MainWindow, llm_server: FakeLLMServer
     )
     type_and_run(window, "Create the customer from the email")
     await until(lambda: window.composer.mode is ComposerMode.ASKING, message="the question")
-    assert window.model.item(window.model.rowCount() - 1).kind is Kind.QUESTION
-    assert "Basic or Pro" in window.model.item(window.model.rowCount() - 1).text
+    question = window.model.item(window.model.rowCount() - 1)
+    assert isinstance(question, QuestionItem) and "Basic or Pro" in question.text
     assert window.pill.state is PillState.ASKING
     assert window.composer.input.isEnabled()
     assert window.composer.input.placeholderText() == "Your answer…"
@@ -34,7 +34,7 @@ async def test_ask_user_round_trip(window: MainWindow, llm_server: FakeLLMServer
     window.composer.input.setPlainText("Pro, please")
     window.composer.run.click()
     await settle(window)
-    assert Kind.ANSWER in kinds(window)
+    assert AnswerItem in kinds(window)
     assert "The user answered: Pro, please" in llm_server.user_message(1)
     assert window.pill.state is PillState.SUCCESS
 
@@ -47,7 +47,7 @@ async def test_stop_cancels_a_question(window: MainWindow, llm_server: FakeLLMSe
     window.composer.stop.click()
     await settle(window, timeout=3)
     assert window.pill.state is PillState.STOPPED
-    assert Kind.ANSWER not in kinds(window)
+    assert AnswerItem not in kinds(window)
     assert window.composer.mode is ComposerMode.FOLLOW_UP
 
 
@@ -68,7 +68,7 @@ async def test_take_over_and_resume(window: MainWindow, llm_server: FakeLLMServe
     window.composer.input.setPlainText("I logged in myself")
     window.composer.take_over.click()
     await settle(window)
-    takeovers = [item for item in window.model.items if item.kind is Kind.TAKEOVER]
+    takeovers = [item for item in window.model.items if isinstance(item, TakeoverItem)]
     assert len(takeovers) == 1
     event = takeovers[0].event
     assert isinstance(event, UserTakeoverEvent)

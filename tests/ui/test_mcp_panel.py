@@ -27,7 +27,7 @@ from app.settings.paths import AppPaths
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import NoticeItem, TaskItem
 from tests.cli.test_cli import ROOT, cli_env
 from tests.cli.test_hand_off import REASON, hand_off_then_done
 from tests.fakes.llm_server import FakeLLMServer, done_reply
@@ -69,6 +69,10 @@ def registry(paths: AppPaths) -> TaskRegistry:
     return TaskRegistry(no_headless, run_in_panel, lambda: open_panel(socket_path(paths)))
 
 
+def notices(panel: MainWindow) -> list[str]:
+    return [item.text for item in panel.model.items if isinstance(item, NoticeItem)]
+
+
 async def test_an_mcp_task_shows_in_the_timeline_and_stop_in_the_panel_ends_it(
     panel: MainWindow, paths: AppPaths, llm_server: FakeLLMServer
 ) -> None:
@@ -79,9 +83,9 @@ async def test_an_mcp_task_shows_in_the_timeline_and_stop_in_the_panel_ends_it(
     await llm_server.received(1, timeout=30)
 
     assert task.view.where == "panel"
-    items = [(item.kind, item.text) for item in panel.model.items]
-    assert items[0][0] is Kind.TASK and "Read the page for me" in items[0][1]
-    assert (Kind.NOTICE, "Sent by Claude Desktop over MCP.") in items
+    task_card = panel.model.items[0]
+    assert isinstance(task_card, TaskItem) and "Read the page for me" in task_card.text
+    assert "Sent by Claude Desktop over MCP." in notices(panel)
     await until(lambda: task.view.status == "running", message="the client sees it running")
 
     panel.composer.stop.click()  # the person's Stop
@@ -104,7 +108,7 @@ async def test_a_hand_off_is_needs_person_for_the_client_until_the_person_contin
 
     assert task.view.reason == f"Your turn in Page Agent Desktop: {REASON}"
     assert panel.handed_off
-    assert (Kind.NOTICE, "Sent by an app over MCP.") in [(i.kind, i.text) for i in panel.model.items]
+    assert "Sent by an app over MCP." in notices(panel)
 
     panel.handoff_bar.continue_button.click()  # the person solved it, in the panel
     await settle(panel, timeout=30)
@@ -205,8 +209,8 @@ async def test_a_task_from_the_real_mcp_server_runs_in_the_panel_and_the_persons
     )
     await llm_server.received(1, timeout=60)
 
-    assert [i.text for i in panel.model.items if i.kind is Kind.TASK] == ["Read the page for me"]
-    assert any(i.kind is Kind.NOTICE and i.text.endswith("over MCP.") for i in panel.model.items)
+    assert [i.text for i in panel.model.items if isinstance(i, TaskItem)] == ["Read the page for me"]
+    assert any(text.endswith("over MCP.") for text in notices(panel))
     panel.composer.stop.click()
     done = await asyncio.wait_for(client, 120)
     assert done.returncode == 0, done.stderr

@@ -7,11 +7,11 @@ import time
 
 from PySide6.QtWidgets import QApplication
 
-from app.core.types import AgentStatus, ExecutionResult, RunOutcome, StepEvent
+from app.core.types import AgentStatus, ExecutionResult, RunOutcome
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import NoticeItem, ResultItem, StepItem, TaskItem, TimelineItem
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import TestRuntime, screenshot, settle
 from tests.ui_waiting import laid_out
@@ -28,8 +28,8 @@ def type_and_run(window: MainWindow, text: str) -> None:
     window.composer.run.click()
 
 
-def kinds(window: MainWindow) -> list[Kind]:
-    return [item.kind for item in window.model.items]
+def kinds(window: MainWindow) -> list[type[TimelineItem]]:
+    return [type(item) for item in window.model.items]
 
 
 async def test_type_a_task_and_run(window: MainWindow, llm_server: FakeLLMServer) -> None:
@@ -63,16 +63,17 @@ async def test_type_a_task_and_run(window: MainWindow, llm_server: FakeLLMServer
 
     assert states[:2] == [PillState.STARTING, PillState.RUNNING]
     assert states[-1] is PillState.SUCCESS
-    assert kinds(window) == [Kind.TASK, Kind.STEP, Kind.STEP, Kind.STEP, Kind.RESULT]
-    second = window.model.item(2).event
-    assert isinstance(second, StepEvent)
-    assert second.reflection.evaluation_previous_goal.startswith("✅")
-    assert second.reflection.next_goal == "Click Save to create the customer"
+    assert kinds(window) == [TaskItem, StepItem, StepItem, StepItem, ResultItem]
+    second = window.model.item(2)
+    assert isinstance(second, StepItem)
+    assert second.event.reflection.evaluation_previous_goal.startswith("✅")
+    assert second.event.reflection.next_goal == "Click Save to create the customer"
     step_text = window.model.data(window.model.index(2))
     assert "✅ the email is in the field" in step_text
     assert "Memory: Email typed; the form needs saving" in step_text
     assert "Click an element on the page" in step_text and "[2]" not in step_text  # the fake page names none
     result = window.model.item(4)
+    assert isinstance(result, ResultItem)
     assert result.outcome is RunOutcome.SUCCESS and "Ada Lovelace" in result.text
     assert window.composer.mode is ComposerMode.FOLLOW_UP
     assert window.composer.input.isEnabled()
@@ -97,7 +98,8 @@ async def test_stop_during_a_slow_model_call(window: MainWindow, llm_server: Fak
     assert window.pill.state is PillState.STOPPED
     assert window.composer.mode is ComposerMode.FOLLOW_UP
     assert window.composer.input.isEnabled()
-    assert window.model.item(window.model.rowCount() - 1).outcome is RunOutcome.STOPPED
+    result = window.model.item(window.model.rowCount() - 1)
+    assert isinstance(result, ResultItem) and result.outcome is RunOutcome.STOPPED
     screenshot(window, "stopped")
 
 
@@ -135,8 +137,9 @@ async def test_follow_up_keeps_context(window: MainWindow, llm_server: FakeLLMSe
     type_and_run(window, "Email that total to Bob")
     await settle(window)
     assert "What is the invoice total?" in llm_server.user_message(1)
-    assert kinds(window) == [Kind.TASK, Kind.STEP, Kind.RESULT, Kind.TASK, Kind.STEP, Kind.RESULT]
-    assert window.model.item(3).follow_up
+    assert kinds(window) == [TaskItem, StepItem, ResultItem, TaskItem, StepItem, ResultItem]
+    follow_up = window.model.item(3)
+    assert isinstance(follow_up, TaskItem) and follow_up.follow_up
     assert runtime.agent_calls == 2  # the same agent serves the follow-up: same browser
 
 
@@ -152,8 +155,9 @@ async def test_new_task_starts_clean(window: MainWindow, llm_server: FakeLLMServ
     type_and_run(window, "Another task")
     await settle(window)
     assert "The first task" not in llm_server.user_message(1)
-    assert kinds(window) == [Kind.TASK, Kind.STEP, Kind.RESULT]
-    assert not window.model.item(0).follow_up
+    assert kinds(window) == [TaskItem, StepItem, ResultItem]
+    task = window.model.item(0)
+    assert isinstance(task, TaskItem) and not task.follow_up
 
 
 async def test_failure_to_start_is_shown_and_the_panel_stays_usable(
@@ -169,6 +173,7 @@ async def test_failure_to_start_is_shown_and_the_panel_stays_usable(
     await settle(window)
     assert window.pill.state is PillState.ERROR
     result = window.model.item(window.model.rowCount() - 1)
+    assert isinstance(result, ResultItem)
     assert result.outcome is RunOutcome.ERROR and "No Chromium found" in result.text
     assert window.composer.input.isEnabled()
 
@@ -188,10 +193,10 @@ async def test_error_run_and_browser_closed_notice(
     type_and_run(window, "Click the missing button")
     await settle(window)
     assert window.pill.state is PillState.ERROR
-    failed = [item for item in window.model.items if item.kind is Kind.STEP]
-    assert failed and failed[0].event.action.output.startswith("❌")  # type: ignore[union-attr]
+    failed = [item for item in window.model.items if isinstance(item, StepItem)]
+    assert failed and failed[0].event.action.output.startswith("❌")
     runtime.close_browser()
-    assert window.model.item(window.model.rowCount() - 1).kind is Kind.NOTICE
+    assert isinstance(window.model.item(window.model.rowCount() - 1), NoticeItem)
     screenshot(window, "error")
 
 

@@ -16,7 +16,7 @@ from app.settings.paths import AppPaths
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import NoticeItem, ResultItem, plain_text
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import screenshot, settle
 from tests.waiting import until
@@ -42,7 +42,7 @@ async def test_a_run_in_headless_chromium(
         window.composer.run.click()
         await settle(window, timeout=60)
         assert window.pill.state is PillState.SUCCESS, window.model.last_result()
-        assert [item.kind for item in window.model.items][-1] is Kind.RESULT
+        assert isinstance(window.model.items[-1], ResultItem)
         assert "Blue mug" in llm_server.user_message(1)  # the second step saw the real page
     finally:
         await runtime.shutdown()
@@ -71,9 +71,10 @@ async def test_chromium_closed_mid_run_ends_clearly_and_the_next_task_relaunches
         result = window.model.last_result()
         assert result is not None and "browser was closed" in result.text.lower()
         # Said once: no error card above the result, and the notice only says what comes next.
-        texts = [item.text for item in window.model.items]
+        texts = [plain_text(item) for item in window.model.items]
         assert sum("browser was closed" in text.lower() for text in texts) == 1
-        assert window.model.items[-1].text == "Your next task opens the browser again."
+        last = window.model.items[-1]
+        assert isinstance(last, NoticeItem) and last.text == "Your next task opens the browser again."
         assert window.pill.text() == "The browser was closed"
         # Nothing to continue in: the next task is a new one (it opens the browser again).
         assert window.composer.mode is ComposerMode.NEW and window.composer.input.isEnabled()

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.ui.run_export import ExportFormat
 from app.ui.saved_run_window import SavedRunWindow
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import ResultItem, TaskItem
 from tests.history.conftest import make_record
 from tests.ui.conftest import screenshot
 
@@ -18,8 +18,8 @@ async def test_a_saved_run_window(qapp: QApplication, tmp_path: Path) -> None:
     window = SavedRunWindow(record)
     window.show()
     assert window.windowTitle().startswith("Saved run · 2025-03-14")
-    kinds = [item.kind for item in window.model.items]
-    assert kinds[0] is Kind.TASK and kinds[-1] is Kind.RESULT
+    items = window.model.items
+    assert isinstance(items[0], TaskItem) and isinstance(items[-1], ResultItem)
     assert "2.6k tokens" in window.facts.text() and "Read-only" in window.facts.text()
     screenshot(window, "saved_run_window")  # type: ignore[arg-type]
 

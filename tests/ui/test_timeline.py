@@ -23,8 +23,10 @@ from app.core.types import (
     RunOutcome,
     StepEvent,
     Usage,
+    UserTakeoverEvent,
 )
-from app.ui.timeline.model import Kind, TimelineModel
+from app.ui.timeline.items import ErrorItem, ObservationItem, ResultItem, StepItem, TaskItem
+from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
 
 LONG = (
@@ -81,7 +83,7 @@ def test_each_added_event_is_appended() -> None:
         model.add_event(event)
     model.add_event(ErrorEvent(message="Task aborted"))  # said by the result card instead
     assert inserted == [(0, 0), (1, 1), (2, 2), (3, 3)]
-    assert [item.kind for item in model.items] == [Kind.TASK, Kind.STEP, Kind.OBSERVATION, Kind.STEP]
+    assert [type(item) for item in model.items] == [TaskItem, StepItem, ObservationItem, StepItem]
     assert model.usage.prompt_tokens == 2000
     result = ExecutionResult(
         success=False,
@@ -92,7 +94,7 @@ def test_each_added_event_is_appended() -> None:
     )
     item = model.finish_run(result)
     assert item.outcome is RunOutcome.STOPPED and item.message == "You stopped the task."
-    assert Kind.ERROR not in [i.kind for i in model.items]  # "Task aborted" is said once, by the result
+    assert not any(isinstance(i, ErrorItem) for i in model.items)  # "Task aborted" is said once, by the result
     assert model.usage.prompt_tokens == 2100
 
 
@@ -110,7 +112,39 @@ def test_reflection_and_failure_reach_the_model_data() -> None:
     model.toggle_expanded(1)
     text = model.data(model.index(1))
     assert 'Details: input_text {"index": 2, "text": "value 2"}\n→ ❌ Element [2] is not on the page' in text
-    assert model.data(model.index(1), TimelineModel.KindRole) == "step"
+    assert isinstance(model.data(model.index(1), TimelineModel.ItemRole), StepItem)
+
+
+def test_every_kind_of_card_reads_as_plain_text() -> None:
+    """What Copy puts on the clipboard and a screen reader announces, for every kind of card (every event of the
+    agent's history has one; a step's own words are checked above)."""
+    model = TimelineModel()
+    model.start_run("Find the invoice", follow_up=True)
+    model.add_events(
+        [
+            step(1),
+            ObservationEvent(content="Navigated to a new page"),
+            RetryEvent(message="429 rate limited", attempt=2, max_attempts=3),
+            UserTakeoverEvent(after_url="https://a.test/home", after_title="Home", note="Signed in"),
+            ErrorEvent(message="The page did not load"),
+        ]
+    )
+    model.add_question("Which invoice?")
+    model.add_answer("The latest")
+    model.add_notice("Sent by an app over MCP.")
+    model.finish_run(ExecutionResult(success=True, data="Found it.", status=AgentStatus.COMPLETED))
+    task, step_text, *rest = [model.data(model.index(row)) for row in range(model.rowCount())]
+    assert task == "Follow-up: Find the invoice" and step_text.startswith("Step 1: ")
+    assert rest == [
+        "Navigated to a new page",
+        "Retrying (2/3): 429 rate limited",
+        "You took over the browser\nNow on: Home (https://a.test/home)\nYour note: Signed in",
+        "Error: The page did not load",
+        "The agent asks: Which invoice?",
+        "Your answer: The latest",
+        "Sent by an app over MCP.",
+        "Success\nFound it.",
+    ]
 
 
 def test_two_hundred_steps_stay_smooth(view: TimelineView) -> None:
@@ -191,7 +225,8 @@ def test_markdown_result_and_load_run(view: TimelineView) -> None:
     report = "## Task\nExport\n\n## Completed work\n- Opened the report\n\n## Not started\n- The export itself"
     result = ExecutionResult(success=False, data=report, history=[step(1)], status=AgentStatus.ERROR, steps=1)
     model.load_run("Export the report", result)
-    assert [item.kind for item in model.items] == [Kind.TASK, Kind.STEP, Kind.RESULT]
-    assert model.item(2).outcome is RunOutcome.ERROR
+    assert [type(item) for item in model.items] == [TaskItem, StepItem, ResultItem]
+    result = model.item(2)
+    assert isinstance(result, ResultItem) and result.outcome is RunOutcome.ERROR
     QApplication.processEvents()
     assert not view.grab().isNull()

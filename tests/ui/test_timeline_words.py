@@ -23,7 +23,8 @@ from app.core.types import (
 from app.text.i18n import set_language
 from app.ui.timeline.card import BadgeOp, DocOp, TextOp
 from app.ui.timeline.delegate import TimelineDelegate
-from app.ui.timeline.model import Kind, TimelineModel
+from app.ui.timeline.items import ErrorItem
+from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
 from tests.ui.conftest import ARTIFACTS
 
@@ -113,7 +114,7 @@ def test_a_long_error_result_is_shown_whole_with_its_quoted_markup(panel) -> Non
     QApplication.processEvents()
     result_card = model.rowCount() - 1
     # Said once: the result card holds the error; no error card above it repeats the same words.
-    assert [item.kind for item in model.items].count(Kind.ERROR) == 0
+    assert not any(isinstance(item, ErrorItem) for item in model.items)
     [doc] = card_docs(view, result_card)
     assert doc.doc.toPlainText() == REPLAY_ERROR.strip()  # nothing lost from "<input …" on
     assert doc.height == doc.doc.size().height()  # painted to its last line, not clipped

@@ -14,7 +14,7 @@ from app.ui.main_window import MainWindow
 from app.ui.panel_state import PanelState
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
-from app.ui.timeline.model import Kind, plain_text
+from app.ui.timeline.items import StepItem, plain_text
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.ui.conftest import TestRuntime, settle
 from tests.ui.test_confirm import TASK, delete_account, the_question
@@ -44,7 +44,7 @@ async def test_an_allow_cancel_says_it_waits_for_you_and_a_no_reads_as_yours(
     assert calls == ["alert"]
     window.confirm_bar.cancel_button.click()
     await settle(window)
-    step = next(item for item in window.model.items if item.kind is Kind.STEP)
+    step = next(item for item in window.model.items if isinstance(item, StepItem))
     text = plain_text(step)
     assert "You didn't allow it; nothing was clicked." in text
     assert "didn't work" not in text

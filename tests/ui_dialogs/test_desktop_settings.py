@@ -19,7 +19,7 @@ from app.ui.history_view import HistoryDialog
 from app.ui.main_window import MainWindow
 from app.ui.panel_state import PanelState
 from app.ui.settings_dialog import SettingsDialog
-from app.ui.timeline.model import Kind
+from app.ui.timeline.items import NoticeItem
 from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.fakes.memory_keyring import MemoryKeyring, NoKeyring
 from tests.ui.conftest import settle
@@ -71,7 +71,7 @@ async def settings_dialog() -> SettingsDialog:
 
 
 def notices(window: MainWindow) -> list[str]:
-    return [item.text for item in window.model.items if item.kind is Kind.NOTICE]
+    return [item.text for item in window.model.items if isinstance(item, NoticeItem)]
 
 
 def type_key(dialog: SettingsDialog, key: str) -> None:

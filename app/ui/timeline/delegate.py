@@ -3,6 +3,8 @@ layouts (app/ui/timeline/card.py) are cached per item, width and expansion."""
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QFont,
@@ -13,7 +15,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from app.core.types import RetryEvent, RunOutcome, StepEvent, UserTakeoverEvent
+from app.core.types import RunOutcome, StepEvent, UserTakeoverEvent
 from app.text.i18n import tr
 from app.text.wording import (
     Reading,
@@ -43,7 +45,20 @@ from app.ui.timeline.card import (
     markdown_document,
     paint_op,
 )
-from app.ui.timeline.model import Kind, TimelineItem, TimelineModel
+from app.ui.timeline.items import (
+    AnswerItem,
+    ErrorItem,
+    NoticeItem,
+    ObservationItem,
+    QuestionItem,
+    ResultItem,
+    RetryItem,
+    StepItem,
+    TakeoverItem,
+    TaskItem,
+    TimelineItem,
+)
+from app.ui.timeline.model import TimelineModel
 
 
 class TimelineDelegate(QStyledItemDelegate):
@@ -142,7 +157,7 @@ class TimelineDelegate(QStyledItemDelegate):
         if cached is not None and cached[0] == key:
             return cached[1]
         layout = self._build(item, width, expanded)
-        if item.kind is Kind.STEP:  # every step has its raw action one click away
+        if isinstance(item, StepItem):  # every step has its raw action one click away
             self._add_toggle(layout, width, tr("Hide details") if expanded else tr("Details"))
         elif layout.elided or (expanded and self._layout(index, width, expanded=False).elided):
             self._add_toggle(layout, width, tr("Show less") if expanded else tr("Show more"))
@@ -161,47 +176,40 @@ class TimelineDelegate(QStyledItemDelegate):
     def _build(self, item: TimelineItem, width: float, expanded: bool) -> CardLayout:
         b = CardBuilder(self, width, expanded)
         t = self.theme
-        match item.kind:
-            case Kind.TASK:
+        match item:
+            case TaskItem():
                 b.text(tr("FOLLOW-UP") if item.follow_up else tr("TASK"), self.label_font, t.accent, spacing=3)
                 b.text(item.text, self.task_font, t.text, max_lines=6)
                 return b.finish(t.soft(t.accent, 0.35), t.soft(t.accent, 0.08))
-            case Kind.STEP:
-                assert isinstance(item.event, StepEvent)
+            case StepItem():
                 return self._build_step(b, item.event)
-            case Kind.OBSERVATION:
+            case ObservationItem():
                 b.icon_text("eye", t.muted, item.message, self.small_font, t.muted, max_lines=2)
                 return b.finish(t.border, t.sunken, card=False)
-            case Kind.RETRY:
-                event = item.event
-                assert isinstance(event, RetryEvent)
-                text = tr(
-                    "Retrying ({attempt}/{max}): {message}",
-                    attempt=event.attempt,
-                    max=event.max_attempts,
-                    message=item.message,
-                )
-                b.icon_text("retry", t.warning, text, self.small_font, t.muted, max_lines=2)
+            case RetryItem():
+                b.icon_text("retry", t.warning, item.message, self.small_font, t.muted, max_lines=2)
                 return b.finish(t.border, t.sunken, card=False)
-            case Kind.ERROR:
+            case ErrorItem():
                 # An error is read whole, however long: it says what went wrong and what to do.
                 b.icon_text("x-circle", t.danger, item.message, self.body_font, t.text, max_lines=None)
                 return b.finish(t.soft(t.danger, 0.45), t.soft(t.danger, 0.07), stripe=t.danger)
-            case Kind.TAKEOVER:
-                assert isinstance(item.event, UserTakeoverEvent)
+            case TakeoverItem():
                 return self._build_takeover(b, item.event)
-            case Kind.QUESTION:
+            case QuestionItem():
                 b.icon_text("chat", t.paused, tr("The agent asks you"), self.title_font, t.paused)
                 b.text(item.text, self.task_font, t.text, max_lines=8)
                 return b.finish(t.soft(t.paused, 0.5), t.soft(t.paused, 0.09), stripe=t.paused)
-            case Kind.ANSWER:
+            case AnswerItem():
                 b.icon_text("user", t.accent, tr("Your answer"), self.label_font, t.accent)
                 b.text(item.text, self.body_font, t.text)
                 return b.finish(t.soft(t.accent, 0.35), t.soft(t.accent, 0.08))
-            case Kind.RESULT:
+            case ResultItem():
                 return self._build_result(b, item)
-        b.text(item.text, self.small_font, t.muted, max_lines=4)
-        return b.finish(t.border, t.sunken, card=False)
+            case NoticeItem():
+                b.text(item.text, self.small_font, t.muted, max_lines=4)
+                return b.finish(t.border, t.sunken, card=False)
+            case _:
+                assert_never(item)
 
     def _build_step(self, b: CardBuilder, step: StepEvent) -> CardLayout:
         t = self.theme
@@ -268,9 +276,9 @@ class TimelineDelegate(QStyledItemDelegate):
             b.labelled(tr("Your note"), event.note)
         return b.finish(t.soft(t.paused, 0.45), t.soft(t.paused, 0.07), stripe=t.paused)
 
-    def _build_result(self, b: CardBuilder, item: TimelineItem) -> CardLayout:
+    def _build_result(self, b: CardBuilder, item: ResultItem) -> CardLayout:
         t = self.theme
-        outcome = item.outcome or RunOutcome.ERROR
+        outcome = item.outcome
         color, icon = {
             RunOutcome.SUCCESS: (t.success, "check-circle"),
             RunOutcome.FAILED: (t.warning, "warning"),

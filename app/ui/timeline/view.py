@@ -21,7 +21,8 @@ from app.ui.icons import icon, paint_icon
 from app.ui.style import theme
 from app.ui.timeline.card import MARGIN_X, MARGIN_Y
 from app.ui.timeline.delegate import TimelineDelegate
-from app.ui.timeline.model import Kind, TimelineModel
+from app.ui.timeline.items import StepItem
+from app.ui.timeline.model import TimelineModel
 
 # Within this many pixels of the end counts as "at the bottom" (so a stray wheel tick doesn't stop following).
 _BOTTOM_SLACK = 24
@@ -33,6 +34,7 @@ class TimelineView(QListView):
         self.setObjectName("Timeline")
         self._delegate = TimelineDelegate(self)
         self.setItemDelegate(self._delegate)
+        self._model = model
         self.setModel(model)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.verticalScrollBar().setSingleStep(24)
@@ -67,9 +69,7 @@ class TimelineView(QListView):
 
     @property
     def timeline(self) -> TimelineModel:
-        model = self.model()
-        assert isinstance(model, TimelineModel)
-        return model
+        return self._model
 
     @property
     def following(self) -> bool:
@@ -188,7 +188,7 @@ class TimelineView(QListView):
             self.setCurrentIndex(index)
             menu.addAction(tr("Copy"), QKeySequence(QKeySequence.StandardKey.Copy), self.copy_current)
             item = self.timeline.item(index.row())
-            if item.kind is Kind.STEP:
+            if isinstance(item, StepItem):
                 label = tr("Hide details") if item.expanded else tr("Details")
             else:
                 label = tr("Show less") if item.expanded else tr("Show more")
