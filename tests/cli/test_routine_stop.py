@@ -19,9 +19,9 @@ from playwright.sync_api import sync_playwright
 from app.browser.chromium import find_chromium
 from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
 from tests.cli.test_cli import ROOT, cli_env, home, unused_port  # noqa: F401 - the fixture
-from tests.cli.test_routine_remote import remote_chromium
 from tests.fakes.crm_model import crm_model, row_values, user_text
 from tests.fakes.crm_site import CrmSite, crm_site
+from tests.fakes.external_chromium import external_chromium
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, error_reply
 
 UNIQUE = ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test")
@@ -158,8 +158,8 @@ def test_esc_in_any_remote_browsers_window_stops_the_routine(
     llm_server.fallback = held
     rows = rows_file(tmp_path, UNIQUE)
     with (
-        remote_chromium(tmp_path, "a") as (a, _first),
-        remote_chromium(tmp_path, "b") as (b, _second),
+        external_chromium(tmp_path / "a") as (a, _first),
+        external_chromium(tmp_path / "b") as (b, _second),
         crm_site() as site,
     ):
         code, stdout, stderr = stopped_run(
