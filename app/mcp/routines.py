@@ -39,6 +39,7 @@ class RoutineRegistry:
         self._setup = setup
         self._headless = headless
         self._views: dict[str, RoutineView] = {}
+        self._changed: dict[str, asyncio.Event] = {}  # set at a routine's next change, then replaced
         self._background = Background("mcp-routines")
 
     async def start(
@@ -65,6 +66,7 @@ class RoutineRegistry:
             results_path=str(options.results_path()),
         )
         self._views[view.routine_id] = view
+        self._changed[view.routine_id] = asyncio.Event()
         self._background.spawn(self._run(view.routine_id, plan))
         return view
 
@@ -73,6 +75,15 @@ class RoutineRegistry:
         if view is None:
             raise UnknownRoutine(routine_id)
         return view
+
+    async def changed(self, routine_id: str, timeout: float) -> RoutineView:
+        """The routine's view at its next change (a row ended, it started or ended), or after ``timeout`` seconds."""
+        self.get(routine_id)
+        try:
+            await asyncio.wait_for(self._changed[routine_id].wait(), max(timeout, 0.0))
+        except TimeoutError:
+            pass
+        return self.get(routine_id)
 
     async def close(self) -> None:
         self._background.cancel_all()
@@ -93,6 +104,8 @@ class RoutineRegistry:
         self._views[routine_id] = view.model_copy(
             update={"status": status, "message": mask_everywhere(message), **changes}
         )
+        self._changed[routine_id].set()
+        self._changed[routine_id] = asyncio.Event()
 
     async def _run(self, routine_id: str, plan: RoutinePlan) -> None:
         from app.routine.launch import RoutineSetup, open_routine

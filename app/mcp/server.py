@@ -62,7 +62,8 @@ WaitS = Annotated[
     Field(
         ge=0,
         le=MAX_WAIT,
-        description=f"Seconds to wait for the outcome before returning a task_id to poll (0 to {MAX_WAIT:g}).",
+        description=f"Seconds to wait for the end before returning what is known so far (0 to {MAX_WAIT:g}); "
+        "while it runs, ask again with its id.",
     ),
 ]
 TaskId = Annotated[str, Field(min_length=1, max_length=64, description="The task_id run_task returned.")]
@@ -118,8 +119,9 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
 
     @tool(
         "Run one task template over every row of a CSV or Excel file on this computer: {column} in the "
-        "template stands for that row's cell. Returns a routine_id at once; poll get_routine for counts per status. "
-        "Results are written to a CSV beside the rows (or to results_path)."
+        "template stands for that row's cell. Returns a routine_id at once; get_routine gives the counts per "
+        "status and, with wait_s, waits for the end. Results are written to a CSV beside the rows (or to "
+        "results_path)."
     )
     async def run_routine(
         template: Annotated[
@@ -143,11 +145,24 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
     ) -> RoutineView:
         return await routines.start(template, rows_path, results_path, parallel, start_url)
 
-    @tool("A routine's status and its rows counted per status (done, failed, needs_person…).", read_only=True)
+    @tool(
+        "A routine's status and its rows counted per status (done, failed, needs_person…). With wait_s, waits "
+        "that long for the routine to end (with progress at every row).",
+        read_only=True,
+    )
     async def get_routine(
         routine_id: Annotated[str, Field(min_length=1, max_length=64, description="What run_routine returned.")],
+        ctx: Context,
+        wait_s: WaitS = 0,
     ) -> RoutineView:
-        return routines.get(routine_id)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        view = routines.get(routine_id)
+        while not view.ended and (left := deadline - loop.time()) > 0:
+            view = await routines.changed(routine_id, left)
+            finished = sum(view.counts.values())
+            await ctx.report_progress(finished, view.rows, f"{finished} of {view.rows} rows")
+        return view
 
     @tool("The latest runs in History, newest first (secrets masked).", read_only=True)
     async def list_runs(

@@ -47,6 +47,10 @@ class RoutineView(BaseModel):
     results_path: str = Field(description="The results CSV, rewritten after every row.")
     message: str = Field(default="", description="Why it stopped or failed, in plain words.")
 
+    @property
+    def ended(self) -> bool:
+        return self.status in ("done", "stopped", "error")
+
 
 class RunListItem(BaseModel):
     run_id: str

@@ -3,7 +3,6 @@ name. The CRM-like site and the careful scripted model of the CLI's routine test
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -31,14 +30,23 @@ async def test_a_routine_runs_every_row_and_reports_counts(
                 )
             )
             assert started["rows"] == 4 and started["status"] in ("starting", "running")
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 150
-            view = started
-            while view["status"] in ("starting", "running") and loop.time() < deadline:
-                view = data(await client.call_tool("get_routine", {"routine_id": started["routine_id"]}))
-                await asyncio.sleep(0.5)  # the client's polling pace; the end is checked by the status
+            progress: list[tuple[float, float | None, str | None]] = []
+
+            async def on_progress(value: float, total: float | None, message: str | None) -> None:
+                progress.append((value, total, message))
+
+            # One call that returns at the end (no polling), with progress at every row.
+            view = data(
+                await client.call_tool(
+                    "get_routine",
+                    {"routine_id": started["routine_id"], "wait_s": 150},
+                    progress_callback=on_progress,
+                )
+            )
 
         assert view["status"] == "done", view
+        assert progress[-1] == (4, 4, "4 of 4 rows"), progress
+        assert [value for value, _, _ in progress] == sorted(value for value, _, _ in progress)
         assert view["counts"] == {"done": 3, "failed": 1}
         assert view["results_path"] == str(rows.with_name("customers-results.csv"))
         assert len(site.records) == 3
