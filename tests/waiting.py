@@ -52,3 +52,14 @@ def sync_until(
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(every)
     return value
+
+
+def ended(process: subprocess.Popen[Any], grace: float = 10.0) -> None:
+    """``process`` asked to end (SIGTERM) and waited for, killed if it is still there after ``grace`` seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -22,7 +22,7 @@ from typing import IO
 
 import pytest
 
-from tests.waiting import sync_until
+from tests.waiting import ended, sync_until
 
 TOOLS = ("Xvfb", "openbox", "xdotool", "xprop", "xev", "dbus-daemon", "dunst")
 _START_DEADLINE = 20.0
@@ -131,7 +131,7 @@ def x_desktop(width: int = 1366, height: int = 768) -> Iterator[XDesktop]:
         os.close(read)
         for process in (window_manager, server):
             if process is not None:
-                _end(process)
+                ended(process)
 
 
 @contextlib.contextmanager
@@ -155,8 +155,7 @@ def other_application(desktop: XDesktop, name: str, geometry: str) -> Iterator[t
         desktop.run("xdotool", "windowactivate", "--sync", str(window))
         yield window, log
     finally:
-        process.terminate()
-        process.wait(10)
+        ended(process)
         log.close()
 
 
@@ -196,7 +195,7 @@ def session_bus() -> Iterator[str]:
             raise RuntimeError("dbus-daemon did not start")
         yield address
     finally:
-        _end(process)
+        ended(process)
 
 
 class NotificationService:
@@ -241,7 +240,7 @@ class NotificationService:
         return True
 
     def stop(self) -> None:
-        _end(self.process)
+        ended(self.process)
 
 
 @contextlib.contextmanager
@@ -252,13 +251,3 @@ def notification_service(desktop: XDesktop, bus: str, config_home: str) -> Itera
         yield service
     finally:
         service.stop()
-
-
-def _end(process: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()

@@ -32,7 +32,7 @@ from tests.fakes.crm_model import crm_model
 from tests.fakes.crm_site import crm_site
 from tests.fakes.external_chromium import external_chromium
 from tests.fakes.llm_server import FakeLLMServer
-from tests.waiting import sync_until
+from tests.waiting import ended, sync_until
 
 FIVE = ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test") + "Eve,eve@x.test,Pro,2026-04-01,no\n"
 
@@ -161,12 +161,7 @@ def selenium_grid(folder: Path) -> Iterator[str]:
             with urllib.request.urlopen(request, timeout=30):
                 pass
     finally:
-        grid.terminate()
-        try:
-            grid.wait(20)
-        except subprocess.TimeoutExpired:
-            grid.kill()
-            grid.wait(10)
+        ended(grid, grace=20)
 
 
 def _grid_ready(base: str) -> bool:

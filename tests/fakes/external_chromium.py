@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO
 
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
+from tests.waiting import ended
 
 _LISTENING = re.compile(rb"DevTools listening on ws://127\.0\.0\.1:(\d+)/")
 _START_DEADLINE = 20.0
@@ -41,12 +42,7 @@ def external_chromium(profile: Path, url: str = "about:blank") -> Iterator[tuple
     try:
         yield f"http://127.0.0.1:{_listening_port(chromium)}", chromium
     finally:
-        chromium.terminate()
-        try:
-            chromium.wait(10)
-        except subprocess.TimeoutExpired:
-            chromium.kill()
-            chromium.wait()
+        ended(chromium)
 
 
 def _listening_port(chromium: subprocess.Popen[bytes]) -> int:

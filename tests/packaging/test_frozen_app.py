@@ -17,7 +17,7 @@ import pytest
 from app.browser.processes import profile_pids
 from tests.packaging.conftest import Built
 from tests.packaging.smoke import bare_env, run_task
-from tests.waiting import sync_until
+from tests.waiting import ended, sync_until
 
 pytestmark = pytest.mark.timeout(1800)
 
@@ -91,8 +91,7 @@ def display() -> Iterator[str]:
     with os.fdopen(read) as announced:
         number = announced.readline().strip()
     yield f":{number}"
-    xvfb.terminate()
-    xvfb.wait(10)
+    ended(xvfb)
 
 
 def windows_named(display: str, name: str) -> list[str]:

@@ -367,13 +367,15 @@ def test_max_duration_is_a_hard_limit_for_the_whole_cli_run(
 
 
 async def test_the_settings_dialog_edits_the_model_answer_timeout(qapp: Any, memory_keyring: Any) -> None:
+    from app.ui.setting_editors import DecimalEditor
     from app.ui.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(Settings(request_timeout=42))
     try:
-        assert dialog.model_page.timeout_spin.value() == 42
-        assert dialog.model_page.timeout_spin.accessibleName() == "Model answer timeout (s)"
-        dialog.model_page.timeout_spin.setValue(120)
+        spin = dialog.model_page.editors.editor("request_timeout", DecimalEditor).spin
+        assert spin.value() == 42 and spin.suffix() == " s"
+        assert spin.accessibleName() == "Model answer timeout"
+        spin.setValue(120)
         assert dialog.model_page.values()["request_timeout"] == 120
     finally:
         dialog.deleteLater()

@@ -26,6 +26,7 @@ from tests.browser.helpers import index_of
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion
 from tests.fakes.person import Person
 from tests.security.conftest import AgentOnPage, agent_on_page  # noqa: F401  (fixture)
+from tests.waiting import until
 
 # Dialogs and pop-ups are told by tab id, and a tab remembers its storms: each test starts a Chromium of its own.
 pytestmark = pytest.mark.fresh_browser
@@ -221,8 +222,10 @@ async def test_a_page_that_keeps_opening_popups_step_after_step_never_has_more_t
     result, _outputs = await run(agent_on_page, controller, f"{site}/popup-drip.html")
 
     assert result.status == AgentStatus.COMPLETED
-    # Three kept in each of the first steps, then none past ten; the newest pop-up may still be closing right now.
-    assert 4 <= len(controller.session.pages) <= 11
+    # Three kept in each of the first steps, then none past ten, once the pop-ups refused last have finished closing
+    # (a busy machine may still be closing two or three of them as the run ends).
+    await until(lambda: len(controller.session.pages) <= 10, message="the refused pop-ups closed")
+    assert len(controller.session.pages) >= 4
     state = await controller.get_browser_state(AbortSignal())
     assert state.title == "Drip" and state.tabs[0].active
     assert "pop-up windows; they were closed." in llm_server.user_message(-1)
