@@ -116,6 +116,7 @@ def a_window(display: str, name: str, timeout: float, app: subprocess.Popen[byte
 def test_the_demo_opens_its_panel_and_chromium_and_runs(built: Built, tmp_path: Path, display: str) -> None:
     env = bare_env(tmp_path, DISPLAY=display)
     app = subprocess.Popen([str(built.app), "--demo"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    failure: AssertionError | None = None
     try:
         panel = a_window(display, "^Page Agent$", 60, app)
         a_window(display, "Sign in — Acme CRM", 60, app)
@@ -129,8 +130,13 @@ def test_the_demo_opens_its_panel_and_chromium_and_runs(built: Built, tmp_path: 
         where = [str(int(size["WIDTH"]) - RUN_FROM_RIGHT), str(int(size["HEIGHT"]) - RUN_FROM_BOTTOM)]
         subprocess.run(["xdotool", "mousemove", "--window", panel, *where, "click", "1"], env=x, check=True, timeout=30)
         a_window(display, "Dashboard — Acme CRM|New customer — Acme CRM", 90, app)
+    except AssertionError as exc:
+        failure = exc  # said below, with what the app printed
     finally:
         app.send_signal(signal.SIGTERM)
         output = app.communicate(timeout=60)[0].decode(errors="replace")
+    faults = sorted((tmp_path / "page-agent" / "logs").glob("crash-*"))  # a hard crash's Python stacks
+    said = "".join(f"\n{path.name}:\n{path.read_text(errors='replace')}" for path in faults)
+    assert failure is None, f"{failure}; the app printed:\n{output}{said}"
     assert app.returncode == 0, output
     assert asyncio.run(profile_pids(tmp_path / "page-agent" / "data" / "browser-profile")) == []
