@@ -149,9 +149,14 @@ def other_application(desktop: XDesktop, name: str, geometry: str) -> Iterator[t
     assert process.stdout is not None
     log = KeyLog(process.stdout)
     try:
-        window = sync_until(
-            lambda: desktop.windows("--name", f"^{name}$"), _START_DEADLINE, "xev's window", alive=process
-        )[0]
+        try:
+            window = sync_until(
+                lambda: desktop.windows("--name", f"^{name}$"), _START_DEADLINE, "xev's window", alive=process
+            )[0]
+        except AssertionError as exc:  # what the X server had instead (a rare failure under load, so far unexplained)
+            named = desktop.run("xdotool", "search", "--name", f"^{name}$")
+            managed = desktop.run("xprop", "-root", "_NET_CLIENT_LIST")
+            raise AssertionError(f"{exc}; mapped or not: {named or 'none'}; the window manager's: {managed}") from None
         desktop.run("xdotool", "windowactivate", "--sync", str(window))
         yield window, log
     finally:

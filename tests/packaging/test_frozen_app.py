@@ -140,3 +140,25 @@ def test_the_demo_opens_its_panel_and_chromium_and_runs(built: Built, tmp_path: 
     assert failure is None, f"{failure}; the app printed:\n{output}{said}"
     assert app.returncode == 0, output
     assert asyncio.run(profile_pids(tmp_path / "page-agent" / "data" / "browser-profile")) == []
+
+
+def test_the_frozen_app_serves_mcp_over_stdio(built: Built, tmp_path: Path) -> None:
+    """What an AI tool's configuration starts (the README's MCP section): the built app's `mcp`, with a bare
+    environment, answers over stdio with its tools, and reads History."""
+    from mcp import Client, StdioServerParameters
+
+    from tests.mcp.test_stdio import TOOLS
+
+    async def ask() -> tuple[set[str], dict[str, object]]:
+        params = StdioServerParameters(
+            command=str(built.app), args=["mcp"], env=bare_env(tmp_path, OPENAI_API_KEY="sk-unused"), cwd=tmp_path
+        )
+        async with Client(params, read_timeout_seconds=60) as client:
+            tools = {tool.name for tool in (await client.list_tools()).tools}
+            runs = await client.call_tool("list_runs", {"limit": 5})
+        assert not runs.is_error, runs.content
+        return tools, dict(runs.structured_content or {})
+
+    tools, runs = asyncio.run(ask())
+    assert tools == TOOLS
+    assert runs == {"runs": []}
