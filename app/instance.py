@@ -76,6 +76,7 @@ class Finished(BaseModel):
     success: bool
     data: str
     steps: int
+    run_id: str = ""  # the run in History the task was saved to ("" when it was not)
 
 
 PanelUpdate = Annotated[Shown | Refused | Progress | Finished, Field(discriminator="kind")]

@@ -30,7 +30,8 @@ async def run_in_panel(task: McpTask, reader: asyncio.StreamReader, writer: asyn
             if isinstance(update, Finished):
                 status = AgentStatus(update.status)
                 task.finish(
-                    ExecutionResult(success=update.success, data=update.data, status=status, steps=update.steps)
+                    ExecutionResult(success=update.success, data=update.data, status=status, steps=update.steps),
+                    update.run_id,
                 )
                 return
             if isinstance(update, Progress):

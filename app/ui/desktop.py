@@ -136,7 +136,7 @@ class Desktop:
         self.window.browser_offer.browserReady.connect(self._browser_downloaded)
         self.window.show_demo_mode(choices.demo, self._demo.task)
         # A second launch brings this panel forward, and MCP tasks run in it (app/ui/panel_door.py).
-        self._door = PanelDoor(self.window, self.runtime)
+        self._door = PanelDoor(self.window, self.runtime, self._run_id)
         await self._door.open()
         self.window.enter(PanelState.OPENING)
         self.window.show()
@@ -416,6 +416,11 @@ class Desktop:
         )
         if previous is not None:
             self._background.spawn(previous.close())
+
+    def _run_id(self) -> str:
+        """The id in History of the run being recorded (its last task's), "" before the first."""
+        record = self._recorder.current if self._recorder is not None else None
+        return record.id if record is not None else ""
 
     def _run_not_saved(self, reason: str) -> None:
         if self.window is not None:

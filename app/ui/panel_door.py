@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from app.background import Background
@@ -58,10 +59,12 @@ CLIENT = "an app"  # a client that did not give its name: "Sent by an app over M
 
 
 class PanelDoor:
-    def __init__(self, window: MainWindow, runtime: Runtime) -> None:
+    def __init__(self, window: MainWindow, runtime: Runtime, run_id: Callable[[], str]) -> None:
+        """``run_id()``: the id in History of the run the last task was saved to."""
         self._path = socket_path(runtime.paths)
         self._window = window
         self._runtime = runtime
+        self._run_id = run_id
         self._server: asyncio.AbstractServer | None = None
         self._background = Background("panel-door")
 
@@ -130,8 +133,9 @@ class PanelDoor:
             bridge.activity.disconnect(reporter.on_activity)
             bridge.eventAdded.disconnect(reporter.on_event)
         await reporter.drained()
+        status, run_id = str(result.status), self._run_id()
         await _send(
-            writer, Finished(status=str(result.status), success=result.success, data=result.data, steps=result.steps)
+            writer, Finished(status=status, success=result.success, data=result.data, steps=result.steps, run_id=run_id)
         )
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication
 
+from app.history.store import RunStore
 from app.instance import bring_to_front, open_panel, socket_path
 from app.mcp.headless import HeadlessTasks
 from app.mcp.panel_link import run_in_panel
@@ -116,6 +117,10 @@ async def test_a_hand_off_is_needs_person_for_the_client_until_the_person_contin
 
     assert task.view.status == "completed" and task.view.outcome is not None
     assert task.view.outcome.final_words == "Exported."
+    # The client can read the run in History, as for a task run without the panel.
+    saved = await until(lambda: RunStore(paths.runs_dir).summaries(), timeout=30, message="the run saved")
+    assert task.view.outcome.run_id == saved[0].id
+    assert RunStore(paths.runs_dir).load(saved[0].id).tasks[0].task == "Export the customers"
     await tasks.close()
 
 
