@@ -158,10 +158,13 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait_s
         view = routines.get(routine_id)
+        told = -1
         while not view.ended and (left := deadline - loop.time()) > 0:
             view = await routines.changed(routine_id, left)
             finished = sum(view.counts.values())
-            await ctx.report_progress(finished, view.rows, f"{finished} of {view.rows} rows")
+            if finished != told:  # once per row that ended, not at every change of status
+                told = finished
+                await ctx.report_progress(finished, view.rows, f"{finished} of {view.rows} rows")
         return view
 
     @tool("The latest runs in History, newest first (secrets masked).", read_only=True)
