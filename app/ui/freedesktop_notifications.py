@@ -44,6 +44,10 @@ class FreedesktopNotifications:
         self._router_context: Any = None
         self._listening: asyncio.Task[None] | None = None
         self._ours: set[int] = set()
+        # A click can be read before the reply that says the notification is ours (both come on one connection, the
+        # reply takes more turns of the loop): while a Notify is out, such a signal waits here for its id.
+        self._notifying = 0
+        self._early: dict[int, list[str]] = {}
 
     async def notify(self, title: str, body: str, button: str, replaces: int = 0) -> int:
         """Show (or replace) a notification that stays until closed; returns its id."""
@@ -58,9 +62,18 @@ class FreedesktopNotifications:
             "susssasa{sv}i",
             (self._app_name, replaces, self._icon, title, body, [DEFAULT_ACTION, button], hints, 0),
         )
-        reply = await self._call(router, message)
+        self._notifying += 1
+        try:
+            reply = await self._call(router, message)
+        finally:
+            self._notifying -= 1
         notification = int(reply[0])
         self._ours.add(notification)
+        early = self._early.pop(notification, [])
+        if not self._notifying:
+            self._early.clear()
+        for member in early:
+            self._signalled_ours(member, notification)
         return notification
 
     async def close(self, notification: int) -> None:
@@ -138,10 +151,16 @@ class FreedesktopNotifications:
     def _signalled(self, fields: dict[Any, Any], body: tuple[Any, ...]) -> None:
         from jeepney import HeaderFields
 
-        member = fields.get(HeaderFields.member)
-        if not body or body[0] not in self._ours:
+        member = str(fields.get(HeaderFields.member, ""))
+        if not body:
             return
+        if body[0] in self._ours:
+            self._signalled_ours(member, body[0])
+        elif self._notifying:
+            self._early.setdefault(body[0], []).append(member)
+
+    def _signalled_ours(self, member: str, notification: int) -> None:
         if member == "ActionInvoked":
             self._on_clicked()
         elif member == "NotificationClosed":
-            self._ours.discard(body[0])
+            self._ours.discard(notification)

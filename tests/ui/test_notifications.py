@@ -4,6 +4,8 @@ over. Without any service the call still flags the panel, and fails nothing."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.ui.attention import Attention
+from app.ui.freedesktop_notifications import FreedesktopNotifications
 from tests.waiting import until
 from tests.x_desktop import NEEDS_X_DESKTOP, NotificationService, notification_service, session_bus, x_desktop
 
@@ -57,3 +60,51 @@ async def test_without_a_notification_service_the_panel_is_still_flagged(
     finally:
         await attention.shutdown()
         panel.deleteLater()
+
+
+@contextlib.contextmanager
+def eager_service(bus: str) -> Iterator[None]:
+    """A notification service that says the notification was clicked before it answers the call that showed it:
+    the order in which a busy app may read the two, which come on one connection."""
+    from jeepney import DBusAddress, HeaderFields, MessageType, new_method_return, new_signal
+    from jeepney.bus_messages import message_bus
+    from jeepney.io.blocking import open_dbus_connection
+
+    emitter = DBusAddress("/org/freedesktop/Notifications", interface="org.freedesktop.Notifications")
+    done = threading.Event()
+    with open_dbus_connection(bus=bus) as connection:
+        connection.send_and_get_reply(message_bus.RequestName("org.freedesktop.Notifications"), timeout=10)
+
+        def serve() -> None:
+            while not done.is_set():
+                try:
+                    call = connection.receive(timeout=0.1)
+                except TimeoutError:
+                    continue
+                fields = call.header.fields
+                if call.header.message_type == MessageType.method_call and fields.get(HeaderFields.member) == "Notify":
+                    connection.send(new_signal(emitter, "ActionInvoked", "us", (7, "default")))
+                    connection.send(new_method_return(call, "u", (7,)))
+
+        server = threading.Thread(target=serve, daemon=True)
+        server.start()
+        try:
+            yield
+        finally:
+            done.set()
+            server.join(10)
+
+
+@NEEDS_X_DESKTOP
+async def test_a_click_read_before_the_reply_that_made_the_notification_still_brings_the_panel_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clicked: list[bool] = []
+    with session_bus() as bus, eager_service(bus):
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus)
+        service = FreedesktopNotifications("Page Agent", "", lambda: clicked.append(True))
+        try:
+            assert await service.notify("Page Agent: your turn", "Solve the captcha.", "Show Page Agent") == 7
+            await until(lambda: clicked, message="the click")  # once it was dropped: not known to be ours yet
+        finally:
+            await service.shutdown()
