@@ -43,7 +43,7 @@ class DemoBundle:
     task = DEMO_TASK
 
     def __init__(self) -> None:
-        self._site: DemoSite | None = None
+        self._site = DemoSite()  # started on first use
 
     @property
     def secret(self) -> Secret:
@@ -64,13 +64,7 @@ class DemoBundle:
 
     async def start_page(self) -> str:
         """The demo's sign-in page, signed out with sample data only; the site starts the first time."""
-        if self._site is None:
-            site = DemoSite()
-            await site.start()
-            self._site = site
-        return self._site.url(DEMO_START)
+        return await self._site.opened(DEMO_START)
 
     async def close(self) -> None:
-        site, self._site = self._site, None
-        if site is not None:
-            await site.stop()
+        await self._site.stop()

@@ -128,18 +128,14 @@ class DemoRoutineBundle:
     template = DEMO_ROUTINE_TEMPLATE
 
     def __init__(self) -> None:
-        self._site: DemoSite | None = None
+        self._site = DemoSite()  # started on first use
 
     @property
     def rows(self) -> Path:
         return demo_rows()
 
     async def start_url(self) -> str:
-        if self._site is None:
-            site = DemoSite()
-            await site.start()
-            self._site = site
-        return self._site.url(DEMO_ROUTINE_START)
+        return await self._site.opened(DEMO_ROUTINE_START)
 
     def models(self) -> Callable[[], LLMClient]:
         """A new scripted model for each of the routine's windows, all from the first row of ``rows``."""
@@ -147,9 +143,7 @@ class DemoRoutineBundle:
         return lambda: DemoRoutineModel(first)
 
     async def close(self) -> None:
-        site, self._site = self._site, None
-        if site is not None:
-            await site.stop()
+        await self._site.stop()
 
 
 def _confirm(shown: str, tool: ToolSpec) -> LLMReply:

@@ -71,6 +71,12 @@ class DemoSite:
         self._base_url = f"http://{self._host}:{port}/"
         return self._base_url
 
+    async def opened(self, path: str = "") -> str:
+        """The address of ``path``, the site started first when it is not running (again after ``stop``)."""
+        if self._server is None:
+            await self.start()
+        return self.url(path)
+
     async def stop(self) -> None:
         server, self._server, self._base_url = self._server, None, None
         if server is None:
