@@ -8,7 +8,7 @@ import logging
 import os
 import stat
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,11 +20,11 @@ from app.history.recorder import RunRecorder
 from app.history.store import RunStore
 from app.logging_setup import LOG_FILE, configure_logging
 from app.settings.model import Settings, SettingsUnreadable, read_settings
-from app.settings.paths import AppPaths
-from app.ui.desktop import Desktop, LaunchChoices
+from app.ui.desktop import Desktop
 from app.ui.history_view import HistoryDialog
 from app.ui.timeline.items import NoticeItem
 from tests.cli.test_cli import cli, cli_env, home, run_cli  # noqa: F401  (home: fixture, no Chromium left behind)
+from tests.demo_desktop import desktop  # noqa: F401  (fixture)
 from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
 from tests.history.conftest import make_record
@@ -245,18 +245,6 @@ def test_logs_are_the_users_only_even_after_a_rollover(tmp_path: Path, root_logg
 
 
 # --- the panel at start ------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def desktop(qapp: QApplication, tmp_path: Path, memory_keyring: MemoryKeyring) -> AsyncIterator[Desktop]:
-    qapp.setQuitOnLastWindowClosed(False)
-    started = Desktop(
-        AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs"), LaunchChoices(demo=True, headless=True)
-    )
-    yield started
-    if started.window is not None:
-        started.window.close()
-    await started.shutdown()
 
 
 def notices(desktop: Desktop) -> list[str]:

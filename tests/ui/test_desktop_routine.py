@@ -4,30 +4,13 @@ task brings it back. Real headless Chromium, the demo routine (offline)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-from PySide6.QtWidgets import QApplication
 
 from app.routine.types import RoutineSummary, RowStatus
-from app.settings.paths import AppPaths
-from app.ui.desktop import Desktop, LaunchChoices
+from app.ui.desktop import Desktop
 from app.ui.routine.panel import RoutinePanel
+from tests.demo_desktop import desktop  # noqa: F401  (fixture)
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
 from tests.waiting import until
-
-
-@pytest.fixture
-async def desktop(qapp: QApplication, tmp_path: Path, memory_keyring: MemoryKeyring) -> AsyncIterator[Desktop]:
-    qapp.setQuitOnLastWindowClosed(False)
-    started = Desktop(
-        AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs"), LaunchChoices(demo=True, headless=True)
-    )
-    yield started
-    if started.window is not None:
-        started.window.close()
-    await started.shutdown()
 
 
 async def test_the_demo_routine_runs_in_the_profile_and_one_task_brings_the_browser_back(desktop: Desktop) -> None:
