@@ -7,14 +7,11 @@ site's records are what the assertions count."""
 from __future__ import annotations
 
 import json
-import os
-import pty
-import subprocess
 from pathlib import Path
 
 from app.routine.state import RoutineStore
 from app.routine.types import RowStatus
-from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
+from tests.cli.routine_helpers import ROWS, on_a_terminal, results, routine, rows_file, run
 from tests.cli.test_cli import ROOT, cli_env, home  # noqa: F401 - the fixture
 from tests.fakes.crm_model import crm_model
 from tests.fakes.crm_site import crm_site
@@ -90,41 +87,23 @@ def test_a_row_the_model_took_over_and_sent_is_never_sent_again(
     assert unclear_rows(rows)[2] == (RowStatus.NEEDS_PERSON, True)
 
 
-def test_on_a_terminal_the_row_is_handed_to_the_person_who_can_leave_it(
+def test_on_a_terminal_the_row_is_handed_to_the_person_and_never_sent_again_after_they_continue(
     tmp_path: Path, home: Path, llm_server: FakeLLMServer
 ) -> None:
     llm_server.fallback = crm_model(misreads=True)
     rows = rows_file(tmp_path, ROWS.rsplit("Chloé", 1)[0])
-    controller, terminal = pty.openpty()
     with crm_site() as site:
         site.unique_emails = False
-        process = subprocess.Popen(
-            routine(rows, site.new_url),
-            env=cli_env(home, llm_server),
-            cwd=ROOT,
-            stdin=terminal,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert process.stderr is not None
-            told = ""
-            while not told.endswith("for the next run: "):
-                character = process.stderr.read(1)
-                assert character, told
-                told += character
-            assert "Row 2 needs you in its browser (window 1): " + UNCLEAR.format(number=2) in told
+        with on_a_terminal(routine(rows, site.new_url), cli_env(home, llm_server)) as terminal:
+            asked = "Row 2 needs you in its browser (window 1): " + UNCLEAR.format(number=2)
+            assert asked in terminal.read_until("for the next run: ")
             assert site.emails() == ["ana@x.test", "bob@x.test"]
-            os.write(controller, b"skip\n")
-            _, rest = process.communicate(timeout=90)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-            os.close(controller)
-            os.close(terminal)
-        assert process.returncode == 4, told + rest
+            terminal.type("")  # carry on: the model misreads the page again, and is refused again
+            assert asked in terminal.read_until("for the next run: ")
+            assert site.emails() == ["ana@x.test", "bob@x.test"]
+            terminal.type("skip")
+            told = terminal.finish()
+            assert terminal.process.returncode == 4, told
         assert site.emails() == ["ana@x.test", "bob@x.test"]
     table = results(rows)
     assert [r["status"] for r in table] == ["done", "needs_person"]
