@@ -72,7 +72,8 @@ def add_routine_arguments(run: Any) -> None:
     group.add_argument(
         "--retry-interrupted",
         action="store_true",
-        help="Run again the rows that were in flight when the last run died (their form may have been sent).",
+        help="Run again the rows whose form may have been sent: in flight when the last run died, or left to you "
+        "when the site's answer was unclear.",
     )
     group.add_argument(
         "--no-replay",

@@ -31,8 +31,17 @@ _VALUE_FIELDS = {"input_text": "text", "select_dropdown_option": "text", "upload
 _URL_FIELDS = {"go_to_url": "url", "open_new_tab": "url"}
 _YES = frozenset({"yes", "y", "true", "1", "x", "on", "✓", "✔"})
 _NO = frozenset({"no", "n", "false", "0", "off", ""})
+# Actions that cannot send a row's data anywhere: typing into a field, looking, waiting, asking. Any other action (a
+# click, a key, a choice in a list, a page opened, a script, an upload) may submit a form: once one has begun, a row
+# that is stopped or breaks is ``interrupted``, never retried blindly; and once a row's path step that sends it has
+# been taken, the row model refuses every other (replay.py).
+QUIET_TOOLS = frozenset({"input_text", "hover_element", "scroll", "switch_to_tab", "wait", DONE, "ask_user", HAND_OFF})
 _SHORTEST_PART = 3  # a cell found inside a longer value: shorter ones would match by chance ("1" in "10")
 _WORDS = re.compile(r"[^\w]+")
+
+
+def may_send(tool: str) -> bool:
+    return tool not in QUIET_TOOLS
 
 
 def truth(value: str) -> bool | None:
@@ -69,6 +78,11 @@ class RoutinePath(BaseModel):
     def replays(self, values: Mapping[str, str]) -> bool:
         """Whether this row can follow the path: the columns it never uses hold what the learning row held."""
         return all(values.get(column, "") == value for column, value in self.fixed.items())
+
+    def sending_step(self) -> PathStep | None:
+        """The step that sends a row to the site: the path's last step that may send (its Save, usually); None when
+        no step may."""
+        return next((step for step in reversed(self.steps) if may_send(step.action)), None)
 
 
 @dataclass

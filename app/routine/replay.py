@@ -7,6 +7,10 @@ differs from what the path expects (the element is not there, the last action fa
 elements appeared that the learning row never saw), the model takes the row over from that step, told so in the
 app's own words, with the history so far. At the end of the path the model is asked once to confirm the outcome
 from the page: a row's status never comes from the replay alone.
+
+Never twice: once the path's step that sends the row (``RoutinePath.sending_step``, its Save) has been taken, by the
+replay or by the model that took the row over, the model's answers that could send anything are never acted on. The
+row goes to the person in the model's stead (``refused`` says why): without one it ends ``needs_person``.
 """
 
 from __future__ import annotations
@@ -17,15 +21,36 @@ from typing import Any, Protocol
 
 from app.core.abort import AbortSignal
 from app.core.llm import LLMClient, LLMReply, Message, RetryCallback, ToolCall, ToolSpec
+from app.core.output import InvalidOutput, action_names, read_action
 from app.core.page import ListedElement
-from app.core.types import ErrorEvent, HistoricalEvent, ObservationEvent, StepEvent
-from app.routine.path import PathStep, RoutinePath, Taken, fill, find_target, is_checked, truth, url_field
+from app.core.tools.control import HAND_OFF
+from app.core.types import ActionTarget, ErrorEvent, HistoricalEvent, ObservationEvent, StepEvent
+from app.routine.path import (
+    PathStep,
+    RoutinePath,
+    Taken,
+    fill,
+    find_target,
+    is_checked,
+    may_send,
+    truth,
+    url_field,
+)
+from app.text.wording import describe_action
 
 CONFIRM = (
     "The steps so far replayed this routine's recorded path with this row's values (they are in your history). "
     "Look at the page now and confirm the outcome: if it shows that this row's work succeeded, call done with "
     "success true; if the site refused it or shows an error, call done with success false and say why in the "
-    "page's words; if something is left to do, do it."
+    "page's words; if you cannot tell, hand the row to the person."
+)
+SENT = (
+    "This row has been sent to the site already: never send it again. A click, a key, a choice, a page opened, a "
+    "script or an upload is refused from now on, and the row is left to the person."
+)
+SENT_AGAIN = (
+    "The site's answer was unclear; check row {number} before running it again. The row had been sent, and the "
+    "agent's next step could have sent it a second time ({act}), so it was refused."
 )
 TAKE_OVER = (
     "The routine's recorded path was replayed for this row up to here, and then the page differed from what it "
@@ -41,10 +66,15 @@ class Followable(Protocol):
 class RowModel:
     """An LLMClient for one row. ``follow(agent)`` before the row runs: it reads the agent's steps as they happen."""
 
-    def __init__(self, model: LLMClient, values: Mapping[str, str], path: RoutinePath | None = None) -> None:
+    def __init__(self, model: LLMClient, number: int, values: Mapping[str, str], path: RoutinePath | None) -> None:
+        """``number``: the row's, in the file, for the words that name it."""
         self._model = model
         self._values = values
         self._path = path
+        self._number = number
+        self._sending = path.sending_step() if path is not None else None
+        self.submitted = False  # the path's sending step was taken: nothing may send the row again
+        self.refused = ""  # why the row went to the person instead of the model's answer ("" : it did not)
         self._position = 0
         self.calls = 0  # real model calls
         self.replayed_steps = 0
@@ -61,9 +91,12 @@ class RowModel:
 
     def _added(self, event: HistoricalEvent) -> None:
         if isinstance(event, StepEvent):
-            self.taken.append(
-                Taken(event.action.name, dict(event.action.input), event.action.ok, self._listing, self._call_events)
+            taken = Taken(
+                event.action.name, dict(event.action.input), event.action.ok, self._listing, self._call_events
             )
+            self.taken.append(taken)
+            if self._sending is not None and self._is(self._sending, taken):
+                self.submitted = True  # a click that failed may have sent it too
         elif isinstance(event, (ObservationEvent, ErrorEvent)):
             self._events += 1
 
@@ -89,7 +122,31 @@ class RowModel:
             ]
             self._note = ""
         self.calls += 1
-        return await self._model.invoke(messages, tool, signal, on_retry)
+        reply = await self._model.invoke(messages, tool, signal, on_retry)
+        return self._refused(reply, tool, listing) if self.submitted else reply
+
+    # --- never twice -------------------------------------------------------------------------------------------
+
+    def _refused(self, reply: LLMReply, tool: ToolSpec, listing: list[ListedElement]) -> LLMReply:
+        """The model's answer, or, when it could send the row again, a hand-off to the person in its stead."""
+        names = action_names(tool)
+        try:
+            payload, name, params = read_action(reply, names)
+        except InvalidOutput:
+            return reply  # the agent tells the model, and does nothing
+        if name not in names or not may_send(name):
+            return reply
+        params = params if isinstance(params, dict) else {}
+        element = next((e for e in listing if e.index == params.get("index")), None)
+        target = ActionTarget(tag=element.tag, name=element.name, input_type=element.input_type) if element else None
+        self.refused = SENT_AGAIN.format(number=self._number, act=describe_action(name, params, target))
+        arguments = {
+            "evaluation_previous_goal": str(payload.get("evaluation_previous_goal") or ""),
+            "memory": str(payload.get("memory") or ""),
+            "next_goal": "",
+            "action": {HAND_OFF: {"reason": self.refused}},
+        }
+        return LLMReply(tool_calls=[ToolCall(name=tool.name, arguments=json.dumps(arguments, ensure_ascii=False))])
 
     # --- replaying ---------------------------------------------------------------------------------------------
 
@@ -129,7 +186,7 @@ class RowModel:
             self.replayed_steps += 1
             return self._answer(step, found[0] if found else None, tool)
         self._path = None
-        self._note = CONFIRM
+        self._note = self._told(CONFIRM)
         return None
 
     def _differs(self, step: PathStep, listing: list[ListedElement], previous: list[ListedElement], events: int) -> str:
@@ -155,21 +212,28 @@ class RowModel:
         return ""
 
     def _model_agreed(self, step: PathStep) -> bool:
-        """The model, asked to decide a path step, did that step: the same action, on the same element."""
-        if not self.taken or self.taken[-1].action != step.action:
+        """The model, asked to decide a path step, did that step."""
+        return bool(self.taken) and self._is(step, self.taken[-1])
+
+    def _is(self, step: PathStep, taken: Taken) -> bool:
+        """``taken`` is the path's ``step`` for this row: the same action, on the element the path acts on."""
+        if taken.action != step.action:
             return False
-        last = self.taken[-1]
-        index = last.input.get("index")
+        index = taken.input.get("index")
         if step.target is None:
             return index is None
-        chosen = [e for e in last.listing if e.index == index]
-        return bool(chosen) and chosen[0] in find_target(step, last.listing, self._values)
+        chosen = [e for e in taken.listing if e.index == index]
+        return bool(chosen) and chosen[0] in find_target(step, taken.listing, self._values)
 
     def _take_over(self, reason: str) -> LLMReply | None:
         self.took_over = reason
         self._path = None
-        self._note = TAKE_OVER.format(reason=reason)
+        self._note = self._told(TAKE_OVER.format(reason=reason))
         return None
+
+    def _told(self, note: str) -> str:
+        """A note to the model, saying so when the row has been sent already."""
+        return f"{note} {SENT}" if self.submitted else note
 
     def _answer(self, step: PathStep, element: ListedElement | None, tool: ToolSpec) -> LLMReply:
         params = dict(step.input)

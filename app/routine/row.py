@@ -34,17 +34,6 @@ ERROR_SENT = (
     "{error}. This came after the row may have sent its data (an action that can submit a form had begun). " + NOT_AGAIN
 )
 
-# Actions that cannot send a row's data anywhere: typing into a field, looking, waiting, asking. Any other action (a
-# click, a key, a choice in a list, a page opened, a script, an upload) may submit a form; once one has begun, a row
-# that is stopped or breaks is ``interrupted``, never retried blindly.
-QUIET_TOOLS = frozenset(
-    {"input_text", "hover_element", "scroll", "switch_to_tab", "wait", "done", "ask_user", "hand_off_to_user"}
-)
-
-
-def may_send(tool: str) -> bool:
-    return tool not in QUIET_TOOLS
-
 
 class RowSlot(Protocol):
     """What a row needs of the browser it runs in (app/routine/browsers.py's Slot)."""
@@ -92,15 +81,19 @@ def outcome_of(
     sent: bool,
 ) -> RowOutcome:
     """What the row came to. A row whose browser died, or that was stopped or broke after it may have sent its data
-    (``sent``), is interrupted; a hand-off nobody took needs a person; only the agent's own done says done or
+    (``sent``), is interrupted; a hand-off nobody took needs a person, and so does a row that was sent and then
+    handed over because the model would have sent it again (``unclear``); only the agent's own done says done or
     failed."""
     status = _status(result, slot, gave_up)
+    unclear = bool(model.refused) and status == RowStatus.NEEDS_PERSON
     text = result.data
     if status == RowStatus.INTERRUPTED:
         text = BROWSER_GONE.format(browser=slot.name)
     elif sent and status in (RowStatus.STOPPED, RowStatus.ERROR):
         text = STOPPED_SENT if status == RowStatus.STOPPED else ERROR_SENT.format(error=_first_line(result.data))
         status = RowStatus.INTERRUPTED
+    elif unclear:
+        text = f"{model.refused} {NOT_AGAIN}"
     elif gave_up and status == RowStatus.NEEDS_PERSON:
         text = GAVE_UP.format(reason=gave_up)
     return RowOutcome(
@@ -113,6 +106,7 @@ def outcome_of(
         run=run,
         outputs=_outputs(result, outputs) if status in (RowStatus.DONE, RowStatus.FAILED) else {},
         replayed=model.replayed_steps > 0,
+        unclear=unclear,
     )
 
 

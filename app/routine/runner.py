@@ -32,12 +32,12 @@ from app.core.types import (
     StepEvent,
     ThinkingActivity,
 )
-from app.routine.path import RoutinePath, learn_path
+from app.routine.path import RoutinePath, learn_path, may_send
 from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
 from app.routine.results import write_results
-from app.routine.row import RowSlot, build_agent, may_send, outcome_of, row_guardrails
+from app.routine.row import RowSlot, build_agent, outcome_of, row_guardrails
 from app.routine.state import RoutineStore, status_counts
 from app.routine.types import (
     RETRIED,
@@ -112,7 +112,7 @@ class RoutineRunner:
         self._agents: dict[int, Agent] = {}
         self._held: set[int] = set()
         self._parked: set[int] = set()  # rows waiting for the person on a hand-off
-        self._sent: set[int] = set()  # rows in flight that may have sent their data (see row.QUIET_TOOLS)
+        self._sent: set[int] = set()  # rows in flight that may have sent their data (see path.QUIET_TOOLS)
         self._given_up: dict[int, str] = {}
         self._slot_of: dict[int, Slot] = {}
         self._path: RoutinePath | None = None
@@ -212,13 +212,7 @@ class RoutineRunner:
         options = self.plan.options
         for number, key in enumerate(self.plan.keys, 1):
             record = records.get(key)
-            status = record.outcome.status if record is not None else None
-            if (
-                status is None
-                or status in RETRIED
-                or (status == RowStatus.FAILED and options.retry_failed)
-                or (status == RowStatus.INTERRUPTED and options.retry_interrupted)
-            ):
+            if record is None or self._runs_again(record.outcome):
                 self._todo.append(number)
         for number in [n for n in self._todo if n in self.plan.problems]:
             self._todo.remove(number)
@@ -244,6 +238,14 @@ class RoutineRunner:
             seconds=time.monotonic() - self._started,
             stopped=self._stopping,
         )
+
+    def _runs_again(self, outcome: RowOutcome) -> bool:
+        """Whether a row that ended so earlier runs now: one whose data may have reached the site (interrupted, or
+        unclear) only when asked for."""
+        options = self.plan.options
+        if outcome.status == RowStatus.INTERRUPTED or outcome.unclear:
+            return options.retry_interrupted
+        return outcome.status in RETRIED or (outcome.status == RowStatus.FAILED and options.retry_failed)
 
     # --- scheduling --------------------------------------------------------------------------------------------
 
@@ -286,7 +288,7 @@ class RoutineRunner:
         values = plan.public_values(number)
         await asyncio.to_thread(self._store.start, key, number, slot.name)
         path = self._path if plan.options.replay and self._path is not None and self._path.replays(values) else None
-        model = RowModel(self._model, values, path)
+        model = RowModel(self._model, number, values, path)
         confirm = self._confirm if self._confirm is not None else self.person_queue.confirm_handler(number, slot.name)
         guardrails = row_guardrails(self._guardrails, plan, number, confirm)
         agent = build_agent(model, slot, self._config, guardrails, self._person_present)

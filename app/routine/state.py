@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS rows (
     key TEXT PRIMARY KEY, number INTEGER NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL DEFAULT '',
     steps INTEGER NOT NULL DEFAULT 0, model_calls INTEGER NOT NULL DEFAULT 0, seconds REAL NOT NULL DEFAULT 0,
     browser TEXT NOT NULL DEFAULT '', run TEXT NOT NULL DEFAULT '', outputs TEXT NOT NULL DEFAULT '{}',
-    replayed INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, updated REAL NOT NULL
+    replayed INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, updated REAL NOT NULL,
+    unclear INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS path (template TEXT PRIMARY KEY, body TEXT NOT NULL, learned_from INTEGER NOT NULL);
 """
@@ -102,6 +103,8 @@ class RoutineStore:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")  # a row's status is on disk before the row goes on
             db.executescript(_SCHEMA)
+            if "unclear" not in {column[1] for column in db.execute("PRAGMA table_info(rows)")}:  # an older state
+                db.execute("ALTER TABLE rows ADD COLUMN unclear INTEGER NOT NULL DEFAULT 0")
             # Whatever was in flight belongs to a process that is gone (we hold the lock): never redone blindly.
             interrupted = db.execute(
                 "UPDATE rows SET status=?, result=?, updated=? WHERE status=?",
@@ -116,7 +119,7 @@ class RoutineStore:
         with self._mutex:
             cursor = self._db.execute(
                 "SELECT key, number, status, result, steps, model_calls, seconds, browser, run, outputs, replayed, "
-                "attempts FROM rows"
+                "unclear, attempts FROM rows"
             )
             return {row[0]: _record(row) for row in cursor.fetchall()}
 
@@ -126,7 +129,7 @@ class RoutineStore:
             self._db.execute(
                 "INSERT INTO rows (key, number, status, browser, attempts, updated) VALUES (?, ?, ?, ?, 1, ?) "
                 "ON CONFLICT(key) DO UPDATE SET number=excluded.number, status=excluded.status, result='', "
-                "browser=excluded.browser, attempts=attempts+1, updated=excluded.updated",
+                "browser=excluded.browser, unclear=0, attempts=attempts+1, updated=excluded.updated",
                 (key, number, RowStatus.RUNNING, browser, time.time()),
             )
 
@@ -134,10 +137,11 @@ class RoutineStore:
         with self._mutex:
             self._db.execute(
                 "INSERT INTO rows (key, number, status, result, steps, model_calls, seconds, browser, run, outputs, "
-                "replayed, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET "
-                "number=excluded.number, status=excluded.status, result=excluded.result, steps=excluded.steps, "
+                "replayed, unclear, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE "
+                "SET number=excluded.number, status=excluded.status, result=excluded.result, steps=excluded.steps, "
                 "model_calls=excluded.model_calls, seconds=excluded.seconds, browser=excluded.browser, "
-                "run=excluded.run, outputs=excluded.outputs, replayed=excluded.replayed, updated=excluded.updated",
+                "run=excluded.run, outputs=excluded.outputs, replayed=excluded.replayed, unclear=excluded.unclear, "
+                "updated=excluded.updated",
                 (
                     key,
                     number,
@@ -150,6 +154,7 @@ class RoutineStore:
                     outcome.run,
                     json.dumps(outcome.outputs, ensure_ascii=False),
                     int(outcome.replayed),
+                    int(outcome.unclear),
                     time.time(),
                 ),
             )
@@ -174,7 +179,7 @@ class RoutineStore:
 
 
 def _record(row: tuple[object, ...]) -> RowRecord:
-    key, number, status, result, steps, calls, seconds, browser, run, outputs, replayed, attempts = row
+    key, number, status, result, steps, calls, seconds, browser, run, outputs, replayed, unclear, attempts = row
     loaded = json.loads(str(outputs or "{}"))
     return RowRecord(
         key=str(key),
@@ -189,6 +194,7 @@ def _record(row: tuple[object, ...]) -> RowRecord:
             run=str(run),
             outputs={str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {},
             replayed=bool(replayed),
+            unclear=bool(unclear),
         ),
         attempts=int(str(attempts)),
     )

@@ -14,17 +14,19 @@ from typing import Literal
 class RowStatus(StrEnum):
     DONE = "done"  # the agent finished and said the row's work succeeded (checked on the page)
     FAILED = "failed"  # the agent finished and said it did not succeed (the site refused, the data was wrong)
-    NEEDS_PERSON = "needs_person"  # a captcha, a code or a question nobody was there to answer
+    # A captcha, a code or a question nobody was there to answer; or a row sent once whose site's answer the agent
+    # read as a reason to send it again (``RowOutcome.unclear``).
+    NEEDS_PERSON = "needs_person"
     STOPPED = "stopped"  # the person stopped the routine while the row ran, before it could send anything
     ERROR = "error"  # something else went wrong before the row could send anything: a limit, the model; its cells
     # In flight when the process or its browser died, or stopped / broken after an action that may submit its form
-    # had begun (row.QUIET_TOOLS): its data may have been sent, so it is never run again blindly.
+    # had begun (path.QUIET_TOOLS): its data may have been sent, so it is never run again blindly.
     INTERRUPTED = "interrupted"
     SKIPPED = "skipped"  # not started: the routine was stopped first
     RUNNING = "running"  # in flight (only in the state store, and only while a process holds the routine)
 
 
-# What a row's status makes of it on the next run of the same routine.
+# What a row's status makes of it on the next run of the same routine (an unclear row is as an interrupted one).
 RETRIED = frozenset({RowStatus.NEEDS_PERSON, RowStatus.STOPPED, RowStatus.ERROR, RowStatus.SKIPPED})
 
 
@@ -39,6 +41,8 @@ class RowOutcome:
     run: str = ""  # its entry in History ("" when none was saved)
     outputs: dict[str, str] = field(default_factory=dict)  # --output-columns, as the agent filled them
     replayed: bool = False  # the row followed the learned path (the model confirmed, or took over part of it)
+    # needs_person after its data was sent, the agent wanting to send it again: run again only with retry_interrupted
+    unclear: bool = False
 
 
 @dataclass(frozen=True)

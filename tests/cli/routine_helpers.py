@@ -1,10 +1,15 @@
-"""What the routine's CLI tests share: a rows file, a run of the CLI over it, its results file read back."""
+"""What the routine's CLI tests share: a rows file, a run of the CLI over it (on a terminal of its own, too), its
+results file read back."""
 
 from __future__ import annotations
 
 import csv
 import io
+import os
+import pty
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.cli.test_cli import ROOT, cli
@@ -33,6 +38,50 @@ def run(args: list[str], env: dict[str, str], timeout: float = 120) -> subproces
     return subprocess.run(
         args, env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
     )
+
+
+class Terminal:
+    """A routine run whose stdin is a terminal, as a person runs it: read what it asks, type the answer."""
+
+    def __init__(self, process: subprocess.Popen[str], controller: int) -> None:
+        self.process = process
+        self._controller = controller
+        self.told = ""  # everything it said on stderr so far
+
+    def read_until(self, ending: str) -> str:
+        """What it said from here up to ``ending`` (the question is out: typing now answers it)."""
+        assert self.process.stderr is not None
+        start = len(self.told)
+        while not self.told[start:].endswith(ending):
+            character = self.process.stderr.read(1)
+            assert character, self.told
+            self.told += character
+        return self.told[start:]
+
+    def type(self, line: str) -> None:
+        os.write(self._controller, f"{line}\n".encode())
+
+    def finish(self, timeout: float = 90) -> str:
+        """Waits for the end; everything it said."""
+        _, rest = self.process.communicate(timeout=timeout)
+        self.told += rest
+        return self.told
+
+
+@contextmanager
+def on_a_terminal(args: list[str], env: dict[str, str]) -> Iterator[Terminal]:
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        args, env=env, cwd=ROOT, stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        yield Terminal(process, controller)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        os.close(controller)
+        os.close(terminal)
 
 
 def results(rows: Path) -> list[dict[str, str]]:

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import signal
 import subprocess
 from pathlib import Path
 
-from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
+from tests.cli.routine_helpers import ROWS, on_a_terminal, results, routine, rows_file, run
 from tests.cli.test_cli import ROOT, cli, cli_env, home  # noqa: F401 - the fixture
 from tests.fakes.crm_model import crm_model
 from tests.fakes.crm_site import crm_site
@@ -121,38 +120,16 @@ def test_a_captcha_row_waits_for_the_person_on_a_terminal_and_carries_on(
 ) -> None:
     llm_server.fallback = crm_model()
     rows = rows_file(tmp_path, ROWS.rsplit("Dup", 1)[0])
-    controller, terminal = pty.openpty()
     with crm_site() as site:
         site.captcha_emails.add("bob@x.test")
-        process = subprocess.Popen(
-            routine(rows, site.new_url),
-            env=cli_env(home, llm_server),
-            cwd=ROOT,
-            stdin=terminal,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert process.stderr is not None
-            told = ""
-            while not told.endswith("for the next run: "):  # the question is out: Enter now answers it
-                character = process.stderr.read(1)
-                assert character, told
-                told += character
-            lines = [told]
+        with on_a_terminal(routine(rows, site.new_url), cli_env(home, llm_server)) as terminal:
+            told = terminal.read_until("for the next run: ")  # the question is out: Enter now answers it
             assert "Row 2 needs you in its browser (window 1): The CRM asks a person to confirm this customer." in told
             site.solve()  # the person passes the check in the browser, sees the page go on, then presses Enter
             assert site.passed.wait(30)
-            os.write(controller, b"\n")
-            _, rest = process.communicate(timeout=90)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-            os.close(controller)
-            os.close(terminal)
-        assert process.returncode == 0, "".join(lines) + rest
+            terminal.type("")
+            told = terminal.finish()
+            assert terminal.process.returncode == 0, told
         assert site.emails() == ["ana@x.test", "bob@x.test", "chloe@x.test"]
     assert [r["status"] for r in results(rows)] == ["done", "done", "done"]
 
@@ -257,35 +234,14 @@ def test_a_risky_click_waits_for_the_persons_yes_on_a_terminal(
 ) -> None:
     llm_server.fallback = crm_model()
     rows = rows_file(tmp_path, ROWS.split("Bob", 1)[0])
-    controller, terminal = pty.openpty()
     with crm_site() as site:
         site.save_label = "Save and pay $9"  # the task says to save, not to pay: the click asks first
-        process = subprocess.Popen(
-            routine(rows, site.new_url),
-            env=cli_env(home, llm_server),
-            cwd=ROOT,
-            stdin=terminal,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert process.stderr is not None
-            told = ""
-            while not told.endswith("Allow? [y/N] "):
-                character = process.stderr.read(1)
-                assert character, told
-                told += character
+        with on_a_terminal(routine(rows, site.new_url), cli_env(home, llm_server)) as terminal:
+            told = terminal.read_until("Allow? [y/N] ")
             assert "Row 1 (window 1): " in told and "Save and pay $9" in told
             assert site.posts == 0  # nothing was sent before the yes
-            os.write(controller, b"y\n")
-            _, rest = process.communicate(timeout=90)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
-            os.close(controller)
-            os.close(terminal)
-        assert process.returncode == 0, told + rest
+            terminal.type("y")
+            told = terminal.finish()
+            assert terminal.process.returncode == 0, told
         assert site.emails() == ["ana@x.test"]
     assert [r["status"] for r in results(rows)] == ["done"]

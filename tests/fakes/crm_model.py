@@ -3,7 +3,9 @@ row's quoted values from its task and the page from the prompt, and answers the 
 take. Stateless: every answer follows from what the request shows, so rows in parallel share it.
 
 The task it understands is ``TEMPLATE``: the row's values, quoted, in the order name, email, plan, start,
-newsletter. It never acts on a page it does not know, and never types a value that is not the row's.
+newsletter. It never acts on a page it does not know, and never types a value that is not the row's. One that
+``misreads`` (as real models do misread a page's banner) takes the Saved page of a row that followed the routine's
+path for one that did not save, and enters the row again from "New customer".
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from app.routine.replay import REPLAYED_GOAL
 from tests.fakes.llm_server import FakeResponse, agent_output, completion
 
 TEMPLATE = (
@@ -21,6 +24,8 @@ TEMPLATE = (
 )
 _LINE = re.compile(r"^\t*\*?\[(\d+)\](.*)$")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+# In the history of a row that replayed some of the path (each replayed step's goal).
+_REPLAYED = "Next goal: " + REPLAYED_GOAL.split("{", 1)[0]
 
 
 def user_text(body: dict[str, Any]) -> str:
@@ -47,13 +52,19 @@ def _reply(action: dict[str, Any], goal: str = "") -> FakeResponse:
     return FakeResponse(body=completion(arguments=agent_output(action, next_goal=goal)))
 
 
-def crm_model(outputs: bool = False) -> Callable[[dict[str, Any]], FakeResponse]:
-    """``outputs``: the task asks for the customer number as data (--output-columns customer_id)."""
+def crm_model(outputs: bool = False, misreads: bool = False) -> Callable[[dict[str, Any]], FakeResponse]:
+    """``outputs``: the task asks for the customer number as data (--output-columns customer_id). ``misreads``: a
+    row that replayed the path is never seen as saved: each Saved page sends the model to "New customer"."""
 
     def respond(body: dict[str, Any]) -> FakeResponse:
         text = user_text(body)
         page = text.split("<browser_state>", 1)[1]
         name, email, plan, start, newsletter = row_values(body)
+        elements = _elements(page)
+        if "Saved customer" in page and misreads and _REPLAYED in text:
+            again = _find(elements, "New customer")
+            assert again is not None, page
+            return _reply({"click_element_by_index": {"index": again[0]}}, "It was not saved: enter it again")
         if "Saved customer" in page:
             number = re.search(r"Customer number: (\d+)", page)
             done: dict[str, Any] = {"text": f"Saved {name}.", "success": True}
@@ -70,7 +81,6 @@ def crm_model(outputs: bool = False) -> Callable[[dict[str, Any]], FakeResponse]
             return _reply({"done": done})
         if "Security check" in page:
             return _reply({"hand_off_to_user": {"reason": "The CRM asks a person to confirm this customer."}})
-        elements = _elements(page)
         name_field = _find(elements, "name=name")
         email_field = _find(elements, "type=email")
         if name_field is None or email_field is None:

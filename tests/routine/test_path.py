@@ -11,7 +11,7 @@ from app.core.llm import LLMReply, Message, ToolCall, ToolSpec
 from app.core.page import ListedElement
 from app.core.types import ActionRecord, StepEvent
 from app.routine.path import Taken, learn_path
-from app.routine.replay import CONFIRM, TAKE_OVER, RowModel
+from app.routine.replay import CONFIRM, SENT, TAKE_OVER, RowModel
 
 TOOL = ToolSpec(name="AgentOutput", description="", parameters={})
 NAME = ListedElement(index=1, tag="input", name="Name", input_type="text", attrs={"name": "name", "type": "text"})
@@ -80,7 +80,7 @@ def action(reply: LLMReply) -> dict[str, Any]:
 async def test_a_row_replays_with_its_own_values_and_the_model_confirms_once() -> None:
     model = Model({"input_text": {"index": 1, "text": "1985-12-31"}}, {"done": {"text": "ok", "success": True}})
     row2 = {"name": "Bo", "email": "bo@x.test", "plan": "Free", "news": "no", "born": "31/12/1985", "city": ""}
-    replay = RowModel(model, row2, learned())
+    replay = RowModel(model, 2, row2, learned())
     step = 0
 
     async def ask(listing: list[ListedElement]) -> dict[str, Any]:
@@ -99,13 +99,13 @@ async def test_a_row_replays_with_its_own_values_and_the_model_confirms_once() -
     assert await ask(FORM) == {"input_text": {"index": 1, "text": "1985-12-31"}}  # the model's step
     assert await ask(FORM) == {"click_element_by_index": {"index": 6}}
     assert await ask(FORM) == {"done": {"text": "ok", "success": True}}
-    assert model.seen[-1].endswith(f"<sys>{CONFIRM}</sys>")
+    assert model.seen[-1].endswith(f"<sys>{CONFIRM} {SENT}</sys>")  # Save was replayed: the row has been sent
     assert replay.calls == 2 and replay.replayed_steps == 4 and not replay.took_over
 
 
 async def test_the_model_takes_over_where_the_page_differs() -> None:
     model = Model({"done": {"text": "other form", "success": False}})
-    replay = RowModel(model, {**ROW1, "city": ""}, learned())
+    replay = RowModel(model, 1, {**ROW1, "city": ""}, learned())
     renamed = EMAIL.model_copy(update={"name": "Contact email", "attrs": {"name": "contact_email", "type": "email"}})
     first = await replay.invoke([Message(role="user", content="p", elements=FORM)], TOOL, AbortSignal())
     replay._added(StepEvent(step_index=1, action=ActionRecord(name="input_text", input=action(first)["input_text"])))
