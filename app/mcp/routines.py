@@ -15,23 +15,28 @@ import dataclasses
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.background import Background
 from app.core.safety.files import sensitive
 from app.core.safety.secrets import mask_everywhere
 from app.mcp.headless import HeadlessTasks
 from app.mcp.setup import McpSetup, refuse
-from app.mcp.tasks import FindPanel
+from app.mcp.tasks import CANCEL_WAIT, FindPanel
 from app.mcp.views import RoutineStatus, RoutineView
 from app.routine.files import NotAFile, kind_words, read_regular
 from app.routine.plan import RoutinePlan, plan_routine
 from app.routine.results import results_text
 from app.routine.types import Progress, RoutineOptions
 
+if TYPE_CHECKING:
+    from app.routine.runner import RoutineRunner
+
 PANEL_OPEN = (
     "The Page Agent Desktop panel is open, and its browser uses the profile a routine's windows need: close the "
     "panel, then start the routine again."
 )
+CLOSED = "The MCP server was closed: the rows in flight were stopped, the others skipped."
 ROWS_SUFFIXES = frozenset({".csv", ".tsv", ".xlsx", ".xlsm"})
 # Enough to hold any results header; a first line longer than this is not one the app wrote.
 _HEADER_LIMIT = 1 << 20
@@ -50,6 +55,9 @@ class RoutineRegistry:
         self._views: dict[str, RoutineView] = {}
         self._changed: dict[str, asyncio.Event] = {}  # set at a routine's next change, then replaced
         self._background = Background("mcp-routines")
+        self._runs: set[asyncio.Task[None]] = set()
+        self._runners: dict[str, RoutineRunner] = {}  # the routines running now
+        self._closing = False
 
     async def start(
         self, template: str, rows_path: str, results_path: str, parallel: int, start_url: str
@@ -75,7 +83,9 @@ class RoutineRegistry:
         )
         self._views[view.routine_id] = view
         self._changed[view.routine_id] = asyncio.Event()
-        self._background.spawn(self._run(view.routine_id, plan))
+        run = self._background.spawn(self._run(view.routine_id, plan))
+        self._runs.add(run)
+        run.add_done_callback(self._runs.discard)
         return view
 
     def get(self, routine_id: str) -> RoutineView:
@@ -94,6 +104,13 @@ class RoutineRegistry:
         return self.get(routine_id)
 
     async def close(self) -> None:
+        """Stop every routine as Stop does (its rows in flight end ``stopped``, the rest ``skipped``, the results and
+        each row's run in History kept) and wait for its windows to close; cancel what is not done after
+        ``CANCEL_WAIT``."""
+        self._closing = True
+        await asyncio.gather(*(runner.stop() for runner in self._runners.values()), return_exceptions=True)
+        if self._runs:
+            await asyncio.wait(set(self._runs), timeout=CANCEL_WAIT)
         self._background.cancel_all()
 
     def _rows_file(self, given: str) -> Path:
@@ -165,7 +182,10 @@ class RoutineRegistry:
             except Exception as exc:  # RoutineBusy, a browser that will not start, a safety setting: in words
                 self._set(routine_id, "error", str(exc) or type(exc).__name__)
                 return
+            self._runners[routine_id] = routine.runner
             try:
+                if self._closing:  # the server was closed while the windows opened: every row is skipped
+                    await routine.runner.stop()
                 self._set(routine_id, "running")
 
                 def on_progress(progress: Progress) -> None:
@@ -173,12 +193,15 @@ class RoutineRegistry:
 
                 routine.runner.on("progress", on_progress)
                 summary = await routine.runner.run()
-                self._set(routine_id, "done", counts=dict(summary.counts))
+                if self._closing:
+                    self._set(routine_id, "stopped", CLOSED, counts=dict(summary.counts))
+                else:
+                    self._set(routine_id, "done", counts=dict(summary.counts))
             except asyncio.CancelledError:
-                await routine.runner.stop()
-                self._set(routine_id, "stopped", "The MCP server was closed.")
+                self._set(routine_id, "stopped", CLOSED)
                 raise
             finally:
+                del self._runners[routine_id]
                 await routine.close()
 
 
