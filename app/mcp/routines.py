@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import os
 import secrets
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 from app.background import Background
 from app.core.safety.files import sensitive
 from app.core.safety.secrets import mask_everywhere
+from app.instance import UntrustedPanel
 from app.mcp.headless import HeadlessTasks
 from app.mcp.setup import McpSetup, refuse
 from app.mcp.tasks import CANCEL_WAIT, FindPanel
@@ -31,6 +33,8 @@ from app.routine.types import Progress, RoutineOptions
 
 if TYPE_CHECKING:
     from app.routine.runner import RoutineRunner
+
+log = logging.getLogger(__name__)
 
 PANEL_OPEN = (
     "The Page Agent Desktop panel is open, and its browser uses the profile a routine's windows need: close the "
@@ -63,7 +67,11 @@ class RoutineRegistry:
         self, template: str, rows_path: str, results_path: str, parallel: int, start_url: str
     ) -> RoutineView:
         """ValueError (RowsError included), in plain words, for files or a template that cannot be used."""
-        panel = await self._find_panel()
+        try:
+            panel = await self._find_panel()
+        except UntrustedPanel as exc:  # not a panel of this user's: its browser is not in the way
+            log.warning("the panel's socket was not used: %s", exc)
+            panel = None
         if panel is not None:  # its Chromium holds the browser profile the routine's windows would open
             panel[1].close()
             raise ValueError(PANEL_OPEN)
