@@ -33,3 +33,7 @@ _.cancel_task
 _.get_routine
 _.list_runs
 _.get_run
+
+# uvicorn's Server calls capture_signals() around serving and reads should_exit in its loop (app/mcp/http.py).
+_.capture_signals
+_.should_exit

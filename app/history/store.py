@@ -2,6 +2,7 @@
 
 The run files are the truth; the index is a cache, rebuilt from them when it is missing, damaged or out of step
 (a run saved by another copy of the app, a file deleted by hand). A damaged run file is skipped, never fatal.
+A run holds what the person typed and what the pages showed: the folder is the user's only (0700), its files too.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
+from app.browser.private_files import private_folder
 from app.core.clean_text import valid_json, valid_text
 from app.history.records import RunRecord, RunSummary
 from app.settings.atomic import write_atomic
@@ -56,6 +58,7 @@ class RunStore:
         return self.runs_dir / f"{run_id}.json"
 
     def save(self, record: RunRecord) -> None:
+        private_folder(self.runs_dir)  # the user's only, as each file in it (written 0600), whatever the umask
         write_atomic(self.path_of(record.id), valid_json(record, indent=1))
         with self._lock:
             self._unreadable.discard(record.id)

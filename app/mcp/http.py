@@ -3,15 +3,22 @@ A request without it, or with another one, is refused (401) before the SDK sees 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hmac
 import json
 import socket
 import sys
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs
 
+import uvicorn
+
 HOST = "127.0.0.1"
 PATH = "/mcp"
+# Seconds the requests still open when the server stops are given to end (a client's stream is cut after that).
+GRACE = 5
 
 Scope = dict[str, Any]
 Receive = Any
@@ -74,13 +81,31 @@ def bind(port: int) -> socket.socket:
     return listening
 
 
-async def serve_http(starlette_app: Any, listening: socket.socket, token: str) -> None:
-    """Serve on the bound socket until stopped (Ctrl+C, SIGTERM). Its URL with the token is printed on stderr first:
-    the port is already listening, so a client may connect as soon as it reads it."""
-    import uvicorn
-
+async def serve_http(starlette_app: Any, listening: socket.socket, token: str, closing: asyncio.Event) -> None:
+    """Serve on the bound socket until ``closing`` is set. Its URL with the token is printed on stderr first: the
+    port is already listening, so a client may connect as soon as it reads it."""
     port = int(listening.getsockname()[1])
-    server = uvicorn.Server(uvicorn.Config(TokenGate(starlette_app, token), log_level="warning"))
+    config = uvicorn.Config(TokenGate(starlette_app, token), log_level="warning", timeout_graceful_shutdown=GRACE)
+    server = _Server(config)
     print(f"page-agent-desktop: MCP over HTTP at {endpoint(port, token)}", file=sys.stderr, flush=True)
-    with listening:
-        await server.serve(sockets=[listening])
+    closer = asyncio.ensure_future(_close_when(closing, server))
+    try:
+        with listening:
+            await server.serve(sockets=[listening])
+    finally:
+        closer.cancel()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handlers: the command's stop the tasks first (each saved in History), then the
+    server. uvicorn's would end the server first and, once it is down, raise the signal again: the process died of
+    it (exit 143 on SIGTERM) before its tasks were stopped and saved."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def _close_when(closing: asyncio.Event, server: uvicorn.Server) -> None:
+    await closing.wait()
+    server.should_exit = True

@@ -47,6 +47,7 @@ async def _serve(args: argparse.Namespace) -> int:
     routines = RoutineRegistry(setup, headless, lambda: open_panel(panel))
     server = build_server(tasks, routines, RunStore(setup.paths.runs_dir))
     listening = None
+    closing = asyncio.Event()  # set once the tasks are stopped: then the HTTP server goes
     if args.http is not None:
         from app.mcp.http import bind, serve_http
 
@@ -54,30 +55,41 @@ async def _serve(args: argparse.Namespace) -> int:
             listening = bind(args.http)
         except OSError as exc:  # the port is taken
             return _refuse(f"--http {args.http}: {exc.strerror or exc}")
-        serving = asyncio.ensure_future(serve_http(server.streamable_http_app(), listening, token))
+        serving = asyncio.ensure_future(serve_http(server.streamable_http_app(), listening, token, closing))
     else:
         serving = asyncio.ensure_future(server.run_stdio_async())
     stop = asyncio.Event()
-    # On stdio, the signals stop the tasks and close Chromium, as the client closing stdin does (uvicorn handles them
-    # itself with --http; Windows has neither SIGHUP nor loop signal handlers).
-    if listening is None and os.name == "posix":
-        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-            asyncio.get_running_loop().add_signal_handler(signum, stop.set)
+    _stop_on_signals(stop)
     stopping = asyncio.ensure_future(stop.wait())
     try:
         await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         stopping.cancel()
+        # Every task stopped and saved in History, every browser closed, before the server goes: a client waiting
+        # on a task hears it stopped.
         await routines.close()
         await tasks.close()
         await headless.close()
-    if not serving.done():
+        closing.set()
+    if listening is None and not serving.done():
         # A signal on stdio: everything is closed, but the SDK reads stdin on a worker thread that nothing can
         # interrupt, and waiting for it would keep the process until the client closes the pipe.
         sys.stderr.flush()
         os._exit(0)
-    serving.result()
+    await serving
     return 0
+
+
+def _stop_on_signals(stop: asyncio.Event) -> None:
+    """SIGTERM, SIGINT (Ctrl+C) and SIGHUP set ``stop``, on stdio and HTTP alike: the tasks stop and are saved, the
+    browser closes, and the command exits 0. Windows has neither SIGTERM from a terminal nor loop signal handlers:
+    Ctrl+C there goes through the C runtime's handler."""
+    loop = asyncio.get_running_loop()
+    if os.name == "posix":
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+    else:
+        signal.signal(signal.SIGINT, lambda *_: loop.call_soon_threadsafe(stop.set))
 
 
 def _refuse(message: str) -> int:

@@ -4,6 +4,7 @@ deadline, and cancelling it."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Literal
@@ -11,13 +12,17 @@ from typing import Literal
 from app.background import Background
 from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult
+from app.instance import UntrustedPanel
 from app.mcp.views import TaskOutcome, TaskStatus, TaskView
+
+log = logging.getLogger(__name__)
 
 # How long cancel_task waits for the run to settle (a stop is prompt: the model request is cancelled, not awaited).
 CANCEL_WAIT = 15.0
 # Tasks kept for get_task once ended; the oldest ended ones are forgotten beyond this.
 KEEP_ENDED = 200
 YOUR_TURN = "Your turn in Page Agent Desktop: {reason}"
+NOT_SENT = "Runs headless: nothing was sent to the panel's socket, which is not yours alone. {reason}"
 NO_PANEL = (
     "A person is needed, and no Page Agent Desktop panel is open to hand the browser to: {reason} Open the panel "
     "and give the task there."
@@ -32,13 +37,15 @@ class UnknownTask(LookupError):
 class McpTask:
     """One task from the client. Its view changes as the run goes; ``changed()`` waits for the next change."""
 
-    def __init__(self, text: str, start_url: str, client: str, where: Literal["panel", "headless"]) -> None:
+    def __init__(
+        self, text: str, start_url: str, client: str, where: Literal["panel", "headless"], note: str = ""
+    ) -> None:
         self.text = text
         self.start_url = start_url
         self.client = client
         self.cancel_requested = asyncio.Event()
         self._view = TaskView(
-            task_id=secrets.token_hex(6), status="queued", where=where, steps=0, now="Waiting for its turn…"
+            task_id=secrets.token_hex(6), status="queued", where=where, steps=0, now="Waiting for its turn…", note=note
         )
         self._changed = asyncio.Event()
 
@@ -131,8 +138,13 @@ class TaskRegistry:
         self._runs: set[asyncio.Task[None]] = set()
 
     async def start(self, text: str, start_url: str, client: str) -> McpTask:
-        panel = await self._find_panel()
-        task = McpTask(text, start_url, client, "headless" if panel is None else "panel")
+        note = ""
+        try:
+            panel = await self._find_panel()
+        except UntrustedPanel as exc:  # another user's process may be listening: the task stays here
+            panel, note = None, NOT_SENT.format(reason=exc)
+            log.warning("%s", note)
+        task = McpTask(text, start_url, client, "headless" if panel is None else "panel", note)
         self._forget_old()
         self._tasks[task.task_id] = task
         if panel is None:

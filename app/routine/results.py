@@ -15,8 +15,9 @@ from pathlib import Path
 
 from app.core.clean_text import valid_text
 from app.core.safety.secrets import HIDDEN, mask_everywhere
+from app.routine.files import kind_words
 from app.routine.rows import RowTable
-from app.routine.state import RowRecord
+from app.routine.state import RowRecord, check_state_files
 from app.settings.atomic import write_atomic
 
 RESULT_COLUMNS = ("status", "result", "steps", "model_calls", "seconds", "browser", "run")
@@ -80,6 +81,9 @@ def check_results_file(path: Path, rows_file: Path) -> None:
         raise ValueError(f"--results {path} is a folder; give a file name for the results.")
     if not path.parent.is_dir():
         raise ValueError(f"--results {path}: the folder {path.parent} does not exist.")
+    if path.exists() and not path.is_file():
+        raise ValueError(f"--results {path} is {kind_words(path.stat().st_mode)}; give a file name for the results.")
+    check_state_files(path)  # the state beside it: never a link
 
 
 def _inert_cell(text: str) -> str:

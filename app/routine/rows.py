@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.routine.files import NotAFile, read_regular
+
 CSV_SUFFIXES = frozenset({".csv", ".txt", ".tsv"})
 XLSX_SUFFIXES = frozenset({".xlsx", ".xlsm"})
 # Enough for the largest spreadsheet a person would hand a browser routine; a bigger file is refused, not read whole.
@@ -55,16 +57,17 @@ def read_rows(path: Path) -> RowTable:
     if suffix == ".xls":
         raise RowsError(f"{path} is an old Excel file (.xls); open it in Excel and save it as .xlsx or CSV.")
     try:
-        size = path.stat().st_size
         if path.is_dir():
             raise RowsError(f"{path} is a folder; give the CSV or .xlsx file that holds the rows.")
-        if size > MAX_BYTES:
-            raise RowsError(f"{path} is larger than {MAX_BYTES // (1024 * 1024)} MB; split it into smaller files.")
-        data = path.read_bytes()
+        data = read_regular(path, MAX_BYTES)  # never a pipe (it would wait for a writer) or a device (endless)
+    except NotAFile as exc:
+        raise RowsError(f"{exc} Give the CSV or .xlsx file that holds the rows.") from None
     except FileNotFoundError:
         raise RowsError(f"The rows file {path} does not exist.") from None
     except OSError as exc:
         raise RowsError(f"The rows file {path} cannot be read: {exc.strerror or exc}.") from None
+    if len(data) > MAX_BYTES:
+        raise RowsError(f"{path} is larger than {MAX_BYTES // (1024 * 1024)} MB; split it into smaller files.")
     if not data.strip():
         raise RowsError(f"The rows file {path} is empty: it needs a header row with the column names, then rows.")
     if suffix in XLSX_SUFFIXES or data[:4] == b"PK\x03\x04":

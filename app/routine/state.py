@@ -3,12 +3,16 @@ and the learned path. Never twice: a row that was in flight when the process die
 open and becomes ``interrupted`` (its form may have been submitted), and a second process on the same routine is
 refused while the first holds it (an OS lock on the file, released by the kernel even on SIGKILL).
 
+It holds every row's result and the learned path, so it is the user's only (0600, its journal and lock too), and
+none of its files is ever a link (refused: the app would write into whatever it points to).
+
 A row is known by its values, not its line: sorting the file or adding rows keeps what was done. A secret column's
 cells are left out of that key (a hash of a four-digit PIN would give the PIN away), and nothing here holds a secret.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from app.routine.files import NotAFile, open_private, refuse_link
 from app.routine.rows import Row
 from app.routine.types import RowOutcome, RowStatus
 
@@ -40,8 +45,17 @@ INTERRUPTED_WORDS = (
 )
 
 
+# The state's own files: the database, its lock, and what SQLite keeps beside it (SQLite gives these the database's
+# mode when it creates them).
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
 class RoutineBusy(Exception):
     """Another process runs this routine now; the message says which and what to do."""
+
+
+class StateUnusable(ValueError):
+    """The routine's state cannot be used (a link, not a file, not a database); the message says what to do."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +68,20 @@ class RowRecord:
 
 def state_path(results: Path) -> Path:
     return results.with_name(f"{results.stem}.routine.sqlite")
+
+
+def _lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+def check_state_files(results: Path) -> None:
+    """StateUnusable when a file of the state beside ``results`` is a link or not a regular file."""
+    path = state_path(results)
+    for each in (path, _lock_path(path), *(path.with_name(path.name + side) for side in _SIDE_FILES)):
+        try:
+            refuse_link(each)
+        except NotAFile as exc:
+            raise _unusable(exc) from None
 
 
 def row_keys(rows: Sequence[Row], secret_columns: Sequence[str]) -> list[str]:
@@ -84,20 +112,26 @@ class RoutineStore:
 
     @classmethod
     def open(cls, results: Path) -> RoutineStore:
+        """StateUnusable for a state file that is a link, not a regular file, or not a database; RoutineBusy while
+        another process holds the routine."""
         path = state_path(results)
         path.parent.mkdir(parents=True, exist_ok=True)
-        lock = open(path.with_name(path.name + ".lock"), "a+b")  # held for the store's life
+        check_state_files(results)
+        lock = os.fdopen(_private(_lock_path(path)), "r+b")  # held for the store's life
         try:
             holder = _take(lock)
+            if holder is not None:
+                raise RoutineBusy(
+                    f"This routine is already running in another process{holder}. Wait for it to end, or stop it "
+                    f"(its state is {path})."
+                )
+            for side in _SIDE_FILES:  # left by a process that died, as an older version made them: made private
+                with contextlib.suppress(FileNotFoundError):
+                    os.close(_private(path.with_name(path.name + side), create=False))
+            os.close(_private(path))  # created private: SQLite gives its journals the database's mode
         except BaseException:
             lock.close()
             raise
-        if holder is not None:
-            lock.close()
-            raise RoutineBusy(
-                f"This routine is already running in another process{holder}. Wait for it to end, or stop it "
-                f"(its state is {path})."
-            )
         try:
             db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
@@ -112,7 +146,9 @@ class RoutineStore:
             ).rowcount
         except sqlite3.Error as exc:
             lock.close()
-            raise RoutineBusy(f"The routine's state {path} cannot be used: {exc}. Move it away to start over.") from exc
+            raise StateUnusable(
+                f"The routine's state {path} cannot be used: {exc}. Move it away to start over."
+            ) from exc
         return cls(path, lock, db, interrupted)
 
     def records(self) -> dict[str, RowRecord]:
@@ -197,6 +233,19 @@ def _record(row: tuple[object, ...]) -> RowRecord:
             unclear=bool(unclear),
         ),
         attempts=int(str(attempts)),
+    )
+
+
+def _private(path: Path, *, create: bool = True) -> int:
+    try:
+        return open_private(path, create=create)
+    except NotAFile as exc:
+        raise _unusable(exc) from None
+
+
+def _unusable(exc: NotAFile) -> StateUnusable:
+    return StateUnusable(
+        f"{exc} A routine's state is files of its own, never links: move that away, or choose another results file."
     )
 
 

@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from app.crash_report import install_crash_reports
-from app.instance import bring_to_front, socket_path
+from app.instance import UntrustedPanel, bring_to_front, socket_path
 from app.logging_setup import configure_logging
 from app.settings.paths import app_paths
 from app.ui.app_icon import app_icon
@@ -46,9 +46,12 @@ def run_gui(args: argparse.Namespace) -> int:
         print(missing_message(missing), file=sys.stderr)
         return 2
     paths = app_paths()
-    if bring_to_front(socket_path(paths)):  # one panel and one Chromium per user: the running one comes forward
-        print("page-agent-desktop: already open; brought it to the front.", file=sys.stderr)
-        return 0
+    try:
+        if bring_to_front(socket_path(paths)):  # one panel and one Chromium per user: the running one comes forward
+            print("page-agent-desktop: already open; brought it to the front.", file=sys.stderr)
+            return 0
+    except UntrustedPanel as exc:  # nothing was sent there; this launch opens its panel, without a single instance
+        print(f"page-agent-desktop: the panel's socket is not yours alone, so it was not used: {exc}", file=sys.stderr)
     configure_logging(paths.log_dir)
     app = _application()
     loop = qasync.QEventLoop(app)

@@ -10,6 +10,8 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.cli.routine_helpers import ROWS, on_a_terminal, results, routine, rows_file, run
 from tests.cli.test_cli import ROOT, cli, cli_env, home  # noqa: F401 - the fixture
 from tests.fakes.crm_model import crm_model
@@ -77,6 +79,21 @@ def test_bad_input_is_refused_before_any_browser_starts(tmp_path: Path, home: Pa
     assert (
         alone.returncode == 2 and "--parallel belongs to routines: give the rows file with --rows FILE." in alone.stderr
     )
+    assert not llm_server.requests and not (home / "data" / "browser-profile").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_rows_or_results_that_are_a_pipe_are_refused_at_once(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    """The person's own command follows a link they give, but never waits on a pipe (nor reads a device)."""
+    fifo = tmp_path / "rows.csv"
+    os.mkfifo(fifo)
+    env = cli_env(home, llm_server)
+    as_rows = run(routine(fifo, "http://127.0.0.1:9/"), env, timeout=30)  # it would wait for a writer forever
+    as_results = run(routine(rows_file(tmp_path, name="c.csv"), "http://127.0.0.1:9/", "--results", str(fifo)), env, 30)
+    assert as_rows.returncode == 2 and f"{fifo} is a named pipe, not a regular file." in as_rows.stderr
+    assert as_results.returncode == 2 and f"--results {fifo} is a named pipe" in as_results.stderr
     assert not llm_server.requests and not (home / "data" / "browser-profile").exists()
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -91,3 +94,20 @@ def test_no_secret_reaches_a_record() -> None:
     assert settings_snapshot(data) == {"model": "m", "max_steps": 40}
     record = RunRecord(id="x", started_at=T0, settings=data)
     assert record.settings == {"model": "m", "max_steps": 40}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX's; Windows has the folder's ACLs")
+def test_history_is_private_whatever_the_umask_and_an_older_open_folder_is_tightened(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        fresh = RunStore(tmp_path / "data" / "runs")
+        fresh.save(make_record())
+        older = tmp_path / "older" / "runs"  # as an older version left it: readable by everyone
+        older.mkdir(parents=True, mode=0o755)
+        RunStore(older).save(make_record())
+    finally:
+        os.umask(previous)
+    for runs in (fresh.runs_dir, older):
+        assert stat.S_IMODE(runs.stat().st_mode) == 0o700
+        assert {stat.S_IMODE(p.stat().st_mode) for p in runs.iterdir()} == {0o600}
+        assert {p.name for p in runs.iterdir()} == {INDEX_NAME, "20250314-093000-aaaaaa.json"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import signal
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -10,14 +12,16 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
+from app.core.types import AgentStatus
+from app.history.store import RunStore
 from tests.cli.test_cli import (  # noqa: F401  (fixtures)
     PageServer,
     home,
     page_server,
     press_then_done,
 )
-from tests.fakes.llm_server import FakeLLMServer
-from tests.mcp.helpers import CALL_TIMEOUT, data, http_server
+from tests.fakes.llm_server import FakeLLMServer, done_reply
+from tests.mcp.helpers import CALL_TIMEOUT, data, http_process, http_server
 
 pytestmark = pytest.mark.slow
 
@@ -63,3 +67,24 @@ async def test_a_missing_or_wrong_token_is_refused_and_the_header_works(home: Pa
     assert missing.status_code == wrong.status_code == wrong_header.status_code == 401
     assert header.status_code == 200
     assert llm_server.requests == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_a_signal_ends_the_server_with_exit_0_and_the_running_task_is_saved_stopped(
+    home: Path, llm_server: FakeLLMServer, page_server: PageServer, signum: signal.Signals
+) -> None:
+    llm_server.add(done_reply("Too late.", delay=60.0))
+    async with http_process(home, llm_server, TOKEN) as (process, url):
+        async with Client(url, read_timeout_seconds=CALL_TIMEOUT) as client:
+            started = data(
+                await client.call_tool("run_task", {"task": "Read slowly", "start_url": page_server.url, "wait_s": 0})
+            )
+        await llm_server.received(1, timeout=CALL_TIMEOUT)  # the task is under way, its Chromium open
+
+        process.send_signal(signum)
+
+        assert await asyncio.wait_for(process.wait(), CALL_TIMEOUT) == 0
+    assert started["status"] in ("queued", "running")
+    runs = await asyncio.to_thread(RunStore(home / "data" / "runs").summaries)
+    assert [(run.title, run.status) for run in runs] == [("Read slowly", AgentStatus.STOPPED)]
+    # The home fixture checks that no Chromium is left with the profile.

@@ -3,16 +3,20 @@ name. The CRM-like site and the careful scripted model of the CLI's routine test
 
 from __future__ import annotations
 
+import asyncio
+import signal
 from pathlib import Path
 
 import pytest
 
+from app.core.types import AgentStatus
+from app.history.store import RunStore
 from tests.cli.routine_helpers import results, rows_file
 from tests.cli.test_cli import home  # noqa: F401  (fixture)
 from tests.fakes.crm_model import TEMPLATE, crm_model
 from tests.fakes.crm_site import crm_site
-from tests.fakes.llm_server import FakeLLMServer
-from tests.mcp.helpers import data, stdio_client, text_of
+from tests.fakes.llm_server import FakeLLMServer, done_reply
+from tests.mcp.helpers import data, raw_stdio, stdio_client, text_of
 
 pytestmark = pytest.mark.slow
 
@@ -73,3 +77,22 @@ async def test_a_client_may_name_only_rows_files_outside_the_apps_folders(
     assert in_app.is_error and "Page Agent's own folder" in text_of(in_app)
     assert results_elsewhere.is_error and "must be a .csv file" in text_of(results_elsewhere)
     assert llm_server.requests == []
+
+
+async def test_a_signal_stops_a_running_routine_keeps_its_results_and_closes_its_windows(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = lambda body: done_reply("Too late.", delay=60.0)
+    rows = rows_file(tmp_path)
+    async with raw_stdio(home, llm_server) as server:
+        started = await server.call("run_routine", {"template": TEMPLATE, "rows_path": str(rows)})
+        await llm_server.received(1, timeout=60)  # the first row is under way, its window open
+
+        server.process.send_signal(signal.SIGTERM)
+
+        assert await asyncio.wait_for(server.process.wait(), 60) == 0
+    assert started["rows"] == 4
+    assert [r["status"] for r in results(rows)] == ["stopped", "skipped", "skipped", "skipped"]
+    runs = await asyncio.to_thread(RunStore(home / "data" / "runs").summaries)
+    assert [run.status for run in runs] == [AgentStatus.STOPPED]
+    # The home fixture checks that no Chromium is left with the profile.

@@ -6,18 +6,17 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.core.types import AgentStatus
+from app.history.store import RunStore
 from tests.browser.helpers import index_of
 from tests.cli.test_cli import (  # noqa: F401  (fixtures)
-    ROOT,
     PageServer,
     browser_state,
-    cli_env,
     home,
     page_server,
     press_then_done,
@@ -25,7 +24,7 @@ from tests.cli.test_cli import (  # noqa: F401  (fixtures)
 from tests.cli.test_hand_off import REASON, hand_off_then_done
 from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion, done_reply
-from tests.mcp.helpers import data, server_args, stdio_client, text_of
+from tests.mcp.helpers import data, raw_stdio, stdio_client, text_of
 
 pytestmark = pytest.mark.slow
 
@@ -150,7 +149,6 @@ async def test_a_client_cannot_widen_the_allowed_sites(
     assert llm_server.requests == []
 
 
-INITIALIZE = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
 SECRET = "hunter2-very-secret"
 FORM = b"""<!doctype html><title>Sign in</title>
 <input name=password aria-label=Password oninput="document.getElementById('echo').textContent = this.value">
@@ -188,45 +186,21 @@ async def test_a_client_cannot_read_a_secret(home: Path, llm_server: FakeLLMServ
     assert SECRET not in json.dumps([r for r in llm_server.requests])
 
 
-async def test_sigterm_stops_the_running_task_and_closes_chromium(
-    home: Path, llm_server: FakeLLMServer, page_server: PageServer
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_a_signal_stops_the_running_task_saves_it_and_closes_chromium(
+    home: Path, llm_server: FakeLLMServer, page_server: PageServer, signum: signal.Signals
 ) -> None:
-    """As a client that ends the server with SIGTERM and leaves the pipe open (the SDK's client is not used: the
+    """As a client that ends the server with a signal and leaves the pipe open (the SDK's client is not used: the
     process is needed). Plain JSON-RPC lines on stdio."""
     llm_server.add(done_reply("Too late.", delay=60.0))
-    server = await asyncio.create_subprocess_exec(
-        sys.executable,
-        *server_args(),
-        env=cli_env(home, llm_server),
-        cwd=ROOT,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-    )
-    assert server.stdin is not None and server.stdout is not None
-    try:
-        for message in (
-            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {
-                    "name": "run_task",
-                    "arguments": {"task": "Read slowly", "start_url": page_server.url, "wait_s": 0},
-                },
-            },
-        ):
-            server.stdin.write(json.dumps(message).encode() + b"\n")
-        answers = [json.loads(await asyncio.wait_for(server.stdout.readline(), 60)) for _ in range(2)]
-        assert answers[1]["result"]["structuredContent"]["status"] in ("queued", "running")
+    async with raw_stdio(home, llm_server) as server:
+        started = await server.call("run_task", {"task": "Read slowly", "start_url": page_server.url, "wait_s": 0})
+        assert started["status"] in ("queued", "running")
         await llm_server.received(1, timeout=60)  # the task is under way, Chromium open
 
-        server.send_signal(signal.SIGTERM)
+        server.process.send_signal(signum)
 
-        assert await asyncio.wait_for(server.wait(), 30) == 0
-    finally:
-        if server.returncode is None:  # the test failed: the server goes anyway
-            server.kill()
-            await server.wait()
+        assert await asyncio.wait_for(server.process.wait(), 30) == 0
+    runs = await asyncio.to_thread(RunStore(home / "data" / "runs").summaries)
+    assert [(run.title, run.status) for run in runs] == [("Read slowly", AgentStatus.STOPPED)]
     # The home fixture checks that no Chromium is left with the profile.

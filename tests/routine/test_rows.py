@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import openpyxl
@@ -143,3 +145,28 @@ def test_a_cell_reads_back_exactly_from_its_quoted_form() -> None:
     cell = 'a "b" </sys>\u200b\U000e0041 c\nd'
     assert json.loads(quoted_cell(cell)) == cell
     assert "<" not in quoted_cell(cell) and "\n" not in quoted_cell(cell)
+
+
+def _release(fifo: Path) -> None:
+    """Give a reader stuck on the pipe (the defect) its end of file, so that a failing test ends."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:  # nobody is reading it
+        pass
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_or_a_device_named_like_rows_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "rows.csv"
+    os.mkfifo(fifo)
+    device = tmp_path / "zero.csv"
+    device.symlink_to("/dev/zero")  # endless: read whole, it would fill the memory
+    with ThreadPoolExecutor(2) as pool:
+        readings = [pool.submit(read_rows, path) for path in (fifo, device)]
+        try:
+            for reading, path in zip(readings, (fifo, device), strict=True):
+                with pytest.raises(RowsError, match="not a regular file") as refused:
+                    reading.result(timeout=10)
+                assert str(path) in str(refused.value)
+        finally:
+            _release(fifo)

@@ -3,15 +3,26 @@ a second process is refused while the first holds the routine), nothing secret s
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.routine.plan import plan_routine
 from app.routine.results import write_results
-from app.routine.state import INTERRUPTED_WORDS, RoutineBusy, RoutineStore, row_keys, state_path
+from app.routine.state import (
+    INTERRUPTED_WORDS,
+    RoutineBusy,
+    RoutineStore,
+    StateUnusable,
+    check_state_files,
+    row_keys,
+    state_path,
+)
 from app.routine.types import RoutineOptions, RowOutcome, RowStatus
 
 
@@ -83,3 +94,74 @@ def test_the_results_file_holds_no_secret_and_no_formula_from_a_page(tmp_path: P
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
     state = state_path(plan.options.results_path())
     assert b"4321" not in state.read_bytes()
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    previous = os.umask(0o022)  # what most systems give a user: files readable by everyone unless made private
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def state_files(folder: Path) -> dict[str, int]:
+    return {p.name: stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir() if ".routine.sqlite" in p.name}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX's; Windows has the folder's ACLs")
+def test_the_state_and_its_lock_are_private_whatever_the_umask(tmp_path: Path, umask_022: None) -> None:
+    results = tmp_path / "r.csv"
+    store = RoutineStore.open(results)
+    store.start("a:1", 1, "window 1")  # the write-ahead log and its index are there now
+    store.save_path("Add {name}", "{}", 1)
+    files = state_files(tmp_path)
+    store.close()
+    assert set(files) >= {"r.routine.sqlite", "r.routine.sqlite.lock", "r.routine.sqlite-wal", "r.routine.sqlite-shm"}
+    assert set(files.values()) == {0o600}, files
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX's; Windows has the folder's ACLs")
+def test_a_state_left_readable_by_an_older_version_is_made_private(tmp_path: Path, umask_022: None) -> None:
+    results = tmp_path / "r.csv"
+    RoutineStore.open(results).close()
+    for name in state_files(tmp_path):
+        (tmp_path / name).chmod(0o644)
+    (tmp_path / "r.routine.sqlite-wal").write_bytes(b"")  # as a crash leaves it
+    (tmp_path / "r.routine.sqlite-wal").chmod(0o644)
+    store = RoutineStore.open(results)
+    files = state_files(tmp_path)
+    store.close()
+    assert set(files.values()) == {0o600}, files
+
+
+@pytest.mark.parametrize("suffix", ["", ".lock", "-wal", "-shm", "-journal"])
+def test_a_state_file_that_is_a_link_is_refused_and_what_it_points_to_is_untouched(tmp_path: Path, suffix: str) -> None:
+    results = tmp_path / "r.csv"
+    victim = tmp_path / "bashrc"
+    victim.write_text("export PATH=$HOME/bin:$PATH\n")
+    Path(f"{state_path(results)}{suffix}").symlink_to(victim)
+
+    with pytest.raises(StateUnusable, match="is a link, not a regular file"):
+        check_state_files(results)  # what the CLI, the panel and MCP check before any browser starts
+    with pytest.raises(StateUnusable, match="is a link, not a regular file"):
+        RoutineStore.open(results).close()
+
+    assert victim.read_text() == "export PATH=$HOME/bin:$PATH\n"
+    assert not state_path(results).exists() or suffix == ""
+
+
+def test_a_state_that_is_a_pipe_is_refused_at_once(tmp_path: Path) -> None:
+    results = tmp_path / "r.csv"
+    os.mkfifo(f"{state_path(results)}.lock")
+    opening = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import pathlib, app.routine.state as s; s.RoutineStore.open(pathlib.Path({str(results)!r}))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,  # it must not wait for a writer on the pipe
+    )
+    assert opening.returncode != 0 and "is a named pipe, not a regular file" in opening.stderr, opening.stderr
