@@ -23,7 +23,7 @@ from app.cli.args import base_url_problem
 from app.cli.confirm import cli_confirm
 from app.cli.handoff import TerminalHandOff
 from app.cli.routine_args import without_rows
-from app.cli.signals import StopSignals, under_stop_signals
+from app.cli.signals import StopSignals
 from app.cli.terminal import Say, is_terminal
 from app.core.clean_text import printable, terminal_json, valid_text
 from app.core.safety.secrets import mask_everywhere
@@ -156,12 +156,8 @@ def check_record_file(path: Path) -> None:
         raise ValueError(f"--record {path}: you cannot write there; choose a folder you may write to.")
 
 
-async def run_task(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
-    return await under_stop_signals(lambda signals: _run_task(args, printer, signals, driver))
-
-
-async def _run_task(
-    args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals, driver: DriverStart
+async def run_task(
+    args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals, driver: DriverStart | None
 ) -> int:
     from app.runtime import Runtime, RuntimeOptions
 
@@ -254,26 +250,29 @@ async def _run_task(
     return exit_code(result)
 
 
-async def run(args: argparse.Namespace, driver: DriverStart) -> int:
-    """The run itself, once ``app.cli.start`` has started Playwright's driver and imported this module."""
+async def run(args: argparse.Namespace, driver: DriverStart | None, signals: StopSignals) -> int:
+    """The run itself, once ``app.cli.start`` has put the stop signals in place, started Playwright's driver and
+    imported this module."""
     printer = EventPrinter(sys.stderr) if args.events else None
     _configure_logging(printer)
     reports = install_crash_reports(
         app_paths().log_dir, lambda report: _tell(printer, crash_message(report)), asyncio.get_running_loop()
     )
     try:
-        return await _run(args, printer, driver)
+        return await _run(args, printer, driver, signals)
     finally:
         reports.uninstall()
 
 
-async def _run(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
+async def _run(
+    args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart | None, signals: StopSignals
+) -> int:
     if getattr(args, "rows", None) is not None:
         from app.cli.routine import run_routine
 
-        return await run_routine(args, printer, driver)
+        return await run_routine(args, printer, driver, signals)
     flag = without_rows(args)
     if flag is not None:
         _tell(printer, f"{flag} belongs to routines: give the rows file with --rows FILE.")
         return EXIT_ERROR
-    return await run_task(args, printer, driver)
+    return await run_task(args, printer, signals, driver)
