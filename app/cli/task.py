@@ -35,6 +35,7 @@ from app.settings.catalog import FLAGS, resolve_overrides
 from app.settings.model import Settings, SettingsUnreadable, read_settings
 from app.settings.paths import app_paths
 from app.settings.secrets import env_api_key, get_api_key
+from app.text.hand_off import hand_off_line
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
@@ -241,7 +242,8 @@ async def run_task(
         _tell(printer, result.data)
     if result.status == AgentStatus.NEEDS_PERSON:
         # On stderr even with --json, so that a script's log says why the run could not go on.
-        _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on: {result.data}")
+        said = hand_off_line(result.data)
+        _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on. {said}")
     if runtime.recording_failure is not None:
         # The task's own outcome is printed above; the recording the user asked for is not whole: an error (exit 2),
         # unless the run already ended in a state of its own (stopped, a person needed).

@@ -141,7 +141,10 @@ def test_a_captcha_row_waits_for_the_person_on_a_terminal_and_carries_on(
                 assert character, told
                 told += character
             lines = [told]
-            assert "Row 2 needs you in its browser (window 1): The CRM asks a person to confirm this customer." in told
+            assert (
+                "Row 2 needs you in its browser (window 1). The agent says: “The CRM asks a person to confirm this "
+                "customer.”\npage-agent-desktop: Page Agent never asks for your passwords or PINs.\n" in told
+            )
             site.solve()  # the person passes the check in the browser, sees the page go on, then presses Enter
             assert site.passed.wait(30)
             os.write(controller, b"\n")
