@@ -1,4 +1,8 @@
-"""Composition root: parses the command line, then runs the headless CLI or the panel."""
+"""Composition root: parses the command line, then runs the headless CLI or the panel.
+
+Only light modules are imported before ``main`` has caught the stop signals (``app/cli/early_stop.py``): a Ctrl+C in
+the first moment of ``run`` stops the run, never a half-done import with a traceback.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,13 @@ import sys
 from pathlib import Path
 
 from app import __version__
-from app.cli.args import add_run_parser
-from app.cli.start import run_cli
-from app.mcp.args import add_mcp_parser
+from app.cli import early_stop
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from app.cli.args import add_run_parser
+    from app.mcp.args import add_mcp_parser
+
     parser = argparse.ArgumentParser(
         prog="page-agent-desktop",
         description="A panel beside Chromium where an AI agent does your web task step by step, in plain sight.",
@@ -35,9 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    early_stop.catch()
+    try:
+        args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    except BaseException:  # --help, --version, a wrong argument
+        early_stop.release()
+        raise
     if args.command == "run":
+        from app.cli.start import run_cli
+
         return run_cli(args)
+    early_stop.release()
     if args.command == "mcp":
         from app.mcp.main import run_mcp  # the SDK only for this command
 

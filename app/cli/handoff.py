@@ -12,6 +12,7 @@ import asyncio
 from app.cli.terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
 from app.core.agent import Agent
 from app.core.types import AgentActivity, HandOffActivity
+from app.text.hand_off import agent_says, never_asks
 
 
 class TerminalHandOff:
@@ -35,7 +36,8 @@ class TerminalHandOff:
             await asyncio.gather(self._waiting, return_exceptions=True)
 
     async def _wait(self, reason: str) -> None:
-        self._say.line(f"The agent needs you in the browser: {reason}")
+        self._say.line(f"The agent needs you in the browser. {agent_says(reason)}")
+        self._say.line(never_asks())
         if self._windowless:
             self._say.line("Chromium has no window in this run (it is headless); run with --headed to act in it.")
         discard_typed_ahead(self._fd)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from app.cli.args import base_url_problem
 from app.cli.confirm import cli_confirm
 from app.cli.routine_person import TerminalPerson
-from app.cli.signals import StopSignals, under_stop_signals
+from app.cli.signals import StopSignals
 from app.cli.task import (
     EXIT_ERROR,
     EXIT_NEEDS_PERSON,
@@ -97,12 +97,8 @@ def routine_options(args: argparse.Namespace) -> RoutineOptions:
     )
 
 
-async def run_routine(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
-    return await under_stop_signals(lambda signals: _run(args, printer, signals, driver))
-
-
-async def _run(
-    args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals, driver: DriverStart
+async def run_routine(
+    args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart | None, signals: StopSignals
 ) -> int:
     from app.routine.launch import RoutineSetup, open_routine
 

@@ -11,6 +11,7 @@ import contextlib
 from app.cli.terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
 from app.routine.runner import RoutineRunner
 from app.routine.types import PersonRequest
+from app.text.hand_off import agent_says, never_asks
 
 SKIP = "skip"
 
@@ -62,7 +63,10 @@ class TerminalPerson:
             self._runner.answer(request.id, (answer or "").strip().lower() in ("y", "yes"))
             return
         await self._runner.bring_to_front(request.number)
-        self._say.line(f"Row {request.number} needs you in its browser ({request.browser}){more}: {request.words}")
+        self._say.line(
+            f"Row {request.number} needs you in its browser ({request.browser}){more}. {agent_says(request.words)}"
+        )
+        self._say.line(never_asks())
         if self._windowless:
             self._say.line("Chromium has no window in this run (it is headless); run with --headed to act in it.")
         self._ask_line(

@@ -1,6 +1,7 @@
 """Ctrl+C, SIGTERM and SIGHUP on the command line. The first stops the run the way Stop does (the report is printed,
 Chromium is closed, exit 3); while Chromium is still starting it stops at once. A second one stops at once too:
-the work under way is cancelled, Chromium is still closed, and no traceback is printed."""
+the work under way is cancelled, Chromium is still closed, and no traceback is printed. One that came before the
+event loop ran (``app/cli/early_stop.py`` remembered it) stops the run as soon as the handlers are in place."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import signal
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-T = TypeVar("T")
+from app.cli import early_stop
+from app.cli.early_stop import STOP_SIGNALS
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+T = TypeVar("T")
 
 
 class StopSignals:
@@ -26,6 +28,8 @@ class StopSignals:
         self._loop = asyncio.get_running_loop()
         for signum in STOP_SIGNALS:
             self._loop.add_signal_handler(signum, self._received)
+        for _ in range(early_stop.take()):
+            self._received()
 
     def hold_until_exit(self) -> None:
         """The run is over and the process ends next: a late Ctrl+C must not raise KeyboardInterrupt in the
@@ -50,6 +54,8 @@ class StopSignals:
     ) -> T | None:
         """``work``'s result, or None when it was cancelled. A stop calls ``stop()`` and lets ``work`` end on its
         own; without ``stop``, or on a second signal, ``work`` is cancelled."""
+        if self.stop.is_set() and stop is None:
+            work.cancel()  # stopped before it began: it never starts (no Chromium launched only to be closed)
         stopped: asyncio.Future[Any] = asyncio.ensure_future(self.stop.wait())
         forced: asyncio.Future[Any] = asyncio.ensure_future(self.force.wait())
         stopping: asyncio.Future[None] | None = None
@@ -71,8 +77,8 @@ class StopSignals:
 
 
 async def under_stop_signals(run: Callable[[StopSignals], Awaitable[int]]) -> int:
-    """``run`` with Ctrl+C and SIGTERM turned into a stop from the start (a signal before Chromium is up stops the
-    run too, without a traceback), and held until the process exits."""
+    """``run`` with Ctrl+C and SIGTERM turned into a stop from the start (a signal before Playwright's driver or
+    Chromium is up stops the run too, without a traceback), and held until the process exits."""
     signals = StopSignals()
     signals.install()
     try:

@@ -23,7 +23,7 @@ from app.cli.args import base_url_problem
 from app.cli.confirm import cli_confirm
 from app.cli.handoff import TerminalHandOff
 from app.cli.routine_args import without_rows
-from app.cli.signals import StopSignals, under_stop_signals
+from app.cli.signals import StopSignals
 from app.cli.terminal import Say, is_terminal
 from app.core.clean_text import printable, terminal_json, valid_text
 from app.core.safety.secrets import mask_everywhere
@@ -35,6 +35,7 @@ from app.settings.catalog import FLAGS, resolve_overrides
 from app.settings.model import Settings, SettingsUnreadable, read_settings
 from app.settings.paths import app_paths
 from app.settings.secrets import env_api_key, get_api_key
+from app.text.hand_off import hand_off_line
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
@@ -156,12 +157,8 @@ def check_record_file(path: Path) -> None:
         raise ValueError(f"--record {path}: you cannot write there; choose a folder you may write to.")
 
 
-async def run_task(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
-    return await under_stop_signals(lambda signals: _run_task(args, printer, signals, driver))
-
-
-async def _run_task(
-    args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals, driver: DriverStart
+async def run_task(
+    args: argparse.Namespace, printer: EventPrinter | None, signals: StopSignals, driver: DriverStart | None
 ) -> int:
     from app.runtime import Runtime, RuntimeOptions
 
@@ -245,7 +242,8 @@ async def _run_task(
         _tell(printer, result.data)
     if result.status == AgentStatus.NEEDS_PERSON:
         # On stderr even with --json, so that a script's log says why the run could not go on.
-        _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on: {result.data}")
+        said = hand_off_line(result.data)
+        _tell(printer, f"A person is needed in the browser, and there is no terminal to hand it over on. {said}")
     if runtime.recording_failure is not None:
         # The task's own outcome is printed above; the recording the user asked for is not whole: an error (exit 2),
         # unless the run already ended in a state of its own (stopped, a person needed).
@@ -254,26 +252,29 @@ async def _run_task(
     return exit_code(result)
 
 
-async def run(args: argparse.Namespace, driver: DriverStart) -> int:
-    """The run itself, once ``app.cli.start`` has started Playwright's driver and imported this module."""
+async def run(args: argparse.Namespace, driver: DriverStart | None, signals: StopSignals) -> int:
+    """The run itself, once ``app.cli.start`` has put the stop signals in place, started Playwright's driver and
+    imported this module."""
     printer = EventPrinter(sys.stderr) if args.events else None
     _configure_logging(printer)
     reports = install_crash_reports(
         app_paths().log_dir, lambda report: _tell(printer, crash_message(report)), asyncio.get_running_loop()
     )
     try:
-        return await _run(args, printer, driver)
+        return await _run(args, printer, driver, signals)
     finally:
         reports.uninstall()
 
 
-async def _run(args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart) -> int:
+async def _run(
+    args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart | None, signals: StopSignals
+) -> int:
     if getattr(args, "rows", None) is not None:
         from app.cli.routine import run_routine
 
-        return await run_routine(args, printer, driver)
+        return await run_routine(args, printer, driver, signals)
     flag = without_rows(args)
     if flag is not None:
         _tell(printer, f"{flag} belongs to routines: give the rows file with --rows FILE.")
         return EXIT_ERROR
-    return await run_task(args, printer, driver)
+    return await run_task(args, printer, signals, driver)

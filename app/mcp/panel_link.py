@@ -9,6 +9,7 @@ import contextlib
 from app.core.types import AgentStatus, ExecutionResult
 from app.instance import LINE_LIMIT, Cancel, Finished, Progress, Refused, RunRequest, Shown, encode, read_update
 from app.mcp.tasks import YOUR_TURN, McpTask
+from app.text.hand_off import hand_off_line
 
 PANEL_GONE = "The Page Agent Desktop panel closed before the task ended."
 
@@ -37,7 +38,10 @@ async def run_in_panel(task: McpTask, reader: asyncio.StreamReader, writer: asyn
             if isinstance(update, Progress):
                 if update.needs_person:
                     task.update(
-                        "needs_person", update.words, steps=update.steps, reason=YOUR_TURN.format(reason=update.reason)
+                        "needs_person",
+                        update.words,
+                        steps=update.steps,
+                        reason=YOUR_TURN.format(said=hand_off_line(update.reason)),
                     )
                 else:
                     task.update("running", update.words, steps=update.steps)

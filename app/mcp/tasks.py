@@ -14,6 +14,7 @@ from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult
 from app.instance import UntrustedPanel
 from app.mcp.views import TaskOutcome, TaskStatus, TaskView
+from app.text.hand_off import hand_off_line
 
 log = logging.getLogger(__name__)
 
@@ -21,10 +22,12 @@ log = logging.getLogger(__name__)
 CANCEL_WAIT = 15.0
 # Tasks kept for get_task once ended; the oldest ended ones are forgotten beyond this.
 KEEP_ENDED = 200
-YOUR_TURN = "Your turn in Page Agent Desktop: {reason}"
 NOT_SENT = "Runs headless: nothing was sent to the panel's socket, which is not yours alone. {reason}"
+# {said}: the agent's reason, quoted as its words, and the app's word that it never asks for passwords
+# (app/text/hand_off.py).
+YOUR_TURN = "Your turn in Page Agent Desktop. {said}"
 NO_PANEL = (
-    "A person is needed, and no Page Agent Desktop panel is open to hand the browser to: {reason} Open the panel "
+    "A person is needed, and no Page Agent Desktop panel is open to hand the browser to. {said} Open the panel "
     "and give the task there."
 )
 
@@ -74,7 +77,8 @@ class McpTask:
         words = mask_everywhere(result.data)
         reason = ""
         if status == "needs_person":
-            reason = NO_PANEL.format(reason=words) if self._view.where == "headless" else YOUR_TURN.format(reason=words)
+            said = hand_off_line(words)
+            reason = NO_PANEL.format(said=said) if self._view.where == "headless" else YOUR_TURN.format(said=said)
         self._set(
             self._view.model_copy(
                 update={

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.routine.results import RESULT_COLUMNS, check_results_file
+from app.routine.results import RESULT_COLUMNS, check_results_file, result_columns
 from app.routine.rows import RowsError, RowTable, columns_words, read_rows
 from app.routine.state import row_keys
 from app.routine.template import Template, bind_columns, check_row, parse_template, render, secret_names
@@ -56,7 +56,7 @@ def plan_routine(options: RoutineOptions) -> RoutinePlan:
             f"goes; columns found: {columns_words(table.columns)}."
         )
     secrets = secret_names(options.secret_columns, table.columns)
-    _check_outputs(options.output_columns, table.columns)
+    _check_outputs(options.output_columns, table)
     try:
         check_results_file(options.results_path(), options.rows_file)
     except ValueError as exc:
@@ -72,14 +72,15 @@ def plan_routine(options: RoutineOptions) -> RoutinePlan:
     )
 
 
-def _check_outputs(outputs: tuple[str, ...], columns: tuple[str, ...]) -> None:
+def _check_outputs(outputs: tuple[str, ...], table: RowTable) -> None:
+    taken = {*table.columns, *RESULT_COLUMNS, *result_columns(table)}
     for name in outputs:
         if not _OUTPUT_NAME.match(name) or name.startswith("model_"):
             raise RowsError(
                 f'--output-columns: "{name}" must be a plain name (letters, digits and _, starting with a letter), '
                 "which the agent fills when it finishes."
             )
-        if name in columns or name in RESULT_COLUMNS:
+        if name in taken:
             raise RowsError(f'--output-columns: "{name}" is already a column of the results; choose another name.')
     if len(set(outputs)) != len(outputs):
         raise RowsError("--output-columns names a column twice.")

@@ -1,31 +1,59 @@
 """The results file: every input column, then what became of each row, rewritten whole and atomically after every row
 (a crash leaves the previous complete file, never half a new one).
 
-A secret column's cells are written as •••• (nothing stores a secret). What came from the model or a page (the
-result, the output columns) cannot start a formula when the file is opened in a spreadsheet: a leading = + - @ gets
-an apostrophe, as spreadsheets themselves do.
+A secret column's cells are written as •••• (nothing stores a secret). No cell can start a formula when the file is
+opened in a spreadsheet, whoever wrote it (the header, the person's own cells from a CSV or an .xlsx, the model's and
+the page's words): one that would gets a leading apostrophe, as OWASP advises, and the value is whole after it.
+
+The app's own columns (status, result, ...) follow the person's; when the rows already have a column of one of those
+names, every one of the app's is written with ``page_agent_`` in front, so that no name is there twice.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from app.core.clean_text import valid_text
 from app.core.safety.secrets import HIDDEN, mask_everywhere
 from app.routine.files import kind_words
-from app.routine.rows import RowTable
+from app.routine.rows import RowsError, RowTable, columns_words
 from app.routine.state import RowRecord, check_state_files
 from app.settings.atomic import write_atomic
 
 RESULT_COLUMNS = ("status", "result", "steps", "model_calls", "seconds", "browser", "run")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+CLASH_PREFIX = "page_agent_"
+# What spreadsheets read as the start of a formula (or a DDE call), full-width forms included, once they have
+# skipped the blanks before it; a tab or a line break first is escaped as it is.
+_FORMULA_START = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_CONTROL_START = ("\t", "\r", "\n")
+# Blanks a spreadsheet may skip: every Unicode space (a no-break space included) and the invisible ones.
+_BLANKS = re.compile(r"^[\s\u200b\u200c\u200d\u2060\ufeff]+")
+
+
+def result_columns(table: RowTable) -> tuple[str, ...]:
+    """The names of the app's own columns beside the table's: RESULT_COLUMNS, or each with CLASH_PREFIX when one of
+    the table's columns has one of those names (in any case). RowsError, in plain words, when even the prefixed
+    names are taken."""
+    taken = {column.casefold(): column for column in table.columns}
+    clash = [taken[name] for name in RESULT_COLUMNS if name in taken]
+    if not clash:
+        return RESULT_COLUMNS
+    prefixed = tuple(CLASH_PREFIX + name for name in RESULT_COLUMNS)
+    also = [taken[name] for name in prefixed if name in taken]
+    if also:
+        raise RowsError(
+            f"{table.path} has columns named {columns_words([*clash, *also])}, which the results file needs for its "
+            "own columns; rename one of them."
+        )
+    return prefixed
 
 
 def result_header(table: RowTable, output_columns: Sequence[str]) -> list[str]:
-    return [*table.columns, *RESULT_COLUMNS, *output_columns]
+    return [*table.columns, *result_columns(table), *output_columns]
 
 
 def results_text(
@@ -37,7 +65,7 @@ def results_text(
 ) -> str:
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, delimiter=table.delimiter if table.delimiter != "\t" else ",", lineterminator="\r\n")
-    writer.writerow(result_header(table, output_columns))
+    writer.writerow([_inert_cell(name) for name in result_header(table, output_columns)])
     for row, key in zip(table.rows, keys, strict=True):
         cells = [HIDDEN if column in secret_columns else row.values[column] for column in table.columns]
         record = records.get(key)
@@ -47,15 +75,15 @@ def results_text(
             outcome = record.outcome
             cells += [
                 str(outcome.status),
-                _inert_cell(outcome.result),
+                outcome.result,
                 str(outcome.steps),
                 str(outcome.model_calls),
                 f"{outcome.seconds:.1f}",
                 outcome.browser,
                 outcome.run,
             ]
-            cells += [_inert_cell(outcome.outputs.get(column, "")) for column in output_columns]
-        writer.writerow(cells)
+            cells += [outcome.outputs.get(column, "") for column in output_columns]
+        writer.writerow([_inert_cell(cell) for cell in cells])
     # Whatever a vault still knows (a row's secret echoed by the site into the result) is masked on its way out.
     return valid_text(mask_everywhere(buffer.getvalue()))
 
@@ -87,4 +115,10 @@ def check_results_file(path: Path, rows_file: Path) -> None:
 
 
 def _inert_cell(text: str) -> str:
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    """``text`` as a spreadsheet cell that cannot start a formula: as it is, or after one apostrophe."""
+    if text.startswith(_CONTROL_START):
+        return "'" + text
+    shown = _BLANKS.sub("", text, count=1)
+    if shown.startswith(_FORMULA_START):
+        return "'" + text
+    return text

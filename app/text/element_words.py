@@ -20,16 +20,20 @@ def quote(text: object, limit: int = 40) -> str:
     return "“" + clip(text, limit) + "”"
 
 
-def clip(text: object, limit: int) -> str:
-    """One line of at most ``limit`` characters, cut after a whole word where one ends near the limit."""
-    text = " ".join(str(text).split())
+def clip(text: object, limit: int, *, lines: bool = False) -> str:
+    """One line of at most ``limit`` characters, cut after a whole word where one ends near the limit; with
+    ``lines``, the text's lines are kept (each made one line of single spaces, empty ones left out)."""
+    if lines:
+        text = "\n".join(line for line in (" ".join(part.split()) for part in str(text).splitlines()) if line)
+    else:
+        text = " ".join(str(text).split())
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
-    space = cut.rfind(" ")
+    space = max(cut.rfind(" "), cut.rfind("\n"))
     if space > limit * 0.6:
         cut = cut[:space]
-    return cut.rstrip(" ,;:-—") + "…"
+    return cut.rstrip(" ,;:-—\n") + "…"
 
 
 # --- the element acted on ------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from app.core.safety.secrets import HIDDEN, PLACEHOLDER
 from app.core.tools.base import ToolWords
 from app.core.types import ActionTarget
 from app.text.element_words import clip, list_words, quote, target_words
+from app.text.hand_off import quoted_reason
 from app.text.i18n import tr
 
 # "[...]": a part left out when a value in it is missing; "{field}" or "{field:spec}": a value.
@@ -79,6 +80,8 @@ def _render(value: Any, spec: str, quote_limit: int) -> str:
             return typed(str(value), quote_limit)
         case "clip":
             return clip(value, _CLIP_MAX)
+        case "said":
+            return quoted_reason(str(value), _CLIP_MAX)
         case "pages":
             pages = float(value)
             return tr("1 page") if pages == 1 else tr("{n:g} pages", n=pages)

@@ -27,7 +27,7 @@ from app.core.types import (
     ThinkingActivity,
     UserTakeoverEvent,
 )
-from app.text.element_words import clip
+from app.text.hand_off import quoted_reason
 from app.text.i18n import language, tr
 from app.text.tool_words import PILL_QUOTE, fill
 
@@ -114,7 +114,7 @@ def describe_activity(activity: AgentActivity) -> str:
         case PausedActivity():
             return tr("Paused — your turn")
         case HandOffActivity():
-            return tr("Your turn — {reason}", reason=clip(activity.reason, _REASON_MAX))
+            return tr("Your turn — {reason}", reason=quoted_reason(activity.reason, _REASON_MAX))
     return tr("Working…")
 
 

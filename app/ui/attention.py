@@ -6,6 +6,11 @@ Notifications go to the desktop's notification service over D-Bus where there is
 .py), to the system's own through Qt's tray icon on Windows and macOS, and else to Qt's balloon, only where it can
 point at a tray icon (never at a corner of the screen, over the panel). Each step is best effort: none is a hard
 dependency, and none may fail the run.
+
+What a notification says may quote the model or a page (a question, a hand-off, an Allow/Cancel): every back-end
+gets it clipped (the title to one line, the body to a few lines), and the desktop's service, which may read the
+body as markup, gets it escaped (app/ui/freedesktop_notifications.py); Windows', macOS' and Qt's own balloon show
+plain text.
 """
 
 from __future__ import annotations
@@ -18,10 +23,17 @@ from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
 from app.assets import resource_path
 from app.background import Background
+from app.text.element_words import clip
 from app.text.i18n import tr
 from app.ui.freedesktop_notifications import FreedesktopNotifications, ServiceUnavailable
 
 log = logging.getLogger(__name__)
+
+TITLE_MAX = 60
+# Windows shows at most 255 characters of a notification's text.
+BODY_MAX = 250
+# A hand-off's reason in a notification: short enough that the line after it (the app's own) is never cut.
+NOTIFIED_REASON_MAX = 150
 
 
 class Attention:
@@ -51,6 +63,7 @@ class Attention:
         QApplication.alert(window)  # urgent (the taskbar entry flashes) until activated; nothing if it is active
         if not window.isActiveWindow():
             self._calls += 1
+            title, message = clip(title, TITLE_MAX), clip(message, BODY_MAX, lines=True)
             self._background.spawn(self._notify(self._calls, title, message))
         if sound:
             QApplication.beep()

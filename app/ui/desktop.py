@@ -33,8 +33,10 @@ from app.settings.model import (
 )
 from app.settings.paths import AppPaths
 from app.settings.secrets import get_api_key
+from app.text.hand_off import hand_off_words
 from app.text.i18n import language, set_language, tr
 from app.ui import style
+from app.ui.attention import NOTIFIED_REASON_MAX
 from app.ui.dialog_widgets import run_dialog
 from app.ui.main_window import MainWindow
 from app.ui.panel_door import PanelDoor
@@ -271,7 +273,8 @@ class Desktop:
         """A routine's row waits for the person: called back as a task's hand-off is (the panel, a notification)."""
         assert self.window is not None and self.runtime is not None
         title = tr("Page Agent: row {n} needs you", n=request.number)
-        self.window.moments.attention.call(title, request.words, sound=self.runtime.settings.hand_off_sound)
+        words = hand_off_words(request.words, NOTIFIED_REASON_MAX) if request.kind == "hand_off" else request.words
+        self.window.moments.attention.call(title, words, sound=self.runtime.settings.hand_off_sound)
 
     def _nobody_waits(self, page: RoutinePanel) -> None:
         """The queue emptied: the call back ends (the queue's own signal ran first, so it is up to date)."""

@@ -4,12 +4,17 @@ Every Linux desktop has one (GNOME Shell, KDE Plasma, Xfce, dunst, mako...). Not
 service's ActionInvoked signal are all the app needs: a notification that stays until the moment it announces is over,
 and a click on it that brings the panel back. jeepney (pure Python, already here through keyring) speaks D-Bus on the
 event loop; QtDBus cannot send the spec's unsigned replaces_id from Python.
+
+The body may carry words from the model or a page, and a service that has the spec's "body-markup" capability reads
+the body as markup (a link it offers to open, an image it fetches): there, &, < and > are sent escaped, as the spec
+asks, so that the words show as they are. The summary is plain text to every service.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -48,12 +53,15 @@ class FreedesktopNotifications:
         # reply takes more turns of the loop): while a Notify is out, such a signal waits here for its id.
         self._notifying = 0
         self._early: dict[int, list[str]] = {}
+        self._markup = True  # what the service said of "body-markup" when we connected
 
     async def notify(self, title: str, body: str, button: str, replaces: int = 0) -> int:
-        """Show (or replace) a notification that stays until closed; returns its id."""
+        """Show (or replace) a notification that stays until closed; returns its id. ``body`` is plain text."""
         from jeepney import DBusAddress, new_method_call
 
         router = await self._connect()
+        if self._markup:
+            body = html.escape(body, quote=False)
         address = DBusAddress(PATH, bus_name=SERVICE, interface=SERVICE)
         hints = {"urgency": ("y", _URGENCY_NORMAL), "desktop-entry": ("s", "page-agent-desktop")}
         message = new_method_call(
@@ -123,7 +131,24 @@ class FreedesktopNotifications:
         except Exception as exc:
             await self.shutdown()
             raise ServiceUnavailable(f"the session bus did not answer: {exc!r}") from exc
+        self._markup = await self._reads_markup(router)
         return router
+
+    async def _reads_markup(self, router: DBusRouter) -> bool:
+        """Whether the service reads the body as markup; True when it does not say (escaped words are still words)."""
+        from jeepney import DBusAddress, MessageType, new_method_call
+
+        address = DBusAddress(PATH, bus_name=SERVICE, interface=SERVICE)
+        try:
+            reply = await asyncio.wait_for(
+                router.send_and_get_reply(new_method_call(address, "GetCapabilities")), _CALL_TIMEOUT
+            )
+        except Exception as exc:  # a service that does not answer this may still show notifications
+            log.info("the notification service did not say what it supports: %r", exc)
+            return True
+        if reply.header.message_type == MessageType.error or not reply.body:
+            return True
+        return "body-markup" in reply.body[0]
 
     async def _call(self, router: DBusRouter, message: Any) -> tuple[Any, ...]:
         from jeepney import MessageType

@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.text.hand_off import hand_off_words
 from app.text.i18n import tr
 from app.ui.status_pill import your_turn_color
 from app.ui.style import Theme, css_color
@@ -83,10 +84,8 @@ class HandOffBar(_Bar):
         )
 
     def show_reason(self, reason: str) -> None:
-        """``reason``: the agent's own words for what the person should do."""
-        self.text.setText(
-            reason.strip() or tr("The agent needs you in the browser for something only a person can do.")
-        )
+        """``reason``: the agent's own words for what the person should do, shown quoted as the agent's."""
+        self.text.setText(hand_off_words(reason))
         self.setAccessibleDescription(f"{self.text.text()} {self.detail.text()}")
         self.show()
         self.continue_button.setFocus()

@@ -149,7 +149,7 @@ class _Reporter:
 
     def on_activity(self, activity: AgentActivity) -> None:
         if isinstance(activity, HandOffActivity):
-            words = f"Waiting for you: {activity.reason}"
+            words = describe_activity(activity)  # the agent's words, quoted
             self._write(Progress(steps=self._steps, words=words, needs_person=True, reason=activity.reason))
         elif not isinstance(activity, PausedActivity):
             self._words = describe_activity(activity)

@@ -14,8 +14,9 @@ from PySide6.QtWidgets import QWidget
 
 from app.core.abort import AbortSignal
 from app.core.safety.risky import ConfirmRequest
+from app.text.hand_off import hand_off_words
 from app.text.i18n import tr
-from app.ui.attention import Attention
+from app.ui.attention import NOTIFIED_REASON_MAX, Attention
 from app.ui.confirm_bar import ConfirmBar, question_words
 from app.ui.panel_bars import HandOffBar
 from app.ui.panel_state import PanelState
@@ -101,7 +102,7 @@ class WaitingMoments:
         self._panel.confirm_bar.cancel()
         self._panel.enter(PanelState.HANDED_OFF)
         self._panel.handoff_bar.show_reason(reason)
-        self._call(tr("Page Agent: your turn"), self._panel.handoff_bar.text.text())
+        self._call(tr("Page Agent: your turn"), hand_off_words(reason, NOTIFIED_REASON_MAX))
 
     # --- calling the person ------------------------------------------------------------------------------------
 

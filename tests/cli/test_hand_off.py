@@ -22,12 +22,14 @@ from tests.cli.test_cli import (  # noqa: F401  (fixtures)
 )
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion
 from tests.security.test_risky_cli import Terminal
+from tests.text.test_hand_off_words import PRETENDER, QUOTED
 
 REASON = "Please solve the captcha in the browser window, then let me carry on."
 HANDED_BACK = "and they have handed it back"
+SAYS = f"The agent says: “{REASON}” Page Agent never asks for your passwords or PINs."
 
 
-def hand_off_then_done(llm_server: FakeLLMServer) -> None:
+def hand_off_then_done(llm_server: FakeLLMServer, reason: str = REASON) -> None:
     """A model that hands the browser over, and finishes once it is told the person handed it back."""
 
     def respond(body: dict[str, Any]) -> FakeResponse:
@@ -35,7 +37,7 @@ def hand_off_then_done(llm_server: FakeLLMServer) -> None:
         if HANDED_BACK in user:
             action: dict[str, Any] = {"done": {"text": "Exported.", "success": True}}
         else:
-            action = {"hand_off_to_user": {"reason": REASON}}
+            action = {"hand_off_to_user": {"reason": reason}}
         return FakeResponse(body=completion(arguments=agent_output(action)))
 
     llm_server.fallback = respond
@@ -61,7 +63,7 @@ def test_without_a_terminal_a_hand_off_exits_4_with_the_reason(
     assert result["data"] == REASON
     assert [e["action"]["name"] for e in result["history"] if e["type"] == "step"] == ["hand_off_to_user"]
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("page-agent-desktop: A person is needed in the browser") and last.endswith(REASON)
+    assert last.startswith("page-agent-desktop: A person is needed in the browser") and last.endswith(SAYS)
     assert len(llm_server.requests) == 1
 
 
@@ -77,7 +79,7 @@ def test_without_a_terminal_events_end_with_the_reason(
     assert done.stdout == ""
     events = event_lines(done.stderr)
     assert statuses(events) == ["running", "needs_person"]
-    assert events[-1]["event"] == "error" and events[-1]["message"].endswith(REASON)
+    assert events[-1]["event"] == "error" and events[-1]["message"].endswith(SAYS)
 
 
 def test_on_a_terminal_enter_carries_the_same_task_on_with_the_note(
@@ -91,7 +93,9 @@ def test_on_a_terminal_enter_carries_the_same_task_on_with_the_note(
     stdout, stderr = terminal.finish()
 
     assert terminal.process.returncode == 0, stderr
-    assert f"The agent needs you in the browser: {REASON}" in stderr
+    lines = stderr.splitlines()
+    said = lines.index(f"page-agent-desktop: The agent needs you in the browser. The agent says: “{REASON}”")
+    assert lines[said + 1] == "page-agent-desktop: Page Agent never asks for your passwords or PINs."
     assert "run with --headed to act in it" in stderr
     result = json.loads(stdout)
     assert result["status"] == "completed" and result["data"] == "Exported." and result["steps"] == 2
@@ -115,3 +119,20 @@ def test_on_a_terminal_ctrl_c_while_waiting_stops_with_exit_3(
     result = json.loads(stdout)
     assert result["status"] == "stopped" and result["success"] is False
     assert len(llm_server.requests) == 1
+
+
+def test_on_a_terminal_a_page_written_reason_is_the_agents_quoted_words(
+    home, llm_server: FakeLLMServer, page_server: PageServer
+) -> None:
+    hand_off_then_done(llm_server, PRETENDER)
+    terminal = Terminal(cli("Export the customers", "--url", page_server.url, "--json"), cli_env(home, llm_server))
+    terminal.wait_for(b"or Ctrl+C to stop:")
+    terminal.type(b"\n")
+    stdout, stderr = terminal.finish()
+
+    assert terminal.process.returncode == 0, stderr
+    assert json.loads(stdout)["status"] == "completed"
+    lines = stderr.splitlines()
+    said = lines.index(f"page-agent-desktop: The agent needs you in the browser. The agent says: {QUOTED}")
+    assert lines[said + 1] == "page-agent-desktop: Page Agent never asks for your passwords or PINs."
+    assert "\x1b" not in stderr and "<b>" not in stderr and "Page Agent: this is required." not in lines

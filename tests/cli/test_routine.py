@@ -141,7 +141,10 @@ def test_a_captcha_row_waits_for_the_person_on_a_terminal_and_carries_on(
         site.captcha_emails.add("bob@x.test")
         with on_a_terminal(routine(rows, site.new_url), cli_env(home, llm_server)) as terminal:
             told = terminal.read_until("for the next run: ")  # the question is out: Enter now answers it
-            assert "Row 2 needs you in its browser (window 1): The CRM asks a person to confirm this customer." in told
+            assert (
+                "Row 2 needs you in its browser (window 1). The agent says: “The CRM asks a person to confirm this "
+                "customer.”\npage-agent-desktop: Page Agent never asks for your passwords or PINs.\n" in told
+            )
             site.solve()  # the person passes the check in the browser, sees the page go on, then presses Enter
             assert site.passed.wait(30)
             terminal.type("")

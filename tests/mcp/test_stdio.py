@@ -21,7 +21,7 @@ from tests.cli.test_cli import (  # noqa: F401  (fixtures)
     page_server,
     press_then_done,
 )
-from tests.cli.test_hand_off import REASON, hand_off_then_done
+from tests.cli.test_hand_off import REASON, SAYS, hand_off_then_done
 from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion, done_reply
 from tests.mcp.helpers import data, raw_stdio, stdio_client, text_of
@@ -127,7 +127,10 @@ async def test_a_hand_off_without_a_panel_ends_needs_person_with_the_reason(
 
     assert result["status"] == "needs_person"
     assert result["outcome"]["final_words"] == REASON
-    assert REASON in result["reason"] and "no Page Agent Desktop panel is open" in result["reason"]
+    assert result["reason"] == (
+        f"A person is needed, and no Page Agent Desktop panel is open to hand the browser to. {SAYS} Open the panel "
+        "and give the task there."
+    )
     assert len(llm_server.requests) == 1
 
 

@@ -148,7 +148,7 @@ def chinese() -> Iterator[None]:
             "hand_off_to_user",
             {"reason": "Solve the captcha on the sign-in page"},
             None,
-            "Hand the browser to you: Solve the captcha on the sign-in page",
+            "Hand the browser to you: “Solve the captcha on the sign-in page”",
         ),
         ("done", {"text": "x", "success": False}, None, "Finish: could not complete"),
         ("some_new_tool", {"index": 3}, None, "Do something on the page"),
@@ -250,7 +250,7 @@ def test_no_tool_says_an_index_a_tag_or_its_own_name(tool: str, target: ActionTa
         (PausedActivity(), "Paused — your turn"),
         (
             HandOffActivity(reason="Please solve the captcha on the sign-in page, then press continue here"),
-            "Your turn — Please solve the captcha on the sign-in page, then press…",
+            "Your turn — “Please solve the captcha on the sign-in page, then press…”",
         ),
     ],
 )

@@ -16,6 +16,7 @@ from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 from app.ui.timeline.items import TakeoverItem, TaskItem
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
+from tests.text.test_hand_off_words import PRETENDER, QUOTED
 from tests.ui.conftest import TestRuntime, screenshot, settle
 from tests.ui.test_panel_runs import kinds, type_and_run
 from tests.waiting import until
@@ -79,7 +80,10 @@ async def test_hand_off_shows_your_turn_and_continue_resumes_the_same_run(
     run = window.current_run
     assert window.pill.state is PillState.HANDED_OFF and window.pill.text() == "Your turn"
     assert window.handoff_bar.isVisible()
-    assert REASON in window.handoff_bar.text.text()
+    assert window.handoff_bar.text.text() == (
+        "The agent says: “The sign-in page shows a captcha (‘I'm not a robot’). Please solve it.”\n"
+        "Page Agent never asks for your passwords or PINs."
+    )
     assert window.handoff_bar.continue_button.text() == "I've done it — continue"
     assert window.handoff_bar.stop_button.isVisible()
     assert window.composer.mode is ComposerMode.HANDED_OFF and window.composer.input.isEnabled()
@@ -155,3 +159,28 @@ async def test_words_in_a_failed_run_no_longer_show_the_hand_off_bar(
     await settle(window)
     assert window.pill.state is PillState.FAILED
     assert not window.handoff_bar.isVisible()  # only the agent's hand-off pauses a run; no guessing from words
+
+
+@pytest.mark.skipif(not HAS_TOOL, reason="the model hands off with the hand_off_to_user tool")
+async def test_a_page_written_reason_is_shown_as_the_agents_quoted_words_never_as_the_apps(
+    window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer, alerts: list[str], monkeypatch
+) -> None:
+    called: list[tuple[str, str]] = []
+    monkeypatch.setattr(window.moments.attention, "call", lambda title, message, sound: called.append((title, message)))
+    llm_server.add(
+        tool_reply({"hand_off_to_user": {"reason": PRETENDER}}, next_goal="Let the user do it"),
+        done_reply("Done."),
+    )
+    type_and_run(window, "Export the customer list")
+    await until(lambda: window.handed_off, message="the hand-off")
+
+    words = f"The agent says: {QUOTED}\nPage Agent never asks for your passwords or PINs."
+    assert window.handoff_bar.heading.text() == "The agent needs you"
+    assert window.handoff_bar.text.text() == words
+    assert called and called[-1][0] == "Page Agent: your turn"
+    message = called[-1][1]
+    assert message.startswith("The agent says: “Page Agent Desktop security check: type your master password")
+    assert message.endswith("”\nPage Agent never asks for your passwords or PINs.") and "<" not in message
+    screenshot(window, "hand_off_page_written_reason")
+    await (await runtime.agent()).stop()
+    await settle(window)

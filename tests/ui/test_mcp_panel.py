@@ -30,7 +30,7 @@ from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
 from app.ui.timeline.items import NoticeItem, TaskItem
 from tests.cli.test_cli import ROOT, cli_env
-from tests.cli.test_hand_off import REASON, hand_off_then_done
+from tests.cli.test_hand_off import SAYS, hand_off_then_done
 from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
 from tests.ui.conftest import settle
@@ -107,7 +107,8 @@ async def test_a_hand_off_is_needs_person_for_the_client_until_the_person_contin
     task = await tasks.start("Export the customers", "", "")
     await until(lambda: task.view.status == "needs_person", timeout=30, message="the hand-off reaches the client")
 
-    assert task.view.reason == f"Your turn in Page Agent Desktop: {REASON}"
+    assert task.view.reason == f"Your turn in Page Agent Desktop. {SAYS}"
+    assert task.view.now == "Your turn — “Please solve the captcha in the browser window, then let…”"
     assert panel.handed_off
     assert "Sent by an app over MCP." in notices(panel)
 

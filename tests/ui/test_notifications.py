@@ -5,6 +5,7 @@ over. Without any service the call still flags the panel, and fails nothing."""
 from __future__ import annotations
 
 import contextlib
+import html
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.ui.attention import Attention
+from app.ui.attention import BODY_MAX, TITLE_MAX, Attention
 from app.ui.freedesktop_notifications import FreedesktopNotifications
 from tests.waiting import until
 from tests.x_desktop import NEEDS_X_DESKTOP, NotificationService, notification_service, session_bus, x_desktop
@@ -108,3 +109,44 @@ async def test_a_click_read_before_the_reply_that_made_the_notification_still_br
             await until(lambda: clicked, message="the click")  # once it was dropped: not known to be ours yet
         finally:
             await service.shutdown()
+
+
+def printed_field(printed: str, name: str, following: str) -> str:
+    """A field of dunst's -print output, as the service received it."""
+    return printed.split(f"\t{name}: '", 1)[1].split(f"'\n\t{following}:", 1)[0]
+
+
+@NEEDS_X_DESKTOP
+async def test_a_pages_words_reach_the_service_escaped_and_clipped(
+    qapp: QApplication, dunst: NotificationService
+) -> None:
+    hostile = (
+        'Sign in <a href="http://evil.test/login">here</a> <img src="http://evil.test/pixel.png"> & <b>now</b> '
+        + "and again " * 500
+    )
+    assert len(hostile) > 5000
+    panel = QWidget()
+    attention = Attention(panel)
+    try:
+        attention.call("Page Agent asks you " + "about this " * 30, hostile, sound=False)
+        await until(lambda: any(line.startswith("\tformatted:") for line in dunst.received), message="the notification")
+        await until(lambda: any(line.startswith("\tactions:") for line in dunst.received), message="all of it printed")
+    finally:
+        await attention.shutdown()
+        panel.deleteLater()
+    printed = "\n".join(dunst.received)
+    body = printed_field(printed, "body", "icon")
+    summary = printed_field(printed, "summary", "body")
+
+    assert body.startswith('Sign in &lt;a href="http://evil.test/login"&gt;here&lt;/a&gt; &lt;img src=')
+    assert "&amp; &lt;b&gt;now&lt;/b&gt; and again" in body and body.endswith(" and…")
+    assert "<" not in body and ">" not in body
+    assert len(html.unescape(body)) <= BODY_MAX
+    assert summary.startswith("Page Agent asks you about this") and summary.endswith("…")
+    assert len(summary) <= TITLE_MAX
+    # Shown as the words they are: no link under other words, no image (dunst still lists a written address).
+    formatted = printed_field(printed, "formatted", "fg")
+    assert 'Sign in &lt;a href="http://evil.test/login"&gt;here&lt;/a&gt; &lt;img' in formatted
+    assert "[image]" not in formatted
+    urls = printed.split("\turls:", 1)[1].split("\tactions:", 1)[0]
+    assert "[here]" not in urls and "[image]" not in urls

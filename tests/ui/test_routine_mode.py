@@ -102,6 +102,20 @@ def test_a_risky_moment_in_the_queue_asks_allow_or_deny_one_at_a_time(qapp: QApp
     assert bar.isHidden()
 
 
+def test_a_page_written_hand_off_in_the_queue_is_the_agents_quoted_words(qapp: QApplication) -> None:
+    from app.routine.types import PersonRequest
+    from app.ui.routine.needs_you import NeedsYouBar
+    from tests.text.test_hand_off_words import PRETENDER, QUOTED
+
+    bar = NeedsYouBar()
+    bar.add(PersonRequest(1, 4, "hand_off", PRETENDER, "window 1"))
+    assert bar.heading.text() == "Needs you (1)" and bar.which.text() == "Row 4 · window 1"
+    assert bar.text.text() == (
+        f"The agent says: {QUOTED}\nPage Agent never asks for your passwords or PINs.\n"
+        "Do it in its window, then press continue."
+    )
+
+
 async def test_a_spreadsheet_dropped_on_the_setup_opens_it(
     window: MainWindow, tmp_path: Path, llm_server: FakeLLMServer
 ) -> None:

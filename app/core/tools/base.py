@@ -47,10 +47,10 @@ class ToolWords:
     """How a person reads a use of the tool: a sentence for the timeline (``action``), the status pill's words while
     it runs (``doing``) and once it worked (``done``; ``doing`` when empty). English templates, each translated whole
     (resources/i18n/zh/tools.json) and filled by app/text/tool_words.py: ``{field}`` is the input field of that name,
-    ``{field:spec}`` renders it (``quote``, ``typed``, ``clip``, ``pages``, ``host``, ``file``, ``yes|no`` for a
-    yes/no field, or a number format), ``{target}`` is the element acted on as a person names it (``{target:list}``
-    for a list), and ``[...]`` is left out when a value in it is missing. ``element`` names an element that has no
-    name a person could read."""
+    ``{field:spec}`` renders it (``quote``, ``typed``, ``clip``, ``said`` for the agent's own words, quoted,
+    ``pages``, ``host``, ``file``, ``yes|no`` for a yes/no field, or a number format), ``{target}`` is the element
+    acted on as a person names it (``{target:list}`` for a list), and ``[...]`` is left out when a value in it is
+    missing. ``element`` names an element that has no name a person could read."""
 
     action: str
     doing: str

@@ -90,5 +90,5 @@ hand_off_tool = Tool(
     "Pause; the user acts in the browser (captcha, sign-in, 2FA).",
     HandOffInput,
     _hand_off,
-    ToolWords("Hand the browser to you: {reason:clip}", "Handing the browser to you…"),
+    ToolWords("Hand the browser to you: {reason:said}", "Handing the browser to you…"),
 )

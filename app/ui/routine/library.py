@@ -13,6 +13,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from app.routine.plan import MAX_PARALLEL
+from app.routine.results import RESULT_COLUMNS, result_columns
+from app.routine.rows import RowTable
 from app.settings.atomic import write_atomic
 
 FOLDER = "routines"
@@ -85,9 +87,10 @@ class RoutineFolders:
         return self.root / "results" / f"{slug}-{rows_file.stem}-{digest}-results.csv"
 
 
-def earlier_outcomes(results: Path) -> list[tuple[str, str]]:
-    """Each row's (status, result) in a results file an earlier run wrote, in the rows' order; [] when there is
-    none yet."""
+def earlier_outcomes(results: Path, table: RowTable) -> list[tuple[str, str]]:
+    """Each row's (status, result) in a results file an earlier run wrote over ``table``'s rows, in the rows' order
+    (the app's own columns, which have page_agent_ in front when the rows have a column of their name); [] when
+    there is none yet."""
     try:
         text = results.read_text(encoding="utf-8-sig")
     except OSError:
@@ -95,4 +98,5 @@ def earlier_outcomes(results: Path) -> list[tuple[str, str]]:
     sample = text.split("\n", 1)[0]
     delimiter = max((",", ";", "\t"), key=sample.count)
     rows = csv.DictReader(io.StringIO(text), delimiter=delimiter)
-    return [(row.get("status", ""), row.get("result", "")) for row in rows]
+    names = dict(zip(RESULT_COLUMNS, result_columns(table), strict=True))
+    return [(row.get(names["status"], ""), row.get(names["result"], "")) for row in rows]

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.routine.types import PersonRequest
+from app.text.hand_off import hand_off_words
 from app.text.i18n import tr
 
 
@@ -88,7 +89,7 @@ class NeedsYouBar(QFrame):
         self.which.setText(tr("Row {number} · {browser}", number=request.number, browser=request.browser))
         hand_off = request.kind == "hand_off"
         if hand_off:
-            self.text.setText(request.words + "\n" + tr("Do it in its window, then press continue."))
+            self.text.setText(hand_off_words(request.words) + "\n" + tr("Do it in its window, then press continue."))
         else:
             self.text.setText(tr("Allow this? {words}", words=request.words))
         for button in (self.give_up_button, self.continue_button):

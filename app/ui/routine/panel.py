@@ -217,7 +217,7 @@ class RoutinePanel(QWidget):
         self.setup.show_problem("")
         self.last = (options, routine, demo)
         self.run_view.begin(plan, routine.name)
-        self.run_view.model.earlier(await asyncio.to_thread(earlier_outcomes, options.results_path()))
+        self.run_view.model.earlier(await asyncio.to_thread(earlier_outcomes, options.results_path(), plan.table))
         self.pages.setCurrentIndex(1)
         model = self._demo.models() if demo else None
         self.session.start(plan, allowed_sites=routine.allowed_sites, model=model)
