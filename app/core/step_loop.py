@@ -164,7 +164,12 @@ class StepLoop:
         params = parsed.action_input.model_dump()
         tool = run.tools[parsed.action_name]
         ctx = ToolContext(
-            signal=signal, page=self._page, ask_user=self._ask_user, task=run.task, guardrails=self.guardrails
+            signal=signal,
+            page=self._page,
+            ask_user=self._ask_user,
+            task=run.task,
+            site_words=run.site_words,
+            guardrails=self.guardrails,
         )
         if tool.prepare is not None:
             tool.prepare(ctx, parsed.action_input)

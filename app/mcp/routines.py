@@ -55,7 +55,12 @@ class RoutineRegistry:
         if results_path:
             results = await asyncio.to_thread(self._checked, results_path, frozenset({".csv"}), "results_path")
         options = RoutineOptions(
-            rows_file=rows, template=template, results_file=results, parallel=parallel, start_url=start_url
+            rows_file=rows,
+            template=template,
+            results_file=results,
+            parallel=parallel,
+            start_url=start_url,
+            from_client=True,
         )
         plan = await asyncio.to_thread(plan_routine, options)
         view = RoutineView(

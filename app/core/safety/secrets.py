@@ -219,7 +219,8 @@ def _mask_data(data: Any, mask: Callable[[str], str]) -> Any:
 class SecretVault:
     secrets: list[Secret] = field(default_factory=list)
     # Where a secret that names no sites of its own may be typed: these sites (the run's start page and allowed
-    # sites, as the composition root sets them) and the sites the task names. None: anywhere (a vault built by hand).
+    # sites, as the composition root sets them) and the sites the person's own words name (``fill``'s ``words``).
+    # None: anywhere (a vault built by hand).
     default_sites: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -241,18 +242,20 @@ class SecretVault:
     def has_placeholder(text: str) -> bool:
         return PLACEHOLDER.search(text) is not None
 
-    def fill(self, text: str, url: str | None, task: str = "") -> str:
+    def fill(self, text: str, url: str | None, words: str = "") -> str:
         """``text`` with every ``<secret>name</secret>`` replaced by its value, to type into a field of the page at
-        ``url`` (None: the field is not known) during ``task``. ToolError (naming no value) for an unknown name, a
-        secret without a value, or one not allowed on ``url``; a value written out in full is held to its sites too
-        (a password the task gave literally, learnt where it was first typed)."""
+        ``url`` (None: the field is not known). ``words``: the person's own words in the task, whose named sites a
+        secret that names none may also go to (never a routine's cells, nothing an MCP client wrote). ToolError
+        (naming no value) for an unknown name, a secret without a value, or one not allowed on ``url``; a value
+        written out in full is held to its sites too (a password the task gave literally, learnt where it was first
+        typed)."""
         for secret in self.secrets:
             value = secret.value.get_secret_value()
             if value and value in text:
-                self._check_site(secret, url, task)
-        return PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url, task), text)
+                self._check_site(secret, url, words)
+        return PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url, words), text)
 
-    def _value_for(self, name: str, url: str | None, task: str) -> str:
+    def _value_for(self, name: str, url: str | None, words: str) -> str:
         secret = self.get(name)
         if secret is None:
             known = ", ".join(placeholder(n) for n in self.names())
@@ -267,10 +270,10 @@ class SecretVault:
                 f'The secret "{name}" has no value on this computer (it is not in the system keyring), '
                 "so nothing was typed. Tell the user to set it in Settings → Secrets."
             )
-        self._check_site(secret, url, task)
+        self._check_site(secret, url, words)
         return value
 
-    def _check_site(self, secret: Secret, url: str | None, task: str) -> None:
+    def _check_site(self, secret: Secret, url: str | None, words: str) -> None:
         if url is None:
             raise ToolError(
                 "That field is not in the current page state, so no secret was typed; look at the page "
@@ -278,7 +281,7 @@ class SecretVault:
             )
         domains = secret.domains
         if not domains and self.default_sites is not None:
-            domains = tuple(dict.fromkeys((*self.default_sites, *sites_named_in(task))))
+            domains = tuple(dict.fromkeys((*self.default_sites, *sites_named_in(words))))
             if not domains:
                 raise ToolError(
                     f'The secret "{secret.name}" names no sites it may be typed on, and neither the start page, the '
