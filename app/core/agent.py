@@ -206,6 +206,7 @@ class Agent:
             person_present=self._person_present,
             ask_user=self._masked_ask_user(),
             record=self._add,
+            history=self._history_of,
             report=self._activity,
         )
         try:
