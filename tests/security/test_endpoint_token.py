@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from app.browser.endpoint import hide_endpoint_secrets, shown_endpoint
-from app.logging_setup import SECRETS_FILTER
 from tests.cli.routine_helpers import rows_file, run
 from tests.cli.test_cli import cli, cli_env, home, unused_port  # noqa: F401  (home: fixture)
 from tests.fakes.llm_server import FakeLLMServer
+from tests.security.test_secrets import log_dir  # noqa: F401  (fixture: the app's own logging set-up)
 
 TOKEN = "tk-9fQ2xLw7Rb3mZp8v"
 PASSWORD = "pw-Hs4nQ8vXk2Lr"
@@ -90,19 +90,11 @@ def test_a_browser_endpoint_that_is_not_one_is_refused_without_echoing_its_token
     ],
 )
 def test_an_endpoint_is_shown_without_its_token_and_a_library_quoting_it_is_masked_in_the_log(
-    endpoint: str, shown: str, tmp_path: Path
+    endpoint: str, shown: str, log_dir: Path
 ) -> None:
     assert shown_endpoint(endpoint) == shown
     hide_endpoint_secrets(endpoint)
-    handler = logging.FileHandler(tmp_path / "log.txt", encoding="utf-8")
-    handler.addFilter(SECRETS_FILTER)
-    logger = logging.getLogger("tests.endpoint")
-    logger.addHandler(handler)
-    try:
-        logger.warning("WebSocket error: %s 401 Unauthorized (stealth=true)", endpoint)
-    finally:
-        logger.removeHandler(handler)
-        handler.close()
-    logged = (tmp_path / "log.txt").read_text(encoding="utf-8")
+    logging.getLogger("app.test").warning("WebSocket error: %s 401 Unauthorized (stealth=true)", endpoint)
+    logged = (log_dir / "page-agent.log").read_text(encoding="utf-8")
     assert TOKEN not in logged and PASSWORD not in logged
     assert "401 Unauthorized (stealth=true)" in logged  # ordinary words in the address are not masked everywhere

@@ -14,8 +14,8 @@ from tests.cli.test_cli import home  # noqa: F401  (fixture)
 from tests.fakes.llm_server import FakeLLMServer
 from tests.mcp.helpers import data, stdio_client
 from tests.security.conftest import HostileSite
+from tests.security.test_safety_settings import VALUE, phished
 from tests.security.test_secrets import click, done, obeying_model, posted, type_into
-from tests.security.test_secrets_routine import VALUE, phished
 
 pytestmark = pytest.mark.slow
 

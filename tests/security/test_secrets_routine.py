@@ -9,30 +9,32 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.routine_helpers import run
 from tests.cli.test_cli import cli, cli_env, home  # noqa: F401  (home: fixture)
 from tests.fakes.llm_server import FakeLLMServer
 from tests.security.conftest import HostileSite
+from tests.security.test_safety_settings import VALUE, phished
 from tests.security.test_secrets import click, done, obeying_model, posted, type_into
 
-VALUE = "pw-Vq8sLr2mXk9TzQ4w"
+# The three ways a routine's secret reached the other site: its template, its rows (``{value}``: the secret,
+# ``{other}``: the other site) and its --secret-columns ("": the secret comes from the environment instead).
+STEERED = {
+    "a cell names the other site": (
+        "Sign in as {user} with {pw} on {where}",
+        "user,pw,where\nana,{value},{other}",
+        "pw",
+    ),
+    "no site is named anywhere": ("Sign in as {user} with {pw}", "user,pw\nana,{value}", "pw"),
+    "an environment secret in the template": ("Sign in as {user} with <secret>pw</secret>", "user\nana", ""),
+}
 
 
-def phished(llm_server: FakeLLMServer) -> None:
-    """The model follows the page to the other site's sign-in form and types the secret there."""
-    obeying_model(
-        llm_server,
-        click("Sign in again"),
-        type_into("type=password", "<secret>pw</secret>"),
-        click("Sign in"),
-        done("Signed in."),
-    )
-
-
-def routine_over(tmp_path: Path, template: str, header: str, row: str, start: str, *extra: str) -> list[str]:
-    rows = tmp_path / "accounts.csv"
-    rows.write_text(f"{header}\n{row}\n", encoding="utf-8")
-    return cli(template, "--rows", str(rows), "--url", start, "--json", *extra)
+def routine_over(tmp_path: Path, template: str, rows: str, start: str, *extra: str) -> list[str]:
+    path = tmp_path / "accounts.csv"
+    path.write_text(rows + "\n", encoding="utf-8")
+    return cli(template, "--rows", str(path), "--url", start, "--json", *extra)
 
 
 def typed_output(home: Path) -> str:
@@ -42,55 +44,28 @@ def typed_output(home: Path) -> str:
     return str(next(e["action"]["output"] for e in events if e.get("action", {}).get("name") == "input_text"))
 
 
-def assert_refused_on_the_other_site(home: Path, hostile: HostileSite) -> None:
+@pytest.mark.parametrize("steered", list(STEERED))
+def test_a_routines_secret_is_not_typed_on_a_site_a_page_steers_to(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer, hostile: HostileSite, steered: str
+) -> None:
+    template, rows, secret_column = STEERED[steered]
+    start, other = hostile.page.removeprefix("http://"), hostile.attacker.removeprefix("http://")
+    phished(llm_server)
+    args = routine_over(
+        tmp_path,
+        template,
+        rows.format(value=VALUE, other=other),
+        f"{hostile.page}/secrets-phish.html",
+        *(["--secret-columns", secret_column] if secret_column else []),
+    )
+    finished = run(args, cli_env(home, llm_server, **({} if secret_column else {"PAGE_AGENT_SECRET_PW": VALUE})))
+
+    assert finished.returncode in (0, 1), finished.stderr
     assert not hostile.received(VALUE)
     assert posted(hostile, hostile.attacker, "/signin") == [b"email=&password="]
-    typed = typed_output(home)
     # Only the start page's site: not the site a cell names.
-    start, other = hostile.page.removeprefix("http://"), hostile.attacker.removeprefix("http://")
+    typed = typed_output(home)
     assert f'The secret "pw" may only be typed on {start}, and this field belongs to {other}' in typed, typed
-
-
-def test_a_secret_cell_is_not_typed_on_a_site_another_cell_names(
-    tmp_path: Path, home: Path, llm_server: FakeLLMServer, hostile: HostileSite
-) -> None:
-    phished(llm_server)
-    other = hostile.attacker.removeprefix("http://")
-    args = routine_over(
-        tmp_path, "Sign in as {user} with {pw} on {where}", "user,pw,where", f"ana,{VALUE},{other}",
-        f"{hostile.page}/secrets-phish.html", "--secret-columns", "pw",
-    )  # fmt: skip
-    finished = run(args, cli_env(home, llm_server))
-
-    assert finished.returncode in (0, 1), finished.stderr
-    assert_refused_on_the_other_site(home, hostile)
-
-
-def test_a_secret_cell_is_not_typed_on_another_site_when_no_site_is_named(
-    tmp_path: Path, home: Path, llm_server: FakeLLMServer, hostile: HostileSite
-) -> None:
-    phished(llm_server)
-    args = routine_over(
-        tmp_path, "Sign in as {user} with {pw}", "user,pw", f"ana,{VALUE}", f"{hostile.page}/secrets-phish.html",
-        "--secret-columns", "pw",
-    )  # fmt: skip
-    finished = run(args, cli_env(home, llm_server))
-
-    assert finished.returncode in (0, 1), finished.stderr
-    assert_refused_on_the_other_site(home, hostile)
-
-
-def test_an_environment_secret_in_the_template_is_not_typed_on_another_site(
-    tmp_path: Path, home: Path, llm_server: FakeLLMServer, hostile: HostileSite
-) -> None:
-    phished(llm_server)
-    args = routine_over(
-        tmp_path, "Sign in as {user} with <secret>pw</secret>", "user", "ana", f"{hostile.page}/secrets-phish.html"
-    )
-    finished = run(args, cli_env(home, llm_server, PAGE_AGENT_SECRET_PW=VALUE))
-
-    assert finished.returncode in (0, 1), finished.stderr
-    assert_refused_on_the_other_site(home, hostile)
 
 
 def test_a_secret_cell_is_typed_on_the_start_pages_site_and_on_a_site_the_template_names(
@@ -98,7 +73,7 @@ def test_a_secret_cell_is_typed_on_the_start_pages_site_and_on_a_site_the_templa
 ) -> None:
     obeying_model(llm_server, type_into("type=password", "<secret>pw</secret>"), click("Sign in"), done("Signed in."))
     args = routine_over(
-        tmp_path, "Sign in as {user} with {pw}", "user,pw", f"ana,{VALUE}", f"{hostile.page}/secrets-signin.html",
+        tmp_path, "Sign in as {user} with {pw}", f"user,pw\nana,{VALUE}", f"{hostile.page}/secrets-signin.html",
         "--secret-columns", "pw",
     )  # fmt: skip
     on_start_page = run(args, cli_env(home, llm_server))
@@ -109,7 +84,7 @@ def test_a_secret_cell_is_typed_on_the_start_pages_site_and_on_a_site_the_templa
     phished(llm_server)
     other = hostile.attacker.removeprefix("http://")
     args = routine_over(
-        tmp_path, f"Sign in as {{user}} with {{pw}}, on {other} if the page asks", "user,pw", f"bob,{VALUE}",
+        tmp_path, f"Sign in as {{user}} with {{pw}}, on {other} if the page asks", f"user,pw\nbob,{VALUE}",
         f"{hostile.page}/secrets-phish.html", "--secret-columns", "pw", "--results", str(tmp_path / "named.csv"),
     )  # fmt: skip
     named = run(args, cli_env(home, llm_server))
