@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
 from app.browser.chromium_window import set_window_bounds, window_bounds, window_state
 from app.browser.downloads import Downloads
+from app.browser.endpoint import hide_endpoint_secrets, shown_endpoint
 from app.browser.playwright_errors import first_line, missing_library, profile_in_use
 from app.browser.private_files import private_folder
 from app.browser.processes import kill_profile_processes, profile_pids
@@ -160,14 +161,15 @@ class BrowserSession:
         cls, cdp_url: str, downloads_dir: Path | None = None, playwright: Playwright | None = None
     ) -> BrowserSession:
         """Work in a running Chromium/Chrome (started with --remote-debugging-port) and its active tab."""
+        hide_endpoint_secrets(cdp_url)  # a library's error may quote the whole address
         playwright = playwright or await async_playwright().start()
         try:
             try:
                 browser = await playwright.chromium.connect_over_cdp(cdp_url, timeout=_ATTACH_TIMEOUT_MS)
             except PlaywrightError as exc:
                 raise RuntimeError(
-                    f"Could not attach to the browser at {cdp_url}: {first_line(exc)}. Start Chrome/Chromium with "
-                    "--remote-debugging-port=9222 and pass http://127.0.0.1:9222."
+                    f"Could not attach to the browser at {shown_endpoint(cdp_url)}: {first_line(exc)}. Start "
+                    "Chrome/Chromium with --remote-debugging-port=9222 and pass http://127.0.0.1:9222."
                 ) from exc
             return await cls.over(browser, downloads_dir=downloads_dir, playwright=playwright)
         except BaseException:

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from app.browser.endpoint import shown_endpoint
+
 MAX_PARALLEL = 8  # app/routine/plan.py checks it again
 
 
@@ -32,8 +34,8 @@ def _endpoint(text: str) -> str:
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a browser endpoint: give a CDP address (http://host:9222, or a ws:// URL from "
-            "browserless, Selenium Grid, Steel or Browserbase) or a Playwright server's ws:// address"
+            f"{shown_endpoint(text)!r} is not a browser endpoint: give a CDP address (http://host:9222, or a ws:// URL "
+            "from browserless, Selenium Grid, Steel or Browserbase) or a Playwright server's ws:// address"
         )
     return text
 

@@ -118,7 +118,10 @@ class Agent:
 
     # --- lifecycle ---------------------------------------------------------------------------------------------
 
-    async def execute(self, task: str, *, follow_up: bool = False) -> ExecutionResult:
+    async def execute(self, task: str, *, follow_up: bool = False, site_words: str | None = None) -> ExecutionResult:
+        """Run ``task`` to its end. ``site_words``: the words whose named sites a secret that names none of its own
+        may also be typed on, when they are not the whole task: a routine's template without its cells, nothing
+        ("") of a task an MCP client wrote."""
         if self._disposed:
             raise RuntimeError("disposed; create a new agent")
         if self._status == AgentStatus.RUNNING:
@@ -135,6 +138,7 @@ class Agent:
         )
         run = Run(
             task=task,
+            site_words=task if site_words is None else site_words,
             controller=AbortController(),
             tools=tools,
             tool_spec=build_tool_spec(tools),
@@ -202,6 +206,7 @@ class Agent:
             person_present=self._person_present,
             ask_user=self._masked_ask_user(),
             record=self._add,
+            history=self._history_of,
             report=self._activity,
         )
         try:

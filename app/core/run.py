@@ -28,6 +28,8 @@ class Ending:
 @dataclass
 class Run:
     task: str
+    # The words whose named sites a secret that names none of its own may be typed on (Agent.execute).
+    site_words: str
     controller: AbortController
     tools: ToolSet
     tool_spec: ToolSpec

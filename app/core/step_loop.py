@@ -68,6 +68,7 @@ class StepLoop:
         person_present: bool,
         ask_user: AskUserHandler | None,
         record: Callable[[Run, HistoricalEvent], None],
+        history: Callable[[Run], list[HistoricalEvent]],
         report: Callable[[AgentActivity], None],
     ) -> None:
         self.config = config
@@ -79,6 +80,7 @@ class StepLoop:
         self._person_present = person_present
         self._ask_user = ask_user  # already masked: the question bar shows no secret either
         self._record = record
+        self._history = history  # masked with every value the vault knows by now
         self._report = report
 
     async def run(self, run: Run) -> Ending:
@@ -164,7 +166,12 @@ class StepLoop:
         params = parsed.action_input.model_dump()
         tool = run.tools[parsed.action_name]
         ctx = ToolContext(
-            signal=signal, page=self._page, ask_user=self._ask_user, task=run.task, guardrails=self.guardrails
+            signal=signal,
+            page=self._page,
+            ask_user=self._ask_user,
+            task=run.task,
+            site_words=run.site_words,
+            guardrails=self.guardrails,
         )
         if tool.prepare is not None:
             tool.prepare(ctx, parsed.action_input)
@@ -299,21 +306,30 @@ class StepLoop:
     async def _call_model(
         self, run: Run, spec: ToolSpec, state: BrowserState | None, signal: AbortSignal, final_note: str
     ) -> LLMReply:
+        # What came from a page or the model is masked with every value the vault knows (the page state already
+        # is); the person's and the app's own words only with the secrets the person gave, so that a value learnt
+        # from typing never changes what they say.
+        vault = self.guardrails.secrets
+        mask = vault.mask
         messages = build_messages(
             system=system_prompt(self.config.language, self.config.extra_instructions),
             task=run.task,
             step_index=min(run.step_count + 1, self.config.max_steps),
             max_steps=self.config.max_steps,
-            previous_tasks=self._previous_tasks,
-            history=run.history,
+            previous_tasks=[
+                record.model_copy(update={"result": mask(record.result), "last_memory": mask(record.last_memory)})
+                for record in self._previous_tasks
+            ],
+            history=self._history(run),
             state=state,
             now=self._clock(),
             final_note=final_note,
             budget=run.budget,
         )
-        # The last word before the wire: the task, the history and any page text, whatever was learnt when.
-        mask = self.guardrails.secrets.mask
-        messages = [message.model_copy(update={"content": mask(message.content)}) for message in messages]
+        # The last word before the wire, for the secrets the person gave: a task or a setting may quote one.
+        messages = [
+            message.model_copy(update={"content": vault.mask_own_words(message.content)}) for message in messages
+        ]
         if state is not None and state.screenshot is not None:
             # With the current page only: older steps' images would grow every request for little.
             messages[-1] = messages[-1].model_copy(update={"images": [state.screenshot.data_url()]})

@@ -78,7 +78,12 @@ class RoutineRegistry:
         rows = await asyncio.to_thread(self._rows_file, rows_path)
         results = await asyncio.to_thread(self._results_file, results_path) if results_path else None
         options = RoutineOptions(
-            rows_file=rows, template=template, results_file=results, parallel=parallel, start_url=start_url
+            rows_file=rows,
+            template=template,
+            results_file=results,
+            parallel=parallel,
+            start_url=start_url,
+            from_client=True,
         )
         plan = await asyncio.to_thread(plan_routine, options)
         await asyncio.to_thread(_check_results_ours, plan)

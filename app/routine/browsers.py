@@ -19,6 +19,7 @@ from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
 from app.browser.controller import PlaywrightPageController
+from app.browser.endpoint import hide_endpoint_secrets, shown_endpoint
 from app.browser.session import BrowserSession, LaunchOptions
 from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
@@ -111,15 +112,16 @@ async def local_browsers(options: LaunchOptions, windows: int, playwright: Playw
 
 
 async def remote_browsers(endpoints: list[str], per_endpoint: int, downloads_dir: Path) -> Browsers:
-    """``per_endpoint`` pages in each remote browser. An endpoint that cannot be reached is refused in plain words
-    (RuntimeError) before any row runs."""
+    """``per_endpoint`` pages in each remote browser, each named by its address without its token. An endpoint that
+    cannot be reached is refused in plain words (RuntimeError) before any row runs."""
     browsers = Browsers()
     try:
         for endpoint in endpoints:
+            hide_endpoint_secrets(endpoint)  # a library's error may quote the whole address
             owner, served = await _attach(endpoint, downloads_dir)
             browsers._owners.append(owner)
             sessions = [await _window(owner, served) for _ in range(per_endpoint)]
-            label = _label(endpoint)
+            label = shown_endpoint(endpoint)
             names = [label if per_endpoint == 1 else f"{label} #{i}" for i in range(1, per_endpoint + 1)]
             _add_slots(browsers, sessions, names, endpoint)
     except BaseException:
@@ -188,12 +190,3 @@ def _is_playwright_server(endpoint: str) -> bool:
             return bool(response.status == 200 and response.read(64).strip() == b"Running")
     except (OSError, ValueError):
         return False
-
-
-def _label(endpoint: str) -> str:
-    """The endpoint without anything secret in it (a token in its query): the results file shows it."""
-    head = endpoint.split("?", 1)[0]
-    if "@" in head.split("//", 1)[-1].split("/", 1)[0]:
-        scheme, rest = head.split("//", 1)
-        head = scheme + "//" + rest.split("@", 1)[1]
-    return head

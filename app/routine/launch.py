@@ -113,6 +113,8 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
 
     options = RuntimeOptions(
         headless=setup.headless,
+        # The routine's start page is a site its secrets may go to, unless an MCP client named it.
+        start_url="" if plan.options.from_client else plan.options.start_url,
         allowed_domains=setup.allowed_domains,
         secrets_file=setup.secrets_file,
         upload_dirs=setup.upload_dirs,

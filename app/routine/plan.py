@@ -31,6 +31,12 @@ class RoutinePlan:
         """The template's columns whose values a path may hold (secret ones never)."""
         return [column for column in dict.fromkeys(self.template.columns) if column not in self.secrets]
 
+    @property
+    def site_words(self) -> str:
+        """The words whose named sites a secret that names none may be typed on: the template's own, never a cell;
+        none of a template an MCP client wrote."""
+        return "" if self.options.from_client else self.template.literal_text
+
     def task(self, number: int) -> str:
         row = self.table.rows[number - 1]
         return render(self.template, row, self.secrets, self.options.output_columns)

@@ -58,6 +58,8 @@ class RoutineOptions:
     parallel: int = 1  # per browser: windows of the local profile, or pages of each remote endpoint
     endpoints: tuple[str, ...] = ()  # remote browsers (CDP http/ws, Playwright server ws); empty: the local profile
     start_url: str = ""  # each row starts here (the CLI's --url); "" : where the previous row left its window
+    # An MCP client wrote the template and the start page: the sites they name get no secret.
+    from_client: bool = False
 
     def results_path(self) -> Path:
         if self.results_file is not None:

@@ -254,7 +254,7 @@ class MainWindow(QMainWindow):
 
     def run_task(self, text: str, *, follow_up: bool = False, source: str = "") -> asyncio.Task[ExecutionResult] | None:
         """Start ``text`` as a new task (or as a follow-up in the same browser with the previous context). ``source``
-        names who sent a task the person did not type (an MCP client), under the task in the timeline."""
+        names who sent a task the person did not type (an MCP client): said under it, and its sites get no secret."""
         text = text.strip()
         if not text or self.busy:
             return None
@@ -269,7 +269,7 @@ class MainWindow(QMainWindow):
             self._model.add_notice(tr("Sent by {source} over MCP.", source=source))
         self._hide_bars()
         self.enter(PanelState.STARTING)
-        self._run_task = asyncio.ensure_future(self._run(text, follow_up))
+        self._run_task = asyncio.ensure_future(self._run(text, follow_up, "" if source else None))
         return self._run_task
 
     def stop(self) -> None:
@@ -360,7 +360,7 @@ class MainWindow(QMainWindow):
 
     # --- the run -----------------------------------------------------------------------------------------------
 
-    async def _run(self, text: str, follow_up: bool) -> ExecutionResult:
+    async def _run(self, text: str, follow_up: bool, site_words: str | None) -> ExecutionResult:
         try:
             agent = await self._runtime.agent(new_task=not follow_up)
         except Exception as exc:
@@ -375,7 +375,7 @@ class MainWindow(QMainWindow):
         self._bridge.attach(agent)
         self.enter(PanelState.RUNNING, tr("Thinking…"))
         try:
-            result = await agent.execute(text, follow_up=follow_up)
+            result = await agent.execute(text, follow_up=follow_up, site_words=site_words)
         except (RuntimeError, ValueError) as exc:
             return self._show_outcome(self._failure(str(exc), AgentStatus.ERROR))
         self._show_outcome(result)

@@ -125,10 +125,27 @@ def test_mask_is_idempotent_and_leaves_plain_text_alone() -> None:
     assert v.mask("nothing secret here") == "nothing secret here"
 
 
-def test_a_short_typed_password_is_masked_only_where_it_stands_alone() -> None:
+@pytest.mark.parametrize("typed", ["not", "abc", "delete", "Account", "ACCOUNT", "open sesame", "Do-not-share"])
+def test_a_short_value_or_ordinary_words_typed_into_a_code_field_is_not_learnt(typed: str) -> None:
+    # A page that says "Your code is: not" must not make "not" a mask over every text.
     v = SecretVault()
-    name = v.remember_typed("abc", "https://site.example/")
-    assert v.mask("abc, cabcd abc.") == f"{placeholder(name)}, cabcd {placeholder(name)}."
+    assert v.remember_typed(typed, "https://site.example/") is None
+    assert v.secrets == [] and v.mask(f"Do not delete the Account: {typed}.") == f"Do not delete the Account: {typed}."
+
+
+@pytest.mark.parametrize("typed", ["493817", "hunter2", "s3cret!", "sunShine", "correct horse 9"])
+def test_a_code_or_a_password_typed_as_itself_is_learnt(typed: str) -> None:
+    v = SecretVault()
+    name = v.remember_typed(typed, "https://site.example/")
+    assert name == "typed_password" and v.mask(f"it was {typed}.") == f"it was {placeholder(name)}."
+
+
+def test_a_learnt_value_never_masks_the_persons_or_the_apps_words() -> None:
+    v = SecretVault([Secret("pw", SecretStr(VALUE))])
+    v.remember_typed("code-4471", "https://site.example/")
+    text = f"Sign in with {VALUE} and the code code-4471"
+    assert v.mask(text) == "Sign in with <secret>pw</secret> and the code <secret>typed_password</secret>"
+    assert v.mask_own_words(text) == "Sign in with <secret>pw</secret> and the code code-4471"
 
 
 def test_a_typed_password_is_learnt_once_and_typable_again_on_its_own_site_only() -> None:
@@ -194,11 +211,13 @@ async def test_a_password_typed_as_itself_is_masked_in_every_later_prompt_event_
         done_reply(f"Signed in with {literal}"),
     )
     page.content = PASSWORD_PAGE  # the page echoes nothing yet; the next look does
-    result = await agent.execute(f"Sign in with the password {literal}")
+    task = f"Sign in with the password {literal}"
+    result = await agent.execute(task)
     # The page got the real password, through the secret path (only into the checked field, never as keystrokes).
     assert page.actions[0] == ("secret_text", (1, literal))
-    for index in (1, 2):
-        assert literal not in json.dumps(llm_server.requests[index])
+    for index in (1, 2):  # the task as the user wrote it, and nothing else holds the password
+        assert llm_server.user_message(index).count(f"<user_request>\n{task}\n</user_request>") == 1
+        assert literal not in json.dumps(llm_server.requests[index]).replace(json.dumps(task)[1:-1], "")
     executing = next(a for a in activities if isinstance(a, ExecutingActivity))
     assert executing.input["text"] == "<secret>typed_password</secret>"
     assert literal not in "".join(repr(a) for a in activities)
@@ -381,6 +400,24 @@ def test_pieces_and_spelled_out_forms_of_a_value_are_masked() -> None:
         assert "<secret>pw</secret>" in vault.mask(text)
     # Seven characters of it are no piece: ordinary words stay.
     assert vault.mask(f"id {value[5:12]} ok") == f"id {value[5:12]} ok"
+
+
+def test_a_piece_of_a_secret_inside_other_words_is_left_alone() -> None:
+    # Plain text that shares eight characters with a secret inside longer words is other words: masking them would
+    # garble it ("-<secret>pw</secret>columns") and tell which characters the secret holds.
+    vault = SecretVault([Secret("pw", SecretStr("x7-secret-Qz9EARER_TOk"))])
+    for text in ("run it with --secret-columns pw", "set BEARER_TOKEN first", "a not-secret-words line"):
+        assert vault.mask(text) == text
+    # The same characters standing on their own, or with a digit or a symbol of the secret, are its pieces.
+    for text in ("in -secret- mode", "it ends in -secret-Qz9.", "7-secret-columns", "Middle: Qz9EARER_TO!"):
+        assert "<secret>pw</secret>" in vault.mask(text), text
+
+
+def test_a_page_echoing_the_start_of_a_token_shows_none_of_it() -> None:
+    token = "sk-live-4f8a9b2c7d1e6f"
+    vault = SecretVault([Secret("api", SecretStr(token))])
+    for text in (f"Your key starts with {token[:8]}", f"key={token[:12]}XXXXXXXX", f"({token[:10]}) saved"):
+        assert token[:8] not in vault.mask(text), text
 
 
 def test_a_secret_without_sites_of_its_own_goes_only_to_the_default_sites_and_those_the_task_names() -> None:

@@ -18,10 +18,9 @@ from tests.security.test_secrets import click, done, obeying_model, posted, type
 VALUE = "pw-Vq8sLr2mXk9TzQ4w"
 
 
-def test_a_secret_without_sites_is_not_typed_on_the_site_a_page_steers_to(
-    home: Path, llm_server: FakeLLMServer, hostile: HostileSite
-) -> None:
-    # The start page sends the agent to a look-alike sign-in page on another site.
+def phished(llm_server: FakeLLMServer) -> None:
+    """A model that follows the start page (secrets-phish.html) to a look-alike sign-in page on the other origin and
+    types the secret there."""
     obeying_model(
         llm_server,
         click("Sign in again"),
@@ -29,6 +28,12 @@ def test_a_secret_without_sites_is_not_typed_on_the_site_a_page_steers_to(
         click("Sign in"),
         done("Signed in."),
     )
+
+
+def test_a_secret_without_sites_is_not_typed_on_the_site_a_page_steers_to(
+    home: Path, llm_server: FakeLLMServer, hostile: HostileSite
+) -> None:
+    phished(llm_server)
     run = run_cli(
         cli("Sign in with <secret>pw</secret>", "--url", f"{hostile.page}/secrets-phish.html", "--json"),
         cli_env(home, llm_server, PAGE_AGENT_SECRET_PW=VALUE),

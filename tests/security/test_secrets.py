@@ -306,13 +306,17 @@ async def test_a_password_typed_as_itself_is_masked_from_then_on(
         memory=f"the password is {value}",
     )
 
-    await rig.run(f"Sign in with the password {value}")
+    task = f"Sign in with the password {value}"
+    await rig.run(task)
 
     [body] = posted(hostile, hostile.page, "/signin")
     assert f"password={value}".encode() in body
-    assert value in rig.llm_server.user_message(0)  # the user put it in the task: the first prompt had it
+    # The user put it in the task: every prompt has the task as the user wrote it (a value learnt from typing never
+    # rewrites the user's words), and nothing else of the later ones holds it.
+    for index in range(len(rig.llm_server.requests)):
+        assert rig.llm_server.user_message(index).count(f"<user_request>\n{task}\n</user_request>") == 1
     outputs = rig.outputs()
-    outputs["model requests"] = json.dumps(rig.llm_server.requests[1:])
+    outputs["model requests"] = json.dumps(rig.llm_server.requests[1:]).replace(json.dumps(task)[1:-1], "")
     assert_nowhere(value, outputs)
     assert "<secret>typed_password</secret>" in rig.llm_server.user_message(1)
 

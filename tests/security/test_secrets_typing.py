@@ -3,8 +3,10 @@ and only on the sites it belongs to. Hostile pages on 127.0.0.1, real headless C
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
+import pytest
 from pydantic import SecretStr
 
 from app.browser.controller import PlaywrightPageController
@@ -76,7 +78,8 @@ async def test_a_password_in_a_shown_text_field_reaches_the_model_only_as_a_plac
         done("Signed in."),
     )
 
-    await rig.run(f"Sign in with the password {value} and the code 493817")
+    task = f"Sign in with the password {value} and the code 493817"
+    await rig.run(task)
 
     first = rig.llm_server.user_message(0).split("<browser_state>", 1)[1]
     assert "autofilled-Vx8q2Lr7" not in first and "autocomplete=" in first
@@ -85,8 +88,30 @@ async def test_a_password_in_a_shown_text_field_reaches_the_model_only_as_a_plac
     assert all(result.startswith("Typed ••••") for result in typed), typed
     [body] = posted(hostile, hostile.page, "/signin")
     assert f"password={value}".encode() in body and b"code=493817" in body
+    # The person's own words are never rewritten with what was learnt from typing; nothing else holds either value.
     later = rig.llm_server.user_message(2)
-    assert value not in later and "493817" not in later.split("<agent_state>", 1)[1].split("</agent_state>")[1]
+    assert later.count(f"<user_request>\n{task}\n</user_request>") == 1
+    elsewhere = later.replace(task, "")
+    assert value not in elsewhere and "493817" not in elsewhere
+
+
+@pytest.mark.parametrize("word", ["not", "delete", "Account"])
+async def test_an_ordinary_word_typed_as_a_code_never_masks_the_persons_task_or_the_page(
+    rig_for: Callable[..., Rig], controller: PlaywrightPageController, hostile: HostileSite, word: str
+) -> None:
+    rig = rig_for()
+    await open_page(controller, f"{hostile.page}/secrets-code-word.html?code={word}")
+    obeying_model(rig.llm_server, type_into("name=code", word), click("Verify"), done("Verified."))
+    task = "Verify it is me with the code the page gives. Do not delete the Account."
+
+    await rig.run(task)
+
+    assert posted(hostile, hostile.page, "/verify") == [f"code={word}".encode()]
+    later = rig.llm_server.user_message(1)
+    assert f"<user_request>\n{task}\n</user_request>" in later
+    assert "We will not delete the account without your code." in later
+    told = [rig.llm_server.user_message(i) for i in range(len(rig.llm_server.requests))]
+    assert "typed_password" not in json.dumps(told) + "\n".join(rig.events)
 
 
 async def test_a_page_echoing_pieces_of_a_secret_shows_the_model_none_of_them(

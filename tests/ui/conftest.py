@@ -17,6 +17,7 @@ from app.core.agent import Agent
 from app.core.config import AgentConfig
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmHandler
+from app.core.safety.secrets import SecretVault
 from app.core.tools.base import AskUserHandler
 from app.llm.client import OpenAICompatibleClient
 from app.llm.settings import LLMSettings
@@ -46,6 +47,7 @@ class TestRuntime:
         self.settings = Settings(base_url=server.base_url, model="fake-model", max_steps=max_steps)
         self.demo = demo
         self.page = FakePage()
+        self.secrets = SecretVault()  # the agent's, as the real runtime builds it from the settings
         self._server = server
         self._ask_user: AskUserHandler | None = None
         self._confirm: ConfirmHandler | None = None
@@ -72,7 +74,7 @@ class TestRuntime:
                 self.page,
                 AgentConfig(max_steps=self.settings.max_steps),
                 ask_user=self._ask_user,
-                guardrails=Guardrails(confirm=self._confirm),
+                guardrails=Guardrails(secrets=self.secrets, confirm=self._confirm),
             )
         return self._agent
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 
+from pydantic import SecretStr
 from PySide6.QtWidgets import QApplication
 
+from app.core.page import ElementInfo
+from app.core.safety.secrets import Secret, SecretVault
 from app.core.types import AgentStatus, ExecutionResult, RunOutcome
 from app.ui.main_window import MainWindow
 from app.ui.status_pill import PillState
@@ -141,6 +144,26 @@ async def test_follow_up_keeps_context(window: MainWindow, llm_server: FakeLLMSe
     follow_up = window.model.item(3)
     assert isinstance(follow_up, TaskItem) and follow_up.follow_up
     assert runtime.agent_calls == 2  # the same agent serves the follow-up: same browser
+
+
+async def test_a_site_named_by_a_task_sent_over_mcp_gets_no_secret(
+    window: MainWindow, llm_server: FakeLLMServer, runtime: TestRuntime
+) -> None:
+    # The password field belongs to another site than the start page's; only the person's own words may name it.
+    runtime.secrets = SecretVault([Secret("pw", SecretStr("pw-Vq8sLr2mXk9TzQ4w"))], default_sites=("fake.test",))
+    runtime.page.elements[1] = ElementInfo(tag="input", input_type="password", frame_url="http://login.test/")
+    task = "Sign in on login.test with <secret>pw</secret>"
+    typing = tool_reply({"input_text": {"index": 1, "text": "<secret>pw</secret>"}})
+    llm_server.add(typing, done_reply("Tried."), typing, done_reply("Signed in."))
+
+    window.run_task(task, source="Claude Desktop")
+    await settle(window)
+    assert runtime.page.actions == []
+    assert 'The secret "pw" may only be typed on fake.test' in llm_server.user_message(1)
+
+    window.run_task(task)  # typed by the person
+    await settle(window)
+    assert [name for name, _ in runtime.page.actions] == ["secret_text"]
 
 
 async def test_new_task_starts_clean(window: MainWindow, llm_server: FakeLLMServer) -> None:

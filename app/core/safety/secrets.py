@@ -42,12 +42,24 @@ _CLIP_PREFIX_MAX = 200
 PIECE_MIN = 8
 # What may stand between the characters of a value spelled out ("p a s s", "p-a-s-s").
 _SPACING = r"[\s\-_.·,/|]{1,3}"
+# What stands between the words of ordinary text.
+_WORD_GAP = re.compile(r"[\s\-_'’.,]+")
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def placeholder(name: str) -> str:
     return f"<secret>{name}</secret>"
+
+
+def plain_words(text: str) -> bool:
+    """Whether ``text`` reads as ordinary words: letters only, each word written as words are (lower case,
+    Capitalised or UPPER CASE), between spaces or punctuation; no digit, no symbol, no case mixed inside a word."""
+    words = [word for word in _WORD_GAP.split(text) if word]
+    return bool(words) and all(
+        word.isalpha() and (word.islower() or word.isupper() or word.istitle() or word.lower() == word.upper())
+        for word in words
+    )
 
 
 def check_secret(name: str, value: str) -> None:
@@ -72,6 +84,9 @@ class Secret:
     # Host patterns (as in app/core/safety/navigation.py) of the pages it may be typed on; empty: the vault's
     # default sites (SecretVault.default_sites).
     domains: tuple[str, ...] = ()
+    # Learnt from a field it was typed into (remember_typed), not given by the person: a page can steer what the
+    # model types, so such a value masks what came from a page or the model, never the person's or the app's words.
+    learned: bool = False
 
 
 class _Masker:
@@ -122,7 +137,9 @@ class _Masker:
 
 
 class _Pieces:
-    """Masks any run of PIECE_MIN or more characters of a value (its tail, its middle) where it appears in a text.
+    """Masks any run of PIECE_MIN or more characters of a value (its tail, its middle) where it appears in a text,
+    unless the text there is ordinary words that run on past it ("-secret-" in "--secret-columns": another word that
+    shares letters with the value, which masking would garble and give away).
 
     Such a run always holds one of the value's blocks of PIECE_MIN // 2 characters that start at a multiple of that
     length, so only those blocks are looked for (str.find: a regex alternation of every window costs a hundred times
@@ -154,7 +171,7 @@ class _Pieces:
             while at >= 0:
                 for value, start, replacement in places:
                     span = _widen(folded, at, value, start, self._BLOCK)
-                    if span[1] - span[0] >= PIECE_MIN:
+                    if span[1] - span[0] >= PIECE_MIN and not _inside_words(text, *span):
                         spans.append((*span, replacement))
                 at = folded.find(block, at + 1)
         if not spans:
@@ -169,6 +186,14 @@ class _Pieces:
             last = end
         out.append(text[last:])
         return "".join(out)
+
+
+def _inside_words(text: str, begin: int, end: int) -> bool:
+    """Whether text[begin:end] is ordinary words that a word of the text runs on past (a letter or digit right
+    before or after it): then it is part of other words, not the value. A piece that stands on its own, or holds a
+    digit or a symbol, is the value's."""
+    runs_on = (begin > 0 and text[begin - 1].isalnum()) or (end < len(text) and text[end].isalnum())
+    return runs_on and plain_words(text[begin:end])
 
 
 def _widen(text: str, at: int, value: str, start: int, length: int) -> tuple[int, int]:
@@ -219,12 +244,13 @@ def _mask_data(data: Any, mask: Callable[[str], str]) -> Any:
 class SecretVault:
     secrets: list[Secret] = field(default_factory=list)
     # Where a secret that names no sites of its own may be typed: these sites (the run's start page and allowed
-    # sites, as the composition root sets them) and the sites the task names. None: anywhere (a vault built by hand).
+    # sites, as the composition root sets them) and the sites the person's own words name (``fill``'s ``words``).
+    # None: anywhere (a vault built by hand).
     default_sites: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._masker = _Masker(())
+        self._masker = self._given = _Masker(())
         self._generation = 0
         self._rebuild()
         _register(self)
@@ -241,18 +267,20 @@ class SecretVault:
     def has_placeholder(text: str) -> bool:
         return PLACEHOLDER.search(text) is not None
 
-    def fill(self, text: str, url: str | None, task: str = "") -> str:
+    def fill(self, text: str, url: str | None, words: str = "") -> str:
         """``text`` with every ``<secret>name</secret>`` replaced by its value, to type into a field of the page at
-        ``url`` (None: the field is not known) during ``task``. ToolError (naming no value) for an unknown name, a
-        secret without a value, or one not allowed on ``url``; a value written out in full is held to its sites too
-        (a password the task gave literally, learnt where it was first typed)."""
+        ``url`` (None: the field is not known). ``words``: the person's own words in the task, whose named sites a
+        secret that names none may also go to (never a routine's cells, nothing an MCP client wrote). ToolError
+        (naming no value) for an unknown name, a secret without a value, or one not allowed on ``url``; a value
+        written out in full is held to its sites too (a password the task gave literally, learnt where it was first
+        typed)."""
         for secret in self.secrets:
             value = secret.value.get_secret_value()
             if value and value in text:
-                self._check_site(secret, url, task)
-        return PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url, task), text)
+                self._check_site(secret, url, words)
+        return PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url, words), text)
 
-    def _value_for(self, name: str, url: str | None, task: str) -> str:
+    def _value_for(self, name: str, url: str | None, words: str) -> str:
         secret = self.get(name)
         if secret is None:
             known = ", ".join(placeholder(n) for n in self.names())
@@ -267,10 +295,10 @@ class SecretVault:
                 f'The secret "{name}" has no value on this computer (it is not in the system keyring), '
                 "so nothing was typed. Tell the user to set it in Settings → Secrets."
             )
-        self._check_site(secret, url, task)
+        self._check_site(secret, url, words)
         return value
 
-    def _check_site(self, secret: Secret, url: str | None, task: str) -> None:
+    def _check_site(self, secret: Secret, url: str | None, words: str) -> None:
         if url is None:
             raise ToolError(
                 "That field is not in the current page state, so no secret was typed; look at the page "
@@ -278,7 +306,7 @@ class SecretVault:
             )
         domains = secret.domains
         if not domains and self.default_sites is not None:
-            domains = tuple(dict.fromkeys((*self.default_sites, *sites_named_in(task))))
+            domains = tuple(dict.fromkeys((*self.default_sites, *sites_named_in(words))))
             if not domains:
                 raise ToolError(
                     f'The secret "{secret.name}" names no sites it may be typed on, and neither the start page, the '
@@ -297,9 +325,13 @@ class SecretVault:
 
     # --- learning a value ------------------------------------------------------------------------------------
 
-    def remember_typed(self, value: str, url: str) -> str:
+    def remember_typed(self, value: str, url: str) -> str | None:
         """A password typed without a placeholder: masked from now on, and typable again as the returned name's
-        placeholder, on the same host and port only. Returns the name (an existing one if the value is known)."""
+        placeholder, on the same host and port only. Returns the name (an existing one if the value is known), or
+        None for a value that is not learnt: shorter than MIN_SECRET_LENGTH, or ordinary words ("not" from a page's
+        "Your code is: not"), which masking would garble everywhere."""
+        if len(value) < MIN_SECRET_LENGTH or plain_words(value):
+            return None
         with self._lock:
             known = next((s.name for s in self.secrets if s.value.get_secret_value() == value), None)
             if known is not None:
@@ -311,7 +343,7 @@ class SecretVault:
                 if n not in taken
             )
             site = site_of(url) or _NOWHERE
-            self.secrets.append(Secret(name, SecretStr(value), (site,)))
+            self.secrets.append(Secret(name, SecretStr(value), (site,), learned=True))
             self._rebuild()
         return name
 
@@ -320,6 +352,11 @@ class SecretVault:
     def mask(self, text: str) -> str:
         """``text`` with every known value replaced by its placeholder."""
         return self._masker.mask(text)
+
+    def mask_own_words(self, text: str) -> str:
+        """``text`` (the person's task, the app's own sentences) with the values the person gave replaced by their
+        placeholders, never a value learnt from typing: a page must not be able to change what they say."""
+        return self._given.mask(text)
 
     def mask_model(self, model: M) -> M:
         """A copy of ``model`` with every string in it masked (the model itself when there is nothing to mask)."""
@@ -331,7 +368,10 @@ class SecretVault:
         return self._generation
 
     def _rebuild(self) -> None:
-        self._masker = _Masker((s.value.get_secret_value(), placeholder(s.name)) for s in self.secrets)
+        every = [(s.value.get_secret_value(), placeholder(s.name)) for s in self.secrets]
+        given = [pair for pair, s in zip(every, self.secrets, strict=True) if not s.learned]
+        self._masker = _Masker(every)
+        self._given = self._masker if len(given) == len(every) else _Masker(given)
         self._generation += 1
 
 

@@ -39,6 +39,8 @@ class ToolContext:
     ask_user: AskUserHandler | None = None
     # The user's own words for this task: policies honour what the user asked for (a file named, a deletion asked).
     task: str = ""
+    # The words whose named sites a secret that names none may be typed on (the task, unless others wrote some of it).
+    site_words: str = ""
     guardrails: Guardrails = field(default_factory=Guardrails)
 
 
