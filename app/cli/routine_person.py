@@ -1,6 +1,7 @@
 """The routine's person queue on a terminal: one request at a time, in the order they came, while the other rows go
 on. A hand-off brings that row's window to the front and waits for Enter (a note may be typed first) or "skip" (the
-row ends needs_person and is tried again next run); a risky moment asks "Allow? [y/N]". Ctrl+C stops the routine.
+row ends needs_person and is tried again next run; a row that was sent and held back is not); a risky moment asks
+"Allow? [y/N]". Ctrl+C stops the routine.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import contextlib
 from app.cli.terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
 from app.routine.runner import RoutineRunner
 from app.routine.types import PersonRequest
-from app.text.hand_off import agent_says, never_asks
+from app.text.hand_off import agent_says, never_asks, unclear_words
 
 SKIP = "skip"
 
@@ -63,15 +64,21 @@ class TerminalPerson:
             self._runner.answer(request.id, (answer or "").strip().lower() in ("y", "yes"))
             return
         await self._runner.bring_to_front(request.number)
-        self._say.line(
-            f"Row {request.number} needs you in its browser ({request.browser}){more}. {agent_says(request.words)}"
-        )
-        self._say.line(never_asks())
+        unclear = request.kind == "unclear"
+        said = unclear_words(request.words) if unclear else agent_says(request.words)
+        self._say.line(f"Row {request.number} needs you in its browser ({request.browser}){more}. {said}")
+        if not unclear:
+            self._say.line(never_asks())
         if self._windowless:
             self._say.line("Chromium has no window in this run (it is headless); run with --headed to act in it.")
+        later = (
+            "to leave it to you (it is not run again unless you ask for it with --retry-interrupted)"
+            if unclear
+            else "to leave it for the next run"
+        )
         self._ask_line(
             f"When you are done, press Enter to let row {request.number} carry on (type a note first if you like), "
-            f'or type "{SKIP}" to leave it for the next run:'
+            f'or type "{SKIP}" {later}:'
         )
         note = await self._line()
         if note is None or note.strip().lower() == SKIP:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from app.core.abort import AbortSignal
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest
-from app.routine.types import PersonRequest
+from app.routine.types import PersonRequest, RequestKind
 
 
 @dataclass
@@ -34,8 +34,8 @@ class PersonQueue:
         """Oldest first."""
         return [waiting.request for waiting in self._waiting.values()]
 
-    def add(self, number: int, kind: str, words: str, browser: str) -> _Waiting:
-        request = PersonRequest(id=next(self._ids), number=number, kind=kind, words=words, browser=browser)  # type: ignore[arg-type]
+    def add(self, number: int, kind: RequestKind, words: str, browser: str) -> _Waiting:
+        request = PersonRequest(id=next(self._ids), number=number, kind=kind, words=words, browser=browser)
         waiting = _Waiting(request)
         self._waiting[request.id] = waiting
         self._on_change(request, True)

@@ -75,6 +75,7 @@ class RowModel:
         self._sending = path.sending_step() if path is not None else None
         self.submitted = False  # the path's sending step was taken: nothing may send the row again
         self.refused = ""  # why the row went to the person instead of the model's answer ("" : it did not)
+        self.held_back = ""  # the last answer held back, in plain words, while the agent hands the row over ("": none)
         self._position = 0
         self.calls = 0  # real model calls
         self.replayed_steps = 0
@@ -122,6 +123,7 @@ class RowModel:
             ]
             self._note = ""
         self.calls += 1
+        self.held_back = ""
         reply = await self._model.invoke(messages, tool, signal, on_retry)
         return self._refused(reply, tool, listing) if self.submitted else reply
 
@@ -139,7 +141,8 @@ class RowModel:
         params = params if isinstance(params, dict) else {}
         element = next((e for e in listing if e.index == params.get("index")), None)
         target = ActionTarget(tag=element.tag, name=element.name, input_type=element.input_type) if element else None
-        self.refused = SENT_AGAIN.format(number=self._number, act=describe_action(name, params, target))
+        self.held_back = describe_action(name, params, target)
+        self.refused = SENT_AGAIN.format(number=self._number, act=self.held_back)
         arguments = {
             "evaluation_previous_goal": str(payload.get("evaluation_previous_goal") or ""),
             "memory": str(payload.get("memory") or ""),

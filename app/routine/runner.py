@@ -295,7 +295,7 @@ class RoutineRunner:
         recorder = self._history(agent) if self._history is not None else None
         self._agents[number] = agent
         self._slot_of[number] = slot
-        agent.on("activity", lambda activity: self._activity(number, slot, agent, activity, learning))
+        agent.on("activity", lambda activity: self._activity(number, slot, model, activity, learning, guardrails))
         agent.on("event_added", lambda event: self._hold_if_paused(number, agent, event))
         self._emit("row_started", RowStarted(number, slot.name, path is not None))
         started = time.monotonic()
@@ -375,13 +375,24 @@ class RoutineRunner:
 
     # --- what rows do ------------------------------------------------------------------------------------------
 
-    def _activity(self, number: int, slot: Slot, agent: Agent, activity: AgentActivity, learning: bool) -> None:
+    def _activity(
+        self,
+        number: int,
+        slot: Slot,
+        model: RowModel,
+        activity: AgentActivity,
+        learning: bool,
+        guardrails: Guardrails,
+    ) -> None:
         if isinstance(activity, HandOffActivity):
             self._parked.add(number)
             if learning:
                 self._learning -= 1
                 self._background.spawn(self._notify())
-            self.person_queue.add(number, "hand_off", activity.reason, slot.name)
+            if model.held_back:  # the routine's own hand-off, in the model's stead: its words are the app's
+                self.person_queue.add(number, "unclear", guardrails.secrets.mask(model.held_back), slot.name)
+            else:
+                self.person_queue.add(number, "hand_off", activity.reason, slot.name)
             return
         if isinstance(activity, ExecutingActivity) and may_send(activity.tool):
             self._sent.add(number)

@@ -91,15 +91,21 @@ class RowFinished:
     outcome: RowOutcome
 
 
+RequestKind = Literal["hand_off", "unclear", "confirm"]
+
+
 @dataclass(frozen=True)
 class PersonRequest:
-    """A row waiting for the person: ``kind`` hand_off (act in its browser, then continue) or confirm (a risky
-    moment: allow it or not). Served one at a time, in the order they came (RoutineRunner.person_queue)."""
+    """A row waiting for the person: ``kind`` hand_off (act in its browser, then continue), unclear (the row was
+    sent and the model's next step could have sent it again, so the routine held it back: check the site, then
+    continue or give it up) or confirm (a risky moment: allow it or not). Served one at a time, in the order they
+    came (RoutineRunner.person_queue)."""
 
     id: int
     number: int
-    kind: Literal["hand_off", "confirm"]
-    words: str  # what the agent asks, masked
+    kind: RequestKind
+    # hand_off: what the agent says; unclear: the step held back, in plain words; confirm: the act. Masked.
+    words: str
     browser: str
 
 

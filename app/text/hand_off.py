@@ -60,3 +60,14 @@ def hand_off_words(reason: str, limit: int = REASON_MAX) -> str:
 def hand_off_line(reason: str, limit: int = REASON_MAX) -> str:
     """The same on one line, for a line of a log or a client's view."""
     return f"{agent_says(reason, limit)} {never_asks()}"
+
+
+def unclear_words(held_back: str) -> str:
+    """A routine's row that was sent, whose next step the routine held back (it could have sent the row again): the
+    app's own words, never the agent's. ``held_back``: that step, in plain words."""
+    return tr(
+        "This row was sent to the site, but the site's answer was unclear, and the agent's next step would have sent "
+        "it again ({step}), so that step was not taken. Check the site in its window: if the row was saved, continue "
+        "and say so in a note; if not, give the row up and enter it yourself.",
+        step=held_back,
+    )

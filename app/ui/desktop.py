@@ -33,7 +33,7 @@ from app.settings.model import (
 )
 from app.settings.paths import AppPaths
 from app.settings.secrets import get_api_key
-from app.text.hand_off import hand_off_words
+from app.text.hand_off import hand_off_words, unclear_words
 from app.text.i18n import language, set_language, tr
 from app.ui import style
 from app.ui.attention import NOTIFIED_REASON_MAX
@@ -273,7 +273,12 @@ class Desktop:
         """A routine's row waits for the person: called back as a task's hand-off is (the panel, a notification)."""
         assert self.window is not None and self.runtime is not None
         title = tr("Page Agent: row {n} needs you", n=request.number)
-        words = hand_off_words(request.words, NOTIFIED_REASON_MAX) if request.kind == "hand_off" else request.words
+        if request.kind == "hand_off":
+            words = hand_off_words(request.words, NOTIFIED_REASON_MAX)
+        elif request.kind == "unclear":
+            words = unclear_words(request.words)
+        else:
+            words = request.words
         self.window.moments.attention.call(title, words, sound=self.runtime.settings.hand_off_sound)
 
     def _nobody_waits(self, page: RoutinePanel) -> None:

@@ -95,11 +95,21 @@ def test_on_a_terminal_the_row_is_handed_to_the_person_and_never_sent_again_afte
     with crm_site() as site:
         site.unique_emails = False
         with on_a_terminal(routine(rows, site.new_url), cli_env(home, llm_server)) as terminal:
-            asked = "Row 2 needs you in its browser (window 1): " + UNCLEAR.format(number=2)
-            assert asked in terminal.read_until("for the next run: ")
+            # The routine's own words, not the agent's: nothing is quoted as "The agent says", and skipping does not
+            # promise a next run (the row was sent).
+            asked = (
+                "Row 2 needs you in its browser (window 1). This row was sent to the site, but the site's answer was "
+                "unclear, and the agent's next step would have sent it again (Click the “New customer” link), so that "
+                "step was not taken."
+            )
+            question = 'or type "skip" to leave it to you (it is not run again unless you ask for it with ' + (
+                "--retry-interrupted): "
+            )
+            told = terminal.read_until(question)
+            assert asked in told and "The agent says" not in told, told
             assert site.emails() == ["ana@x.test", "bob@x.test"]
             terminal.type("")  # carry on: the model misreads the page again, and is refused again
-            assert asked in terminal.read_until("for the next run: ")
+            assert asked in terminal.read_until(question)
             assert site.emails() == ["ana@x.test", "bob@x.test"]
             terminal.type("skip")
             told = terminal.finish()

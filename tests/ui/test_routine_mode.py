@@ -116,6 +116,23 @@ def test_a_page_written_hand_off_in_the_queue_is_the_agents_quoted_words(qapp: Q
     )
 
 
+def test_a_row_held_back_after_it_was_sent_is_told_in_the_apps_words_with_continue_and_give_up(
+    qapp: QApplication,
+) -> None:
+    from app.routine.types import PersonRequest
+    from app.ui.routine.needs_you import NeedsYouBar
+
+    bar = NeedsYouBar()
+    bar.add(PersonRequest(1, 4, "unclear", "Click the “New customer” link", "window 1"))
+    assert bar.text.text() == (
+        "This row was sent to the site, but the site's answer was unclear, and the agent's next step would have "
+        "sent it again (Click the “New customer” link), so that step was not taken. Check the site in its window: if "
+        "the row was saved, continue and say so in a note; if not, give the row up and enter it yourself."
+    )
+    assert not bar.continue_button.isHidden() and not bar.give_up_button.isHidden()
+    assert bar.allow_button.isHidden() and bar.deny_button.isHidden()
+
+
 async def test_a_spreadsheet_dropped_on_the_setup_opens_it(
     window: MainWindow, tmp_path: Path, llm_server: FakeLLMServer
 ) -> None:

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.routine.types import PersonRequest
-from app.text.hand_off import hand_off_words
+from app.text.hand_off import hand_off_words, unclear_words
 from app.text.i18n import tr
 
 
@@ -87,8 +87,10 @@ class NeedsYouBar(QFrame):
             return
         self.heading.setText(tr("Needs you ({n})", n=len(self.requests)))
         self.which.setText(tr("Row {number} · {browser}", number=request.number, browser=request.browser))
-        hand_off = request.kind == "hand_off"
-        if hand_off:
+        hand_off = request.kind != "confirm"
+        if request.kind == "unclear":
+            self.text.setText(unclear_words(request.words))
+        elif hand_off:
             self.text.setText(hand_off_words(request.words) + "\n" + tr("Do it in its window, then press continue."))
         else:
             self.text.setText(tr("Allow this? {words}", words=request.words))
