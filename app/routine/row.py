@@ -19,12 +19,17 @@ from app.core.types import AgentStatus, ExecutionResult, StepEvent
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
 from app.routine.types import RowOutcome, RowStatus
+from app.text.hand_off import quoted_reason
 
 BROWSER_GONE = (
     "The browser this row ran in went away in the middle of the row ({browser}), so the row's form may or may not "
     "have been submitted. Check the site; run again with --retry-interrupted to redo it."
 )
-GAVE_UP = "Nobody took the browser for this row: {reason}"
+# The person pressed Give up (or typed skip) at the agent's hand-off; the agent's reason is its words, quoted.
+GAVE_UP = (
+    "You gave this row up when the agent handed it to you, so it was not finished; it is tried again next run. "
+    "The agent had said: {said}"
+)
 NOT_AGAIN = "It is not run again unless you ask for it with --retry-interrupted; check the site first."
 STOPPED_SENT = (
     "The routine was stopped after this row may have sent its data (an action that can submit a form had begun). "
@@ -99,7 +104,7 @@ def outcome_of(
     elif unclear:
         text = f"{model.refused} {NOT_AGAIN}"
     elif gave_up and status == RowStatus.NEEDS_PERSON:
-        text = GAVE_UP.format(reason=gave_up)
+        text = GAVE_UP.format(said=quoted_reason(gave_up))
     return RowOutcome(
         status=status,
         result=text,

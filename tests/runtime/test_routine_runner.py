@@ -101,3 +101,32 @@ async def test_a_hand_off_waits_in_the_person_queue_while_the_other_rows_go_on(
     assert sorted(site.emails()) == ["ana@x.test", "bob@x.test", "chloe@x.test", "dee@x.test"]
     order = [event.number for event in finished]
     assert order.index(2) > order.index(3)
+
+
+async def test_a_row_the_person_gives_up_says_so_with_the_agents_words_quoted(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test"))
+    with crm_site() as site:
+        site.captcha_emails.add("bob@x.test")
+        plan = await asyncio.to_thread(plan_routine, RoutineOptions(rows, TEMPLATE, start_url=site.new_url))
+        routine = await open_routine(plan, setup(tmp_path, llm_server))
+        runner = routine.runner
+        needed: asyncio.Queue[PersonRequest] = asyncio.Queue()
+        finished: list[RowFinished] = []
+        runner.on("person_needed", needed.put_nowait)
+        runner.on("row_finished", finished.append)
+        try:
+            running = asyncio.ensure_future(runner.run())
+            request = await asyncio.wait_for(needed.get(), 90)
+            runner.give_up(request.id)
+            summary = await asyncio.wait_for(running, 120)
+        finally:
+            await routine.close()
+    assert summary.counts == {"done": 3, "needs_person": 1}
+    outcome = next(event.outcome for event in finished if event.number == 2)
+    assert outcome.result == (
+        "You gave this row up when the agent handed it to you, so it was not finished; it is tried again next run. "
+        "The agent had said: “The CRM asks a person to confirm this customer.”"
+    )
