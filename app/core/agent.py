@@ -118,10 +118,11 @@ class Agent:
 
     # --- lifecycle ---------------------------------------------------------------------------------------------
 
-    async def execute(self, task: str, *, follow_up: bool = False, site_words: str | None = None) -> ExecutionResult:
-        """Run ``task`` to its end. ``site_words``: the words whose named sites a secret that names none of its own
-        may also be typed on, when they are not the whole task: a routine's template without its cells, nothing
-        ("") of a task an MCP client wrote."""
+    async def execute(self, task: str, *, follow_up: bool = False, own_words: str | None = None) -> ExecutionResult:
+        """Run ``task`` to its end. ``own_words``: the person's own words in it, when they are not the whole task (a
+        routine's template without its cells; nothing, "", of a task an MCP client wrote). Only they can ask for
+        something a policy would otherwise refuse or ask about: a site for a secret that names none, a file to
+        upload by its path, an irreversible act."""
         if self._disposed:
             raise RuntimeError("disposed; create a new agent")
         if self._status == AgentStatus.RUNNING:
@@ -138,7 +139,7 @@ class Agent:
         )
         run = Run(
             task=task,
-            site_words=task if site_words is None else site_words,
+            own_words=task if own_words is None else own_words,
             controller=AbortController(),
             tools=tools,
             tool_spec=build_tool_spec(tools),

@@ -28,8 +28,8 @@ class Ending:
 @dataclass
 class Run:
     task: str
-    # The words whose named sites a secret that names none of its own may be typed on (Agent.execute).
-    site_words: str
+    # The person's own words in the task (Agent.execute): what the policies honour as asked for.
+    own_words: str
     controller: AbortController
     tools: ToolSet
     tool_spec: ToolSpec

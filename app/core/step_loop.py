@@ -169,8 +169,7 @@ class StepLoop:
             signal=signal,
             page=self._page,
             ask_user=self._ask_user,
-            task=run.task,
-            site_words=run.site_words,
+            own_words=run.own_words,
             guardrails=self.guardrails,
         )
         if tool.prepare is not None:

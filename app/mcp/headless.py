@@ -104,7 +104,7 @@ class HeadlessTasks:
         listeners = [agent.on("activity", on_activity), agent.on("event_added", on_event)]
         stopper = asyncio.ensure_future(_stop_when_cancelled(task, agent))
         try:
-            result = await agent.execute(task.text, site_words="")  # the client's words widen no secret's sites
+            result = await agent.execute(task.text, own_words="")  # the client's words ask for nothing a policy guards
         except (RuntimeError, ValueError) as exc:
             task.fail(str(exc))
             return

@@ -32,9 +32,10 @@ class RoutinePlan:
         return [column for column in dict.fromkeys(self.template.columns) if column not in self.secrets]
 
     @property
-    def site_words(self) -> str:
-        """The words whose named sites a secret that names none may be typed on: the template's own, never a cell;
-        none of a template an MCP client wrote."""
+    def own_words(self) -> str:
+        """The person's own words in each row's task (Agent.execute): the template's, never a cell's (a cell can
+        name no site for a secret, no file to upload, ask for no irreversible act); none of a template an MCP
+        client wrote."""
         return "" if self.options.from_client else self.template.literal_text
 
     def task(self, number: int) -> str:

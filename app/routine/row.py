@@ -58,7 +58,7 @@ class RowSlot(Protocol):
 def row_guardrails(base: Guardrails, plan: RoutinePlan, number: int, confirm: ConfirmHandler | None) -> Guardrails:
     """The routine's guardrails with this row's secret cells added as named secrets (they replace saved secrets of
     the same name, for this row only). A secret that names no sites goes where the routine's own would: its start
-    page's site, the allowed sites, and the sites the template's own words name (``RoutinePlan.site_words``)."""
+    page's site, the allowed sites, and the sites the template's own words name (``RoutinePlan.own_words``)."""
     row = plan.table.rows[number - 1]
     mine = {name: row.values[column] for column, name in plan.secrets.items()}
     kept = [secret for secret in base.secrets.secrets if secret.name not in mine]

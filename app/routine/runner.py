@@ -302,7 +302,7 @@ class RoutineRunner:
         try:
             if plan.options.start_url:
                 await slot.open(plan.options.start_url, AbortSignal())
-            result = await agent.execute(plan.task(number), site_words=plan.site_words)
+            result = await agent.execute(plan.task(number), own_words=plan.own_words)
         except Exception as exc:  # the start page could not open, the browser went away before the row began
             result = ExecutionResult(success=False, data=f"The row could not start: {exc}", status=AgentStatus.ERROR)
         finally:

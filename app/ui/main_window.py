@@ -360,7 +360,7 @@ class MainWindow(QMainWindow):
 
     # --- the run -----------------------------------------------------------------------------------------------
 
-    async def _run(self, text: str, follow_up: bool, site_words: str | None) -> ExecutionResult:
+    async def _run(self, text: str, follow_up: bool, own_words: str | None) -> ExecutionResult:
         try:
             agent = await self._runtime.agent(new_task=not follow_up)
         except Exception as exc:
@@ -375,7 +375,7 @@ class MainWindow(QMainWindow):
         self._bridge.attach(agent)
         self.enter(PanelState.RUNNING, tr("Thinking…"))
         try:
-            result = await agent.execute(text, follow_up=follow_up, site_words=site_words)
+            result = await agent.execute(text, follow_up=follow_up, own_words=own_words)
         except (RuntimeError, ValueError) as exc:
             return self._show_outcome(self._failure(str(exc), AgentStatus.ERROR))
         self._show_outcome(result)

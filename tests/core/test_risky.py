@@ -157,7 +157,7 @@ def click_context(
     return ToolContext(
         signal=signal or AbortSignal(),
         page=page,
-        task=task,
+        own_words=task,
         guardrails=Guardrails(confirm=handler, ask_before_irreversible=ask),
     )
 

@@ -37,10 +37,10 @@ class ToolContext:
     signal: AbortSignal
     page: PageController
     ask_user: AskUserHandler | None = None
-    # The user's own words for this task: policies honour what the user asked for (a file named, a deletion asked).
-    task: str = ""
-    # The words whose named sites a secret that names none may be typed on (the task, unless others wrote some of it).
-    site_words: str = ""
+    # The person's own words for this task: the policies honour what they asked for (a site named for a secret that
+    # names none, a file named to upload, an irreversible act asked for). The task, unless others wrote some of it:
+    # a routine's template without its cells, nothing of what an MCP client wrote (Agent.execute).
+    own_words: str = ""
     guardrails: Guardrails = field(default_factory=Guardrails)
 
 

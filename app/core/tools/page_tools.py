@@ -114,7 +114,7 @@ def _gate(ctx: ToolContext) -> ActGate | None:
         return None
 
     async def gate(act: Act) -> None:
-        await confirm_irreversible(ctx.guardrails.confirm, act, ctx.task, ctx.signal)
+        await confirm_irreversible(ctx.guardrails.confirm, act, ctx.own_words, ctx.signal)
 
     return gate
 
@@ -138,7 +138,7 @@ async def _input_text(ctx: ToolContext, p: InputTextInput) -> str:
     vault = ctx.guardrails.secrets
     info = ctx.page.element_info(p.index)
     # The document that owns the field decides where a secret may go: a cross-origin iframe has its own address.
-    text = vault.fill(p.text, info.frame_url if info is not None else None, ctx.site_words)
+    text = vault.fill(p.text, info.frame_url if info is not None else None, ctx.own_words)
     # A placeholder filled, or a value the vault knows (a password typed as itself, learnt just before): a secret.
     secret = text != p.text or vault.mask(text) != text
     action = SecretTextInput if secret else InputTextInput
@@ -147,7 +147,7 @@ async def _input_text(ctx: ToolContext, p: InputTextInput) -> str:
 
 async def _upload(ctx: ToolContext, p: UploadFileInput) -> str:
     # The page gets the file the policy judged (links and .. resolved), never the path as the model wrote it.
-    file = await ctx.signal.race(asyncio.to_thread(ctx.guardrails.uploads.check, p.path, ctx.task))
+    file = await ctx.signal.race(asyncio.to_thread(ctx.guardrails.uploads.check, p.path, ctx.own_words))
     if sensitive(file):  # a key or a dot-file: the person says so, whoever named it
         await confirm_upload(ctx.guardrails.confirm, str(file), ctx.signal)
     return await perform(ctx, UploadFileInput(index=p.index, path=str(file)))
