@@ -87,6 +87,7 @@ def routine_options(args: argparse.Namespace) -> RoutineOptions:
         template=args.task,
         results_file=args.results,
         secret_columns=tuple(args.secret_columns),
+        totp_columns=tuple(args.totp_columns),
         output_columns=tuple(args.output_columns),
         retry_failed=args.retry_failed,
         retry_interrupted=args.retry_interrupted,

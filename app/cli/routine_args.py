@@ -64,6 +64,13 @@ def add_routine_arguments(run: Any) -> None:
         help="Columns whose cells are secrets: the model sees <secret>column</secret>, nothing stores the value.",
     )
     group.add_argument(
+        "--totp-columns",
+        type=_names,
+        default=[],
+        metavar="COLS",
+        help="Secret columns whose cells are one-time code setup keys: the agent types each row's current code.",
+    )
+    group.add_argument(
         "--output-columns",
         type=_names,
         default=[],
@@ -106,6 +113,7 @@ def without_rows(args: argparse.Namespace) -> str | None:
     given = {
         "--results": args.results is not None,
         "--secret-columns": bool(args.secret_columns),
+        "--totp-columns": bool(args.totp_columns),
         "--output-columns": bool(args.output_columns),
         "--retry-failed": args.retry_failed,
         "--retry-interrupted": args.retry_interrupted,

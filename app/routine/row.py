@@ -6,14 +6,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Protocol
 
-from pydantic import SecretStr
-
 from app.core.agent import Agent
 from app.core.config import AgentConfig
 from app.core.page import PageController
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmHandler
-from app.core.safety.secrets import Secret, SecretVault
+from app.core.safety.secrets import SecretVault
 from app.core.tools.control import DONE
 from app.core.types import AgentStatus, ExecutionResult, StepEvent
 from app.routine.plan import RoutinePlan
@@ -62,10 +60,8 @@ def row_guardrails(base: Guardrails, plan: RoutinePlan, number: int, confirm: Co
     row = plan.table.rows[number - 1]
     mine = {name: row.values[column] for column, name in plan.secrets.items()}
     kept = [secret for secret in base.secrets.secrets if secret.name not in mine]
-    vault = SecretVault(
-        [*kept, *(Secret(name, SecretStr(value)) for name, value in mine.items())],
-        default_sites=base.secrets.default_sites,
-    )
+    given = [base.secrets.given(n, value, one_time_code=n in plan.one_time_codes) for n, value in mine.items()]
+    vault = SecretVault([*kept, *given], default_sites=base.secrets.default_sites, sources=base.secrets.sources)
     return dataclasses.replace(base, secrets=vault, confirm=confirm)
 
 
