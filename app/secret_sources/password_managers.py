@@ -137,7 +137,7 @@ class ManagerEntry:
         self._environ = environ
 
     def hidden(self) -> tuple[str, ...]:
-        return (self.reference.given,)
+        return ()  # a reference names a vault, an item and a field: nothing secret, and ordinary words
 
     async def value(self, signal: AbortSignal, attempts: Attempts) -> str:
         del attempts  # a manager gives the same value each time

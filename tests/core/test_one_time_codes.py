@@ -42,8 +42,9 @@ def test_a_setup_key_and_an_otpauth_link_give_the_same_codes() -> None:
     assert (from_link.digits, from_link.period, from_link.algorithm) == (8, 60, "sha256")
     assert plain.code(1_000_000) == TotpKey(b"page-agent-test-key!", "").code(1_000_000)
     assert len(from_link.code(1_000_000)) == 8
-    # What is masked: the text given, and the key as a site prints it.
-    assert plain.hidden() == (spaced, KEY.rstrip("="))
+    # What is masked: the key as given, and as a site prints it; of a link, only its key (the rest names the site).
+    assert plain.hidden() == (spaced, KEY)
+    assert from_link.hidden() == (KEY,)
 
 
 @pytest.mark.parametrize(
@@ -127,3 +128,11 @@ async def test_the_vault_types_a_code_masks_it_and_the_setup_key_and_counts_atte
     # Another row's vault has typed nothing yet: the same code is its first attempt, not a retry.
     assert await row_two.fill("<secret>acme_code</secret>", "https://a.example/", signal=AbortSignal()) == code
     assert clock.waits == []
+
+
+def test_only_a_links_key_is_masked_not_the_names_in_it() -> None:
+    link = f"otpauth://totp/Acme%20billing:ana%40acme.example?secret={KEY}&issuer=Acme%20billing"
+    vault = SecretVault([Secret("code", SecretStr(link), source=OneTimeCode("code", parse_totp(link)))])
+    page = "Sign in to Acme billing as ana@acme.example: otpauth://totp/Acme%20billing:ana%40acme.example"
+    assert vault.mask(page) == page
+    assert vault.mask(f"?secret={KEY}&issuer=Acme") == "?secret=<secret>code</secret>&issuer=Acme"

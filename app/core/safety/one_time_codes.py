@@ -56,7 +56,8 @@ class SystemClock:
 
 @dataclass(frozen=True)
 class TotpKey:
-    """A decoded setup key and how its codes are made; ``given`` is the text the person gave (key or link)."""
+    """A decoded setup key and how its codes are made; ``given`` is the key as the person gave it (alone, or as a
+    link's secret=)."""
 
     key: bytes
     given: str
@@ -75,7 +76,8 @@ class TotpKey:
         return str(number % 10**self.digits).zfill(self.digits)
 
     def hidden(self) -> tuple[str, ...]:
-        """What of the key must never be shown: the text given, and the key as base32 (as a site prints it)."""
+        """What of the key must never be shown: the key as given (in a link, its secret=), and as base32, as a site
+        prints it. The rest of a link (the site's and the account's names) is ordinary words."""
         plain = base64.b32encode(self.key).decode("ascii").rstrip("=")
         return tuple(dict.fromkeys((self.given, plain)))
 
@@ -108,7 +110,8 @@ def _from_link(link: str) -> TotpKey:
         raise ValueError("The otpauth:// link's digits or period is not a whole number.") from None
     if not 6 <= digits <= 8 or not 10 <= period <= 300:
         raise ValueError("The otpauth:// link asks for codes of 6 to 8 digits, every 10 to 300 seconds only.")
-    return TotpKey(_decode(unquote(query["secret"])), link, digits, period, algorithm)
+    secret = unquote(query["secret"])
+    return TotpKey(_decode(secret), secret, digits, period, algorithm)
 
 
 def _decode(key: str) -> bytes:

@@ -93,7 +93,8 @@ class SecretSource(Protocol):
     The composition root builds them (app/secret_sources.py): app/core runs no program."""
 
     def hidden(self) -> tuple[str, ...]:
-        """What of the source itself must never be shown (a setup key and its link, a manager's reference)."""
+        """What of the source itself must never be shown (a setup key, as given and as a site prints it); never
+        ordinary words (a manager's reference names a vault and an item), which masking would garble everywhere."""
         ...
 
     async def value(self, signal: AbortSignal, attempts: Attempts) -> str:
@@ -432,8 +433,11 @@ class SecretVault:
         return self._generation
 
     def _rebuild(self) -> None:
-        # A source's own text and what it made are the person's or the app's, never a page's: they mask everything.
-        given = [(s.value.get_secret_value(), placeholder(s.name)) for s in self.secrets if not s.learned]
+        # What a source hides of itself and what it made are the person's or the app's, never a page's: they mask
+        # everything. A source's own text is not masked whole: a reference is made of ordinary words.
+        given = [
+            (s.value.get_secret_value(), placeholder(s.name)) for s in self.secrets if not s.learned and not s.source
+        ]
         given += [(hidden, placeholder(s.name)) for s in self.secrets if s.source for hidden in s.source.hidden()]
         given += [(value, placeholder(name)) for value, name in self._made.items()]
         learned = [(s.value.get_secret_value(), placeholder(s.name)) for s in self.secrets if s.learned]
