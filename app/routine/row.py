@@ -28,6 +28,11 @@ GAVE_UP = (
     "You gave this row up when the agent handed it to you, so it was not finished; it is tried again next run. "
     "The agent had said: {said}"
 )
+# The same, when nobody answered the hand-off within the routine's wait (Settings: hand_off_timeout).
+NOBODY_CAME = (
+    "Nobody took this row when the agent handed it over, so the routine went on without it; it is tried again next "
+    "run. The agent had said: {said}"
+)
 NOT_AGAIN = "It is not run again unless you ask for it with --retry-interrupted; check the site first."
 STOPPED_SENT = (
     "The routine was stopped after this row may have sent its data (an action that can submit a form had begun). "
@@ -84,6 +89,7 @@ def outcome_of(
     gave_up: str,
     outputs: tuple[str, ...],
     sent: bool,
+    unanswered: bool = False,
 ) -> RowOutcome:
     """What the row came to. A row whose browser died, or that was stopped or broke after it may have sent its data
     (``sent``), is interrupted; a hand-off nobody took needs a person, and so does a row that was sent and then
@@ -100,7 +106,7 @@ def outcome_of(
     elif unclear:
         text = f"{model.refused} {NOT_AGAIN}"
     elif gave_up and status == RowStatus.NEEDS_PERSON:
-        text = GAVE_UP.format(said=quoted_reason(gave_up))
+        text = (NOBODY_CAME if unanswered else GAVE_UP).format(said=quoted_reason(gave_up))
     return RowOutcome(
         status=status,
         result=text,

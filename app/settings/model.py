@@ -48,6 +48,8 @@ class Settings(BaseModel):
     running_language: str | None = Field(default=None, exclude=True)
     theme: ThemeChoice = "system"  # "system" follows the OS's light or dark scheme
     hand_off_sound: bool = False  # a sound, besides the notification, when the agent hands the browser over
+    # Minutes a routine's row waits for the person at a hand-off before it ends needs_person (0: until answered).
+    hand_off_timeout: int = Field(default=0, ge=0, le=1440)
     start_url: str = ""
     allow_javascript: bool = False
     vision: bool = False  # show the model a labelled screenshot with each step (models that accept images)

@@ -126,6 +126,21 @@ def _store(account: str, value: str, what: str, alternative: str) -> None:
         ) from exc
 
 
+NOTIFY_ENV = "PAGE_AGENT_NOTIFY_URL"
+_NOTIFY_ACCOUNT = "notify-url"
+
+
+def get_notify_url() -> str:
+    """Where a routine's "your turn" goes besides this desktop (an apprise address): PAGE_AGENT_NOTIFY_URL, else
+    the keyring's ("" when neither has one). It often holds a token: never in the settings file."""
+    return os.environ.get(NOTIFY_ENV) or _read(_NOTIFY_ACCOUNT) or ""
+
+
+def set_notify_url(url: str) -> None:
+    """Keep (or, empty, forget) the address in the keyring; KeyringUnavailable when there is none."""
+    _store(_NOTIFY_ACCOUNT, url, "the notification address", f"or give it as {NOTIFY_ENV} in the environment instead")
+
+
 def get_database_password(database: str) -> str:
     """A KeePassXC database's password: PAGE_AGENT_KEEPASSXC_PASSWORD, else the keyring's for that file ("" when
     neither has one). Read at the moment of typing, off the loop."""
