@@ -133,18 +133,38 @@ _NOTIFY_ACCOUNT = "notify-url"
 def get_notify_url() -> str:
     """Where a routine's "your turn" goes besides this desktop (an apprise address): PAGE_AGENT_NOTIFY_URL, else
     the keyring's ("" when neither has one). It often holds a token: never in the settings file."""
-    return os.environ.get(NOTIFY_ENV) or _read(_NOTIFY_ACCOUNT) or ""
+    return os.environ.get(NOTIFY_ENV) or _read(_NOTIFY_ACCOUNT) or _SESSION.get(_NOTIFY_ACCOUNT, "")
 
 
 def set_notify_url(url: str) -> None:
-    """Keep (or, empty, forget) the address in the keyring; KeyringUnavailable when there is none."""
-    _store(_NOTIFY_ACCOUNT, url, "the notification address", f"or give it as {NOTIFY_ENV} in the environment instead")
+    """Keep (or, empty, forget) the address in the keyring; without one, until the app quits."""
+    try:
+        _store(_NOTIFY_ACCOUNT, url, "the notification address", f"or give it as {NOTIFY_ENV} instead")
+    except KeyringUnavailable:
+        if url:
+            _SESSION[_NOTIFY_ACCOUNT] = url
+    if not url:
+        _SESSION.pop(_NOTIFY_ACCOUNT, None)
 
 
 def get_database_password(database: str) -> str:
     """A KeePassXC database's password: PAGE_AGENT_KEEPASSXC_PASSWORD, else the keyring's for that file ("" when
     neither has one). Read at the moment of typing, off the loop."""
-    return os.environ.get(KEEPASSXC_PASSWORD_ENV) or _read(f"keepassxc:{database}") or ""
+    return os.environ.get(KEEPASSXC_PASSWORD_ENV) or _read(_database_account(database)) or ""
+
+
+def set_database_password(database: str, password: str) -> None:
+    """Keep a KeePassXC database's password in the keyring (Settings → Secrets, with a keepassxc:// reference)."""
+    _store(
+        _database_account(database),
+        password,
+        "the KeePassXC database's password",
+        f"or give it as {KEEPASSXC_PASSWORD_ENV} in the environment instead",
+    )
+
+
+def _database_account(database: str) -> str:
+    return f"keepassxc:{database}"
 
 
 # --- named secrets from outside the keyring: the CLI's --secrets-file, PAGE_AGENT_SECRET_<NAME> and
