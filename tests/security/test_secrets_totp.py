@@ -1,11 +1,15 @@
 """Signing in with a one-time code the model never sees: a stand-in site (tests/fakes/totp_site.py) that asks for a
-password, then for the code of the moment of an account's setup key, on the test's clock. Real headless Chromium,
-the real HTTP fake model obeying the page; the agent writes <secret>pw</secret> and <secret>code</secret>."""
+password, then for the code of the moment of an account's setup key, on the test's clock (or, for a routine run as
+`python -m app run TEMPLATE --rows FILE`, the system's). Real headless Chromium, the real HTTP fake model obeying the
+page; the agent writes <secret>pw</secret> and <secret>code</secret>."""
 
 from __future__ import annotations
 
 import base64
+import json
+import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
@@ -14,7 +18,10 @@ from app.browser.controller import PlaywrightPageController
 from app.core.safety.one_time_codes import OneTimeCode, TotpKey, parse_totp
 from app.core.safety.secrets import Secret
 from app.core.types import AgentStatus, HandOffActivity
+from tests.cli.routine_helpers import run
+from tests.cli.test_cli import cli, cli_env, home  # noqa: F401  (home: fixture)
 from tests.fakes.clock import FakeClock
+from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.totp_site import TotpSite, totp_site
 from tests.security.test_secrets import (  # noqa: F401  (rig_for, log_dir, value: fixtures)
     Rig,
@@ -150,3 +157,35 @@ async def test_a_refused_code_is_tried_once_in_the_next_window_then_the_person_s
     third = results(rig.agent)[4]
     assert third.startswith("❌") and "refused" in third and "handed to the person" in third
     assert_never_told(rig, *(a.code for a in site.log), value)
+
+
+def test_a_routines_rows_sign_in_as_different_users_each_with_the_code_of_its_own_key(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    keys = {user: base64.b32encode(f"{user}-acme-billing-key".encode()).decode() for user in ("ana", "bob")}
+    passwords = {"ana": "ana-Pa55-word", "bob": "bob-Pa55-word"}
+    rows = tmp_path / "accounts.csv"
+    rows.write_text("user,pw,code\n" + "".join(f"{u},{passwords[u]},{keys[u]}\n" for u in keys), encoding="utf-8")
+    account = {user: (passwords[user], parse_totp(keys[user])) for user in keys}
+    started = time.time()
+    with totp_site(TotpSite(account)) as site:
+        obeying_model(
+            llm_server,
+            *(step for user in keys for step in (type_into("name=user", user), *SIGN_IN[1:], done("Signed in."))),
+        )
+        template = "Sign in to Acme billing as {user} with {pw} and the one-time code {code}"
+        args = cli(template, "--rows", str(rows), "--url", site.origin, "--secret-columns", "pw", "--totp-columns",
+                   "code", "--no-replay", "--json")  # fmt: skip
+        finished = run(args, cli_env(home, llm_server))
+    assert finished.returncode == 0, finished.stderr
+    assert json.loads(finished.stdout)["counts"] == {"done": 2}
+    # Each row typed the code of its own key, of a window while the routine ran.
+    assert [(attempt.user, attempt.accepted) for attempt in site.log] == [("ana", True), ("bob", True)]
+    for attempt in site.log:
+        key = account[attempt.user][1]
+        assert attempt.window is not None and key.window(started) <= attempt.window <= key.window(time.time())
+    told = json.dumps(llm_server.requests) + finished.stdout + finished.stderr
+    results = (tmp_path / "accounts-results.csv").read_text(encoding="utf-8")
+    saved = "".join(path.read_text(encoding="utf-8") for path in (home / "data" / "runs").glob("*.json"))
+    for secret in (*(attempt.code for attempt in site.log), *keys.values(), *passwords.values()):
+        assert secret not in told and secret not in results and secret not in saved, secret
