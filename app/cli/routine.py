@@ -137,6 +137,7 @@ async def run_routine(
         secrets_file=args.secrets_file,
         upload_dirs=upload_dirs,
         max_duration=args.max_duration,
+        hand_off_wait=None if args.hand_off_timeout is None else args.hand_off_timeout * 60,
         driver=driver,
         on_stop_pressed=signals.stop.set,
     )

@@ -52,7 +52,8 @@ class RoutineSetup:
     llm_factory: Callable[[], LLMClient] | None = None  # in place of the configured model (tests, the demo)
     on_stop_pressed: Callable[[], None] | None = None  # Esc or the bar's Stop inside Chromium
     window: tuple[int, int, int, int] | None = None  # the local Chromium's window: x, y, width, height (the panel)
-    # Seconds a row waits at a hand-off before it is left for the person: None takes Settings' hand_off_timeout.
+    # Seconds a row waits at a hand-off before it is left for the person (0: until answered); None takes Settings'
+    # hand_off_timeout (the CLI's --hand-off-timeout gives it).
     hand_off_wait: float | None = None
 
 
@@ -171,6 +172,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     if setup.max_duration:
         config = config.model_copy(update={"max_duration": setup.max_duration})
     runs = RunStore(paths.runs_dir)
+    wait = setup.hand_off_wait if setup.hand_off_wait is not None else settings.hand_off_timeout * 60
     runner = RoutineRunner(
         plan,
         store,
@@ -181,9 +183,9 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         person_present=setup.person_present,
         confirm=setup.confirm,
         history=lambda agent: _History(agent, runs, settings, setup.api_key),
-        hand_off_wait=setup.hand_off_wait or settings.hand_off_timeout * 60 or None,
+        hand_off_wait=wait or None,
     )
-    away = AwayNotifier(notify_url, settings.hand_off_timeout) if notify_url else None
+    away = AwayNotifier(notify_url, round(wait / 60)) if notify_url else None
     if away is not None:
         runner.on("person_needed", away.person_needed)
     return OpenRoutine(runner, store, browsers, model, away)

@@ -225,17 +225,6 @@ SETTINGS: Mapping[str, SettingInfo] = {
             OnOff(),
         ),
         SettingInfo(
-            "hand_off_timeout",
-            int,
-            0,
-            "Routine rows wait for you",
-            "How long a routine's row waits for you when the agent hands it over, before it is left for you and the "
-            "routine goes on; 0 waits until you answer",
-            AGENT,
-            Number(0, 1440, suffix=" min"),
-            flag="--hand-off-timeout",
-        ),
-        SettingInfo(
             "browser_path",
             str,
             "",
