@@ -13,10 +13,11 @@ from app.core.safety.files import UploadPolicy, folder_clash
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.navigation import NavigationPolicy, parse_domains, site_of
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest
-from app.core.safety.secrets import Secret, SecretVault, check_secret
+from app.core.safety.secrets import Secret, SecretSources, SecretVault, check_secret
+from app.secret_sources.sources import AppSecretSources
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
-from app.settings.secrets import SecretsSourceError, env_secrets, get_secret, read_secrets_file
+from app.settings.secrets import GivenSecret, SecretsSourceError, env_secrets, get_secret, read_secrets_file
 
 if TYPE_CHECKING:
     from app.runtime import RuntimeOptions
@@ -33,12 +34,13 @@ def build_guardrails(
 ) -> Guardrails:
     """Command-line options beat the saved settings; ``demo_secret`` (the demo's own, in demo mode) beats a saved
     secret of the same name. Reads files and the keyring: call it off the event loop."""
-    secrets = load_secrets(settings, options)
+    sources = AppSecretSources()
+    secrets = load_secrets(settings, options, sources)
     if demo_secret is not None:
         secrets = [s for s in secrets if s.name != demo_secret.name]
         secrets.append(demo_secret)
     navigation = navigation_policy(settings, options)
-    vault = SecretVault(secrets, default_sites=default_secret_sites(settings, options, navigation))
+    vault = SecretVault(secrets, default_sites=default_secret_sites(settings, options, navigation), sources=sources)
     return Guardrails(
         navigation=navigation,
         secrets=vault,
@@ -70,13 +72,16 @@ def default_secret_sites(settings: Settings, options: RuntimeOptions, navigation
     return tuple(dict.fromkeys([*([site] if site else []), *navigation.allowed_domains]))
 
 
-def load_secrets(settings: Settings, options: RuntimeOptions) -> list[Secret]:
+def load_secrets(settings: Settings, options: RuntimeOptions, sources: SecretSources | None = None) -> list[Secret]:
     """Every named secret the agent may type. SecretsSourceError (plain words, no value) for a bad source.
 
-    A value comes from the --secrets-file, else PAGE_AGENT_SECRET_<NAME>, else the keyring (Settings → Secrets). Its
-    sites come from the file's entry when it names some, else from the Settings entry of that name, else any site:
-    a value from the file or the environment that names no sites keeps the limit set in Settings.
+    A value comes from the --secrets-file, else PAGE_AGENT_SECRET_<NAME> (or PAGE_AGENT_TOTP_<NAME>), else the
+    keyring (Settings → Secrets). Its sites come from the file's entry when it names some, else from the Settings
+    entry of that name, else any site: a value from the file or the environment that names no sites keeps the limit
+    set in Settings. A value that names a source (a one-time code's setup key or link, a password manager's
+    reference) is made by it at the moment of typing (``sources``: the app's own unless given).
     """
+    sources = sources or AppSecretSources()
     if "secrets" in settings.unreadable_safety:
         raise SecretsSourceError(
             unreadable_setting("Settings → Secrets (the sites each secret may be typed on)", "secrets")
@@ -96,20 +101,22 @@ def load_secrets(settings: Settings, options: RuntimeOptions) -> list[Secret]:
             raise SecretsSourceError(f'Settings → Secrets, the sites of "{entry.name}": {exc}') from None
     secrets: list[Secret] = []
     for name in sorted(set(from_file) | set(from_env) | set(saved)):
-        given = from_file.get(name)
-        if given is not None:
-            value = given.value.get_secret_value()
-        elif name in from_env:
-            value = from_env[name]
-        else:
+        given = from_file.get(name) or from_env.get(name)
+        where = "the secrets file" if name in from_file else "the environment"
+        if given is None:
             # None: not in the keyring (or no keyring); typing it then says so in plain words.
-            value = get_secret(name) or ""
+            given, where = GivenSecret(value=SecretStr(get_secret(name) or "")), "Settings → Secrets"
             try:
-                check_secret(name, value)
+                check_secret(name, given.value.get_secret_value())
             except ValueError as exc:
-                raise SecretsSourceError(f"Settings → Secrets: {exc}") from None
-        domains = tuple(given.domains) if given is not None and given.domains else saved.get(name, ())
-        secrets.append(Secret(name, SecretStr(value), domains))
+                raise SecretsSourceError(f"{where}: {exc}") from None
+        domains = tuple(given.domains) if given.domains else saved.get(name, ())
+        value = given.value.get_secret_value()
+        try:
+            source = sources.source(name, value, one_time_code=given.one_time_code) if value else None
+        except ValueError as exc:
+            raise SecretsSourceError(f'{where}, the secret "{name}": {exc}') from None
+        secrets.append(Secret(name, SecretStr(value), domains, source=source))
     return secrets
 
 

@@ -87,6 +87,7 @@ def routine_options(args: argparse.Namespace) -> RoutineOptions:
         template=args.task,
         results_file=args.results,
         secret_columns=tuple(args.secret_columns),
+        totp_columns=tuple(args.totp_columns),
         output_columns=tuple(args.output_columns),
         retry_failed=args.retry_failed,
         retry_interrupted=args.retry_interrupted,
@@ -136,6 +137,7 @@ async def run_routine(
         secrets_file=args.secrets_file,
         upload_dirs=upload_dirs,
         max_duration=args.max_duration,
+        hand_off_wait=None if args.hand_off_timeout is None else args.hand_off_timeout * 60,
         driver=driver,
         on_stop_pressed=signals.stop.set,
     )

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from app.browser.endpoint import shown_endpoint
 
 MAX_PARALLEL = 8  # app/routine/plan.py checks it again
+MAX_HAND_OFF_MINUTES = 1440  # as app/settings/model.py's
 
 
 def _names(text: str) -> list[str]:
@@ -18,6 +19,16 @@ def _names(text: str) -> list[str]:
     if not names:
         raise argparse.ArgumentTypeError("name at least one column, comma-separated")
     return names
+
+
+def _minutes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of minutes, not {text}") from None
+    if not 0 <= value <= MAX_HAND_OFF_MINUTES:
+        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_HAND_OFF_MINUTES} minutes, not {text}")
+    return value
 
 
 def _parallel(text: str) -> int:
@@ -64,6 +75,13 @@ def add_routine_arguments(run: Any) -> None:
         help="Columns whose cells are secrets: the model sees <secret>column</secret>, nothing stores the value.",
     )
     group.add_argument(
+        "--totp-columns",
+        type=_names,
+        default=[],
+        metavar="COLS",
+        help="Secret columns whose cells are one-time code setup keys: the agent types each row's current code.",
+    )
+    group.add_argument(
         "--output-columns",
         type=_names,
         default=[],
@@ -91,6 +109,13 @@ def add_routine_arguments(run: Any) -> None:
         help=f"Rows at the same time, each in its own window (per endpoint), 1 to {MAX_PARALLEL} (default 1).",
     )
     group.add_argument(
+        "--hand-off-timeout",
+        type=_minutes,
+        metavar="MIN",
+        help="Minutes a row waits for you when the agent hands it over, then it is left for you and the routine "
+        "goes on (default: the settings file's hand_off_timeout, 0: until you answer).",
+    )
+    group.add_argument(
         "--browser-endpoint",
         type=_endpoint,
         action="append",
@@ -106,11 +131,13 @@ def without_rows(args: argparse.Namespace) -> str | None:
     given = {
         "--results": args.results is not None,
         "--secret-columns": bool(args.secret_columns),
+        "--totp-columns": bool(args.totp_columns),
         "--output-columns": bool(args.output_columns),
         "--retry-failed": args.retry_failed,
         "--retry-interrupted": args.retry_interrupted,
         "--no-replay": not args.routine_replay,
         "--parallel": args.parallel != 1,
         "--browser-endpoint": bool(args.browser_endpoint),
+        "--hand-off-timeout": args.hand_off_timeout is not None,
     }
     return next((flag for flag, used in given.items() if used), None)

@@ -17,3 +17,13 @@ class DeclinedError(ToolError):
 
 class BrowserClosedError(Exception):
     """The browser (or the tab the agent works in) is gone: the run cannot go on and ends in ``error``."""
+
+
+class HandOffNeeded(ToolError):
+    """Only the person can go on from here (a password manager to unlock, a one-time code the site refused twice):
+    the model reads the message as the action's result, and the run hands the browser to the person with ``words``,
+    the app's own plain words for them."""
+
+    def __init__(self, message: str, words: str) -> None:
+        super().__init__(message)
+        self.words = words

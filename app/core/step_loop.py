@@ -220,6 +220,8 @@ class StepLoop:
         if parsed.action_name == HAND_OFF:
             assert isinstance(parsed.action_input, HandOffInput)
             return self._hand_off(run, parsed.action_input.reason)
+        if result.hand_off:  # the app's own: only the person can go on (a locked password manager, a refused code)
+            return self._hand_off(run, result.hand_off)
         if signal.reason == PAUSED:
             return None  # taken over mid-step: the loop waits for the user's resume() or stop()
         if not result.ok or run.unresponsive > 1:

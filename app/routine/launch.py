@@ -12,6 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
+from app.away_notifier import AwayNotifier
 from app.core.agent import Agent
 from app.core.llm import LLMClient
 from app.core.safety.risky import ConfirmHandler
@@ -23,6 +24,7 @@ from app.routine.state import RoutineStore
 from app.safety_from_settings import build_guardrails, check_start_page, navigation_policy
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
+from app.settings.secrets import get_notify_url
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
@@ -50,14 +52,25 @@ class RoutineSetup:
     llm_factory: Callable[[], LLMClient] | None = None  # in place of the configured model (tests, the demo)
     on_stop_pressed: Callable[[], None] | None = None  # Esc or the bar's Stop inside Chromium
     window: tuple[int, int, int, int] | None = None  # the local Chromium's window: x, y, width, height (the panel)
+    # Seconds a row waits at a hand-off before it is left for the person (0: until answered); None takes Settings'
+    # hand_off_timeout (the CLI's --hand-off-timeout gives it).
+    hand_off_wait: float | None = None
 
 
 class OpenRoutine:
-    def __init__(self, runner: RoutineRunner, store: RoutineStore, browsers: Browsers, model: LLMClient) -> None:
+    def __init__(
+        self,
+        runner: RoutineRunner,
+        store: RoutineStore,
+        browsers: Browsers,
+        model: LLMClient,
+        away: AwayNotifier | None = None,
+    ) -> None:
         self.runner = runner
         self._store = store
         self._browsers = browsers
         self._model = model
+        self._away = away
 
     @property
     def says_working(self) -> bool:
@@ -74,6 +87,8 @@ class OpenRoutine:
     async def close(self) -> None:
         """Close what this process started (a launched Chromium, the pages it opened elsewhere), keep the rest."""
         try:
+            if self._away is not None:
+                self._away.close()
             await self._browsers.close()
             close = getattr(self._model, "close", None)
             if close is not None:
@@ -125,6 +140,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     if plan.options.start_url:
         check_start_page(navigation_policy(settings, options), plan.options.start_url, "--url")
     guardrails = await asyncio.to_thread(build_guardrails, settings, paths, options, setup.confirm)
+    notify_url = await asyncio.to_thread(get_notify_url) if setup.person_present else ""
     store = await asyncio.to_thread(RoutineStore.open, plan.options.results_path())
     try:
         model = setup.llm_factory() if setup.llm_factory is not None else _model(settings, setup.api_key)
@@ -156,6 +172,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     if setup.max_duration:
         config = config.model_copy(update={"max_duration": setup.max_duration})
     runs = RunStore(paths.runs_dir)
+    wait = setup.hand_off_wait if setup.hand_off_wait is not None else settings.hand_off_timeout * 60
     runner = RoutineRunner(
         plan,
         store,
@@ -166,8 +183,12 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         person_present=setup.person_present,
         confirm=setup.confirm,
         history=lambda agent: _History(agent, runs, settings, setup.api_key),
+        hand_off_wait=wait or None,
     )
-    return OpenRoutine(runner, store, browsers, model)
+    away = AwayNotifier(notify_url, round(wait / 60)) if notify_url else None
+    if away is not None:
+        runner.on("person_needed", away.person_needed)
+    return OpenRoutine(runner, store, browsers, model, away)
 
 
 def _model(settings: Settings, api_key: str | None) -> LLMClient:

@@ -20,14 +20,24 @@ class _Waiting:
     answered: asyncio.Future[tuple[bool, str]] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
+    deadline: asyncio.TimerHandle | None = None
 
 
 class PersonQueue:
-    def __init__(self, on_change: Callable[[PersonRequest, bool], None]) -> None:
-        """``on_change(request, added)``: a request joined the queue (True) or left it (False)."""
+    def __init__(
+        self,
+        on_change: Callable[[PersonRequest, bool], None],
+        *,
+        wait_s: float | None = None,
+        on_expired: Callable[[PersonRequest], None] | None = None,
+    ) -> None:
+        """``on_change(request, added)``: a request joined the queue (True) or left it (False). A hand-off nobody
+        answers within ``wait_s`` seconds goes to ``on_expired`` (a risky moment has its own limit, risky.py)."""
         self._ids = itertools.count(1)
         self._waiting: dict[int, _Waiting] = {}
         self._on_change = on_change
+        self._wait_s = wait_s
+        self._on_expired = on_expired
 
     @property
     def requests(self) -> list[PersonRequest]:
@@ -38,14 +48,23 @@ class PersonQueue:
         request = PersonRequest(id=next(self._ids), number=number, kind=kind, words=words, browser=browser)
         waiting = _Waiting(request)
         self._waiting[request.id] = waiting
+        if self._wait_s is not None and self._on_expired is not None and kind != "confirm":
+            waiting.deadline = asyncio.get_running_loop().call_later(self._wait_s, self._expire, request.id)
         self._on_change(request, True)
         return waiting
+
+    def _expire(self, request_id: int) -> None:
+        waiting = self._waiting.get(request_id)
+        if waiting is not None and self._on_expired is not None:
+            self._on_expired(waiting.request)
 
     def answer(self, request_id: int, yes: bool, note: str = "") -> bool:
         """Settle a request: yes (continue / allow) or no (give the row up / refuse). False if it is gone."""
         waiting = self._waiting.pop(request_id, None)
         if waiting is None:
             return False
+        if waiting.deadline is not None:
+            waiting.deadline.cancel()
         if not waiting.answered.done():
             waiting.answered.set_result((yes, note))
         self._on_change(waiting.request, False)

@@ -23,6 +23,7 @@ class RoutinePlan:
     table: RowTable
     template: Template
     secrets: dict[str, str]  # column -> the secret's name the model reads
+    one_time_codes: frozenset[str]  # the secrets' names whose cells are setup keys (--totp-columns)
     keys: list[str]  # each row's key in the state, in the file's order
     problems: dict[int, str]  # row number -> why that row cannot run (it ends ``error``)
 
@@ -62,18 +63,20 @@ def plan_routine(options: RoutineOptions) -> RoutinePlan:
             "The task names no column, so every row would do the same thing. Put {column} where each row's value "
             f"goes; columns found: {columns_words(table.columns)}."
         )
-    secrets = secret_names(options.secret_columns, table.columns)
+    secrets = secret_names(tuple(dict.fromkeys((*options.secret_columns, *options.totp_columns))), table.columns)
+    codes = frozenset(secret_names(options.totp_columns, table.columns).values())
     _check_outputs(options.output_columns, table)
     try:
         check_results_file(options.results_path(), options.rows_file)
     except ValueError as exc:
         raise RowsError(str(exc)) from None
-    problems = {row.number: problem for row in table.rows if (problem := check_row(row, secrets))}
+    problems = {row.number: problem for row in table.rows if (problem := check_row(row, secrets, codes))}
     return RoutinePlan(
         options=options,
         table=table,
         template=template,
         secrets=secrets,
+        one_time_codes=codes,
         keys=row_keys(table.rows, list(secrets)),
         problems=problems,
     )

@@ -6,14 +6,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Protocol
 
-from pydantic import SecretStr
-
 from app.core.agent import Agent
 from app.core.config import AgentConfig
 from app.core.page import PageController
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmHandler
-from app.core.safety.secrets import Secret, SecretVault
+from app.core.safety.secrets import SecretVault
 from app.core.tools.control import DONE
 from app.core.types import AgentStatus, ExecutionResult, StepEvent
 from app.routine.plan import RoutinePlan
@@ -29,6 +27,11 @@ BROWSER_GONE = (
 GAVE_UP = (
     "You gave this row up when the agent handed it to you, so it was not finished; it is tried again next run. "
     "The agent had said: {said}"
+)
+# The same, when nobody answered the hand-off within the routine's wait (Settings: hand_off_timeout).
+NOBODY_CAME = (
+    "Nobody took this row when the agent handed it over, so the routine went on without it; it is tried again next "
+    "run. The agent had said: {said}"
 )
 NOT_AGAIN = "It is not run again unless you ask for it with --retry-interrupted; check the site first."
 STOPPED_SENT = (
@@ -62,10 +65,8 @@ def row_guardrails(base: Guardrails, plan: RoutinePlan, number: int, confirm: Co
     row = plan.table.rows[number - 1]
     mine = {name: row.values[column] for column, name in plan.secrets.items()}
     kept = [secret for secret in base.secrets.secrets if secret.name not in mine]
-    vault = SecretVault(
-        [*kept, *(Secret(name, SecretStr(value)) for name, value in mine.items())],
-        default_sites=base.secrets.default_sites,
-    )
+    given = [base.secrets.given(n, value, one_time_code=n in plan.one_time_codes) for n, value in mine.items()]
+    vault = SecretVault([*kept, *given], default_sites=base.secrets.default_sites, sources=base.secrets.sources)
     return dataclasses.replace(base, secrets=vault, confirm=confirm)
 
 
@@ -88,6 +89,7 @@ def outcome_of(
     gave_up: str,
     outputs: tuple[str, ...],
     sent: bool,
+    unanswered: bool = False,
 ) -> RowOutcome:
     """What the row came to. A row whose browser died, or that was stopped or broke after it may have sent its data
     (``sent``), is interrupted; a hand-off nobody took needs a person, and so does a row that was sent and then
@@ -104,7 +106,7 @@ def outcome_of(
     elif unclear:
         text = f"{model.refused} {NOT_AGAIN}"
     elif gave_up and status == RowStatus.NEEDS_PERSON:
-        text = GAVE_UP.format(said=quoted_reason(gave_up))
+        text = (NOBODY_CAME if unanswered else GAVE_UP).format(said=quoted_reason(gave_up))
     return RowOutcome(
         status=status,
         result=text,

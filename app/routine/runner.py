@@ -89,10 +89,12 @@ class RoutineRunner:
         person_present: bool,
         confirm: ConfirmHandler | None = None,
         history: Callable[[Agent], RunRecorder] | None = None,
+        hand_off_wait: float | None = None,
     ) -> None:
         """``confirm``: who answers risky moments; None asks the person through the queue. ``person_present``:
         someone can take a row's browser (a hand-off waits in the queue); else a hand-off ends the row
-        ``needs_person``."""
+        ``needs_person``. ``hand_off_wait``: seconds a hand-off waits before its row ends ``needs_person`` (None:
+        until the person answers)."""
         self.plan = plan
         self._store = store
         self._slots = list(slots)
@@ -103,7 +105,7 @@ class RoutineRunner:
         self._confirm = confirm
         self._history = history
         self._listeners: dict[str, list[Callable[[Any], None]]] = {}
-        self.person_queue = PersonQueue(self._person_changed)
+        self.person_queue = PersonQueue(self._person_changed, wait_s=hand_off_wait, on_expired=self._nobody_came)
         self._todo: deque[int] = deque()
         self._wake = asyncio.Condition()
         self._paused = False
@@ -114,6 +116,7 @@ class RoutineRunner:
         self._parked: set[int] = set()  # rows waiting for the person on a hand-off
         self._sent: set[int] = set()  # rows in flight that may have sent their data (see path.QUIET_TOOLS)
         self._given_up: dict[int, str] = {}
+        self._unanswered: set[int] = set()  # rows whose hand-off nobody took in time
         self._slot_of: dict[int, Slot] = {}
         self._path: RoutinePath | None = None
         self._write_lock = asyncio.Lock()
@@ -176,6 +179,11 @@ class RoutineRunner:
             agent = self._agents.get(request.number)
             if agent is not None:
                 self._background.spawn(agent.stop())
+
+    def _nobody_came(self, request: PersonRequest) -> None:
+        """A hand-off nobody took within ``hand_off_wait``: given up, and the row says so."""
+        self._unanswered.add(request.number)
+        self.give_up(request.id)
 
     def answer(self, request_id: int, allow: bool) -> None:
         """A risky moment's answer: allowed or not."""
@@ -320,10 +328,12 @@ class RoutineRunner:
             seconds=time.monotonic() - started,
             run=run,
             gave_up=self._given_up.pop(number, ""),
+            unanswered=number in self._unanswered,
             outputs=plan.options.output_columns,
             sent=number in self._sent,
         )
         self._sent.discard(number)
+        self._unanswered.discard(number)
         if learning and outcome.status == RowStatus.DONE and self._path is None:
             await self._learn(number, model, values)
         self._model_calls += model.calls

@@ -9,12 +9,13 @@ as ``<secret>name</secret>``: the model never reads the value, which the vault t
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from app.core.safety.secrets import PLACEHOLDER, SECRET_NAME, check_secret, placeholder
 from app.core.safety.untrusted import inert, json_quoted
 from app.routine.rows import Row, RowsError, columns_words
+from app.secret_sources.sources import check_source
 
 _PIECE = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
 
@@ -111,13 +112,14 @@ def secret_names(secret_columns: Sequence[str], columns: Sequence[str]) -> dict[
     return names
 
 
-def check_row(row: Row, secrets: Mapping[str, str]) -> str | None:
-    """Why this row cannot run, in plain words (its secret cell too short to be masked, a cell that would read as a
-    secret placeholder); None when it can."""
+def check_row(row: Row, secrets: Mapping[str, str], one_time_codes: Collection[str] = ()) -> str | None:
+    """Why this row cannot run, in plain words (its secret cell too short to be masked, a setup key or a password
+    manager's reference that cannot be read, a cell that would read as a secret placeholder); None when it can."""
     for column, value in row.values.items():
         if column in secrets:
             try:
                 check_secret(secrets[column], value)
+                check_source(value, one_time_code=secrets[column] in one_time_codes)
             except ValueError as exc:
                 return f'The secret column "{column}": {exc}'
         elif PLACEHOLDER.search(value):

@@ -51,6 +51,8 @@ class RoutineOptions:
     template: str
     results_file: Path | None = None  # None: <rows name>-results.csv beside the rows file
     secret_columns: tuple[str, ...] = ()
+    # Secret columns whose cells are one-time codes' setup keys: each row types the code of the moment.
+    totp_columns: tuple[str, ...] = ()
     output_columns: tuple[str, ...] = ()
     retry_failed: bool = False
     retry_interrupted: bool = False

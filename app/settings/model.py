@@ -19,6 +19,8 @@ from app.settings.atomic import write_atomic
 
 log = logging.getLogger(__name__)
 
+MAX_HAND_OFF_MINUTES = 1440  # a day
+
 
 class SecretEntry(BaseModel):
     """A named secret the agent may type as ``<secret>name</secret>``; its value lives in the keyring only."""
@@ -48,6 +50,9 @@ class Settings(BaseModel):
     running_language: str | None = Field(default=None, exclude=True)
     theme: ThemeChoice = "system"  # "system" follows the OS's light or dark scheme
     hand_off_sound: bool = False  # a sound, besides the notification, when the agent hands the browser over
+    # Minutes a routine's row waits for the person at a hand-off before it ends needs_person (0: until answered);
+    # set here or with `run --rows … --hand-off-timeout MIN`.
+    hand_off_timeout: int = Field(default=0, ge=0, le=MAX_HAND_OFF_MINUTES)
     start_url: str = ""
     allow_javascript: bool = False
     vision: bool = False  # show the model a labelled screenshot with each step (models that accept images)

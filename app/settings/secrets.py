@@ -126,9 +126,53 @@ def _store(account: str, value: str, what: str, alternative: str) -> None:
         ) from exc
 
 
-# --- named secrets from outside the keyring: the CLI's --secrets-file and PAGE_AGENT_SECRET_<NAME> --------------
+NOTIFY_ENV = "PAGE_AGENT_NOTIFY_URL"
+_NOTIFY_ACCOUNT = "notify-url"
+
+
+def get_notify_url() -> str:
+    """Where a routine's "your turn" goes besides this desktop (an apprise address): PAGE_AGENT_NOTIFY_URL, else
+    the keyring's ("" when neither has one). It often holds a token: never in the settings file."""
+    return os.environ.get(NOTIFY_ENV) or _read(_NOTIFY_ACCOUNT) or _SESSION.get(_NOTIFY_ACCOUNT, "")
+
+
+def set_notify_url(url: str) -> None:
+    """Keep (or, empty, forget) the address in the keyring; without one, until the app quits."""
+    try:
+        _store(_NOTIFY_ACCOUNT, url, "the notification address", f"or give it as {NOTIFY_ENV} instead")
+    except KeyringUnavailable:
+        if url:
+            _SESSION[_NOTIFY_ACCOUNT] = url
+    if not url:
+        _SESSION.pop(_NOTIFY_ACCOUNT, None)
+
+
+def get_database_password(database: str) -> str:
+    """A KeePassXC database's password: PAGE_AGENT_KEEPASSXC_PASSWORD, else the keyring's for that file ("" when
+    neither has one). Read at the moment of typing, off the loop."""
+    return os.environ.get(KEEPASSXC_PASSWORD_ENV) or _read(_database_account(database)) or ""
+
+
+def set_database_password(database: str, password: str) -> None:
+    """Keep a KeePassXC database's password in the keyring (Settings → Secrets, with a keepassxc:// reference)."""
+    _store(
+        _database_account(database),
+        password,
+        "the KeePassXC database's password",
+        f"or give it as {KEEPASSXC_PASSWORD_ENV} in the environment instead",
+    )
+
+
+def _database_account(database: str) -> str:
+    return f"keepassxc:{database}"
+
+
+# --- named secrets from outside the keyring: the CLI's --secrets-file, PAGE_AGENT_SECRET_<NAME> and
+# PAGE_AGENT_TOTP_<NAME> ----------------------------------------------------------------------------------------
 
 SECRET_ENV_PREFIX = "PAGE_AGENT_SECRET_"
+TOTP_ENV_PREFIX = "PAGE_AGENT_TOTP_"
+KEEPASSXC_PASSWORD_ENV = "PAGE_AGENT_KEEPASSXC_PASSWORD"
 
 
 class SecretsSourceError(ValueError):
@@ -136,14 +180,17 @@ class SecretsSourceError(ValueError):
 
 
 class GivenSecret(BaseModel):
-    """A secret's value from a file or the environment; ``domains`` None: the file named none."""
+    """A secret's value from a file or the environment; ``domains`` None: the file named none. ``one_time_code``: the
+    value is a setup key (or an otpauth:// link) whose codes are typed, never the value itself."""
 
     value: SecretStr
     domains: list[str] | None = None
+    one_time_code: bool = False
 
 
 def read_secrets_file(path: Path) -> dict[str, GivenSecret]:
-    """The secrets in ``path``: a JSON object of name -> value, or name -> {"value": ..., "domains": [...]}.
+    """The secrets in ``path``: a JSON object of name -> value, or name -> {"value": ..., "domains": [...]}, or
+    name -> {"totp": setup key or otpauth:// link, "domains": [...]}.
 
     Refused (SecretsSourceError) when other users could read it, or it is missing or malformed.
     """
@@ -178,12 +225,13 @@ def read_secrets_file(path: Path) -> dict[str, GivenSecret]:
 def _given(path: Path, name: str, entry: Any) -> GivenSecret:
     shape = (
         f'In the secrets file {path}, "{name[:40]}" must be a text value, or an object like '
-        '{"value": "…", "domains": ["example.com"]}.'
+        '{"value": "…", "domains": ["example.com"]} or {"totp": "setup key", "domains": ["example.com"]}.'
     )
+    kind = next((key for key in ("value", "totp") if isinstance(entry, dict) and key in entry), "value")
     if isinstance(entry, str):
         value, domains = entry, None
-    elif isinstance(entry, dict) and isinstance(entry.get("value"), str) and set(entry) <= {"value", "domains"}:
-        value, domains = entry["value"], entry.get("domains")
+    elif isinstance(entry, dict) and isinstance(entry.get(kind), str) and set(entry) <= {kind, "domains"}:
+        value, domains = entry[kind], entry.get("domains")
         if domains is not None and not (isinstance(domains, list) and all(isinstance(d, str) for d in domains)):
             raise SecretsSourceError(shape)
     else:
@@ -196,18 +244,20 @@ def _given(path: Path, name: str, entry: Any) -> GivenSecret:
             domains = parse_domains(",".join(domains))
         except ValueError as exc:
             raise SecretsSourceError(f'In the secrets file {path}, the sites of "{name}": {exc}') from None
-    return GivenSecret(value=SecretStr(value), domains=domains or None)
+    return GivenSecret(value=SecretStr(value), domains=domains or None, one_time_code=kind == "totp")
 
 
-def env_secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """PAGE_AGENT_SECRET_<NAME>=value as {name (lower case): value}; empty variables are ignored."""
+def env_secrets(environ: Mapping[str, str] | None = None) -> dict[str, GivenSecret]:
+    """PAGE_AGENT_SECRET_<NAME>=value and PAGE_AGENT_TOTP_<NAME>=setup key as {name (lower case): given}; empty
+    variables are ignored."""
     environ = os.environ if environ is None else environ
-    found: dict[str, str] = {}
+    found: dict[str, GivenSecret] = {}
     for variable, value in environ.items():
-        if variable.startswith(SECRET_ENV_PREFIX) and value:
-            name = variable[len(SECRET_ENV_PREFIX) :].lower()
+        prefix = next((p for p in (SECRET_ENV_PREFIX, TOTP_ENV_PREFIX) if variable.startswith(p)), None)
+        if prefix is not None and value:
+            name = variable[len(prefix) :].lower()
             _check(name, value, f"The environment variable {variable}: ")
-            found[name] = value
+            found[name] = GivenSecret(value=SecretStr(value), one_time_code=prefix == TOTP_ENV_PREFIX)
     return found
 
 

@@ -1,18 +1,23 @@
 """The Settings dialog's "Secrets" page: named secrets the agent may type as ``<secret>name</secret>``.
 
 The names (and the sites each may be typed on) go to the settings file; the values go to the OS keyring only, on
-Save. A value is asked for once, in a password field, and never shown back or logged.
+Save. A value is asked for once, in a password field, and never shown back or logged. A secret may be a value, a
+one-time code (kept as its otpauth:// link, whose codes are typed) or a password manager's reference (read when it
+is typed; a KeePassXC database's password is asked for with it). Below the list, where a routine's "your turn"
+goes besides this desktop (app/ui/notify_settings.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import Callable, Collection
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QDialog,
     QFormLayout,
     QHBoxLayout,
@@ -26,17 +31,36 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.safety.navigation import parse_domains
+from app.core.safety.one_time_codes import OTPAUTH, parse_totp
+from app.secret_sources.password_managers import Manager, Reference, parse_reference
 from app.settings import secrets
 from app.settings.model import SecretEntry, Settings
 from app.text.i18n import tr
 from app.ui import style
 from app.ui.dialog_style import apply_dialog_style
 from app.ui.dialog_widgets import section, small_label
+from app.ui.notify_settings import NotifyAddress
 from app.ui.safety_settings import list_with_buttons, site_problem
 
 _NAME = re.compile(r"^[a-z0-9_-]+$")
 _ENTRY_ROLE = Qt.ItemDataRole.UserRole
 _NAME_COLUMN, _SITES_COLUMN, _STATE_COLUMN = range(3)
+VALUE, ONE_TIME_CODE, REFERENCE = "value", "totp", "reference"
+# Each kind: its label in the list, the value field's placeholder, and its hint.
+_KINDS = {
+    VALUE: ("Password or other value", "", ""),
+    ONE_TIME_CODE: (
+        "One-time code",
+        "Setup key or otpauth:// link",
+        "The key the site shows under “Can't scan the QR code?”. The agent types the code of the moment; you never "
+        "see it, nor does the model.",
+    ),
+    REFERENCE: (
+        "Password manager",
+        "op://vault/item/field, bw://item or keepassxc:///path/to/database.kdbx#entry",
+        "Read from your password manager each time it is typed, and kept nowhere.",
+    ),
+}
 
 
 def name_problem(name: str, taken: Collection[str]) -> str | None:
@@ -60,8 +84,17 @@ class SecretDialog(QDialog):
         self._taken = taken
         self.name_edit = QLineEdit(self)
         self.name_edit.setPlaceholderText("crm_password")
+        self.kind_box = QComboBox(self)
+        for kind, (label, _placeholder, _hint) in _KINDS.items():
+            self.kind_box.addItem(tr(label), kind)
         self.value_edit = QLineEdit(self)
         self.value_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.hint = small_label(self, "")
+        self.hint.hide()
+        self.database_edit = QLineEdit(self)
+        self.database_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.database_edit.setPlaceholderText(tr("Kept in your system keyring"))
+        self.database_caption = QLabel(tr("Database password"), self)
         self.sites_edit = QLineEdit(self)
         self.sites_edit.setPlaceholderText(tr("Any site"))
         self.problem = small_label(self, "", "FieldError")
@@ -77,13 +110,21 @@ class SecretDialog(QDialog):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         for label, field in (
             (tr("Name"), self.name_edit),
+            (tr("Kind"), self.kind_box),
             (tr("Value"), self.value_edit),
-            (tr("Only on sites"), self.sites_edit),
         ):
             caption = QLabel(label, self)
             caption.setBuddy(field)
             field.setAccessibleName(label)
             form.addRow(caption, field)
+        form.addRow("", self.hint)
+        self.database_caption.setBuddy(self.database_edit)
+        self.database_edit.setAccessibleName(self.database_caption.text())
+        form.addRow(self.database_caption, self.database_edit)
+        sites_caption = QLabel(tr("Only on sites"), self)
+        sites_caption.setBuddy(self.sites_edit)
+        self.sites_edit.setAccessibleName(sites_caption.text())
+        form.addRow(sites_caption, self.sites_edit)
         form.addRow(
             "",
             small_label(
@@ -105,6 +146,9 @@ class SecretDialog(QDialog):
 
         self.cancel_button.clicked.connect(self.reject)
         self.add_button.clicked.connect(self._add)
+        self.kind_box.currentIndexChanged.connect(self._kind_changed)
+        self.value_edit.textChanged.connect(self._show_database)
+        self._kind_changed()
 
     def _restyle(self) -> None:
         t = apply_dialog_style(self, self._restyle)
@@ -113,16 +157,71 @@ class SecretDialog(QDialog):
     def entry(self) -> SecretEntry:
         return SecretEntry(name=self.name_edit.text().strip(), domains=parse_domains(self.sites_edit.text()))
 
+    @property
+    def kind(self) -> str:
+        return str(self.kind_box.currentData())
+
     def take_value(self) -> str:
-        """The value, once: the field is emptied so it lingers nowhere in the widgets."""
-        value = self.value_edit.text()
+        """The value, once, as the keyring keeps it (a setup key as its otpauth:// link, so that it is read back as
+        a one-time code): the field is emptied so it lingers nowhere in the widgets."""
+        value = self.value_edit.text().strip() if self.kind != VALUE else self.value_edit.text()
         self.value_edit.clear()
+        if self.kind == ONE_TIME_CODE and not value.lower().startswith(OTPAUTH):
+            key = "".join(value.split()).replace("-", "").upper()
+            value = f"otpauth://totp/{self.name_edit.text().strip()}?secret={key}"
         return value
+
+    def take_database_password(self) -> tuple[str, str] | None:
+        """A KeePassXC reference's database and the password typed for it, once; None when none was typed."""
+        password = self.database_edit.text()
+        self.database_edit.clear()
+        reference = self._reference()
+        return (reference.database, password) if password and reference is not None and reference.database else None
+
+    def _reference(self) -> Reference | None:
+        try:
+            return parse_reference(self.value_edit.text()) if self.kind == REFERENCE else None
+        except ValueError:
+            return None
+
+    def _kind_changed(self) -> None:
+        _label, placeholder, hint = _KINDS[self.kind]
+        self.value_edit.setPlaceholderText(tr(placeholder) if placeholder else "")
+        self.value_edit.setEchoMode(
+            QLineEdit.EchoMode.Normal if self.kind == REFERENCE else QLineEdit.EchoMode.Password
+        )
+        self.hint.setText(tr(hint) if hint else "")
+        self.hint.setVisible(bool(hint))
+        self._show_database()
+
+    def _show_database(self) -> None:
+        reference = self._reference()
+        shown = reference is not None and reference.manager is Manager.KEEPASSXC
+        self.database_caption.setVisible(shown)
+        self.database_edit.setVisible(shown)
+
+    def _value_problem(self) -> str | None:
+        value = self.value_edit.text()
+        if not value:
+            return tr("Enter the secret's value.")
+        if self.kind == ONE_TIME_CODE:
+            try:
+                parse_totp(value)
+            except ValueError:
+                return tr(
+                    "This is not a setup key: copy the key (letters A-Z and digits 2-7) or the whole otpauth://totp/ "
+                    "link from the site."
+                )
+        if self.kind == REFERENCE and self._reference() is None:
+            return tr(
+                "Write a reference: op://vault/item/field, bw://item or keepassxc:///path/to/database.kdbx#entry."
+            )
+        return None
 
     def _add(self) -> None:
         problem = (
             name_problem(self.name_edit.text().strip(), self._taken)
-            or (None if self.value_edit.text() else tr("Enter the secret's value."))
+            or self._value_problem()
             or site_problem(self.sites_edit.text())
         )
         if problem:
@@ -139,7 +238,9 @@ class SecretsPage(QWidget):
         super().__init__(parent)
         self._in_keyring = {entry.name for entry in settings.secrets}  # names whose value may be in the keyring
         self._unsaved: dict[str, str] = {}  # values added in this dialog, until Save writes them
+        self._databases: dict[str, str] = {}  # KeePassXC databases' passwords typed here, until Save
         self.add_dialog: SecretDialog | None = None
+        self.notify = NotifyAddress(self)
 
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
@@ -175,6 +276,7 @@ class SecretsPage(QWidget):
             )
         )
         root.addWidget(block)
+        root.addWidget(self.notify)
         root.addStretch(1)
 
         for entry in settings.secrets:
@@ -192,6 +294,7 @@ class SecretsPage(QWidget):
 
     async def check_keyring(self) -> None:
         """Mark the listed secrets whose value the keyring holds, and those it does not (read off the loop)."""
+        await self.notify.check_keyring()
         for entry in self.entries():
             found = await asyncio.to_thread(_is_saved, entry.name)
             if entry.name not in self._unsaved:
@@ -223,6 +326,10 @@ class SecretsPage(QWidget):
                 secrets.keep_for_session(name, "")
                 self._in_keyring.add(name)
                 self._set_state(name, tr("Saved"))
+        for database in sorted(self._databases):
+            with contextlib.suppress(secrets.KeyringUnavailable):  # then PAGE_AGENT_KEEPASSXC_PASSWORD (README)
+                await asyncio.to_thread(_database_saver(database, self._databases.pop(database)))
+        await self.notify.store()
         return in_memory
 
     # --- adding and removing -----------------------------------------------------------------------------------
@@ -237,6 +344,9 @@ class SecretsPage(QWidget):
 
     def _added(self, dialog: SecretDialog) -> None:
         entry = dialog.entry()
+        database = dialog.take_database_password()
+        if database is not None:
+            self._databases[database[0]] = database[1]
         self._unsaved[entry.name] = dialog.take_value()
         self._add_row(entry, tr("Not saved yet"))
         added = self._item(entry.name)
@@ -273,6 +383,13 @@ class SecretsPage(QWidget):
 def _is_saved(name: str) -> bool:
     # Only whether it is there: qasync logs a worker's result at DEBUG level, and that must never be the value.
     return secrets.get_secret(name) is not None
+
+
+def _database_saver(database: str, password: str) -> Callable[[], None]:
+    def save() -> None:
+        secrets.set_database_password(database, password)
+
+    return save
 
 
 def _saver(name: str, value: str) -> Callable[[], None]:

@@ -215,6 +215,8 @@ class SettingsDialog(QDialog):
         form = {**self._original.model_dump(), **self.model_page.values(), **self.agent_page.values()}
         settings = Settings.model_validate(form).model_copy(update={**safety, "secrets": self.secrets_page.entries()})
         problem = self.model_page.problem(settings) or self.agent_page.problem(settings)
+        if problem is None and (message := await self.secrets_page.notify.problem()):
+            problem = message, self.secrets_page.notify.address_edit
         if problem:
             message, field = problem
             self._show_field(field)

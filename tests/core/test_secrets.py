@@ -24,7 +24,7 @@ from app.runtime import RuntimeOptions
 from app.safety_from_settings import build_guardrails, load_secrets
 from app.settings.model import SecretEntry, Settings
 from app.settings.paths import app_paths
-from app.settings.secrets import SecretsSourceError, env_secrets, read_secrets_file, set_secret
+from app.settings.secrets import GivenSecret, SecretsSourceError, env_secrets, read_secrets_file, set_secret
 from tests.core.conftest import AgentFactory
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.fakes.memory_keyring import MemoryKeyring, memory_keyring  # noqa: F401  (fixture)
@@ -38,25 +38,30 @@ def vault(*secrets: Secret) -> SecretVault:
     return SecretVault(list(secrets) or [Secret("pw", SecretStr(VALUE))])
 
 
+async def filled(vault: SecretVault, text: str, url: str | None, words: str = "") -> str:
+    return await vault.fill(text, url, words, signal=AbortSignal())
+
+
 # --- filling ---------------------------------------------------------------------------------------------------
 
 
-def test_fill_types_the_value_of_each_placeholder() -> None:
+async def test_fill_types_the_value_of_each_placeholder() -> None:
     assert (
-        vault().fill("user:<secret>pw</secret>/<secret> PW </secret>", "https://a.example/") == f"user:{VALUE}/{VALUE}"
+        await filled(vault(), "user:<secret>pw</secret>/<secret> PW </secret>", "https://a.example/")
+        == f"user:{VALUE}/{VALUE}"
     )
 
 
-def test_unknown_name_is_refused_naming_the_known_ones_and_no_value() -> None:
+async def test_unknown_name_is_refused_naming_the_known_ones_and_no_value() -> None:
     with pytest.raises(ToolError) as caught:
-        vault().fill("<secret>bank</secret>", "https://a.example/")
+        await filled(vault(), "<secret>bank</secret>", "https://a.example/")
     message = str(caught.value)
     assert '"bank"' in message and "<secret>pw</secret>" in message and VALUE not in message
 
 
-def test_a_secret_without_a_value_says_where_to_set_it() -> None:
+async def test_a_secret_without_a_value_says_where_to_set_it() -> None:
     with pytest.raises(ToolError, match="Settings → Secrets"):
-        vault(Secret("pw", SecretStr(""))).fill("<secret>pw</secret>", "https://a.example/")
+        await filled(vault(Secret("pw", SecretStr(""))), "<secret>pw</secret>", "https://a.example/")
 
 
 @pytest.mark.parametrize(
@@ -72,13 +77,13 @@ def test_a_secret_without_a_value_says_where_to_set_it() -> None:
         ("", False),
     ],
 )
-def test_a_secret_limited_to_sites_is_typed_only_there(url: str, allowed: bool) -> None:
+async def test_a_secret_limited_to_sites_is_typed_only_there(url: str, allowed: bool) -> None:
     limited = vault(Secret("pw", SecretStr(VALUE), ("bank.example", "*.bank.example", "127.0.0.1:8001")))
     if allowed:
-        assert limited.fill("<secret>pw</secret>", url) == VALUE
+        assert await filled(limited, "<secret>pw</secret>", url) == VALUE
     else:
         with pytest.raises(ToolError, match="may only be typed on") as caught:
-            limited.fill("<secret>pw</secret>", url)
+            await filled(limited, "<secret>pw</secret>", url)
         assert VALUE not in str(caught.value)
 
 
@@ -148,15 +153,15 @@ def test_a_learnt_value_never_masks_the_persons_or_the_apps_words() -> None:
     assert v.mask_own_words(text) == "Sign in with <secret>pw</secret> and the code code-4471"
 
 
-def test_a_typed_password_is_learnt_once_and_typable_again_on_its_own_site_only() -> None:
+async def test_a_typed_password_is_learnt_once_and_typable_again_on_its_own_site_only() -> None:
     v = SecretVault([Secret("typed_password", SecretStr("someone-else's"))])
     name = v.remember_typed("hunter2-literal", "http://127.0.0.1:8001/login")
     assert name == "typed_password_2"
     assert v.remember_typed("hunter2-literal", "http://127.0.0.1:8001/again") == name
     assert v.mask("pw hunter2-literal") == "pw <secret>typed_password_2</secret>"
-    assert v.fill(placeholder(name), "http://127.0.0.1:8001/other") == "hunter2-literal"
+    assert await filled(v, placeholder(name), "http://127.0.0.1:8001/other") == "hunter2-literal"
     with pytest.raises(ToolError):
-        v.fill(placeholder(name), "http://127.0.0.1:8002/")
+        await filled(v, placeholder(name), "http://127.0.0.1:8002/")
 
 
 def test_mask_everywhere_covers_every_live_vault_and_hidden_keys() -> None:
@@ -310,8 +315,10 @@ def test_a_missing_secrets_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_environment_secrets() -> None:
-    assert env_secrets({"PAGE_AGENT_SECRET_CRM_PASSWORD": VALUE, "PAGE_AGENT_SECRET_EMPTY": "", "HOME": "/"}) == {
-        "crm_password": VALUE
+    given = {"PAGE_AGENT_SECRET_CRM_PASSWORD": VALUE, "PAGE_AGENT_SECRET_EMPTY": "", "PAGE_AGENT_TOTP_ACME": OTHER}
+    assert env_secrets({**given, "HOME": "/"}) == {
+        "crm_password": GivenSecret(value=SecretStr(VALUE)),
+        "acme": GivenSecret(value=SecretStr(OTHER), one_time_code=True),
     }
     with pytest.raises(SecretsSourceError, match="PAGE_AGENT_SECRET_PIN"):
         env_secrets({"PAGE_AGENT_SECRET_PIN": "12"})
@@ -378,18 +385,18 @@ async def test_the_question_bar_never_shows_a_secret(llm_server: FakeLLMServer, 
     assert questions == ["Is <secret>typed_password</secret> right?"]
 
 
-def test_a_site_limited_value_written_out_is_held_to_its_sites_too() -> None:
+async def test_a_site_limited_value_written_out_is_held_to_its_sites_too() -> None:
     v = SecretVault()
     v.remember_typed("hunter2-literal", "https://bank.example/login")
     with pytest.raises(ToolError, match="may only be typed on"):
-        v.fill("my password is hunter2-literal", "https://evil.example/")
-    assert v.fill("hunter2-literal", "https://bank.example/again") == "hunter2-literal"
+        await filled(v, "my password is hunter2-literal", "https://evil.example/")
+    assert await filled(v, "hunter2-literal", "https://bank.example/again") == "hunter2-literal"
 
 
-def test_a_secret_for_a_field_no_longer_on_the_page_is_not_typed() -> None:
+async def test_a_secret_for_a_field_no_longer_on_the_page_is_not_typed() -> None:
     with pytest.raises(ToolError, match="not in the current page state"):
-        vault().fill("<secret>pw</secret>", None)
-    assert vault().fill("plain words", None) == "plain words"
+        await filled(vault(), "<secret>pw</secret>", None)
+    assert await filled(vault(), "plain words", None) == "plain words"
 
 
 def test_pieces_and_spelled_out_forms_of_a_value_are_masked() -> None:
@@ -420,15 +427,15 @@ def test_a_page_echoing_the_start_of_a_token_shows_none_of_it() -> None:
         assert token[:8] not in vault.mask(text), text
 
 
-def test_a_secret_without_sites_of_its_own_goes_only_to_the_default_sites_and_those_the_task_names() -> None:
+async def test_a_secret_without_sites_of_its_own_goes_only_to_the_default_sites_and_those_the_task_names() -> None:
     vault = SecretVault([Secret("pw", SecretStr("long-enough-value"))], default_sites=("crm.example.com",))
-    assert vault.fill("<secret>pw</secret>", "https://crm.example.com/login") == "long-enough-value"
+    assert await filled(vault, "<secret>pw</secret>", "https://crm.example.com/login") == "long-enough-value"
     with pytest.raises(ToolError, match=r"may only be typed on crm\.example\.com"):
-        vault.fill("<secret>pw</secret>", "https://crm-example.com.evil.test/login")
+        await filled(vault, "<secret>pw</secret>", "https://crm-example.com.evil.test/login")
     task = "Sign in to https://mail.example.org as ada@gmail.com with <secret>pw</secret>"
-    assert vault.fill("<secret>pw</secret>", "https://mail.example.org/", task) == "long-enough-value"
+    assert await filled(vault, "<secret>pw</secret>", "https://mail.example.org/", task) == "long-enough-value"
     with pytest.raises(ToolError):  # an e-mail address names no site
-        vault.fill("<secret>pw</secret>", "https://gmail.com/", task)
+        await filled(vault, "<secret>pw</secret>", "https://gmail.com/", task)
     nowhere = SecretVault([Secret("pw", SecretStr("long-enough-value"))], default_sites=())
     with pytest.raises(ToolError, match="names no sites"):
-        nowhere.fill("<secret>pw</secret>", "https://crm.example.com/login", "Sign in")
+        await filled(nowhere, "<secret>pw</secret>", "https://crm.example.com/login", "Sign in")

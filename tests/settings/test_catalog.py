@@ -21,6 +21,7 @@ NOT_IN_THE_CATALOG = {
     "first_run_done": "bookkeeping",
     "api_access_not_kept": "bookkeeping",
     "panel_geometry": "the panel's place on the screen",
+    "hand_off_timeout": "a routine's option: --hand-off-timeout, else the settings file",
 }
 
 

@@ -4,6 +4,10 @@ The vault fills placeholders just before ``input_text`` types, and masks every v
 password typed without a placeholder) in any text on its way out: prompts, events, results, files, logs. Masking
 also catches the forms a value takes inside JSON and URLs, and a value a page or a prompt clipped with "…".
 
+A secret may also be made at the moment of typing by its ``SecretSource``: a one-time code from a setup key
+(one_time_codes.py), a password manager's entry (app/password_managers.py). What the source was made from (the key,
+the reference) is masked from the start; each value it makes is masked from the moment it is made.
+
 Every live vault, and every API key handed to ``hide_everywhere``, is also masked by ``mask_everywhere``: the sinks
 that belong to no one agent (the log, the cassette, the CLI's output) use it.
 """
@@ -16,11 +20,12 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 from urllib.parse import quote, quote_plus
 
 from pydantic import BaseModel, SecretStr
 
+from app.core.abort import AbortSignal
 from app.core.errors import ToolError
 from app.core.safety.navigation import NavigationPolicy, site_of, sites_named_in
 
@@ -76,10 +81,42 @@ def check_secret(name: str, value: str) -> None:
         )
 
 
+@dataclass
+class Attempts:
+    """When one vault (one run, one row) had a source make its value, on the source's own clock, oldest first."""
+
+    times: list[float] = field(default_factory=list)
+
+
+class SecretSource(Protocol):
+    """A secret's value made at the moment of typing and never kept: a one-time code, a password manager's entry.
+    The composition root builds them (app/secret_sources.py): app/core runs no program."""
+
+    def hidden(self) -> tuple[str, ...]:
+        """What of the source itself must never be shown (a setup key, as given and as a site prints it); never
+        ordinary words (a manager's reference names a vault and an item), which masking would garble everywhere."""
+        ...
+
+    async def value(self, signal: AbortSignal, attempts: Attempts) -> str:
+        """The value to type now. ToolError (naming no value) when there is none; HandOffNeeded when only the
+        person can help (a locked vault, a code refused twice)."""
+        ...
+
+
+class SecretSources(Protocol):
+    """How a value the person gave becomes a source (app/secret_sources.py)."""
+
+    def source(self, name: str, value: str, *, one_time_code: bool = False) -> SecretSource | None:
+        """The source ``value`` names (a manager's reference, an otpauth:// link; with ``one_time_code``, a setup key
+        as well), or None for a value that is itself. ValueError in plain words that never quote the value."""
+        ...
+
+
 @dataclass(frozen=True)
 class Secret:
     name: str
-    # Empty: the secret is known by name but has no value on this computer (not in the keyring).
+    # Empty: the secret is known by name but has no value on this computer (not in the keyring). With a source:
+    # what the person gave (the setup key, the reference), never typed itself.
     value: SecretStr
     # Host patterns (as in app/core/safety/navigation.py) of the pages it may be typed on; empty: the vault's
     # default sites (SecretVault.default_sites).
@@ -87,6 +124,8 @@ class Secret:
     # Learnt from a field it was typed into (remember_typed), not given by the person: a page can steer what the
     # model types, so such a value masks what came from a page or the model, never the person's or the app's words.
     learned: bool = False
+    # Makes the value at the moment of typing (a one-time code, a password manager's entry); None: ``value`` is it.
+    source: SecretSource | None = None
 
 
 class _Masker:
@@ -247,11 +286,15 @@ class SecretVault:
     # sites, as the composition root sets them) and the sites the person's own words name (``fill``'s ``words``).
     # None: anywhere (a vault built by hand).
     default_sites: tuple[str, ...] | None = None
+    # How a value given later (a routine's cell) becomes a source: the composition root's; None: every value is itself.
+    sources: SecretSources | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._masker = self._given = _Masker(())
         self._generation = 0
+        self._made: dict[str, str] = {}  # each value a source made -> its secret's name
+        self._attempts: dict[str, Attempts] = {}
         self._rebuild()
         _register(self)
 
@@ -263,24 +306,39 @@ class SecretVault:
     def get(self, name: str) -> Secret | None:
         return next((secret for secret in self.secrets if secret.name == name), None)
 
+    def given(self, name: str, value: str, domains: tuple[str, ...] = (), *, one_time_code: bool = False) -> Secret:
+        """A secret the person gave as ``value``, made a source when it names one (``sources``): a routine's cell
+        holding a manager's reference, an otpauth:// link or (``one_time_code``) a setup key. ValueError in plain
+        words for a malformed one."""
+        source = self.sources.source(name, value, one_time_code=one_time_code) if self.sources is not None else None
+        if source is None and one_time_code:
+            raise ValueError("One-time codes cannot be made here.")
+        return Secret(name, SecretStr(value), domains, source=source)
+
     @staticmethod
     def has_placeholder(text: str) -> bool:
         return PLACEHOLDER.search(text) is not None
 
-    def fill(self, text: str, url: str | None, words: str = "") -> str:
+    async def fill(self, text: str, url: str | None, words: str = "", *, signal: AbortSignal) -> str:
         """``text`` with every ``<secret>name</secret>`` replaced by its value, to type into a field of the page at
         ``url`` (None: the field is not known). ``words``: the person's own words in the task, whose named sites a
         secret that names none may also go to (never a routine's cells, nothing an MCP client wrote). ToolError
         (naming no value) for an unknown name, a secret without a value, or one not allowed on ``url``; a value
         written out in full is held to its sites too (a password the task gave literally, learnt where it was first
-        typed)."""
+        typed). A made value is made only once its site is checked, and masked from then on."""
         for secret in self.secrets:
             value = secret.value.get_secret_value()
             if value and value in text:
                 self._check_site(secret, url, words)
-        return PLACEHOLDER.sub(lambda match: self._value_for(match.group(1).strip().lower(), url, words), text)
+        for value, name in list(self._made.items()):
+            made_by = self.get(name)
+            if made_by is not None and value in text:
+                self._check_site(made_by, url, words)
+        names = dict.fromkeys(match.group(1).strip().lower() for match in PLACEHOLDER.finditer(text))
+        values = {name: await self._value_for(name, url, words, signal) for name in names}
+        return PLACEHOLDER.sub(lambda match: values[match.group(1).strip().lower()], text)
 
-    def _value_for(self, name: str, url: str | None, words: str) -> str:
+    async def _value_for(self, name: str, url: str | None, words: str, signal: AbortSignal) -> str:
         secret = self.get(name)
         if secret is None:
             known = ", ".join(placeholder(n) for n in self.names())
@@ -296,7 +354,14 @@ class SecretVault:
                 "so nothing was typed. Tell the user to set it in Settings → Secrets."
             )
         self._check_site(secret, url, words)
-        return value
+        if secret.source is None:
+            return value
+        made = await secret.source.value(signal, self._attempts.setdefault(name, Attempts()))
+        with self._lock:
+            if self._made.get(made) != name:
+                self._made[made] = name
+                self._rebuild()
+        return made
 
     def _check_site(self, secret: Secret, url: str | None, words: str) -> None:
         if url is None:
@@ -368,8 +433,15 @@ class SecretVault:
         return self._generation
 
     def _rebuild(self) -> None:
-        every = [(s.value.get_secret_value(), placeholder(s.name)) for s in self.secrets]
-        given = [pair for pair, s in zip(every, self.secrets, strict=True) if not s.learned]
+        # What a source hides of itself and what it made are the person's or the app's, never a page's: they mask
+        # everything. A source's own text is not masked whole: a reference is made of ordinary words.
+        given = [
+            (s.value.get_secret_value(), placeholder(s.name)) for s in self.secrets if not s.learned and not s.source
+        ]
+        given += [(hidden, placeholder(s.name)) for s in self.secrets if s.source for hidden in s.source.hidden()]
+        given += [(value, placeholder(name)) for value, name in self._made.items()]
+        learned = [(s.value.get_secret_value(), placeholder(s.name)) for s in self.secrets if s.learned]
+        every = given + learned
         self._masker = _Masker(every)
         self._given = self._masker if len(given) == len(every) else _Masker(given)
         self._generation += 1

@@ -10,7 +10,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel
 
 from app.core.abort import AbortError, AbortSignal
-from app.core.errors import BrowserClosedError, DeclinedError, ToolError
+from app.core.errors import BrowserClosedError, DeclinedError, HandOffNeeded, ToolError
 from app.core.page import PageController
 from app.core.safety.guardrails import Guardrails
 from app.core.types import FAILURE_MARK
@@ -25,6 +25,7 @@ class ToolResult:
     text: str
     ok: bool = True
     declined: bool = False  # not done because the person did not allow it (DeclinedError)
+    hand_off: str = ""  # only the person can go on (HandOffNeeded): the app's words for them
 
 
 AskUserHandler = Callable[[str, AbortSignal], Awaitable[str]]
@@ -128,6 +129,8 @@ async def run_tool(tool: Tool[Any], ctx: ToolContext, params: BaseModel) -> Tool
         raise
     except DeclinedError as exc:
         return ToolResult(f"{FAILURE_MARK} {exc}", ok=False, declined=True)
+    except HandOffNeeded as exc:
+        return ToolResult(f"{FAILURE_MARK} {exc}", ok=False, hand_off=exc.words)
     except ToolError as exc:
         return ToolResult(f"{FAILURE_MARK} {exc}", ok=False)
     except Exception as exc:

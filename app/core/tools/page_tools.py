@@ -138,7 +138,7 @@ async def _input_text(ctx: ToolContext, p: InputTextInput) -> str:
     vault = ctx.guardrails.secrets
     info = ctx.page.element_info(p.index)
     # The document that owns the field decides where a secret may go: a cross-origin iframe has its own address.
-    text = vault.fill(p.text, info.frame_url if info is not None else None, ctx.own_words)
+    text = await vault.fill(p.text, info.frame_url if info is not None else None, ctx.own_words, signal=ctx.signal)
     # A placeholder filled, or a value the vault knows (a password typed as itself, learnt just before): a secret.
     secret = text != p.text or vault.mask(text) != text
     action = SecretTextInput if secret else InputTextInput

@@ -1,0 +1,1 @@
+"""Secrets made at the moment of typing: one-time codes from a setup key, and password managers' entries."""
