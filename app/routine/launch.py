@@ -72,8 +72,10 @@ class OpenRoutine:
                 await bar.hide()
 
     async def close(self) -> None:
-        """Close what this process started (a launched Chromium, the pages it opened elsewhere), keep the rest."""
+        """Close what this process started (a launched Chromium, the pages it opened elsewhere), keep the rest. A
+        routine that still runs is stopped first, and its rows' endings are saved before its state closes."""
         try:
+            await self.runner.wind_down()
             await self._browsers.close()
             close = getattr(self._model, "close", None)
             if close is not None:
