@@ -63,6 +63,9 @@ class PageReader:
             return await self._crashed_state(page, signal)
         # The start page of a run that begins at once (the CLI's) is read as the page shows itself, not its spinner.
         await self._owner.settler.settled(page, signal)
+        # A navigation under way (a click of the person's just before they hand the browser back, a redirect) is
+        # read once its new page is there, never the old one about to go or the new one half-built.
+        await self._owner.settler.arrived(page, signal)
         await signal.race(self._guard.sync())
         try:
             observation = await self._observe_allowed(page, signal)

@@ -5,6 +5,10 @@ typing (a debounce, then a request), a menu after a hover delay, a validation me
 been quiet for ``QUIET`` seconds: no DOM mutation in the main document and no fetch/XHR or document load in flight.
 ``CAP`` ends the wait on a page that never stops changing (a ticking clock, a spinner), so a step never stalls on it.
 Stop ends the wait at once.
+
+Every look also waits for a navigation under way to arrive (``arrived``): one the action set off after the settle's
+cap, a person's click just before they hand the browser back, a page's own redirect. The old page is about to go and
+the new one may be committed but not yet parsed (a title and no body): the model reads neither.
 """
 
 from __future__ import annotations
@@ -12,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page, Request
+from playwright.async_api import Frame, Page, Request
 
 from app.browser.playwright_errors import first_line
 from app.core.abort import AbortSignal
@@ -33,6 +38,11 @@ QUIET = 0.35
 CAP = 2.0
 # Requests the page's own scripts make, and documents loading: the ones whose answers change what is shown.
 _WATCHED = frozenset({"fetch", "xhr", "document"})
+# A navigation is waited for at most this long from when it began (its request, or the commit of a document whose
+# request was not seen), its new document's parsing included; a page still loading then is read as it is. Well within
+# a look's own deadline (AgentConfig.observe_timeout).
+LOADING_CAP = 5.0
+_READY_STATE_JS = "() => document.readyState"
 
 # Resolves once no mutation has happened in the document for `quiet` ms, or after `cap` ms: how long it waited.
 _DOM_QUIET_JS = """([quiet, cap]) => new Promise(resolve => {
@@ -50,23 +60,53 @@ _DOM_QUIET_JS = """([quiet, cap]) => new Promise(resolve => {
 
 @dataclass
 class _InFlight:
-    """The watched requests of one page that have not finished; ``idle`` is set while there are none."""
+    """The watched requests of one page that have not finished (``idle`` is set while there are none), and its
+    navigation under way (``arrived`` is set while there is none): from its document request, through its redirects,
+    until the new document is committed, or until the request failed (stopped, blocked, a download, no content).
+    ``began``: when the last navigation began (the watch's start before any)."""
 
     requests: set[Request] = field(default_factory=set)
     idle: asyncio.Event = field(default_factory=asyncio.Event)
+    navigation: Request | None = None
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    began: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
         self.idle.set()
+        self.arrived.set()
 
     def started(self, request: Request) -> None:
-        if request.resource_type in _WATCHED and request.frame.parent_frame is None:
+        if request.frame.parent_frame is not None:
+            return
+        if request.resource_type in _WATCHED:
             self.requests.add(request)
             self.idle.clear()
+        if request.is_navigation_request():
+            if self.navigation is None:
+                self.began = time.monotonic()
+            self.navigation = request  # a redirect's next hop, or a navigation that replaced the one under way
+            self.arrived.clear()
 
     def ended(self, request: Request) -> None:
         self.requests.discard(request)
         if not self.requests:
             self.idle.set()
+
+    def failed(self, request: Request) -> None:
+        self.ended(request)
+        if request is self.navigation:
+            self._arrived()
+
+    def committed(self, frame: Frame) -> None:
+        if frame.parent_frame is not None:
+            return
+        if self.navigation is None:  # a document whose request was not seen (from the history cache, say)
+            self.began = time.monotonic()
+        self._arrived()
+
+    def _arrived(self) -> None:
+        self.navigation = None
+        self.arrived.set()
 
 
 class Settler:
@@ -77,10 +117,15 @@ class Settler:
     """
 
     def __init__(
-        self, quiet: float = QUIET, cap: float = CAP, prepare: Callable[[Page], Awaitable[None]] | None = None
+        self,
+        quiet: float = QUIET,
+        cap: float = CAP,
+        prepare: Callable[[Page], Awaitable[None]] | None = None,
+        loading_cap: float = LOADING_CAP,
     ) -> None:
         self.quiet = quiet
         self.cap = cap
+        self.loading_cap = loading_cap
         self.prepare = prepare
         self._pages: dict[Page, _InFlight] = {}
         # Pages settling while nobody waits for them yet (``settle_later``).
@@ -93,7 +138,8 @@ class Settler:
         flight = self._pages[page] = _InFlight()
         page.on("request", flight.started)
         page.on("requestfinished", flight.ended)
-        page.on("requestfailed", flight.ended)
+        page.on("requestfailed", flight.failed)
+        page.on("framenavigated", flight.committed)
 
         def closed(_page: Page) -> None:
             self._pages.pop(page, None)
@@ -131,6 +177,32 @@ class Settler:
         if later is not None:
             # asyncio.wait neither cancels the settling on Stop nor raises if the page closed and it was cancelled.
             await signal.race(asyncio.wait([later]))
+
+    async def arrived(self, page: Page, signal: AbortSignal) -> None:
+        """Once ``page``'s navigation under way, if any, has committed its new document and that document is parsed
+        (``page`` is watched from now on if it was not): at most ``loading_cap`` seconds, and at most that from when
+        the navigation began. Raises AbortError on Stop; a closed page ends the wait."""
+        self.watch(page)
+        flight = self._pages.get(page)
+        if flight is None:
+            return
+        deadline = time.monotonic() + self.loading_cap
+
+        def left() -> float:
+            return min(deadline, flight.began + self.loading_cap) - time.monotonic()
+
+        # A round trip to the page first: whatever Chromium told of it before (a navigation's request) is in by then.
+        await self._tolerant(signal, page.evaluate(_READY_STATE_JS), self.loading_cap)
+        await self._until(signal, flight.arrived.wait(), left())
+        await self._tolerant(signal, page.wait_for_load_state("domcontentloaded"), left())
+
+    async def _tolerant(self, signal: AbortSignal, work: Awaitable[object], timeout: float) -> None:
+        """``work`` waited for at most ``timeout`` seconds, whatever it raises but Stop (a document being replaced,
+        a closed page): the events that follow say the rest."""
+        try:
+            await self._until(signal, work, timeout)
+        except PlaywrightError as exc:
+            log.debug("arrival: %s", first_line(exc))
 
     async def settle(self, page: Page, signal: AbortSignal) -> float:
         """Wait until ``page`` is quiet, at most ``cap`` seconds; returns the seconds waited. Raises AbortError on

@@ -85,8 +85,10 @@ class OpenRoutine:
                 await bar.hide()
 
     async def close(self) -> None:
-        """Close what this process started (a launched Chromium, the pages it opened elsewhere), keep the rest."""
+        """Close what this process started (a launched Chromium, the pages it opened elsewhere), keep the rest. A
+        routine that still runs is stopped first, and its rows' endings are saved before its state closes."""
         try:
+            await self.runner.wind_down()
             if self._away is not None:
                 self._away.close()
             await self._browsers.close()

@@ -57,6 +57,8 @@ log = logging.getLogger(__name__)
 
 NO_BROWSER_LEFT = "Every browser of the routine went away before this row could start."
 STOPPED_BEFORE = "The routine was stopped before this row started."
+# How long closing a routine that still runs waits for its stopped rows to save their endings.
+WIND_DOWN = 30.0
 
 
 class Slot(RowSlot, Protocol):
@@ -124,6 +126,7 @@ class RoutineRunner:
         self._model_calls = 0
         self._started = time.monotonic()
         self._background = Background("routine")
+        self._over: asyncio.Event | None = None  # made when run() begins, set once it has ended
 
     # --- public API --------------------------------------------------------------------------------------------
 
@@ -161,6 +164,18 @@ class RoutineRunner:
         self._stopping = True
         await self._notify()
         await asyncio.gather(*(agent.stop() for agent in list(self._agents.values())), return_exceptions=True)
+
+    async def wind_down(self) -> None:
+        """A run under way is stopped (as ``stop``), and this returns once it has ended with every row's ending saved,
+        at most ``WIND_DOWN`` seconds: what closes the routine's state calls it first. At once when none runs."""
+        over = self._over
+        if over is None or over.is_set():
+            return
+        await self.stop()
+        try:
+            await asyncio.wait_for(over.wait(), WIND_DOWN)
+        except TimeoutError:
+            log.warning("the routine's rows did not end within %g s of its stop; its state closes anyway", WIND_DOWN)
 
     def continue_row(self, request_id: int, note: str = "") -> None:
         """The person did what a hand-off asked: that row carries on (``note`` goes to the agent)."""
@@ -215,6 +230,13 @@ class RoutineRunner:
         )
 
     async def run(self) -> RoutineSummary:
+        over = self._over = asyncio.Event()
+        try:
+            return await self._run()
+        finally:
+            over.set()
+
+    async def _run(self) -> RoutineSummary:
         records = await asyncio.to_thread(self._store.records)
         self._path = await asyncio.to_thread(self._load_path)
         options = self.plan.options

@@ -33,11 +33,18 @@ FORM = """<!doctype html><html lang=en><meta charset=utf-8><title>New customer �
 </form></html>"""
 SAVED = """<!doctype html><html lang=en><meta charset=utf-8><title>Saved — Test CRM</title>
 <h1>Saved customer {name}</h1><p>Customer number: {id}</p><p><a href=/new>New customer</a></p></html>"""
+# It asks the server one question at a time and goes on once: on a loaded machine an interval's polls overlapped,
+# several came back "solved" and each navigated, and the last one's /verify/done (done already) replaced the Saved
+# page with "not solved".
 VERIFY = """<!doctype html><html lang=en><meta charset=utf-8><title>Security check — Test CRM</title>
 <h1>Security check</h1><p>A person must confirm this customer before it is saved.</p>
-<script>setInterval(async () => {{
+<script>
+const poll = async () => {{
   if ((await (await fetch('/verify/status?id={id}')).text()) === 'solved') location = '/verify/done?id={id}';
-}}, 100);</script></html>"""
+  else setTimeout(poll, 100);
+}};
+setTimeout(poll, 100);
+</script></html>"""
 
 
 @dataclass

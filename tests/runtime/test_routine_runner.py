@@ -13,7 +13,7 @@ from app.routine.types import PersonRequest, RoutineOptions, RowActivity, RowFin
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.text.wording import describe_activity
-from tests.cli.routine_helpers import ROWS, rows_file
+from tests.cli.routine_helpers import ROWS, results, rows_file
 from tests.fakes.crm_model import TEMPLATE, crm_model
 from tests.fakes.crm_site import crm_site
 from tests.fakes.llm_server import FakeLLMServer
@@ -130,3 +130,26 @@ async def test_a_row_the_person_gives_up_says_so_with_the_agents_words_quoted(
         "You gave this row up when the agent handed it to you, so it was not finished; it is tried again next run. "
         "The agent had said: “The CRM asks a person to confirm this customer.”"
     )
+
+
+async def test_closing_a_routine_that_still_runs_stops_it_first_and_every_rows_ending_is_saved(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    """The panel or a test may close a routine while a row waits for the person: the rows end as a Stop ends them,
+    and those endings reach the state before it closes (they met a closed database, and the run raised)."""
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.rsplit("Chlo", 1)[0])
+    with crm_site() as site:
+        site.captcha_emails.add("ana@x.test")
+        plan = await asyncio.to_thread(plan_routine, RoutineOptions(rows, TEMPLATE, start_url=site.new_url))
+        routine = await open_routine(plan, setup(tmp_path, llm_server))
+        needed: asyncio.Queue[PersonRequest] = asyncio.Queue()
+        routine.runner.on("person_needed", needed.put_nowait)
+        running = asyncio.ensure_future(routine.runner.run())
+        try:
+            assert (await asyncio.wait_for(needed.get(), 90)).number == 1
+        finally:
+            await routine.close()
+        summary = await asyncio.wait_for(running, 30)
+    assert summary.stopped and summary.counts == {"interrupted": 1, "skipped": 1}
+    assert [r["status"] for r in results(rows)] == ["interrupted", "skipped"]
