@@ -22,6 +22,7 @@ from app.browser.controller import PlaywrightPageController
 from app.browser.session import BrowserSession, LaunchOptions
 from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
+from app.core.page import ForeignKeys
 from app.core.safety.guardrails import Guardrails
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,14 @@ class Slot:
         self.lost = True
 
     def use(self, guardrails: Guardrails) -> None:
+        """A row begins in this window, with its policies."""
         self.controller.guardrails = guardrails
+        self.controller.foreign_keys.clear()
+
+    @property
+    def foreign_keys(self) -> list[ForeignKeys]:
+        """The fields of this row's pages that got keys the agent did not type."""
+        return self.controller.foreign_keys
 
     async def open(self, url: str, signal: AbortSignal) -> None:
         await self.controller.open(url, signal)

@@ -6,13 +6,15 @@
 check page, which goes on by itself once the test ``solve()``s it (as a person would). ``form_version = 2`` renames
 the email field, the way a site changes between rows; ``save_label`` words the Save button ("Save and pay $9" makes
 it a risky click). ``on_post`` runs as each POST arrives (a test kills the routine
-there, in mid-row).
+there, in mid-row). ``foreign_keys`` stands for someone typing in the form's window while the agent types: the name
+field gets those characters after the agent's first key.
 """
 
 from __future__ import annotations
 
 import html
 import itertools
+import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,7 +32,10 @@ FORM = """<!doctype html><html lang=en><meta charset=utf-8><title>New customer �
 <p><label>Start date <input name=start type=date></label></p>
 <p><label><input type=checkbox name=newsletter> Newsletter</label></p>
 <p><button>{save}</button></p>
-</form></html>"""
+</form>{script}</html>"""
+# What another person's keys do to the name field while the agent types into it.
+FOREIGN_KEYS = """<script>const name = document.querySelector('[name=name]');
+name.addEventListener('input', () => {{ name.value += {keys}; }}, {{once: true}});</script>"""
 SAVED = """<!doctype html><html lang=en><meta charset=utf-8><title>Saved — Test CRM</title>
 <h1>Saved customer {name}</h1><p>Customer number: {id}</p><p><a href=/new>New customer</a></p></html>"""
 VERIFY = """<!doctype html><html lang=en><meta charset=utf-8><title>Security check — Test CRM</title>
@@ -48,6 +53,7 @@ class CrmSite:
     captcha_emails: set[str] = field(default_factory=set)
     form_version: int = 1
     save_label: str = "Save"
+    foreign_keys: str = ""
     unique_emails: bool = True  # False: a second record with the same email is saved too (a test counts twice)
     on_post: Callable[[dict[str, str]], None] | None = None
     # Set when a page passed its Security check and went on: its Saved page was served (what the person sees
@@ -75,8 +81,13 @@ class CrmSite:
     def form(self, error: str = "") -> bytes:
         email_label, email_name = ("Email", "email") if self.form_version == 1 else ("Contact email", "contact_email")
         alert = f"<p role=alert>Refused: {html.escape(error)}</p>" if error else ""
+        script = FOREIGN_KEYS.format(keys=json.dumps(self.foreign_keys)) if self.foreign_keys else ""
         return FORM.format(
-            error=alert, email_label=email_label, email_name=email_name, save=html.escape(self.save_label)
+            error=alert,
+            email_label=email_label,
+            email_name=email_name,
+            save=html.escape(self.save_label),
+            script=script,
         ).encode()
 
     def post(self, data: dict[str, str]) -> tuple[int, bytes, str]:
