@@ -94,6 +94,44 @@ class Person:
             time.sleep(0.02)
 
 
+class ActiveWindows:
+    """Every window the window manager makes the active one, as it happens (``xprop -spy`` prints each time it is set,
+    the same window again too), in ``changes``: the first is the one active when it started; 0 is no window (a moment
+    between two, as a rule)."""
+
+    def __init__(self, desktop: XDesktop) -> None:
+        self.changes: list[int] = []
+        self._process = subprocess.Popen(
+            ["stdbuf", "-oL", "xprop", "-root", "-spy", "_NET_ACTIVE_WINDOW"],
+            env=desktop.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        sync_until(lambda: self.changes, _START_DEADLINE, "xprop to say the active window", alive=self._process)
+
+    def _read(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            value = line.rsplit("#", 1)[-1].strip().split(",")[0]
+            self.changes.append(int(value, 16) if value.startswith("0x") else 0)
+
+    def stop(self) -> None:
+        ended(self._process)
+        self._reader.join(10)
+
+
+@contextlib.contextmanager
+def active_windows(desktop: XDesktop) -> Iterator[ActiveWindows]:
+    spy = ActiveWindows(desktop)
+    try:
+        yield spy
+    finally:
+        spy.stop()
+
+
 def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
 

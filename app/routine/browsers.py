@@ -22,6 +22,7 @@ from app.browser.controller import PlaywrightPageController
 from app.browser.session import BrowserSession, LaunchOptions
 from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
+from app.core.errors import BrowserClosedError
 from app.core.page import ForeignKeys
 from app.core.safety.guardrails import Guardrails
 
@@ -70,9 +71,10 @@ class Slot:
         await self.controller.open(url, signal)
 
     async def bring_to_front(self) -> None:
-        """This row's window comes to the front: the person acts in it."""
-        with contextlib.suppress(PlaywrightError, TimeoutError):
-            await asyncio.wait_for(self.session.active_page.bring_to_front(), _FRONT_TIMEOUT)
+        """This row's window comes to the front with the keyboard, and keeps it while the other rows go on: the
+        person acts in it."""
+        with contextlib.suppress(PlaywrightError, TimeoutError, BrowserClosedError):
+            await asyncio.wait_for(self.session.bring_to_front(), _FRONT_TIMEOUT)
 
 
 @dataclass
