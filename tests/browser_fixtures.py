@@ -110,6 +110,7 @@ async def _shared_controller(_module_controller: PlaywrightPageController) -> Pl
     controller.guardrails = Guardrails()
     controller.settler = Settler(prepare=controller.rehearse)
     controller.drain_events()
+    controller.foreign_keys.clear()
     shutil.rmtree(session.downloads_dir)
     session.downloads_dir.mkdir(mode=0o700)
     return controller

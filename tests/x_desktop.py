@@ -26,6 +26,7 @@ from tests.waiting import ended, sync_until
 
 TOOLS = ("Xvfb", "openbox", "xdotool", "xprop", "xev", "dbus-daemon", "dunst")
 _START_DEADLINE = 20.0
+_WM_READY = "openbox-ready"
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,44 @@ class Person:
             time.sleep(0.02)
 
 
+class ActiveWindows:
+    """Every window the window manager makes the active one, as it happens (``xprop -spy`` prints each time it is set,
+    the same window again too), in ``changes``: the first is the one active when it started; 0 is no window (a moment
+    between two, as a rule)."""
+
+    def __init__(self, desktop: XDesktop) -> None:
+        self.changes: list[int] = []
+        self._process = subprocess.Popen(
+            ["stdbuf", "-oL", "xprop", "-root", "-spy", "_NET_ACTIVE_WINDOW"],
+            env=desktop.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        sync_until(lambda: self.changes, _START_DEADLINE, "xprop to say the active window", alive=self._process)
+
+    def _read(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            value = line.rsplit("#", 1)[-1].strip().split(",")[0]
+            self.changes.append(int(value, 16) if value.startswith("0x") else 0)
+
+    def stop(self) -> None:
+        ended(self._process)
+        self._reader.join(10)
+
+
+@contextlib.contextmanager
+def active_windows(desktop: XDesktop) -> Iterator[ActiveWindows]:
+    spy = ActiveWindows(desktop)
+    try:
+        yield spy
+    finally:
+        spy.stop()
+
+
 def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
 
@@ -120,18 +159,31 @@ def x_desktop(width: int = 1366, height: int = 768) -> Iterator[XDesktop]:
         if not number.isdigit():
             raise RuntimeError("Xvfb did not start")
         desktop = XDesktop(f":{number}", width, height)
+        # openbox is up once it runs its startup command: it claims the root window earlier, but a window mapped
+        # before it has looked at the windows already there is never managed (nor shown).
         window_manager = subprocess.Popen(
-            ["openbox", "--sm-disable"], env=desktop.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            ["openbox", "--sm-disable", "--startup", f"echo {_WM_READY}"],
+            env=desktop.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
-        # openbox is up once it has claimed the root window (EWMH's supporting-WM check).
-        claimed = lambda: "window id" in desktop.run("xprop", "-root", "_NET_SUPPORTING_WM_CHECK")  # noqa: E731
-        sync_until(claimed, _START_DEADLINE, "openbox to start", alive=window_manager)
+        assert window_manager.stdout is not None
+        said, out = b"", window_manager.stdout.fileno()
+        deadline = time.monotonic() + _START_DEADLINE
+        while f"{_WM_READY}\n".encode() not in said:  # its own messages may come first
+            ready, _, _ = select.select([out], [], [], max(0.0, deadline - time.monotonic()))
+            more = os.read(out, 4096) if ready else b""
+            if not more:
+                raise RuntimeError(f"openbox did not start: {said.decode(errors='replace')}")
+            said += more
         yield desktop
     finally:
         os.close(read)
         for process in (window_manager, server):
             if process is not None:
                 ended(process)
+        if window_manager is not None and window_manager.stdout is not None:
+            window_manager.stdout.close()
 
 
 @contextlib.contextmanager
@@ -149,14 +201,9 @@ def other_application(desktop: XDesktop, name: str, geometry: str) -> Iterator[t
     assert process.stdout is not None
     log = KeyLog(process.stdout)
     try:
-        try:
-            window = sync_until(
-                lambda: desktop.windows("--name", f"^{name}$"), _START_DEADLINE, "xev's window", alive=process
-            )[0]
-        except AssertionError as exc:  # what the X server had instead (a rare failure under load, so far unexplained)
-            named = desktop.run("xdotool", "search", "--name", f"^{name}$")
-            managed = desktop.run("xprop", "-root", "_NET_CLIENT_LIST")
-            raise AssertionError(f"{exc}; mapped or not: {named or 'none'}; the window manager's: {managed}") from None
+        window = sync_until(
+            lambda: desktop.windows("--name", f"^{name}$"), _START_DEADLINE, "xev's window", alive=process
+        )[0]
         desktop.run("xdotool", "windowactivate", "--sync", str(window))
         yield window, log
     finally:

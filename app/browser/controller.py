@@ -37,10 +37,10 @@ from app.browser.serialize import describe
 from app.browser.session import BrowserSession
 from app.browser.settle import Settler
 from app.browser.stop_bar import StopBar
-from app.browser.typing import holds, read_back, type_text
+from app.browser.typing import foreign_keys, holds, read_back, type_text
 from app.core.abort import AbortSignal
 from app.core.errors import ToolError
-from app.core.page import BrowserState, ElementInfo, Screenshot
+from app.core.page import BrowserState, ElementInfo, ForeignKeys, Screenshot
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import Act, ActGate
 from app.core.safety.untrusted import quoted
@@ -99,6 +99,7 @@ class PlaywrightPageController:
         self.stop_bar = StopBar(session)
         self.reader = PageReader(self, self._guard, self._navigation_ms)
         self.navigator = Navigator(self, self._guard, self._events, self._navigation_ms)
+        self.foreign_keys: list[ForeignKeys] = []  # fields that got keys the agent did not type (typing.py)
 
     # --- observing (app/browser/page_reading.py) ----------------------------------------------------------------
 
@@ -288,6 +289,8 @@ class PlaywrightPageController:
                 f"Typed nothing into {label}: it holds nothing after typing {shown}; something on the page took the "
                 "keys (a popup or a dialog that opened when it got the focus?): look at the page."
             )
+        if (foreign := foreign_keys(label, text, value, hidden=shown == "••••")) is not None:
+            self.foreign_keys.append(foreign)
         if shown == "••••":
             return f"Typed •••• into {label}; it does not hold exactly what was typed"
         return f"Typed {shown} into {label}; it now reads {quoted(value[:_VALUE_MAX])}"

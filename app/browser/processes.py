@@ -37,6 +37,16 @@ def _profile_pids(profile_dir: Path) -> list[int]:
     return pids
 
 
+def runs_profile(pid: int, profile_dir: Path) -> bool:
+    """Whether process ``pid`` is one of Chromium's processes for ``profile_dir`` (resolved) (Linux; False elsewhere):
+    one small read of /proc, quick enough for the event loop."""
+    try:
+        cmdline = (_PROC / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return False
+    return _names(cmdline, f"--user-data-dir={profile_dir}".encode())
+
+
 async def profile_pids(profile_dir: Path) -> list[int]:
     """Pids of live processes running with this profile (Linux; empty elsewhere)."""
     return await asyncio.to_thread(lambda: _profile_pids(profile_dir.resolve()))

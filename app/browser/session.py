@@ -20,7 +20,7 @@ from app.browser.downloads import Downloads
 from app.browser.endpoint import hide_endpoint_secrets, shown_endpoint
 from app.browser.playwright_errors import first_line, missing_library, profile_in_use
 from app.browser.private_files import private_folder
-from app.browser.processes import kill_profile_processes, profile_pids
+from app.browser.processes import kill_profile_processes, runs_profile
 from app.browser.profile import quiet_profile
 from app.browser.window_focus import WindowFocus
 from app.core.errors import BrowserClosedError
@@ -90,9 +90,12 @@ class BrowserSession:
         self._window = window is not None
         # A Chromium of our own, on screen: the agent's actions must not take the keyboard (browser/window_focus.py).
         self._headed = headed and browser is None and (profile_dir is not None or window_focus is not None)
-        if window_focus is None:
-            window_focus = WindowFocus.for_display(self._own_pids) if self._headed else WindowFocus(None, _no_pids)
-        self.window_focus = window_focus
+        if window_focus is not None:
+            self.window_focus = window_focus
+        elif self._headed and profile_dir is not None:
+            self.window_focus = WindowFocus.for_display(_owned_by(profile_dir))
+        else:
+            self.window_focus = WindowFocus(None, _nobody)
         self._browser_cdp: CDPSession | None = None
         for page in [window] if window is not None else context.pages:
             self._track(page, activate=False)
@@ -110,12 +113,13 @@ class BrowserSession:
         """Start Chromium with the persistent profile (logins survive restarts), on ``playwright`` when a driver was
         started ahead (the session owns it from now on)."""
         playwright = playwright or await async_playwright().start()
-        had_keyboard = WindowFocus.for_display(_no_pids) if not options.headless else WindowFocus(None, _no_pids)
-        before = had_keyboard.active_window()
-        had_keyboard.close()
+        profile = options.profile_dir.resolve()
+        # Watched from before it starts: its first window does not take the keyboard (browser/window_focus.py).
+        focus = WindowFocus(None, _nobody) if options.headless else WindowFocus.for_display(_owned_by(profile))
+        focus.watch()
+        before = focus.active_window()
         try:
             executable = await find_chromium(options.executable, options.data_dir)
-            profile = options.profile_dir.resolve()
             downloads = (options.downloads_dir or profile.parent / "downloads").resolve()
             await asyncio.to_thread(_make_dirs, profile, downloads)
             await asyncio.to_thread(quiet_profile, profile)
@@ -147,12 +151,14 @@ class BrowserSession:
                 profile_dir=profile,
                 downloads=await _take_downloads(context, profile / _STAGING, downloads),
                 headed=not options.headless,
+                window_focus=focus,
             )
             await session._ensure_tab()
-            # A new window takes the keyboard; the one the person was in (the panel) gets it back.
+            # A new window takes the keyboard; the one the person was in (the panel) has it back, if the watch missed.
             await session.window_focus.return_keyboard(before)
             return session
         except BaseException:
+            focus.close()
             await playwright.stop()
             raise
 
@@ -223,7 +229,9 @@ class BrowserSession:
             if cdp is not None:
                 try:
                     async with self.context.expect_page(timeout=_ATTACH_TIMEOUT_MS) as opened:
-                        await cdp.send("Target.createTarget", {"url": "about:blank", "newWindow": True})
+                        # In the background: it does not take the keyboard as it opens.
+                        target = {"url": "about:blank", "newWindow": True, "background": True}
+                        await cdp.send("Target.createTarget", target)
                     return await opened.value
                 except PlaywrightError as exc:
                     log.info("no new window (%s): a new tab instead", first_line(exc))
@@ -270,9 +278,8 @@ class BrowserSession:
         where it is among the others (Chromium would otherwise take the keyboard for it)."""
         self._opening_own += 1
         try:
-            # A window's own tab opens in that window (a target made over CDP goes to a window Chromium picks).
-            in_front = self._headed and not self._window
-            page = await (self._tab_in_front() if in_front else self.context.new_page())
+            # On screen, in a window Chromium picks (of a browser with several windows, not always this session's).
+            page = await (self._tab_in_front() if self._headed else self.context.new_page())
         finally:
             self._opening_own -= 1
         self._track(page, activate=True)  # usually done already by the context's "page" event
@@ -289,8 +296,10 @@ class BrowserSession:
             await self._browser_cdp.send("Target.createTarget", {"url": "about:blank", "focus": False})
         return await opened.value
 
-    async def _own_pids(self) -> set[int]:
-        return set(await profile_pids(self._profile_dir)) if self._profile_dir is not None else set()
+    async def bring_to_front(self) -> None:
+        """The active tab's window comes forward with the keyboard, on purpose: the person acts in it (a hand-off, a
+        row's "Show its window"). It keeps the keyboard while the agent presses in other windows."""
+        await self.window_focus.show(self.active_page.bring_to_front)
 
     def opened_by_page(self, page: Page) -> bool:
         """Whether a page opened this tab (window.open, target=_blank), not the agent nor the browser at start."""
@@ -449,8 +458,14 @@ async def _take_downloads(context: BrowserContext, staging: Path, folder: Path) 
     return await Downloads.take_over(browser, staging, folder)
 
 
-async def _no_pids() -> set[int]:
-    return set()
+def _nobody(_pid: int) -> bool:
+    return False
+
+
+def _owned_by(profile: Path) -> Callable[[int], bool]:
+    """Whether a process is one of the Chromium's running ``profile``."""
+    resolved = profile.resolve()
+    return lambda pid: runs_profile(pid, resolved)
 
 
 def _make_dirs(*dirs: Path) -> None:

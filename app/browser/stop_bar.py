@@ -199,7 +199,7 @@ class StopBar:
 
     async def _bring_to_front(self) -> None:
         try:
-            await self._session.active_page.bring_to_front()
+            await self._session.bring_to_front()
         except (PlaywrightError, BrowserClosedError) as exc:
             log.debug("could not bring the tab to the front: %s", exc)
 

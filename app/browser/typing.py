@@ -7,7 +7,9 @@ character, which is pressed (the widget still hears a key, without hundreds of r
 not typed character by character (dates, times, colours, ranges) are set by value.
 
 Keys go wherever the focus is: they are pressed only once the field holds the focus, and what the field holds
-afterwards is read back, so that typing a popup swallowed is never reported as done. The field read back is also
+afterwards is read back, so that typing a popup swallowed is never reported as done. A field that holds letters or
+digits beyond what was typed got keys from elsewhere (someone typing in Chromium's window meanwhile): the controller
+keeps it as ``ForeignKeys`` (app/core/page.py), and a routine's row with one is not done. The field read back is also
 remembered in its page (``typed`` on the observer's state): a list that shows right under it is its suggestions, and
 the next look lists their items as choices (resources/js/observe.js).
 
@@ -21,6 +23,7 @@ import re
 from playwright.async_api import ElementHandle, Keyboard
 
 from app.core.abort import AbortSignal
+from app.core.page import ForeignKeys
 
 KEYS_MAX = 200
 # Characters that press Enter or Tab when typed as keys.
@@ -92,3 +95,25 @@ def holds(value: str, text: str) -> bool:
     """Whether a field holding ``value`` holds what was typed (a text area keeps line breaks as \\n; a rich text
     editor adds a trailing one)."""
     return value.replace("\r\n", "\n").strip() == text.replace("\r\n", "\n").strip()
+
+
+def foreign_keys(field: str, text: str, value: str, *, hidden: bool) -> ForeignKeys | None:
+    """``field``, typed ``text`` into, holds ``value``: the keys from elsewhere it got, if any (``hidden``: a password
+    field's, whose value is never told)."""
+    if not foreign_characters(value, text):
+        return None
+    return ForeignKeys(field=field, typed="••••" if hidden else text, holds="••••" if hidden else value)
+
+
+def foreign_characters(value: str, text: str) -> str:
+    """The letters and digits ``value`` holds beyond the characters of ``text`` (in their order, whatever their case):
+    what keys from elsewhere leave in a field. A field that formats what it is given (a phone number's mask) adds
+    only spaces and punctuation; one that drops characters adds nothing."""
+    extra: list[str] = []
+    matched = 0
+    for character in value:
+        if matched < len(text) and character.casefold() == text[matched].casefold():
+            matched += 1
+        elif character.isalnum():
+            extra.append(character)
+    return "".join(extra)

@@ -2,8 +2,9 @@
 
 It reads and writes the window-manager properties of other clients' windows (EWMH and ICCCM), sends the window
 manager its requests, and waits for the window manager's answers on the event loop (the connection's file
-descriptor is watched, never blocked on). X errors are ignored, never fatal: a window may close at any moment.
-Opened only on an X display; ``X11.open()`` answers None anywhere else (Wayland, Windows, macOS, no libX11).
+descriptor is watched, never blocked on); a connection of its own hears of new windows and of the window manager's
+changes (app/browser/x11_watch.py). X errors are ignored, never fatal: a window may close at any moment. Opened only
+on an X display; ``X11.open()`` answers None anywhere else (Wayland, Windows, macOS, no libX11).
 """
 
 from __future__ import annotations
@@ -16,20 +17,42 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from typing import Literal
 
 log = logging.getLogger(__name__)
 
 _XA_CARDINAL = 6
 _XA_WINDOW = 33
+_CREATE_NOTIFY = 16
+_DESTROY_NOTIFY = 17
 _PROPERTY_NOTIFY = 28
 _CLIENT_MESSAGE = 33
 _PROPERTY_CHANGE_MASK = 1 << 22
 _SUBSTRUCTURE_NOTIFY_MASK = 1 << 19
 _SUBSTRUCTURE_REDIRECT_MASK = 1 << 20
 _INPUT_HINT = 1  # XWMHints.flags: the input field is set
-# EWMH source indication: a pager or taskbar acting for the user (window managers do not second-guess it).
+# EWMH source indication: an application asking for itself, or a pager or taskbar acting for the user (window
+# managers do not second-guess that one).
+SOURCE_APPLICATION = 1
 SOURCE_PAGER = 2
 RESTACK_BELOW = 1
+
+
+class _DisplayHead(ctypes.Structure):
+    """The first fields of Xlib's Display (Xlib.h; Xlibint.h names private3 to 5 resource_base, resource_mask and
+    resource_id), unchanged since X11R6."""
+
+    _fields_ = [
+        ("ext_data", ctypes.c_void_p),
+        ("private1", ctypes.c_void_p),
+        ("fd", ctypes.c_int),
+        ("private2", ctypes.c_int),
+        ("proto_major_version", ctypes.c_int),
+        ("proto_minor_version", ctypes.c_int),
+        ("vendor", ctypes.c_char_p),
+        ("resource_base", ctypes.c_ulong),
+        ("resource_mask", ctypes.c_ulong),
+    ]
 
 
 class _WMHints(ctypes.Structure):
@@ -64,11 +87,26 @@ class _PropertyEvent(ctypes.Structure):
     _fields_ = [*_EVENT_HEADER, ("atom", ctypes.c_ulong), ("time", ctypes.c_ulong), ("state", ctypes.c_int)]
 
 
+class _CreateWindowEvent(ctypes.Structure):
+    _fields_ = [
+        *_EVENT_HEADER[:4],
+        ("parent", ctypes.c_ulong),
+        ("window", ctypes.c_ulong),
+        *[(name, ctypes.c_int) for name in ("x", "y", "width", "height", "border_width", "override_redirect")],
+    ]
+
+
+class _DestroyWindowEvent(ctypes.Structure):
+    _fields_ = [*_EVENT_HEADER[:4], ("event", ctypes.c_ulong), ("window", ctypes.c_ulong)]
+
+
 class _Event(ctypes.Union):
     _fields_ = [
         ("type", ctypes.c_int),
         ("xclient", _ClientMessage),
         ("xproperty", _PropertyEvent),
+        ("xcreatewindow", _CreateWindowEvent),
+        ("xdestroywindow", _DestroyWindowEvent),
         ("pad", ctypes.c_long * 24),
     ]
 
@@ -141,6 +179,18 @@ def _load() -> ctypes.CDLL | None:
 
 
 @dataclass(frozen=True)
+class XEvent:
+    """What a watching connection hears: a top-level window ``created`` (not a menu's nor a tooltip's) or
+    ``destroyed``, an ``activation`` asked of the window manager for ``window`` (``source``: ``SOURCE_APPLICATION``,
+    ``SOURCE_PAGER``), or a ``property`` (``atom``) of ``window`` changed."""
+
+    kind: Literal["created", "destroyed", "activation", "property"]
+    window: int
+    atom: int = 0
+    source: int = 0
+
+
+@dataclass(frozen=True)
 class FocusHints:
     """What a window tells the window manager about taking the keyboard (ICCCM): kept to be put back as it was."""
 
@@ -157,6 +207,8 @@ class X11:
         self._lib = lib
         self._display = display
         self.root: int = lib.XDefaultRootWindow(display)
+        # The bits of a resource id the client that made it chooses; the others say which client it is.
+        self._resource_mask: int = ctypes.cast(display, ctypes.POINTER(_DisplayHead)).contents.resource_mask
         self._atoms: dict[str, int] = {}
         # A window of our own, never mapped, that the window manager answers on (a round trip through it).
         self._probe: int = lib.XCreateSimpleWindow(display, self.root, -10, -10, 1, 1, 0, 0, 0)
@@ -179,6 +231,35 @@ class X11:
             self._lib.XDestroyWindow(self._display, self._probe)
             self._lib.XCloseDisplay(self._display)
             self._display = 0
+
+    # --- events, for a connection that watches (app/browser/x11_watch.py) -------------------------------------
+
+    def watch_root(self) -> int:
+        """From now on this connection receives the root window's property changes, its new and destroyed windows
+        and the requests sent to the window manager; the descriptor to wait on for them."""
+        self._lib.XSelectInput(self._display, self.root, _PROPERTY_CHANGE_MASK | _SUBSTRUCTURE_NOTIFY_MASK)
+        self._lib.XSync(self._display, 0)
+        return int(self._lib.XConnectionNumber(self._display))
+
+    def watch_properties(self, window: int) -> None:
+        self._lib.XSelectInput(self._display, window, _PROPERTY_CHANGE_MASK)
+
+    def events(self) -> list[XEvent]:
+        """The events received so far (without waiting), those ``watch_root`` asks for."""
+        found: list[XEvent] = []
+        activate = self.atom("_NET_ACTIVE_WINDOW")
+        while self._display and self._lib.XPending(self._display):
+            event = _Event()
+            self._lib.XNextEvent(self._display, ctypes.byref(event))
+            if event.type == _CREATE_NOTIFY and not event.xcreatewindow.override_redirect:
+                found.append(XEvent("created", event.xcreatewindow.window))
+            elif event.type == _DESTROY_NOTIFY:
+                found.append(XEvent("destroyed", event.xdestroywindow.window))
+            elif event.type == _CLIENT_MESSAGE and event.xclient.message_type == activate:
+                found.append(XEvent("activation", event.xclient.window, source=event.xclient.data[0]))
+            elif event.type == _PROPERTY_NOTIFY:
+                found.append(XEvent("property", event.xproperty.window, atom=event.xproperty.atom))
+        return found
 
     def atom(self, name: str) -> int:
         if name not in self._atoms:
@@ -224,6 +305,10 @@ class X11:
         found = self._numbers(self.root, "_NET_ACTIVE_WINDOW", _XA_WINDOW)
         return found[0] if found else 0
 
+    def client_of(self, window: int) -> int:
+        """Which X connection made ``window`` (every window a program makes on one connection has the same)."""
+        return window & ~self._resource_mask
+
     def pid(self, window: int) -> int:
         found = self._numbers(window, "_NET_WM_PID", _XA_CARDINAL)
         return found[0] if found else 0
@@ -249,7 +334,22 @@ class X11:
         accepts = accepts or not flags & _INPUT_HINT
         return FocusHints(flags=flags, accepts_input=accepts, protocols=protocols, has_hints=has_hints)
 
-    def set_focus_hints(self, window: int, hints: FocusHints) -> None:
+    def restore_focus(self, window: int, hints: FocusHints) -> None:
+        """The window's hints as they were (``focus_hints``), after ``refuse_focus``."""
+        self._set_hints(window, hints)
+        if self.atom("WM_TAKE_FOCUS") in hints.protocols:  # taken out: back in
+            self._set_protocols(window, hints.protocols)
+
+    def refuse_focus(self, window: int, hints: FocusHints) -> None:
+        """ICCCM's "no input" model: the window manager gives the window neither the keyboard nor WM_TAKE_FOCUS.
+        ``hints`` are the window's own (``focus_hints``); its protocols are written only to take WM_TAKE_FOCUS out
+        (a window just created may not have said them yet)."""
+        self._set_hints(window, FocusHints(hints.flags | _INPUT_HINT, accepts_input=False, protocols=()))
+        take_focus = self.atom("WM_TAKE_FOCUS")
+        if take_focus in hints.protocols:
+            self._set_protocols(window, tuple(p for p in hints.protocols if p != take_focus))
+
+    def _set_hints(self, window: int, hints: FocusHints) -> None:
         if hints.has_hints:
             current = self._lib.XGetWMHints(self._display, window)
             wanted = current.contents if current else _WMHints()
@@ -260,21 +360,10 @@ class X11:
                 self._lib.XFree(current)
         else:
             self._lib.XDeleteProperty(self._display, window, self.atom("WM_HINTS"))
-        protocols = (ctypes.c_ulong * len(hints.protocols))(*hints.protocols)
-        self._lib.XSetWMProtocols(self._display, window, protocols, len(hints.protocols))
 
-    def refuse_focus(self, window: int, hints: FocusHints) -> None:
-        """ICCCM's "no input" model: the window manager gives the window neither the keyboard nor WM_TAKE_FOCUS."""
-        take_focus = self.atom("WM_TAKE_FOCUS")
-        self.set_focus_hints(
-            window,
-            FocusHints(
-                flags=hints.flags | _INPUT_HINT,
-                accepts_input=False,
-                protocols=tuple(p for p in hints.protocols if p != take_focus),
-                has_hints=True,
-            ),
-        )
+    def _set_protocols(self, window: int, protocols: tuple[int, ...]) -> None:
+        atoms = (ctypes.c_ulong * len(protocols))(*protocols)
+        self._lib.XSetWMProtocols(self._display, window, atoms, len(protocols))
 
     # --- asking the window manager -----------------------------------------------------------------------------
 

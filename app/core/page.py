@@ -100,6 +100,15 @@ class ElementIdentity(ActionTarget):
     attrs: dict[str, str] = Field(default_factory=dict)
 
 
+class ForeignKeys(BaseModel):
+    """A field that held, read back after typing, letters or digits the agent did not type: someone else's keys reached
+    the page (app/browser/typing.py tells them from a field's own formatting; a routine's row with one is not done)."""
+
+    field: str  # as the step names it ("[3] <input name=name>")
+    typed: str
+    holds: str
+
+
 class PageController(Protocol):
     """Every method honours ``signal`` and raises ToolError for expected failures.
 

@@ -23,6 +23,8 @@ from app.browser.endpoint import hide_endpoint_secrets, shown_endpoint
 from app.browser.session import BrowserSession, LaunchOptions
 from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
+from app.core.errors import BrowserClosedError
+from app.core.page import ForeignKeys
 from app.core.safety.guardrails import Guardrails
 
 log = logging.getLogger(__name__)
@@ -57,15 +59,23 @@ class Slot:
         self.lost = True
 
     def use(self, guardrails: Guardrails) -> None:
+        """A row begins in this window, with its policies."""
         self.controller.guardrails = guardrails
+        self.controller.foreign_keys.clear()
+
+    @property
+    def foreign_keys(self) -> list[ForeignKeys]:
+        """The fields of this row's pages that got keys the agent did not type."""
+        return self.controller.foreign_keys
 
     async def open(self, url: str, signal: AbortSignal) -> None:
         await self.controller.open(url, signal)
 
     async def bring_to_front(self) -> None:
-        """This row's window comes to the front: the person acts in it."""
-        with contextlib.suppress(PlaywrightError, TimeoutError):
-            await asyncio.wait_for(self.session.active_page.bring_to_front(), _FRONT_TIMEOUT)
+        """This row's window comes to the front with the keyboard, and keeps it while the other rows go on: the
+        person acts in it."""
+        with contextlib.suppress(PlaywrightError, TimeoutError, BrowserClosedError):
+            await asyncio.wait_for(self.session.bring_to_front(), _FRONT_TIMEOUT)
 
 
 @dataclass

@@ -4,14 +4,16 @@ cells in a vault of its own; what became of it, as a RowOutcome."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from app.core.agent import Agent
 from app.core.config import AgentConfig
-from app.core.page import PageController
+from app.core.page import ForeignKeys, PageController
 from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmHandler
 from app.core.safety.secrets import SecretVault
+from app.core.safety.untrusted import quoted
 from app.core.tools.control import DONE
 from app.core.types import AgentStatus, ExecutionResult, StepEvent
 from app.routine.plan import RoutinePlan
@@ -38,6 +40,10 @@ STOPPED_SENT = (
     "The routine was stopped after this row may have sent its data (an action that can submit a form had begun). "
     + NOT_AGAIN
 )
+FOREIGN_KEYS = (
+    "Keys the agent did not type reached the page: {field} held {holds} after it typed {typed}. The site may have "
+    "saved the row so: check it there."
+)
 ERROR_SENT = (
     "{error}. This came after the row may have sent its data (an action that can submit a form had begun). " + NOT_AGAIN
 )
@@ -56,6 +62,9 @@ class RowSlot(Protocol):
     def alive(self) -> bool: ...
 
     def use(self, guardrails: Guardrails) -> None: ...
+
+    @property
+    def foreign_keys(self) -> Sequence[ForeignKeys]: ...
 
 
 def row_guardrails(base: Guardrails, plan: RoutinePlan, number: int, confirm: ConfirmHandler | None) -> Guardrails:
@@ -107,6 +116,12 @@ def outcome_of(
         text = f"{model.refused} {NOT_AGAIN}"
     elif gave_up and status == RowStatus.NEEDS_PERSON:
         text = (NOBODY_CAME if unanswered else GAVE_UP).format(said=quoted_reason(gave_up))
+    elif status == RowStatus.DONE and slot.foreign_keys:  # someone typed into the row's window: its data may be wrong
+        status, field = RowStatus.NEEDS_PERSON, slot.foreign_keys[0]
+        text = FOREIGN_KEYS.format(field=field.field, holds=quoted(field.holds), typed=quoted(field.typed))
+        if sent:  # the site may hold the row as it was garbled: never sent again blindly
+            unclear = True
+            text = f"{text} {NOT_AGAIN}"
     return RowOutcome(
         status=status,
         result=text,

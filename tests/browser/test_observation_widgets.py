@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from app.core.errors import ToolError
+from app.core.page import ForeignKeys
 from tests.browser.helpers import element_lines, index_of
 from tests.browser.test_observation import html_state, state_of
 
@@ -161,6 +162,24 @@ async def test_line_breaks_and_tabs_go_in_as_text_never_as_enter_or_tab(controll
     assert await page_now.eval_on_selector("[name=subject]", "i => i.value") == "Hi there"  # one line: a space
     assert await page_now.eval_on_selector("textarea", "t => t.value") == "Line one\nLine two\tend"
     assert await page_now.evaluate("document.activeElement.name") == "code"
+
+
+async def test_a_field_that_holds_letters_nobody_typed_is_kept_as_foreign_keys(controller, signal) -> None:
+    page = (
+        "<title>Keys</title><input name=phone oninput=\"this.value = this.value.replace(/^(\\d{3})(\\d)/, '($1) $2')\">"
+        "<input name=code maxlength=4><input name=name>"
+        "<script>const name = document.querySelector('[name=name]');"
+        "name.addEventListener('input', () => { name.value += 'q'; }, {once: true});</script>"
+    )
+    content = await html_state(controller, signal, page)
+    # A field that formats what it gets (a phone number's mask) or keeps less of it got no keys from elsewhere...
+    assert (await controller.input_text(index_of(content, "name=phone"), "5551234", signal)).endswith('"(555) 1234"')
+    assert (await controller.input_text(index_of(content, "name=code"), "123456", signal)).endswith('"1234"')
+    assert controller.foreign_keys == []
+    # ... one that holds a letter the agent never typed did (someone typing in Chromium's window meanwhile).
+    label = f"[{index_of(content, 'name=name')}] <input type=text name=name>"
+    assert (await controller.input_text(index_of(content, "name=name"), "Ada", signal)).endswith('now reads "Aqda"')
+    assert controller.foreign_keys == [ForeignKeys(field=label, typed="Ada", holds="Aqda")]
 
 
 async def test_hover_rules_that_name_no_element_of_their_own_list_nothing(controller, signal) -> None:

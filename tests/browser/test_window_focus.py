@@ -1,7 +1,8 @@
 """The agent's actions never take the keyboard: on a real X desktop (Xvfb + openbox), a person types into another
-program while the agent clicks, types, chooses in a drop-down, opens and switches tabs in a headed Chromium. Every
-sample of the active window is that program, every key it was sent reached it (none reached the page), and Chromium
-never rises over it. The person's own click, and the hand-off, still bring Chromium forward."""
+program while the agent clicks, types, chooses in a drop-down, opens and switches tabs and has a page open a window
+in a headed Chromium. The active window never changes from that program, every key it was sent reached it (none
+reached the page), and Chromium never rises over it; nor does Chromium take the keyboard as it starts. The person's
+own click, their taskbar, and the hand-off, still bring Chromium forward."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from app.browser.window_focus import raised_over
 from app.core.abort import AbortSignal
 from tests.browser.helpers import index_of
 from tests.waiting import until
-from tests.x_desktop import NEEDS_X_DESKTOP, Person, XDesktop, other_application
+from tests.x_desktop import NEEDS_X_DESKTOP, Person, XDesktop, active_windows, other_application
 
 pytestmark = NEEDS_X_DESKTOP
 
@@ -40,7 +41,7 @@ async def test_the_agent_never_takes_the_keyboard_from_the_person(
         await until(lambda: desktop.active_window() == editor, message="the editor active")
         chromium = _chromium(desktop)
         assert chromium
-        with Person(desktop) as person:
+        with Person(desktop) as person, active_windows(desktop) as seen:
             state = await controller.get_browser_state(signal)
             await controller.click(index_of(state.content, "Save"), signal)
             await controller.input_text(index_of(state.content, "Name"), "Ada", signal)
@@ -54,8 +55,11 @@ async def test_the_agent_never_takes_the_keyboard_from_the_person(
             await controller.switch_to_tab(1, signal)
             state = await controller.get_browser_state(signal)
             await controller.click(index_of(state.content, "Save"), signal)
+            await controller.click(index_of(state.content, "Open a window"), signal)  # a window of the page's
+            await until(lambda: len(_chromium(desktop)) > len(chromium), message="the page's window")
             await until(lambda: person.typed >= 5, message="the person typing")
         assert person.active and set(person.active) == {editor}, "Chromium took the keyboard"
+        assert set(seen.changes) == {editor}, "Chromium took the keyboard"
         assert _above(desktop, editor, chromium), "Chromium rose over the person's window"
         page = controller.session.page_for(1)
         assert page is not None
@@ -85,8 +89,30 @@ async def test_the_persons_click_and_the_hand_off_still_bring_chromium_forward(
         await until(lambda: desktop.active_window() in chromium, message="Chromium active after the person's click")
         desktop.run("xdotool", "windowactivate", "--sync", str(editor))
         # The hand-off brings Chromium forward on purpose (app/browser/stop_bar.py).
-        await controller.session.active_page.bring_to_front()
+        await controller.session.bring_to_front()
         await until(lambda: desktop.active_window() in chromium, message="Chromium active after the hand-off")
+
+
+async def test_a_window_shown_to_the_person_keeps_the_keyboard_while_the_agent_works_in_another(
+    x_screen: XDesktop, headed: PlaywrightPageController, site: str
+) -> None:
+    controller, signal, desktop = headed, AbortSignal(), x_screen
+    other = PlaywrightPageController(await controller.session.new_window())  # as a routine's next row has
+    await other.go_to_url(f"{site}/focus.html", signal)
+    with other_application(desktop, EDITOR, "520x420+700+120") as (editor, _keys):
+        chromium = await until(lambda: _chromium(desktop) if len(_chromium(desktop)) == 2 else None)
+        await controller.session.bring_to_front()  # the person asked to see the first window (a hand-off)
+        shown = desktop.active_window()
+        assert shown in chromium and shown != editor
+        with active_windows(desktop) as seen:
+            state = await other.get_browser_state(signal)
+            await other.click(index_of(state.content, "Save"), signal)
+            await other.click(index_of(state.content, "Open a window"), signal)  # a window of the page's
+            await until(lambda: len(_chromium(desktop)) == 3, message="the page's window")
+            await until(lambda: _above(desktop, shown, _chromium(desktop) - {shown}), message="the shown window on top")
+            form = other.session.page_for(1)
+            assert form is not None and await form.evaluate("document.getElementById('save').textContent") == "Saved 1"
+        assert set(seen.changes) == {shown}, "the agent's window took the keyboard"
 
 
 def test_chromium_goes_back_under_the_window_it_was_raised_over() -> None:
@@ -98,13 +124,22 @@ def test_chromium_goes_back_under_the_window_it_was_raised_over() -> None:
     assert raised_over([1, 2, 3], [1, 3], 2) == 0  # gone
 
 
-async def test_chromium_opening_its_window_gives_the_keyboard_back(x_screen: XDesktop, tmp_path: Path) -> None:
+async def test_chromium_opening_its_window_never_takes_the_keyboard(x_screen: XDesktop, tmp_path: Path) -> None:
     # The person is in the panel (here another program) when Chromium starts beside it, and goes on typing there.
-    with other_application(x_screen, EDITOR, "400x700+0+0") as (editor, _keys):
+    with other_application(x_screen, EDITOR, "400x700+0+0") as (editor, _keys), active_windows(x_screen) as seen:
         options = LaunchOptions(profile_dir=tmp_path / "profile", headless=False, window=(420, 0, 946, 740))
         session = await BrowserSession.launch(options)
         try:
-            assert _chromium(x_screen)
-            await until(lambda: x_screen.active_window() == editor, message="the keyboard back in the editor")
+            chromium = await until(lambda: _chromium(x_screen), message="Chromium's window")
+            # A window of its own opened as a routine opens them: in the background too.
+            await session.new_window()
+            await until(lambda: len(_chromium(x_screen)) > len(chromium), message="its second window")
+            assert x_screen.active_window() == editor
+            # The person's taskbar brings one forward all the same, however new.
+            (newest,) = _chromium(x_screen) - chromium
+            x_screen.run("xdotool", "windowactivate", "--sync", str(newest))
+            await until(lambda: x_screen.active_window() == newest, message="the window the person asked for")
         finally:
             await session.close()
+    until_asked = seen.changes[: seen.changes.index(newest)]  # then it closed, and the editor had it back
+    assert set(until_asked) <= {editor, 0} and until_asked[0] == editor, "Chromium took the keyboard"

@@ -132,6 +132,30 @@ def test_a_captcha_row_ends_needs_person_without_a_terminal_and_the_others_go_on
     assert [e["row"] for e in events if e["event"] == "row_started"] == [1, 2, 3]
 
 
+def test_a_row_whose_page_got_keys_the_agent_did_not_type_is_not_done(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.split("\n", 1)[0] + "\n")
+    with crm_site() as site:
+        site.foreign_keys = "qe"  # someone typing in the row's window meanwhile
+        done = run(routine(rows, site.new_url), cli_env(home, llm_server))
+        assert done.returncode == 4, done.stderr
+        assert [r["name"] for r in site.records] == ["Aqena Núñez, Jr."]  # what the page held is what it sent
+    (row,) = results(rows)
+    assert row["status"] == "needs_person"
+    assert row["result"] == (
+        'Keys the agent did not type reached the page: [1] <input type=text name=name> held "Aqena Núñez, Jr." after '
+        'it typed "Ana Núñez, Jr.". The site may have saved the row so: check it there. It is not run again unless you '
+        "ask for it with --retry-interrupted; check the site first."
+    )
+    # The site holds the row as it was garbled: the same command does not send it a second time.
+    with crm_site() as site:
+        again = run(routine(rows, site.new_url), cli_env(home, llm_server))
+        assert again.returncode == 4, again.stderr
+        assert site.records == []
+
+
 def test_a_captcha_row_waits_for_the_person_on_a_terminal_and_carries_on(
     tmp_path: Path, home: Path, llm_server: FakeLLMServer
 ) -> None:

@@ -3,16 +3,19 @@
 ``/new`` is the new-customer form (name, email, plan drop-down, start date, newsletter checkbox, Save). A POST to
 ``/customers`` saves the record (the server is the truth: ``records``) and shows "Saved customer", or refuses it with
 "Refused: …" (an email without "@", or one already saved). An email in ``captcha_emails`` first gets a Security
-check page, which goes on by itself once the test ``solve()``s it (as a person would). ``form_version = 2`` renames
-the email field, the way a site changes between rows; ``save_label`` words the Save button ("Save and pay $9" makes
-it a risky click). ``on_post`` runs as each POST arrives (a test kills the routine
-there, in mid-row).
+check page, which goes on by itself once the test ``solve()``s it, or once a person types ``captcha_code`` in its
+field and presses Verify (``codes``: what was typed there). ``form_version = 2`` renames the email field, the way a
+site changes between rows; ``save_label`` words the Save button ("Save and pay $9" makes it a risky click).
+``on_post`` runs as each POST arrives (a test kills the routine there, in mid-row). ``foreign_keys`` stands for
+someone typing in the form's window while the agent types: the name field gets those characters after the agent's
+first key.
 """
 
 from __future__ import annotations
 
 import html
 import itertools
+import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,7 +33,10 @@ FORM = """<!doctype html><html lang=en><meta charset=utf-8><title>New customer �
 <p><label>Start date <input name=start type=date></label></p>
 <p><label><input type=checkbox name=newsletter> Newsletter</label></p>
 <p><button>{save}</button></p>
-</form></html>"""
+</form>{script}</html>"""
+# What another person's keys do to the name field while the agent types into it.
+FOREIGN_KEYS = """<script>const name = document.querySelector('[name=name]');
+name.addEventListener('input', () => {{ name.value += {keys}; }}, {{once: true}});</script>"""
 SAVED = """<!doctype html><html lang=en><meta charset=utf-8><title>Saved — Test CRM</title>
 <h1>Saved customer {name}</h1><p>Customer number: {id}</p><p><a href=/new>New customer</a></p></html>"""
 # It asks the server one question at a time and goes on once: on a loaded machine an interval's polls overlapped,
@@ -38,6 +44,9 @@ SAVED = """<!doctype html><html lang=en><meta charset=utf-8><title>Saved — Tes
 # page with "not solved".
 VERIFY = """<!doctype html><html lang=en><meta charset=utf-8><title>Security check — Test CRM</title>
 <h1>Security check</h1><p>A person must confirm this customer before it is saved.</p>
+<form method=post action=/verify><input type=hidden name=id value={id}>
+<p><label>Type the characters <input name=code autofocus autocomplete=off></label></p>
+<p><button>Verify</button></p></form>
 <script>
 const poll = async () => {{
   if ((await (await fetch('/verify/status?id={id}')).text()) === 'solved') location = '/verify/done?id={id}';
@@ -55,6 +64,9 @@ class CrmSite:
     captcha_emails: set[str] = field(default_factory=set)
     form_version: int = 1
     save_label: str = "Save"
+    foreign_keys: str = ""
+    captcha_code: str = "7Kq4Zx"
+    codes: list[str] = field(default_factory=list)
     unique_emails: bool = True  # False: a second record with the same email is saved too (a test counts twice)
     on_post: Callable[[dict[str, str]], None] | None = None
     # Set when a page passed its Security check and went on: its Saved page was served (what the person sees
@@ -63,6 +75,7 @@ class CrmSite:
     _checked: set[str] = field(default_factory=set)  # ids of the records saved after a Security check
     _pending: dict[str, dict[str, str]] = field(default_factory=dict)
     _solved: set[str] = field(default_factory=set)
+    _done: dict[str, str] = field(default_factory=dict)  # a passed check's token, and where its record is
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -82,9 +95,26 @@ class CrmSite:
     def form(self, error: str = "") -> bytes:
         email_label, email_name = ("Email", "email") if self.form_version == 1 else ("Contact email", "contact_email")
         alert = f"<p role=alert>Refused: {html.escape(error)}</p>" if error else ""
+        script = FOREIGN_KEYS.format(keys=json.dumps(self.foreign_keys)) if self.foreign_keys else ""
         return FORM.format(
-            error=alert, email_label=email_label, email_name=email_name, save=html.escape(self.save_label)
+            error=alert,
+            email_label=email_label,
+            email_name=email_name,
+            save=html.escape(self.save_label),
+            script=script,
         ).encode()
+
+    def verify(self, data: dict[str, str]) -> tuple[int, bytes, str]:
+        """The person's answer at a Security check."""
+        token, code = data.get("id", ""), data.get("code", "")
+        with self._lock:
+            self.codes.append(code)
+            if token not in self._pending:
+                return 404, b"no such check", ""
+            if code != self.captcha_code:
+                return 200, VERIFY.format(id=html.escape(token)).encode(), ""
+            self._solved.add(token)
+        return 303, b"", f"/verify/done?id={token}"
 
     def post(self, data: dict[str, str]) -> tuple[int, bytes, str]:
         """(status, body, location) for a POSTed form."""
@@ -133,13 +163,17 @@ class CrmSite:
             with self._lock:
                 return 200, (b"solved" if query.get("id") in self._solved else b"waiting"), ""
         if parts.path == "/verify/done":
+            token = query.get("id", "")
             with self._lock:
-                record = self._pending.pop(query.get("id", ""), None) if query.get("id") in self._solved else None
+                if token in self._done:  # asked twice (the page's own check and the person's Verify): saved once
+                    return 303, b"", self._done[token]
+                record = self._pending.pop(token, None) if token in self._solved else None
             if record is None:
                 return 404, b"not solved", ""
             saved = self._save(record)
             with self._lock:
                 self._checked.add(saved.split("=", 1)[1])
+                self._done[token] = saved
             return 303, b"", saved
         return 404, b"not found", ""
 
@@ -167,7 +201,8 @@ def crm_site() -> Iterator[CrmSite]:
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             fields = parse_qs(self.rfile.read(length).decode("utf-8"), keep_blank_values=True)
-            self._answer(*site.post({k: v[0] for k, v in fields.items()}))
+            data = {k: v[0] for k, v in fields.items()}
+            self._answer(*(site.verify(data) if self.path == "/verify" else site.post(data)))
 
         def log_message(self, *_args: Any) -> None:
             pass
