@@ -170,11 +170,9 @@ class MainWindow(QMainWindow):
         layout.addWidget(header)
         layout.addWidget(self.modes, 1)
 
-        QWidget.setTabOrder(self.composer.new_task, self.timeline)
-        QWidget.setTabOrder(self.timeline, self.handoff_bar.continue_button)
-        QWidget.setTabOrder(self.handoff_bar.continue_button, self.handoff_bar.stop_button)
-        QWidget.setTabOrder(self.handoff_bar.stop_button, self.history_button)
-        QWidget.setTabOrder(self.history_button, self.settings_button)
+        # Tab follows the eye: the header, the mode switch, then the page on screen from top to bottom.
+        QWidget.setTabOrder(self.settings_button, self.modes.task_button)
+        QWidget.setTabOrder(self.modes.task_button, self.modes.routine_button)
         self._show_usage(Usage())
 
     def _connect(self) -> None:

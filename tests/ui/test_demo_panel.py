@@ -49,7 +49,7 @@ async def test_the_demo_task_is_read_only_with_a_way_to_ones_own_model(
     assert not window.composer.try_demo.isVisible()  # already in the demo
     asked: list[bool] = []
     window.settingsRequested.connect(lambda: asked.append(True))
-    window.composer.own_model.linkActivated.emit("settings")
+    window.composer.own_model.click()
     assert asked
     screenshot(window, "demo_read_only_task")
 
@@ -109,7 +109,7 @@ async def test_try_the_demo_is_at_hand_whenever_a_task_can_start(window: MainWin
     window.demoRequested.connect(lambda: asked.append(True))
     link = window.composer.try_demo
     assert link.isVisible() and link.accessibleName() == "Try the demo"
-    link.linkActivated.emit("#")
+    link.click()
     assert asked
     llm_server.add(done_reply("Done."))
     window.composer.input.setPlainText("Quick task")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication, QShowEvent
-from PySide6.QtWidgets import QFileDialog, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QStackedWidget, QVBoxLayout, QWidget
 
 from app.background import Background
 from app.routine.plan import RoutinePlan
@@ -46,13 +46,9 @@ class RoutinePanel(QWidget):
         self._demo = host.demo_routine
 
         self.setup = SetupView(self)
-        scroll = QScrollArea(self)
-        scroll.setObjectName("RoutineScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.setup)
         self.run_view = RunView(self)
         self.pages = QStackedWidget(self)
-        self.pages.addWidget(scroll)
+        self.pages.addWidget(self.setup)
         self.pages.addWidget(self.run_view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -152,7 +148,7 @@ class RoutinePanel(QWidget):
         await asyncio.to_thread(self.folders.save, routine)
         await self._load_saved()
         self.setup.name.setText(routine.name)
-        self.setup.file_label.setText(self.setup.file_label.text() + "\n" + tr("Saved as “{name}”.", name=routine.name))
+        self.setup.saved_note.setText(tr("Saved as “{name}”.", name=routine.name))
         return routine
 
     # --- running -----------------------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ Widgets only: the panel (app/ui/routine/panel.py) reads the files and runs the r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -32,6 +34,7 @@ from app.routine.rows import CSV_SUFFIXES, XLSX_SUFFIXES, RowTable
 from app.text.i18n import tr
 from app.ui.routine.chips import ColumnChips
 from app.ui.routine.library import SavedRoutine
+from app.ui.shortcuts import tab_chain
 
 PREVIEW_ROWS = 5
 ROWS_FILTER = "Spreadsheets (*.csv *.xlsx *.xlsm *.tsv *.txt)"
@@ -82,6 +85,7 @@ class SetupView(QWidget):
         self.preview.setAccessibleName(tr("The first rows"))
         self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.preview.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.preview.setTabKeyNavigation(False)  # one Tab stop (arrows move in it), never one per cell
         self.preview.verticalHeader().setDefaultSectionSize(24)
         self.preview.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.preview.hide()
@@ -123,9 +127,15 @@ class SetupView(QWidget):
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.problem.hide()
         self.save_button = QPushButton(tr("Save routine"), self)
+        self.saved_note = QLabel(self)  # "Saved as …", beside the button that saved
+        self.saved_note.setObjectName("RoutineHint")
+        self.saved_note.setWordWrap(True)
         self.run_button = QPushButton(tr("Run routine"), self)
         self.run_button.setProperty("role", "primary")
         self._lay_out()
+        for child in self.findChildren(QWidget):  # a spreadsheet dropped on a field opens as the rows, too
+            if child.acceptDrops():
+                child.installEventFilter(self)
         self.open_button.clicked.connect(self.openRequested)
         self.paste_button.clicked.connect(self.pasteRequested)
         self.demo_button.clicked.connect(self.demoRequested)
@@ -133,6 +143,7 @@ class SetupView(QWidget):
         self.run_button.clicked.connect(self.runRequested)
 
     def _lay_out(self) -> None:
+        """The setup scrolls; what is wrong, Save and Run stay in sight below it."""
         top = QHBoxLayout()
         top.addWidget(self.saved, 1)
         files = QHBoxLayout()
@@ -147,29 +158,44 @@ class SetupView(QWidget):
         form.addRow(tr("Secret columns"), self.secret_columns)
         form.addRow(tr("Output columns"), self.output_columns)
         form.addRow(tr("Allowed sites"), self.allowed_sites)
+        content = QWidget(self)
+        page = QVBoxLayout(content)
+        page.setContentsMargins(14, 6, 14, 8)
+        page.setSpacing(8)
+        page.addLayout(top)
+        page.addWidget(self.name)
+        page.addWidget(heading(tr("Rows"), content))
+        page.addLayout(files)
+        page.addWidget(self.demo_button)
+        page.addWidget(self.file_label)
+        page.addWidget(self.preview)
+        page.addWidget(heading(tr("Task for each row"), content))
+        page.addWidget(self.chips_hint)
+        page.addWidget(self.chips)
+        page.addWidget(self.template)
+        page.addWidget(heading(tr("Options"), content))
+        page.addLayout(form)
+        page.addStretch(1)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setObjectName("RoutineScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no stop of its own (Tab scrolls each field into sight)
+        self.scroll_area.setWidget(content)
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
-        buttons.addStretch(1)
+        buttons.addWidget(self.saved_note, 1)
         buttons.addWidget(self.run_button)
+        footer = QVBoxLayout()
+        footer.setContentsMargins(14, 6, 14, 12)
+        footer.setSpacing(8)
+        footer.addWidget(self.problem)
+        footer.addLayout(buttons)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 6, 14, 12)
-        layout.setSpacing(8)
-        layout.addLayout(top)
-        layout.addWidget(self.name)
-        layout.addWidget(heading(tr("Rows"), self))
-        layout.addLayout(files)
-        layout.addWidget(self.demo_button)
-        layout.addWidget(self.file_label)
-        layout.addWidget(self.preview)
-        layout.addWidget(heading(tr("Task for each row"), self))
-        layout.addWidget(self.chips_hint)
-        layout.addWidget(self.chips)
-        layout.addWidget(self.template)
-        layout.addWidget(heading(tr("Options"), self))
-        layout.addLayout(form)
-        layout.addWidget(self.problem)
-        layout.addStretch(1)
-        layout.addLayout(buttons)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.scroll_area, 1)
+        layout.addLayout(footer)
 
     # --- what the panel shows here -----------------------------------------------------------------------------
 
@@ -199,12 +225,15 @@ class SetupView(QWidget):
         self.preview.setFixedHeight(24 * (len(shown) + 1) + scrollbar + 6)
         self.preview.show()
         self.chips.set_columns(table.columns)
+        tab_chain(self.preview, *self.chips.chips, self.template)  # the chips are new: in reading order for Tab
         self.chips_hint.show()
         self.show_problem("")
 
     def show_problem(self, text: str) -> None:
         self.problem.setText(text)
         self.problem.setVisible(bool(text))
+        if text:
+            self.saved_note.clear()
 
     def insert_column(self, column: str) -> None:
         self.template.insertPlainText("{" + column + "}")
@@ -260,8 +289,21 @@ class SetupView(QWidget):
             event.acceptProposedAction()
             self.fileDropped.emit(path)
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A field that takes drops (the task, a line) would paste a spreadsheet's path: it opens as the rows."""
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+            drop = cast(QDropEvent, event)
+            path = _dropped_file(drop)
+            if path is not None:
+                drop.acceptProposedAction()
+                if kind == QEvent.Type.Drop:
+                    self.fileDropped.emit(path)
+                return True
+        return super().eventFilter(watched, event)
 
-def _dropped_file(event: QDragEnterEvent | QDropEvent) -> Path | None:
+
+def _dropped_file(event: QDropEvent) -> Path | None:
     urls = event.mimeData().urls() if event.mimeData() is not None else []
     if len(urls) != 1 or not urls[0].isLocalFile():
         return None
