@@ -150,7 +150,6 @@ class MainWindow(QMainWindow):
         self.footer = QLabel(task_page)
         self.footer.setObjectName("Footer")
         self.footer.setAccessibleName(tr("Token usage"))
-        self.footer.setContentsMargins(16, 6, 16, 2)
         self.footer.setAlignment(Qt.AlignmentFlag.AlignRight)
 
         self.composer = Composer(task_page)

@@ -151,7 +151,7 @@ def stylesheet(t: Theme) -> str:
     #Panel QLabel {{ color: {c["text"]}; }}
     #Title {{ font-size: 16px; font-weight: 700; }}
     #Muted, #Footer {{ color: {c["muted"]}; }}
-    #Footer {{ font-size: 12px; }}
+    #Footer {{ font-size: 12px; padding: 6px 16px 2px 16px; }}
 
     QPushButton {{
         background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border"]};

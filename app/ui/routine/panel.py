@@ -5,6 +5,7 @@ the person queue."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +27,8 @@ from app.ui.routine.session import RoutineHost, RoutineSession, check
 from app.ui.routine.setup_view import ROWS_FILTER, SetupView
 from app.ui.style import theme
 
+log = logging.getLogger(__name__)
+
 NO_MODEL = (
     "No AI model is set up, so only the demo routine can run. Add a model and its API key in Settings to run "
     "your own routines."
@@ -42,6 +45,7 @@ class RoutinePanel(QWidget):
         self.folders = RoutineFolders(host.paths.data_dir)
         self.rows_file: Path | None = None
         self.last: tuple[RoutineOptions, SavedRoutine, bool] | None = None  # what ran last: options, setup, demo
+        self._demo_setup: SavedRoutine | None = None  # the demo routine's, while the editor shows it
         self._background = Background("routine panel")
         self._demo = host.demo_routine
 
@@ -56,7 +60,7 @@ class RoutinePanel(QWidget):
         self._connect()
         self.restyle()
         self.setup.demo_button.setVisible(host.demo())
-        self._background.spawn(self._load_saved())
+        self._background.spawn(self._begin())
 
     def _connect(self) -> None:
         setup, run, session = self.setup, self.run_view, self.session
@@ -111,6 +115,15 @@ class RoutinePanel(QWidget):
         chooser.open()  # never exec(): a nested loop would stall the rows in flight (the panel owns it)
 
     async def open_file(self, path: Path) -> bool:
+        """The person's own rows (opened, dropped or pasted): shown, and what the demo routine had set up goes."""
+        if not await self._show_rows(path):
+            return False
+        if self._demo_setup is not None and path != self._demo.rows:
+            self.setup.forget(self._demo_setup)
+            self._demo_setup = None
+        return True
+
+    async def _show_rows(self, path: Path) -> bool:
         """Read ``path`` and show its preview and columns, or what is wrong with it."""
         try:
             table = await asyncio.to_thread(read_rows, path)
@@ -137,11 +150,33 @@ class RoutinePanel(QWidget):
     async def _load_saved(self) -> None:
         self.setup.show_saved(await asyncio.to_thread(self.folders.load))
 
+    async def _begin(self) -> None:
+        """The saved routines listed, and what was set up when the app last closed, saved by name or not."""
+        folders = self.folders
+        routines, last = await asyncio.to_thread(lambda: (folders.load(), folders.last_setup()))
+        self.setup.show_saved(routines)
+        if last is not None and self.rows_file is None and not self.setup.template.toPlainText():
+            await self.use_saved(last.routine)
+            if not last.named:
+                self.setup.name.clear()
+            self.setup.saved_note.setText(tr("As you left it last time."))
+
     async def use_saved(self, routine: SavedRoutine) -> None:
         self.setup.use(routine)
         rows = Path(routine.rows_file) if routine.rows_file else None
         if rows is not None and await asyncio.to_thread(rows.is_file):
-            await self.open_file(rows)
+            await self._show_rows(rows)
+
+    async def keep_setup(self) -> None:
+        """Keep what is set up now (not the demo's, whose site is gone at quit), for the next time Routine mode
+        opens: a routine set up, or even run, but never saved is not lost at quit."""
+        routine = self.setup.routine(self.rows_file)
+        if (self.rows_file is None and not routine.template.strip()) or self._is_demo(routine):
+            return
+        try:
+            await asyncio.to_thread(self.folders.keep_last_setup, routine, named=bool(self.setup.name.text().strip()))
+        except OSError as exc:
+            log.warning("the routine's setup was not kept: %s", exc)
 
     async def save_routine(self) -> SavedRoutine:
         routine = self.setup.routine(self.rows_file)
@@ -156,10 +191,11 @@ class RoutinePanel(QWidget):
     async def use_demo(self) -> None:
         """The demo routine: five customers from the bundled file into the demo CRM."""
         demo = self._demo
-        self.setup.use(
-            SavedRoutine(name=demo.name, template=demo.template, start_url=await demo.start_url(), parallel=1)
+        self._demo_setup = SavedRoutine(
+            name=demo.name, template=demo.template, start_url=await demo.start_url(), parallel=1
         )
-        await self.open_file(demo.rows)
+        self.setup.use(self._demo_setup)
+        await self._show_rows(demo.rows)
 
     def _is_demo(self, routine: SavedRoutine) -> bool:
         return self.rows_file == self._demo.rows and routine.template == self._demo.template
@@ -176,6 +212,7 @@ class RoutinePanel(QWidget):
         if self.session.host.demo() and not demo:
             self.setup.show_problem(tr(NO_MODEL))
             return None
+        await self.keep_setup()  # a crash during the run loses nothing of the setup either
         # The demo starts anew every time; a routine of yours continues where it left off on the same file.
         name = f"{routine.name} {datetime.now():%Y%m%d-%H%M%S}" if demo else routine.name
         results = self.folders.results_for(name, self.rows_file)
@@ -289,9 +326,16 @@ class RoutinePanel(QWidget):
         chooser.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         chooser.setDefaultSuffix("csv")
         chooser.setNameFilter(tr("CSV (*.csv)"))
-        chooser.selectFile(str(Path.home() / f"{self.last[1].name if self.last else 'routine'} results.csv"))
+        chooser.selectFile(str(self._results_folder() / f"{self.last[1].name if self.last else 'routine'} results.csv"))
         chooser.fileSelected.connect(lambda path: self._background.spawn(self.save_results(Path(path))))
         chooser.open()
+
+    def _results_folder(self) -> Path:
+        """Beside the rows file; the home folder for rows the app keeps itself (pasted ones, the demo's)."""
+        rows = self.last[0].rows_file if self.last is not None else None
+        if rows is None or rows.is_relative_to(self.folders.root) or rows == self._demo.rows:
+            return Path.home()
+        return rows.parent
 
     async def save_results(self, path: Path) -> None:
         results = self._results()
@@ -311,6 +355,7 @@ class RoutinePanel(QWidget):
         await self.session.leave()
 
     async def shutdown(self) -> None:
+        await self.keep_setup()
         await self.session.close()
         await self._demo.close()
 

@@ -180,7 +180,9 @@ class SetupView(QWidget):
         self.scroll_area.setObjectName("RoutineScroll")
         self.scroll_area.setWidgetResizable(True)
         self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll_area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no stop of its own (Tab scrolls each field into sight)
+        self.scroll_area.setFocusPolicy(
+            Qt.FocusPolicy.NoFocus
+        )  # no stop of its own (Tab scrolls each field into sight)
         self.scroll_area.setWidget(content)
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
@@ -262,6 +264,16 @@ class SetupView(QWidget):
         self.secret_columns.setText(", ".join(routine.secret_columns))
         self.output_columns.setText(", ".join(routine.output_columns))
         self.allowed_sites.setText(", ".join(routine.allowed_sites))
+
+    def forget(self, routine: SavedRoutine) -> None:
+        """Empty each field that still holds what ``routine`` put there (the demo's, once the person's own rows
+        come)."""
+        if self.name.text() == routine.name:
+            self.name.clear()
+        if self.template.toPlainText() == routine.template:
+            self.template.clear()
+        if self.start_url.text() == routine.start_url:
+            self.start_url.clear()
 
     def routine(self, rows_file: Path | None) -> SavedRoutine:
         """What is set up now, as a routine to save or run."""
