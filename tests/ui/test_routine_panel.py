@@ -319,7 +319,7 @@ async def test_a_setup_never_saved_is_there_again_after_quit(
         setup = again.setup
         assert setup.template.toPlainText() == TEMPLATE and setup.start_url.text() == "http://127.0.0.1:1/new"
         assert setup.parallel.value() == 2 and setup.name.text() == ""  # no name was given: none is made up
-        assert setup.preview.rowCount() == 4 and setup.saved_note.text() == "As you left it last time."
+        assert setup.preview.rowCount() == 4 and setup.note.text() == "As you left it last time."
         assert RoutineFolders(tmp_path / "data").load() == []  # kept as the last setup, not as a saved routine
     finally:
         await again.shutdown()
@@ -353,8 +353,8 @@ async def test_saves_confirmation_run_and_what_is_wrong_stay_in_sight_on_a_short
     panel.setup.name.setText("New customers")
     await panel.save_routine()
     laid_out(panel)
-    assert panel.setup.saved_note.text() == "Saved as “New customers”."
-    assert in_sight(panel.setup.saved_note) and in_sight(panel.setup.run_button)
+    assert panel.setup.note.text() == "Saved as “New customers”."
+    assert in_sight(panel.setup.note) and in_sight(panel.setup.run_button)
     assert await panel.run_routine() is None
     laid_out(panel)
     assert panel.setup.problem.text().startswith('The task names "customer"') and in_sight(panel.setup.problem)

@@ -159,7 +159,7 @@ class RoutinePanel(QWidget):
             await self.use_saved(last.routine)
             if not last.named:
                 self.setup.name.clear()
-            self.setup.saved_note.setText(tr("As you left it last time."))
+            self.setup.note.setText(tr("As you left it last time."))
 
     async def use_saved(self, routine: SavedRoutine) -> None:
         self.setup.use(routine)
@@ -183,7 +183,7 @@ class RoutinePanel(QWidget):
         await asyncio.to_thread(self.folders.save, routine)
         await self._load_saved()
         self.setup.name.setText(routine.name)
-        self.setup.saved_note.setText(tr("Saved as “{name}”.", name=routine.name))
+        self.setup.note.setText(tr("Saved as “{name}”.", name=routine.name))
         return routine
 
     # --- running -----------------------------------------------------------------------------------------------
@@ -261,6 +261,13 @@ class RoutinePanel(QWidget):
         """Ctrl+Enter in Routine mode: run the routine being set up."""
         if self.pages.currentIndex() == 0:
             self.setup.runRequested.emit()
+
+    def say(self, words: str) -> None:
+        """A line for the person on the page they see: beside Save, or under the run."""
+        if self.pages.currentIndex() == 0:
+            self.setup.note.setText(words)
+        else:
+            self.run_view.say(words)
 
     def toggle_pause(self) -> None:
         if self.session.paused:

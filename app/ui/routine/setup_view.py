@@ -127,9 +127,9 @@ class SetupView(QWidget):
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.problem.hide()
         self.save_button = QPushButton(tr("Save routine"), self)
-        self.saved_note = QLabel(self)  # "Saved as …", beside the button that saved
-        self.saved_note.setObjectName("RoutineHint")
-        self.saved_note.setWordWrap(True)
+        self.note = QLabel(self)  # beside Save: "Saved as …", the setup kept from last time, a task refused
+        self.note.setObjectName("RoutineHint")
+        self.note.setWordWrap(True)
         self.run_button = QPushButton(tr("Run routine"), self)
         self.run_button.setProperty("role", "primary")
         self._lay_out()
@@ -186,7 +186,7 @@ class SetupView(QWidget):
         self.scroll_area.setWidget(content)
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
-        buttons.addWidget(self.saved_note, 1)
+        buttons.addWidget(self.note, 1)
         buttons.addWidget(self.run_button)
         footer = QVBoxLayout()
         footer.setContentsMargins(14, 6, 14, 12)
@@ -235,7 +235,7 @@ class SetupView(QWidget):
         self.problem.setText(text)
         self.problem.setVisible(bool(text))
         if text:
-            self.saved_note.clear()
+            self.note.clear()
 
     def insert_column(self, column: str) -> None:
         self.template.insertPlainText("{" + column + "}")
