@@ -295,6 +295,9 @@ async def test_the_demo_routine_runs_offline_and_the_demo_crm_stores_five_custom
         ["jane@example.com", "arjun@quillworks.in", "sofia.rossi@vela.it", "kenji@harbor.jp", "lea.martin@atelier.fr"]
     )
     assert panel.run_view.path.text().startswith("1. Type “{first_name}” into the First name field")
+    assert panel.run_view.note.text() == (  # beside "14 model calls", under the banner's "No AI model is called"
+        "In the demo, a script on this computer gives the model's answers: no AI model is called."
+    )
 
 
 def in_sight(widget: QWidget) -> bool:

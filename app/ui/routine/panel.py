@@ -303,6 +303,10 @@ class RoutinePanel(QWidget):
         self.runningChanged.emit(False)
         self.run_view.finish(summary)
         self.run_view.show_path(self.session.path)
+        if self.last is not None and self.last[2]:  # its "model calls" next to the banner's "No AI model is called"
+            self.run_view.say(
+                tr("In the demo, a script on this computer gives the model's answers: no AI model is called.")
+            )
 
     def _failed(self, words: str) -> None:
         self.runningChanged.emit(False)
