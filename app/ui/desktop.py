@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QDialog
 
 from app.background import Background
 from app.browser.chromium import ChromiumNotFoundError
+from app.crash_report import CrashReport
 from app.demo.bundle import DemoBundle
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import (
@@ -37,6 +38,7 @@ from app.text.hand_off import hand_off_words, unclear_words
 from app.text.i18n import language, set_language, tr
 from app.ui import style
 from app.ui.attention import NOTIFIED_REASON_MAX
+from app.ui.crash_notice import show_crash_notice
 from app.ui.dialog_widgets import run_dialog
 from app.ui.main_window import MainWindow
 from app.ui.panel_door import PanelDoor
@@ -83,6 +85,7 @@ class Desktop:
         self._tiler: BrowserTiler | None = None
         self._door: PanelDoor | None = None
         self._demo = DemoBundle()  # the runtime plays it in demo mode and stops its site at shutdown
+        self._crashes_told_later: list[CrashReport] = []
 
     # --- lifetime ----------------------------------------------------------------------------------------------
 
@@ -210,9 +213,23 @@ class Desktop:
             return
         finally:
             self.window.browser_opened()
+            self._tell_crashes_now()
         # What startup built (modules, Qt wrappers, Playwright's objects) lives until exit: frozen, it is no longer
         # walked by every full collection, which otherwise stalls the panel for 40-60 ms now and then.
         gc.freeze()
+
+    def tell_crash(self, report: CrashReport) -> None:
+        """A crash report was saved: said in a small window over the panel. The last session's (a hard crash found at
+        this start) waits until Chromium has opened, whose window would otherwise come up over it."""
+        if report.last_session and (self._browser_opening is None or not self._browser_opening.done()):
+            self._crashes_told_later.append(report)
+        else:
+            show_crash_notice(report, self.window)
+
+    def _tell_crashes_now(self) -> None:
+        told, self._crashes_told_later = self._crashes_told_later, []
+        for report in told:
+            show_crash_notice(report, self.window)
 
     def _offer_browser(self) -> None:
         assert self.window is not None
