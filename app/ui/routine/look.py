@@ -10,9 +10,11 @@ def routine_stylesheet(t: Theme) -> str:
     c = {name: css_color(getattr(t, name)) for name in Theme.__dataclass_fields__ if name != "dark"}
     turn = your_turn_color(t)
     return f"""
-    QScrollArea#RoutineScroll, QScrollArea#RoutineScroll > QWidget > QWidget {{
+    QScrollArea#RoutineScroll, QScrollArea#RoutineScroll > QWidget > QWidget,
+    QScrollArea#RoutinePathArea, QScrollArea#RoutinePathArea > QWidget > QWidget {{
         background: transparent; border: none;
     }}
+    QScrollArea#RoutinePathArea:focus {{ border: 2px solid {c["accent"]}; border-radius: 6px; }}
     QLabel#RoutineHeading {{
         color: {c["muted"]}; font-size: 11px; font-weight: 700; letter-spacing: 0.5px; text-transform: uppercase;
         padding-top: 6px;
