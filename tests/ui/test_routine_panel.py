@@ -387,3 +387,31 @@ async def test_save_results_offers_the_rows_files_folder(host: Host, tmp_path: P
         assert Path(chooser.selectedFiles()[0]) == folder / "New customers results.csv"
     finally:
         chooser.reject()
+
+
+async def test_open_a_file_starts_in_documents_then_beside_the_rows_never_where_the_app_was_started(
+    host: Host, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    home = tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)  # a launcher's working folder is no place of the person's
+
+    def offered() -> Path:
+        host.panel.choose_file()
+        chooser = host.panel.findChild(QFileDialog)
+        assert chooser is not None
+        try:
+            return Path(chooser.directory().absolutePath())
+        finally:
+            chooser.reject()
+            chooser.deleteLater()
+            QApplication.processEvents()
+
+    assert offered() == home / "Documents"
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    assert await host.panel.open_file(rows_file(folder))
+    assert offered() == folder

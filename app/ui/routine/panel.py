@@ -10,7 +10,7 @@ import shutil
 from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QStandardPaths, Signal
 from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QFileDialog, QStackedWidget, QVBoxLayout, QWidget
 
@@ -108,7 +108,7 @@ class RoutinePanel(QWidget):
     # --- rows --------------------------------------------------------------------------------------------------
 
     def choose_file(self) -> None:
-        chooser = QFileDialog(self, tr("Open the rows"))
+        chooser = QFileDialog(self, tr("Open the rows"), str(self._rows_folder()))
         chooser.setFileMode(QFileDialog.FileMode.ExistingFile)
         chooser.setNameFilter(tr(ROWS_FILTER))
         chooser.fileSelected.connect(lambda path: self._background.spawn(self.open_file(Path(path))))
@@ -344,9 +344,20 @@ class RoutinePanel(QWidget):
     def _results_folder(self) -> Path:
         """Beside the rows file; the home folder for rows the app keeps itself (pasted ones, the demo's)."""
         rows = self.last[0].rows_file if self.last is not None else None
-        if rows is None or rows.is_relative_to(self.folders.root) or rows == self._demo.rows:
-            return Path.home()
-        return rows.parent
+        return rows.parent if rows is not None and self._persons_own(rows) else Path.home()
+
+    def _rows_folder(self) -> Path:
+        """Where Open a file… starts: beside the rows in use, else the person's Documents (else home); never the
+        folder the app happened to be started in."""
+        rows = self.rows_file
+        if rows is not None and self._persons_own(rows):
+            return rows.parent
+        documents = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or "~")
+        return documents if documents.is_absolute() and documents.is_dir() else Path.home()
+
+    def _persons_own(self, rows: Path) -> bool:
+        """``rows`` is a file of the person's, not one the app keeps itself (pasted rows, the demo's)."""
+        return not rows.is_relative_to(self.folders.root) and rows != self._demo.rows
 
     async def save_results(self, path: Path) -> None:
         results = self._results()
