@@ -169,3 +169,25 @@ async def test_every_stop_shows_it_has_the_focus(window: MainWindow, tmp_path: P
     laid_out(window)
     assert unmarked(setup_order(window, panel)[3:]) == []
     await panel.shutdown()
+
+
+async def test_rows_just_opened_lead_to_the_task_box_in_sight(
+    window: MainWindow, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    # The next thing to do is the task: the person types it at once, without a click or a walk through the chips.
+    built = offer(window, tmp_path, llm_server)
+    window.resize(420, 560)
+    window.modes.routine_button.click()
+    panel = built[0]
+    setup = panel.setup
+    setup.open_button.setFocus(Qt.FocusReason.TabFocusReason)
+    assert await panel.open_file(rows_file(tmp_path))
+    laid_out(window)
+    assert QApplication.focusWidget() is setup.template
+    assert not setup.template.visibleRegion().isEmpty()
+    # A task already written stays as it is, and so does the focus.
+    setup.template.setPlainText("Add {name}")
+    setup.open_button.setFocus(Qt.FocusReason.TabFocusReason)
+    assert await panel.open_file(rows_file(tmp_path))
+    assert QApplication.focusWidget() is setup.open_button
+    await panel.shutdown()

@@ -121,6 +121,7 @@ class RoutinePanel(QWidget):
         if self._demo_setup is not None and path != self._demo.rows:
             self.setup.forget(self._demo_setup)
             self._demo_setup = None
+        self.setup.to_the_task()
         return True
 
     async def _show_rows(self, path: Path) -> bool:

@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QCheckBox,
     QComboBox,
     QFormLayout,
@@ -136,6 +137,13 @@ class SetupView(QWidget):
         for child in self.findChildren(QWidget):  # a spreadsheet dropped on a field opens as the rows, too
             if child.acceptDrops():
                 child.installEventFilter(self)
+        self._task_in_sight = QTimer(self)
+        self._task_in_sight.setSingleShot(True)
+        self._task_in_sight.setInterval(0)
+        self._task_in_sight.timeout.connect(self._show_the_task)
+        application = QApplication.instance()
+        if isinstance(application, QApplication):
+            application.focusChanged.connect(self._focus_moved)
         self.open_button.clicked.connect(self.openRequested)
         self.paste_button.clicked.connect(self.pasteRequested)
         self.demo_button.clicked.connect(self.demoRequested)
@@ -236,6 +244,23 @@ class SetupView(QWidget):
         self.problem.setVisible(bool(text))
         if text:
             self.note.clear()
+
+    def to_the_task(self) -> None:
+        """Rows just opened: the task comes next, so an empty task box takes the keyboard, scrolled into sight."""
+        if not self.template.toPlainText().strip():
+            self.template.setFocus(Qt.FocusReason.OtherFocusReason)
+            self._task_in_sight.start()  # once the preview's new rows have moved it (on the loop's next turn)
+
+    def _focus_moved(self, _old: QWidget | None, new: QWidget | None) -> None:
+        """What takes the keyboard in the form is scrolled into sight, however it came there (Tab from the mode switch
+        above, the task box after the rows opened)."""
+        content = self.scroll_area.widget()
+        if new is not None and content is not None and content.isAncestorOf(new):
+            self.scroll_area.ensureWidgetVisible(new)
+
+    def _show_the_task(self) -> None:
+        if self.template.hasFocus():  # unless the person has gone on elsewhere meanwhile
+            self.scroll_area.ensureWidgetVisible(self.template)
 
     def insert_column(self, column: str) -> None:
         self.template.insertPlainText("{" + column + "}")
