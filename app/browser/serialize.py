@@ -85,6 +85,8 @@ _DESCRIBE_KEYS = ("type", "name", "role", "aria-label", "placeholder", "icon")
 
 
 def describe(index: int, element: ElementItem) -> str:
-    """``[12] <button> Save`` / ``[3] <input type=email name=email>``."""
-    text = f" {inert(element.text)}" if element.text else ""
+    """``[12] <button> Save`` / ``[3] <input type=email name=email>``; a box whose words are on lines of their own by
+    those words."""
+    words = element.text or element.words
+    text = f" {inert(words)}" if words else ""
     return f"[{index}] {_open_tag(element, _DESCRIBE_KEYS)}>{text}"
