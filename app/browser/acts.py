@@ -102,7 +102,7 @@ def element_names(item: ElementItem) -> list[str]:
     """Every name an element has as the observer lists it: its words, its label and accessible name, its title, alt
     text and placeholder, and a button input's value."""
     attrs = dict(item.attrs)
-    names = [item.text or item.words, *(attrs.get(key, "") for key in _NAMING)]
+    names = [item.text, *(attrs.get(key, "") for key in _NAMING)]
     if item.tag == "input" and attrs.get("type") in ("submit", "button", "reset", "image"):
         names.append(attrs.get("value", ""))
     return [name for name in names if name]

@@ -76,9 +76,12 @@ class ElementItem(BaseModel):
     tag: str
     attrs: list[tuple[str, str]]
     text: str
-    # Its words as they identify it, when its line shows other ones: whatever the mouse is over (a row's pieces
-    # drawn apart under it), without its icons, and for a box whose words are on lines of their own inside it.
+    # Its words as they identify it, when they are not its text: whatever the mouse is over (a row's pieces drawn
+    # apart under it) or wherever it is scrolled (words clipped or painted away), without its icons.
     key: str | None = None
+    # Its words are written on lines of their own inside it (a box that scrolls, a row too long for one line), not
+    # on its line.
+    lines: bool = False
     is_new: bool = Field(alias="isNew")
 
     @property
@@ -99,7 +102,7 @@ class ElementItem(BaseModel):
         """The name a person reads on it."""
         attrs = dict(self.attrs)
         icon = attrs.get("icon", "")
-        named = self.text or self.key or attrs.get("label") or attrs.get("aria-label") or attrs.get("placeholder")
+        named = self.text or attrs.get("label") or attrs.get("aria-label") or attrs.get("placeholder")
         return named or (icon if icon != UNNAMED_ICON else "")
 
 

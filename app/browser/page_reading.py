@@ -94,7 +94,7 @@ class PageReader:
         """What ``render`` lists, as data, each element as ``element_info`` tells it: called once ``_last`` is
         ``observation``."""
         return [
-            ListedElement(**info.model_dump(), index=index, text=ref.item.words, attrs=dict(ref.item.attrs))
+            ListedElement(**info.model_dump(), index=index, text=ref.item.text, attrs=dict(ref.item.attrs))
             for index, ref in observation.refs.items()
             if (info := self.element_info(index)) is not None
         ]

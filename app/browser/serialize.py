@@ -66,7 +66,7 @@ def _line(line: Line) -> str:
     if element is None:
         return f"{indent}{quoted(line.text)}"
     star = "*" if element.is_new else ""
-    body = f">{inert(element.text)}" if element.text else ""
+    body = f">{inert(element.text)}" if element.text and not element.lines else ""
     return f"{indent}{star}[{line.index}]{_open_tag(element)}{body} />"
 
 
@@ -85,8 +85,6 @@ _DESCRIBE_KEYS = ("type", "name", "role", "aria-label", "placeholder", "icon")
 
 
 def describe(index: int, element: ElementItem) -> str:
-    """``[12] <button> Save`` / ``[3] <input type=email name=email>``; a box whose words are on lines of their own by
-    those words."""
-    words = element.text or element.words
-    text = f" {inert(words)}" if words else ""
+    """``[12] <button> Save`` / ``[3] <input type=email name=email>``."""
+    text = f" {inert(element.text)}" if element.text else ""
     return f"[{index}] {_open_tag(element, _DESCRIBE_KEYS)}>{text}"

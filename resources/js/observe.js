@@ -513,8 +513,9 @@
   const isInline = (el, tag = el.tagName) => INLINE_TAGS.has(tag) || (tag === 'LABEL' && !namesControl(el));
 
   // Text of an element's subtree without the text of nested interactive elements (those get their own line):
-  // {shown: what a person sees, named: its accessible name (hidden-but-announced text included), whole: what it shows
-  // with the pieces that split off put back, which says what it is whatever the mouse is over (whole)}.
+  // {shown: what a person sees, named: its accessible name (hidden-but-announced text included), whole: its words
+  // whatever the mouse is over or wherever it is (the pieces that split off under the mouse included, and words
+  // however they are painted, coloured or clipped), which identify it}.
   // splits: the element is a clickable row, whose pieces drawn as controls of their own are listed apart (ownTarget).
   // An icon among the words is written as its name ("(disk icon) Save"); words of icons only are no words (shown
   // is '': the element is an icon, named by nameIcon).
@@ -524,13 +525,15 @@
     const whole = [];
     let shownLength = 0;
     let namedLength = 0;
+    let wholeLength = 0;
     let words = false;  // shown holds more than icons
     let added = 0;  // pieces seen, counted to tell an element that showed nothing
     const add = (text, visible, announced, apart, icon = false) => {
-      if (visible) {
-        if (!icon) whole.push(text);
-        added += 1;
+      if (!icon && wholeLength < LABEL_MAX) {
+        whole.push(text);
+        wholeLength += text.length;
       }
+      if (visible) added += 1;
       if (apart) return;
       if (announced && !icon && namedLength < LABEL_MAX) {
         named.push(text);
@@ -559,8 +562,9 @@
           const parent = child.parentElement || node;
           if (!text) {
             if (child.data) gap();  // "<b>Ada</b> <i>@ada</i>" is two words
-          } else if (styleOf(parent).visibility === 'visible') {
-            add(child.data, visible && !isClosedDetails(node) && textShows(child, parent), announced, apart);
+          } else {
+            add(child.data, visible && !isClosedDetails(node) && styleOf(parent).visibility === 'visible'
+              && textShows(child, parent), announced, apart);
           }
         } else if (child.nodeType === Node.ELEMENT_NODE && child.tagName === 'BR') {
           gap();
@@ -867,8 +871,8 @@
     const attrs = attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named, shown)
       .filter(([name, value]) => !((name === 'title' || name === 'aria-label') && value.toLowerCase() === said));
     const item = {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(), attrs, text: shown, isNew: false};
-    // What identifies it, when that is not what its line shows: its words whatever the mouse is over and without
-    // its icons, which hovering may change (a row's pieces drawn apart, a star filled in).
+    // What identifies it, when that is not what it shows: its words whatever the mouse is over or wherever it is
+    // scrolled, without its icons, which hovering may change (a row's pieces drawn apart, a star filled in).
     if (whole !== shown) item.key = whole;
     return item;
   }
@@ -1326,11 +1330,11 @@
         listedBefore = listedCount;
         if (box) waiting = {box, item: items.length - 1, end: 0, opaqueOnly: false};
         // A box listed only because it scrolls, or a row whose words do not fit on its line: the words inside go on
-        // lines of their own, each beside the elements it goes with (a feed's authors, a result's duration).
+        // lines of their own, each beside the elements it goes with (a feed's authors, a result's duration), and its
+        // own line shows none of them.
         if (!isControl(el, tag) && ((!cheap && !clickable) || item.text.length >= LABEL_MAX)) {
           lines = true;
-          if (item.text) item.key ??= item.text;
-          item.text = '';
+          item.lines = true;
           const text = ownText(el);
           if (text) {
             if (!push({kind: 'text', depth: ctx.depth + 1, text: cut(text, TEXT_MAX)})) return;
