@@ -528,7 +528,9 @@
     let wholeLength = 0;
     let words = false;  // shown holds more than icons
     let added = 0;  // pieces seen, counted to tell an element that showed nothing
+    let differs = false;  // whole is not what is shown
     const add = (text, visible, announced, apart, icon = false) => {
+      differs ||= !visible || apart || icon;
       if (!icon && wholeLength < LABEL_MAX) {
         whole.push(text);
         wholeLength += text.length;
@@ -598,7 +600,8 @@
     };
     walk(el, true, true, false);
     const text = (parts) => cut(clean(parts.join('')), LABEL_MAX);
-    return {shown: words ? text(shown) : '', named: text(named), whole: text(whole)};
+    const seen = text(shown);
+    return {shown: words ? seen : '', named: text(named), whole: differs ? text(whole) : seen};
   }
 
   // A box small enough to be an icon among words, with nothing to read inside: an image, an SVG, an empty element
@@ -607,7 +610,7 @@
     if (rect.width > GLYPH_MAX || rect.height > GLYPH_MAX || rect.width < BOX_MIN || rect.height < BOX_MIN) return false;
     const tag = el.tagName;
     return tag === 'IMG' || tag === 'svg' || LIGATURE_SET.test(el.getAttribute('class') || '')
-      || (!el.firstElementChild && !el.textContent.trim());
+      || (!el.firstElementChild && el.hasAttributes() && !el.textContent.trim());
   }
 
   // Direct text of a non-interactive element plus its inline formatting children: one readable sentence, of the
@@ -684,11 +687,18 @@
   }
 
   // Where a handler set by a script, not the markup, makes an element a control.
-  const scripted = (el) => HANDLERS.some((name) => el[name] != null);
+  function scripted(el) {
+    for (const name of HANDLERS) if (el[name] != null) return true;
+    return false;
+  }
 
   // A lone symbol a person reads as a button ("+", "×", "☆"), not a word of a sentence ("5 + 2").
   function isSymbolControl(el) {
-    if (el.firstElementChild || el.childNodes.length !== 1 || !SYMBOLS.has(el.textContent.trim())) return false;
+    const only = el.firstChild;
+    if (!only || only !== el.lastChild || only.nodeType !== Node.TEXT_NODE || only.data.length > 8
+      || !SYMBOLS.has(only.data.trim())) {
+      return false;
+    }
     const words = (n) => !!n && n.nodeType === Node.TEXT_NODE && n.data.trim() !== '';
     return !(words(el.previousSibling) && words(el.nextSibling));
   }
@@ -1002,7 +1012,7 @@
   // symbol, image or tooltip says, else said to be unnamed and where it is. Not a group of other listed elements.
   const NAME_KEYS = new Set(['aria-label', 'title', 'alt', 'label', 'placeholder', 'value']);
   function nameIcon(el, item) {
-    if (item.text || item.key || (NATIVE_TAGS.has(el.tagName) && el.tagName !== 'BUTTON')
+    if (item.text || (NATIVE_TAGS.has(el.tagName) && el.tagName !== 'BUTTON')
         || item.attrs.some(([key]) => NAME_KEYS.has(key))) {
       return;
     }
@@ -1047,7 +1057,8 @@
 
   // What names an icon by itself or by its parts (the element and, by default, its descendants): a tooltip, an SVG's
   // <title>, a sprite's symbol, an icon font's class or ligature, an image's file, its content or background image.
-  function glyphName(el, parts = [el, ...el.getElementsByTagName('*')].slice(0, ICON_PARTS_MAX)) {
+  function glyphName(el, parts = el.firstElementChild ? [el, ...el.getElementsByTagName('*')].slice(0, ICON_PARTS_MAX)
+    : [el]) {
     for (const n of parts) {
       const tip = tooltipOf(n);
       if (tip) return tip;
@@ -1270,25 +1281,26 @@
       return;
     }
 
-    let style = null;
-    let pointer;
+    visitInRegion(el, tag, ctx, rect, box, cheap);
+  }
+
+  // An element inside the region: listed, or written as text, and its children visited (kept apart from visit,
+  // whose short path every element of a long page takes).
+  function visitInRegion(el, tag, ctx, rect, box, cheap) {
+    const style = styleOf(el);
+    if (style.display === 'none') return;
+    const paint = paintOf(el, style, rect);
+    // Nothing inside can show through; but a transparent control that a visible label stands for (Bootstrap's
+    // custom file input) is what a click on that label reaches.
+    if (paint.alpha < ALPHA_MIN && !(tag === 'INPUT' && hasShownLabel(el))) return;
+    const pointer = style.cursor === 'pointer';
+    const seen = style.visibility === 'visible' && shows(rect, paint.clip);
     let listed = false;
     let lines = false;  // its words are written on lines of their own inside it
     let wroteText = false;
     let waiting = null;
-    let seen = false;
     let own = -1;  // this element's item, when listed
     let listedBefore = 0;  // listedCount once it was listed: more after its children means it holds listed elements
-    if (inRegion) {
-      style = styleOf(el);
-      if (style.display === 'none') return;
-      const paint = paintOf(el, style, rect);
-      // Nothing inside can show through; but a transparent control that a visible label stands for (Bootstrap's
-      // custom file input) is what a click on that label reaches.
-      if (paint.alpha < ALPHA_MIN && !(tag === 'INPUT' && hasShownLabel(el))) return;
-      pointer = style.cursor === 'pointer';
-      seen = style.visibility === 'visible' && shows(rect, paint.clip);
-    }
     if (seen) {
       if (FRAME_TAGS.has(tag)) {
         frameSlot(el, rect, ctx.depth, box);
