@@ -57,7 +57,7 @@ def run_gui(args: argparse.Namespace) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     desktop = Desktop(paths, LaunchChoices(demo=args.demo, replay=args.replay, record=args.record))
-    reports = install_crash_reports(paths.log_dir, desktop.tell_crash, loop)
+    reports = install_crash_reports(paths.log_dir, desktop.crash_notices.tell, loop)
 
     heartbeat = QTimer()
     heartbeat.start(_SIGNAL_HEARTBEAT_MS)

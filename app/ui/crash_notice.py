@@ -1,4 +1,6 @@
-"""The panel's word when a crash report was saved: a small window saying where, that does not stop anything."""
+"""The panel's word when a crash report was saved: a small window saying where, over the panel, that does not stop
+anything. The last session's (a hard crash found at this start) waits until Chromium has opened, whose window would
+otherwise come up over it."""
 
 from __future__ import annotations
 
@@ -28,3 +30,25 @@ def show_crash_notice(report: CrashReport, parent: QWidget | None = None) -> Non
         box.activateWindow()
 
     QTimer.singleShot(0, show)
+
+
+class CrashNotices:
+    """The crash reports' ``tell`` for the panel: each report said by ``show_crash_notice`` over the panel, the last
+    session's once ``browser_opened`` was called."""
+
+    def __init__(self) -> None:
+        self._panel: QWidget | None = None
+        self._later: list[CrashReport] = []
+
+    def tell(self, report: CrashReport) -> None:
+        if report.last_session and self._panel is None:
+            self._later.append(report)
+        else:
+            show_crash_notice(report, self._panel)
+
+    def browser_opened(self, panel: QWidget) -> None:
+        """Chromium is up (or could not start): from now on every notice shows at once, over ``panel``."""
+        self._panel = panel
+        told, self._later = self._later, []
+        for report in told:
+            show_crash_notice(report, panel)

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import QDialog
 
 from app.background import Background
 from app.browser.chromium import ChromiumNotFoundError
-from app.crash_report import CrashReport
 from app.demo.bundle import DemoBundle
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import (
@@ -38,7 +37,7 @@ from app.text.hand_off import hand_off_words, unclear_words
 from app.text.i18n import language, set_language, tr
 from app.ui import style
 from app.ui.attention import NOTIFIED_REASON_MAX
-from app.ui.crash_notice import show_crash_notice
+from app.ui.crash_notice import CrashNotices
 from app.ui.dialog_widgets import run_dialog
 from app.ui.main_window import MainWindow
 from app.ui.panel_door import PanelDoor
@@ -85,7 +84,8 @@ class Desktop:
         self._tiler: BrowserTiler | None = None
         self._door: PanelDoor | None = None
         self._demo = DemoBundle()  # the runtime plays it in demo mode and stops its site at shutdown
-        self._crashes_told_later: list[CrashReport] = []
+        self.crash_notices = CrashNotices()  # what the crash reports' hooks tell (app/ui/app.py)
+        self._called_for = 0  # the routine's request the last call back named
 
     # --- lifetime ----------------------------------------------------------------------------------------------
 
@@ -213,23 +213,10 @@ class Desktop:
             return
         finally:
             self.window.browser_opened()
-            self._tell_crashes_now()
+            self.crash_notices.browser_opened(self.window)
         # What startup built (modules, Qt wrappers, Playwright's objects) lives until exit: frozen, it is no longer
         # walked by every full collection, which otherwise stalls the panel for 40-60 ms now and then.
         gc.freeze()
-
-    def tell_crash(self, report: CrashReport) -> None:
-        """A crash report was saved: said in a small window over the panel. The last session's (a hard crash found at
-        this start) waits until Chromium has opened, whose window would otherwise come up over it."""
-        if report.last_session and (self._browser_opening is None or not self._browser_opening.done()):
-            self._crashes_told_later.append(report)
-        else:
-            show_crash_notice(report, self.window)
-
-    def _tell_crashes_now(self) -> None:
-        told, self._crashes_told_later = self._crashes_told_later, []
-        for report in told:
-            show_crash_notice(report, self.window)
 
     def _offer_browser(self) -> None:
         assert self.window is not None
@@ -283,7 +270,7 @@ class Desktop:
         )
         page = RoutinePanel(host)
         page.session.personNeeded.connect(self._row_needs_you)
-        page.session.personDone.connect(lambda _request: self._nobody_waits(page))
+        page.session.personDone.connect(lambda request: self._row_done(page, request))
         return page
 
     def _row_needs_you(self, request: PersonRequest) -> None:
@@ -297,11 +284,18 @@ class Desktop:
         else:
             words = request.words
         self.window.moments.attention.call(title, words, sound=self.runtime.settings.hand_off_sound)
+        self._called_for = request.id
 
-    def _nobody_waits(self, page: RoutinePanel) -> None:
-        """The queue emptied: the call back ends (the queue's own signal ran first, so it is up to date)."""
-        if self.window is not None and page.run_view.needs_you.current is None:
+    def _row_done(self, page: RoutinePanel, request: PersonRequest) -> None:
+        """A row no longer waits (answered, timed out, ended): the call back ends when the queue emptied, and names
+        the row that waits first when it named this one (the queue's own signal ran first, so it is up to date)."""
+        waiting = page.run_view.needs_you.current
+        if self.window is None:
+            return
+        if waiting is None:
             self.window.moments.over()
+        elif request.id == self._called_for:
+            self._row_needs_you(waiting)
 
     def _mode_changed(self, routine: bool) -> None:
         page = self.window.modes.routine if self.window is not None else None

@@ -48,7 +48,7 @@ async def test_a_crash_last_time_is_told_once_chromium_is_open_over_the_panel(
     )
     report = tmp_path / "logs" / "crash-20261127-101010-1-1.txt"
     # As at a real start: the hooks are installed, and the last session's report told, before the panel exists.
-    desktop.tell_crash(CrashReport(report, last_session=True))
+    desktop.crash_notices.tell(CrashReport(report, last_session=True))
     states: list[PanelState] = []
     try:
         window = await desktop.start()
