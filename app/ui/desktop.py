@@ -85,7 +85,6 @@ class Desktop:
         self._door: PanelDoor | None = None
         self._demo = DemoBundle()  # the runtime plays it in demo mode and stops its site at shutdown
         self.crash_notices = CrashNotices()  # what the crash reports' hooks tell (app/ui/app.py)
-        self._called_for = 0  # the routine's request the last call back named
 
     # --- lifetime ----------------------------------------------------------------------------------------------
 
@@ -270,7 +269,7 @@ class Desktop:
         )
         page = RoutinePanel(host)
         page.session.personNeeded.connect(self._row_needs_you)
-        page.session.personDone.connect(lambda request: self._row_done(page, request))
+        page.session.personDone.connect(lambda _request: self._nobody_waits(page))
         return page
 
     def _row_needs_you(self, request: PersonRequest) -> None:
@@ -284,18 +283,11 @@ class Desktop:
         else:
             words = request.words
         self.window.moments.attention.call(title, words, sound=self.runtime.settings.hand_off_sound)
-        self._called_for = request.id
 
-    def _row_done(self, page: RoutinePanel, request: PersonRequest) -> None:
-        """A row no longer waits (answered, timed out, ended): the call back ends when the queue emptied, and names
-        the row that waits first when it named this one (the queue's own signal ran first, so it is up to date)."""
-        waiting = page.run_view.needs_you.current
-        if self.window is None:
-            return
-        if waiting is None:
+    def _nobody_waits(self, page: RoutinePanel) -> None:
+        """The queue emptied: the call back ends (the queue's own signal ran first, so it is up to date)."""
+        if self.window is not None and page.run_view.needs_you.current is None:
             self.window.moments.over()
-        elif request.id == self._called_for:
-            self._row_needs_you(waiting)
 
     def _mode_changed(self, routine: bool) -> None:
         page = self.window.modes.routine if self.window is not None else None

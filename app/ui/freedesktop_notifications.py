@@ -28,9 +28,7 @@ SERVICE = "org.freedesktop.Notifications"
 PATH = "/org/freedesktop/Notifications"
 _CONNECT_TIMEOUT = 3.0
 _CALL_TIMEOUT = 3.0
-# Every notification says the run waits for the person: critical (the spec's "urgent"), which services keep on
-# screen until it is closed.
-_URGENCY_CRITICAL = 2
+_URGENCY_NORMAL = 1
 # The action every service runs when the notification itself is clicked.
 DEFAULT_ACTION = "default"
 
@@ -65,7 +63,7 @@ class FreedesktopNotifications:
         if self._markup:
             body = html.escape(body, quote=False)
         address = DBusAddress(PATH, bus_name=SERVICE, interface=SERVICE)
-        hints = {"urgency": ("y", _URGENCY_CRITICAL), "desktop-entry": ("s", "page-agent-desktop")}
+        hints = {"urgency": ("y", _URGENCY_NORMAL), "desktop-entry": ("s", "page-agent-desktop")}
         message = new_method_call(
             address,
             "Notify",

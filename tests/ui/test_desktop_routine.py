@@ -4,12 +4,8 @@ task brings it back. Real headless Chromium, the demo routine (offline)."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
-import pytest
-
-from app.routine.plan import plan_routine
-from app.routine.types import PersonRequest, RoutineOptions, RoutineSummary, RowStatus
+from app.routine.types import RoutineSummary, RowStatus
 from app.ui.desktop import Desktop
 from app.ui.routine.panel import RoutinePanel
 from tests.demo_desktop import desktop  # noqa: F401  (fixture)
@@ -45,30 +41,3 @@ async def test_the_demo_routine_runs_in_the_profile_and_one_task_brings_the_brow
     window.modes.task_button.click()
     await until(lambda: runtime.page_url().startswith("http://127.0.0.1"), timeout=60, message="the browser back")
     assert page.session.path is None  # the routine's windows are closed
-
-
-async def test_a_call_back_never_names_a_row_that_no_longer_waits(
-    desktop: Desktop, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    window = await desktop.start()
-    window.modes.routine_button.click()
-    page = window.modes.routine
-    assert isinstance(page, RoutinePanel)
-    rows = tmp_path / "rows.csv"
-    rows.write_text("name\nAda\nGrace\nAlan\n", encoding="utf-8")
-    page.run_view.begin(plan_routine(RoutineOptions(rows_file=rows, template="Add {name}")), "New customers")
-    attention = window.moments.attention
-    called: list[str] = []
-    dismissed: list[bool] = []
-    monkeypatch.setattr(attention, "call", lambda title, _message, *, sound: called.append(title))
-    monkeypatch.setattr(attention, "dismiss", lambda: dismissed.append(True))
-    two = PersonRequest(1, 2, "hand_off", "Solve the captcha.", "window 1")
-    three = PersonRequest(2, 3, "confirm", "Send the form", "window 2")
-    page.session.personNeeded.emit(two)
-    page.session.personNeeded.emit(three)
-    assert called == ["Page Agent: row 2 needs you", "Page Agent: row 3 needs you"]
-    # Row 3's Allow/Deny ran out of time (or its row ended) while row 2 still waits: the call says row 2 now.
-    page.session.personDone.emit(three)
-    assert called[2:] == ["Page Agent: row 2 needs you"] and dismissed == []
-    page.session.personDone.emit(two)  # answered, and nobody waits any more: the call back ends
-    assert called[3:] == [] and dismissed == [True]
