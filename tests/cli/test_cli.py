@@ -262,6 +262,39 @@ def test_a_browser_that_cannot_be_reached_exits_2_with_an_error_event(home: Path
     assert llm_server.requests == []
 
 
+def test_a_start_page_that_cannot_be_opened_still_gives_a_json_result(home: Path, llm_server: FakeLLMServer) -> None:
+    """A script reading --json's stdout learns why the run never started (it printed nothing before)."""
+    url = f"http://127.0.0.1:{unused_port()}/"
+
+    done = run_cli(cli("Press the button", "--url", url, "--json"), cli_env(home, llm_server))
+
+    assert done.returncode == 2
+    result = json.loads(done.stdout)
+    assert result["success"] is False and result["status"] == "error"
+    assert result["data"].startswith(f"Could not open {url}")
+    assert result["data"] in done.stderr  # said on stderr too, as without --json
+    assert llm_server.requests == []
+
+
+@pytest.mark.parametrize("key_flag", [[], ["--api-key-env", "MY_KEY"]])
+def test_without_a_key_the_cli_says_one_is_missing_before_chromium_starts(
+    home: Path, llm_server: FakeLLMServer, key_flag: list[str]
+) -> None:
+    """Not "Could not reach the model endpoint" after Chromium started: the key is missing, and where to put one."""
+    env = cli_env(home, llm_server, OPENAI_BASE_URL="https://api.example.invalid/v1")
+    del env["OPENAI_API_KEY"]
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"  # no saved key either
+
+    done = run_cli(cli("Press the button", "--json", *key_flag), env)
+
+    assert done.returncode == 2
+    said = done.stderr.strip().splitlines()[-1]
+    assert said.startswith("page-agent-desktop: No API key for the model at https://api.example.invalid/v1"), said
+    assert ("MY_KEY" if key_flag else "OPENAI_API_KEY") in said
+    assert json.loads(done.stdout)["status"] == "error"
+    assert not (home / "data" / "browser-profile").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "complaint"),
     [
