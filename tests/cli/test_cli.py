@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -317,7 +316,7 @@ def test_bad_arguments_exit_2_before_chromium_starts(
 def test_sigint_stops_a_held_model_call_and_exits_3(
     home: Path, llm_server: FakeLLMServer, page_server: PageServer
 ) -> None:
-    llm_server.add(tool_reply({"click_element_by_index": {"index": 1}}, delay=30))
+    llm_server.add(tool_reply({"click_element_by_index": {"index": 1}}, delay=60))  # only the stop ends the call
     process = subprocess.Popen(
         cli("Press the button", "--url", page_server.url, "--json"),
         env=cli_env(home, llm_server),
@@ -330,9 +329,7 @@ def test_sigint_stops_a_held_model_call_and_exits_3(
         llm_server.wait_received(timeout=RUN_TIMEOUT, alive=process)
 
         process.send_signal(signal.SIGINT)
-        sent = time.monotonic()
-        stdout, stderr = process.communicate(timeout=15)
-        assert time.monotonic() - sent < 5
+        stdout, stderr = process.communicate(timeout=30)  # half the held call: a stop that waited for it fails
     finally:
         if process.poll() is None:
             process.kill()

