@@ -294,6 +294,24 @@ def test_without_a_key_the_cli_says_one_is_missing_before_chromium_starts(
     assert not (home / "data" / "browser-profile").exists()
 
 
+def test_a_routine_without_a_key_says_one_is_missing_before_any_row_runs(
+    home: Path, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """Not one "Could not reach the model endpoint" per row, each after its browser started."""
+    rows = tmp_path / "rows.csv"
+    rows.write_text("name\nAda\nGrace\n", encoding="utf-8")
+    env = cli_env(home, llm_server, OPENAI_BASE_URL="https://api.example.invalid/v1")
+    del env["OPENAI_API_KEY"]
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+
+    done = run_cli(cli("Greet {name}", "--rows", str(rows)), env)
+
+    assert done.returncode == 2
+    said = done.stderr.strip().splitlines()[-1]
+    assert said.startswith("page-agent-desktop: No API key for the model at https://api.example.invalid/v1"), said
+    assert not (home / "data" / "browser-profile").exists() and not (tmp_path / "rows-results.csv").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "complaint"),
     [
