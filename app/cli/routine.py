@@ -40,8 +40,9 @@ from app.routine.rows import RowsError
 from app.routine.state import RoutineBusy
 from app.routine.types import RoutineOptions, RoutineSummary, RowFinished, RowStarted, RowStatus
 from app.safety_from_settings import check_upload_dirs
-from app.settings.model import SettingsUnreadable, read_settings
+from app.settings.model import SettingsUnreadable, endpoint_ready, read_settings
 from app.settings.paths import app_paths
+from app.settings.secrets import missing_key_problem
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
@@ -120,6 +121,9 @@ async def run_routine(
     problem = base_url_problem(settings.base_url)
     if problem is not None:
         _tell(printer, f"{problem} (It came from OPENAI_BASE_URL or the saved Settings.)")
+        return EXIT_ERROR
+    if not endpoint_ready(settings, api_key):  # before a browser starts and every row fails the same way
+        _tell(printer, missing_key_problem(settings.base_url, args.api_key_env))
         return EXIT_ERROR
     person_present = is_terminal(sys.stdin)
     confirm = None
