@@ -5,7 +5,7 @@ the environment variable that override it.
 
 The rest is derived: the `run` command's flags and their help (app/cli/args.py), the overrides a headless run applies
 (flags beat environment variables, which beat the saved settings: ``resolve_overrides``), and the dialog's fields,
-laid out, filled and read back (app/ui/setting_editors.py). The type and the default are the Settings model's
+laid out, filled and read back (app/ui/settings/editors.py). The type and the default are the Settings model's
 (app/settings/model.py); they are repeated here for the command line, which is parsed before pydantic is imported,
 and tests/settings/test_catalog.py checks each against the model. Light on purpose: plain dataclasses, no pydantic,
 no Qt; the words are English, translated where shown (resources/i18n/zh/settings.json).

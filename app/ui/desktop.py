@@ -313,7 +313,7 @@ class Desktop:
         if self._settings_open:
             return
         self._settings_open = True
-        from app.ui.settings_dialog import SettingsDialog  # opened on demand: not on the way to the panel
+        from app.ui.settings.dialog import SettingsDialog  # opened on demand: not on the way to the panel
 
         if first_run:
             # Nothing is chosen yet: no demo banner beside the question whether to try the demo.
