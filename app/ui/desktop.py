@@ -41,10 +41,10 @@ from app.ui.crash_notice import CrashNotices
 from app.ui.dialog_widgets import run_dialog
 from app.ui.main_window import MainWindow
 from app.ui.panel_door import PanelDoor
-from app.ui.panel_placement import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
 from app.ui.panel_state import PanelState
-from app.ui.side_windows import SideWindows
-from app.ui.tiling import BrowserTiler
+from app.ui.placement.panel import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
+from app.ui.placement.side_windows import SideWindows
+from app.ui.placement.tiling import BrowserTiler
 
 if TYPE_CHECKING:
     from app.core.agent import Agent

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QWidget
 from app.settings import secrets
 from app.settings.model import SecretEntry, Settings, load_settings, save_settings
 from app.settings.paths import AppPaths
-from app.ui.screen_geometry import move_frame, outer_geometry
+from app.ui.placement.screen_geometry import move_frame, outer_geometry
 from app.ui.settings.dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer, error_reply
 from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring

@@ -27,14 +27,14 @@ from app.text.i18n import tr
 from app.ui import style
 from app.ui.dialog_style import apply_dialog_style
 from app.ui.dialog_widgets import MessageArea, Tone
-from app.ui.screen_geometry import keep_on_screen, move_frame, outer_geometry, screen_area
+from app.ui.placement.screen_geometry import keep_on_screen, move_frame, outer_geometry, screen_area
+from app.ui.placement.side_by_side import browser_beside
 from app.ui.settings.agent_page import AgentPage
 from app.ui.settings.dialog_fit import DialogFit, Page
 from app.ui.settings.model_page import ModelPage
 from app.ui.settings.safety_page import SafetyPage
 from app.ui.settings.secrets_page import SecretsPage
 from app.ui.welcome_frame import WelcomeFrame
-from app.ui.window_placement import browser_beside
 
 # The smallest the dialog may get: a page scrolls long before this. Its layout may not set a larger minimum, which
 # would push the dialog past a small screen (a wrapped text measured at a narrow width asks for a tall minimum).
