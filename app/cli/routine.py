@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.cli.args import base_url_problem
 from app.cli.confirm import cli_confirm
 from app.cli.routine_person import TerminalPerson
 from app.cli.signals import StopSignals
@@ -30,11 +29,11 @@ from app.cli.task import (
     EXIT_UNSUCCESSFUL,
     EventPrinter,
     _tell,
-    resolve_settings,
 )
 from app.cli.terminal import Say, is_terminal
 from app.core.clean_text import valid_text
 from app.core.safety.secrets import mask_everywhere
+from app.engine_args import base_url_problem, resolve_settings
 from app.routine.plan import plan_routine
 from app.routine.rows import RowsError
 from app.routine.state import RoutineBusy

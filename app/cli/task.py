@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from app.cli.args import base_url_problem
 from app.cli.confirm import cli_confirm
 from app.cli.handoff import TerminalHandOff
 from app.cli.routine_args import without_rows
@@ -29,12 +28,12 @@ from app.core.clean_text import printable, terminal_json, valid_text
 from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, RunOutcome
 from app.crash_report import crash_message, install_crash_reports
+from app.engine_args import base_url_problem, resolve_settings
 from app.logging_setup import configure_logging
 from app.safety_from_settings import check_navigation, check_upload_dirs, load_secrets
-from app.settings.catalog import FLAGS, resolve_overrides
-from app.settings.model import Settings, SettingsUnreadable, endpoint_ready, read_settings
+from app.settings.model import SettingsUnreadable, endpoint_ready, read_settings
 from app.settings.paths import app_paths
-from app.settings.secrets import env_api_key, get_api_key, missing_key_problem
+from app.settings.secrets import missing_key_problem
 from app.text.hand_off import hand_off_line
 
 if TYPE_CHECKING:
@@ -43,14 +42,6 @@ if TYPE_CHECKING:
 EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED, EXIT_NEEDS_PERSON = 0, 1, 2, 3, 4
 STOPPED_BEFORE_START = "Stopped before the task started."
 STOPPED_AT_ONCE = "Stopped at once; the task did not finish."
-
-
-def resolve_settings(args: argparse.Namespace, saved: Settings) -> tuple[Settings, str | None]:
-    """Flags beat environment variables, which beat the saved settings (app/settings/catalog.py names them)."""
-    flags = {setting.name: getattr(args, setting.name, None) for setting in FLAGS}
-    settings = saved.model_copy(update=resolve_overrides(flags, os.environ))
-    api_key = env_api_key(args.api_key_env) if args.api_key_env else get_api_key(settings.provider)
-    return settings, api_key
 
 
 class EventPrinter:
