@@ -19,17 +19,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.cli.confirm import cli_confirm
-from app.cli.routine_person import TerminalPerson
-from app.cli.signals import StopSignals
-from app.cli.task import (
+from app.cli.output import (
     EXIT_ERROR,
     EXIT_NEEDS_PERSON,
     EXIT_STOPPED,
     EXIT_SUCCESS,
     EXIT_UNSUCCESSFUL,
     EventPrinter,
-    _tell,
 )
+from app.cli.output import tell as _tell
+from app.cli.routine_person import TerminalPerson
+from app.cli.signals import StopSignals
 from app.cli.terminal import Say, is_terminal
 from app.core.clean_text import valid_text
 from app.core.safety.secrets import mask_everywhere
