@@ -40,7 +40,6 @@ from app.routine.results import write_results
 from app.routine.row import RowSlot, build_agent, outcome_of, row_guardrails
 from app.routine.state import RoutineStore, status_counts
 from app.routine.types import (
-    RETRIED,
     PersonRequest,
     Progress,
     RoutineEvent,
@@ -48,6 +47,7 @@ from app.routine.types import (
     RowActivity,
     RowFinished,
     RowOutcome,
+    RowsPlanned,
     RowStarted,
     RowStatus,
 )
@@ -76,8 +76,9 @@ class RunRecorder(Protocol):
 
 
 class RoutineRunner:
-    """``await run()`` once. Events (``on``): row_started(RowStarted), row_activity(RowActivity),
-    row_finished(RowFinished), person_needed(PersonRequest), person_done(PersonRequest), progress(Progress)."""
+    """``await run()`` once. Events (``on``): rows_planned(RowsPlanned), row_started(RowStarted),
+    row_activity(RowActivity), row_finished(RowFinished), person_needed(PersonRequest), person_done(PersonRequest),
+    progress(Progress)."""
 
     def __init__(
         self,
@@ -109,6 +110,7 @@ class RoutineRunner:
         self._listeners: dict[str, list[Callable[[Any], None]]] = {}
         self.person_queue = PersonQueue(self._person_changed, wait_s=hand_off_wait, on_expired=self._nobody_came)
         self._todo: deque[int] = deque()
+        self._this_run: list[str] = []  # the keys of the rows this run runs
         self._wake = asyncio.Condition()
         self._paused = False
         self._stopping = False
@@ -200,9 +202,10 @@ class RoutineRunner:
         self._unanswered.add(request.number)
         self.give_up(request.id)
 
-    def answer(self, request_id: int, allow: bool) -> None:
-        """A risky moment's answer: allowed or not."""
-        self.person_queue.answer(request_id, allow)
+    def answer(self, request_id: int, allow: bool, *, every_row: bool = False) -> None:
+        """A risky moment's answer: allowed or not; ``every_row``: the same act is allowed on every row of this run
+        without asking again."""
+        self.person_queue.answer(request_id, allow, every_row=every_row)
 
     async def bring_to_front(self, number: int) -> None:
         """The row's window comes to the front (the person is about to act in it)."""
@@ -211,7 +214,7 @@ class RoutineRunner:
             await slot.bring_to_front()
 
     def progress(self) -> Progress:
-        counts = status_counts(self._store.records(), self.plan.keys)
+        counts = status_counts(self._store.records(), self._this_run)
         in_flight = len(self._agents)
         left = len(self._todo) + in_flight
         seconds_left = None
@@ -220,13 +223,14 @@ class RoutineRunner:
             seconds_left = per_row * left / max(1, min(len(self._live_slots()), left or 1))
         counts.pop(RowStatus.RUNNING, None)
         return Progress(
-            total=len(self.plan.table.rows),
+            total=len(self._this_run),
             counts=counts,
             in_flight=in_flight,
             left=left,
             seconds_left=seconds_left,
             paused=self._paused,
             path_learned=self._path is not None,
+            earlier=len(self.plan.keys) - len(self._this_run),
         )
 
     async def run(self) -> RoutineSummary:
@@ -240,10 +244,15 @@ class RoutineRunner:
         records = await asyncio.to_thread(self._store.records)
         self._path = await asyncio.to_thread(self._load_path)
         options = self.plan.options
+        kept: dict[int, RowOutcome] = {}
         for number, key in enumerate(self.plan.keys, 1):
             record = records.get(key)
-            if record is None or self._runs_again(record.outcome):
+            if record is None or options.runs_again(record.outcome, key):
                 self._todo.append(number)
+            else:
+                kept[number] = record.outcome
+        self._this_run = [self.plan.keys[number - 1] for number in self._todo]
+        self._emit("rows_planned", RowsPlanned(tuple(self._todo), kept))
         for number in [n for n in self._todo if n in self.plan.problems]:
             self._todo.remove(number)
             await self._finish(number, RowOutcome(RowStatus.ERROR, self.plan.problems[number]))
@@ -268,14 +277,6 @@ class RoutineRunner:
             seconds=time.monotonic() - self._started,
             stopped=self._stopping,
         )
-
-    def _runs_again(self, outcome: RowOutcome) -> bool:
-        """Whether a row that ended so earlier runs now: one whose data may have reached the site (interrupted, or
-        unclear) only when asked for."""
-        options = self.plan.options
-        if outcome.status == RowStatus.INTERRUPTED or outcome.unclear:
-            return options.retry_interrupted
-        return outcome.status in RETRIED or (outcome.status == RowStatus.FAILED and options.retry_failed)
 
     # --- scheduling --------------------------------------------------------------------------------------------
 
@@ -433,7 +434,8 @@ class RoutineRunner:
                 self._parked.discard(number)
                 if learning:
                     self._learning += 1
-            self._emit("row_activity", RowActivity(number, describe_activity(activity)))
+            paused = isinstance(activity, PausedActivity)
+            self._emit("row_activity", RowActivity(number, describe_activity(activity), paused))
 
     def _hold_if_paused(self, number: int, agent: Agent, event: object) -> None:
         """Pause: a row in flight holds once its step is done (not in the middle of one)."""

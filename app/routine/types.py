@@ -62,6 +62,16 @@ class RoutineOptions:
     start_url: str = ""  # each row starts here (the CLI's --url); "" : where the previous row left its window
     # An MCP client wrote the template and the start page: the sites they name get no secret.
     from_client: bool = False
+    # The state's keys of rows that may have reached the site (interrupted, unclear) which the person checked and
+    # chose to run again (the panel's "Check and run again…"): they run, the others like them do not.
+    rerun: frozenset[str] = frozenset()
+
+    def runs_again(self, outcome: RowOutcome, key: str) -> bool:
+        """Whether a row that an earlier run ended so runs this time: one whose data may have reached the site
+        (interrupted, or unclear) only when asked for."""
+        if outcome.status == RowStatus.INTERRUPTED or outcome.unclear:
+            return self.retry_interrupted or key in self.rerun
+        return outcome.status in RETRIED or (outcome.status == RowStatus.FAILED and self.retry_failed)
 
     def results_path(self) -> Path:
         if self.results_file is not None:
@@ -70,6 +80,15 @@ class RoutineOptions:
 
 
 # --- events (RoutineRunner.on) ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RowsPlanned:
+    """At the start of a run: the rows it runs (in the order they will start), and the outcomes earlier runs left on
+    the others, which stay as they are."""
+
+    queued: tuple[int, ...]
+    kept: dict[int, RowOutcome]
 
 
 @dataclass(frozen=True)
@@ -85,6 +104,7 @@ class RowActivity:
 
     number: int
     words: str
+    paused: bool = False  # it holds after its step because the person paused the routine
 
 
 @dataclass(frozen=True)
@@ -113,7 +133,8 @@ class PersonRequest:
 
 @dataclass(frozen=True)
 class Progress:
-    """Counts for a progress bar: rows by status (this run's and earlier runs'), rows left, and the time left."""
+    """Counts for a progress bar, of this run: its rows, their outcomes by status so far, rows left, and the time
+    left; ``earlier``: the rows it leaves as earlier runs ended them."""
 
     total: int
     counts: dict[str, int]
@@ -122,6 +143,7 @@ class Progress:
     seconds_left: float | None  # None until a row has finished
     paused: bool
     path_learned: bool
+    earlier: int = 0
 
 
 @dataclass(frozen=True)
@@ -135,4 +157,6 @@ class RoutineSummary:
     stopped: bool = False  # the person stopped the routine (Stop, Esc, Ctrl+C, SIGTERM)
 
 
-RoutineEvent = Literal["row_started", "row_activity", "row_finished", "person_needed", "person_done", "progress"]
+RoutineEvent = Literal[
+    "rows_planned", "row_started", "row_activity", "row_finished", "person_needed", "person_done", "progress"
+]

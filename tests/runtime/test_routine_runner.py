@@ -9,7 +9,16 @@ from pathlib import Path
 from app.core.types import PausedActivity
 from app.routine.launch import RoutineSetup, open_routine
 from app.routine.plan import plan_routine
-from app.routine.types import PersonRequest, RoutineOptions, RowActivity, RowFinished, RowStarted
+from app.routine.types import (
+    PersonRequest,
+    Progress,
+    RoutineOptions,
+    RowActivity,
+    RowFinished,
+    RowsPlanned,
+    RowStarted,
+    RowStatus,
+)
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.text.wording import describe_activity
@@ -45,7 +54,7 @@ async def test_pause_holds_the_row_in_flight_after_its_step_and_resume_finishes_
                 runner.pause()
 
         def activity(event: RowActivity) -> None:
-            if event.words == PAUSED and not held.is_set():
+            if event.paused and event.words == PAUSED and not held.is_set():  # the panel says "Paused by you"
                 seen.append(("held", event.number))
                 held.set()
 
@@ -153,3 +162,88 @@ async def test_closing_a_routine_that_still_runs_stops_it_first_and_every_rows_e
         summary = await asyncio.wait_for(running, 30)
     assert summary.stopped and summary.counts == {"interrupted": 1, "skipped": 1}
     assert [r["status"] for r in results(rows)] == ["interrupted", "skipped"]
+
+
+async def test_allow_for_every_row_answers_the_same_act_on_the_rows_after_it_without_asking(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    """A risky Save on every row (its words name a payment the task did not ask for): the person allows it once for
+    every row of the routine, and the other rows click the same button without waiting for a click each. Ticking
+    "Send the newsletter" (a check box) asks nothing."""
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test"))
+    with crm_site() as site:
+        site.save_label = "Save and pay $9"
+        site.newsletter_label = "Send the newsletter"
+        plan = await asyncio.to_thread(plan_routine, RoutineOptions(rows, TEMPLATE, start_url=site.new_url, parallel=2))
+        routine = await open_routine(plan, setup(tmp_path, llm_server))
+        runner = routine.runner
+        asked: list[PersonRequest] = []
+
+        def needed(request: PersonRequest) -> None:
+            asked.append(request)
+            runner.answer(request.id, True, every_row=True)
+
+        runner.on("person_needed", needed)
+        try:
+            summary = await asyncio.wait_for(runner.run(), 120)
+        finally:
+            await routine.close()
+    assert summary.counts == {"done": 4}
+    assert [(r.number, r.kind) for r in asked] == [(1, "confirm")]
+    assert '"Save and pay $9"' in asked[0].words
+    assert sorted(site.emails()) == ["ana@x.test", "bob@x.test", "chloe@x.test", "dee@x.test"]
+
+
+async def test_allowing_once_still_asks_the_next_row(tmp_path: Path, llm_server: FakeLLMServer) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.split("Chlo", 1)[0])
+    with crm_site() as site:
+        site.save_label = "Save and pay $9"
+        plan = await asyncio.to_thread(plan_routine, RoutineOptions(rows, TEMPLATE, start_url=site.new_url))
+        routine = await open_routine(plan, setup(tmp_path, llm_server))
+        runner = routine.runner
+        asked: list[int] = []
+
+        def needed(request: PersonRequest) -> None:
+            asked.append(request.number)
+            runner.answer(request.id, True)
+
+        runner.on("person_needed", needed)
+        try:
+            summary = await asyncio.wait_for(runner.run(), 120)
+        finally:
+            await routine.close()
+    assert summary.counts == {"done": 2} and asked == [1, 2]
+
+
+async def test_a_second_run_counts_its_own_rows_and_says_which_rows_it_runs(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    """Retry failed rows: the bar and the counts are this run's (one row), not every row's outcome so far, and the
+    rows it runs are told before they start (the panel shows them Waiting, not "Failed · Earlier: …")."""
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path)
+    with crm_site() as site:
+        plan = await asyncio.to_thread(plan_routine, RoutineOptions(rows, TEMPLATE, start_url=site.new_url))
+        async with await open_routine(plan, setup(tmp_path, llm_server)) as routine:
+            first = await asyncio.wait_for(routine.runner.run(), 120)
+        assert first.counts == {"done": 3, "failed": 1}
+        again = await asyncio.to_thread(
+            plan_routine, RoutineOptions(rows, TEMPLATE, start_url=site.new_url, retry_failed=True)
+        )
+        routine = await open_routine(again, setup(tmp_path, llm_server))
+        planned: list[RowsPlanned] = []
+        progress: list[Progress] = []
+        routine.runner.on("rows_planned", planned.append)
+        routine.runner.on("progress", progress.append)
+        try:
+            summary = await asyncio.wait_for(routine.runner.run(), 120)
+        finally:
+            await routine.close()
+    assert summary.ran == 1 and summary.counts == {"done": 3, "failed": 1}
+    [told] = planned
+    assert told.queued == (4,) and sorted(told.kept) == [1, 2, 3]
+    assert {outcome.status for outcome in told.kept.values()} == {RowStatus.DONE}
+    assert progress and all(p.total == 1 and p.earlier == 3 for p in progress)
+    assert progress[-1].counts == {"failed": 1} and progress[-1].left == 0

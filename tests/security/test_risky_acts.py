@@ -125,7 +125,7 @@ async def test_ticking_a_check_box_a_switch_or_a_radio_button_asks_nothing_whate
     each of a routine's 200 rows must not wait for a click each time (the Save that sends the form still asks)."""
     person = Person(False)
     obey(llm_server, click("type=checkbox", "Send the newsletter"), click("role=switch"), click("type=radio"))
-    agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-acts.html", TASK, person)
+    _agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-acts.html", TASK, person)
     await asyncio.wait_for(run, 60)
     assert person.requests == []
     for via in ("checkbox", "switch", "radio"):

@@ -20,6 +20,7 @@ from app.settings.paths import AppPaths
 from app.ui.routine.library import RoutineFolders
 from app.ui.routine.panel import RoutinePanel
 from app.ui.routine.session import RoutineHost
+from app.ui.routine.words import WAITING
 from tests.cli.routine_helpers import ROWS, rows_file
 from tests.fakes.crm_model import TEMPLATE, crm_model
 from tests.fakes.crm_site import CrmSite, crm_site
@@ -180,10 +181,14 @@ async def test_a_small_routine_runs_to_the_end_and_the_site_stores_its_records(
     with crm_site() as again:
         panel.last = (dataclasses.replace(panel.last[0], start_url=again.new_url), *panel.last[1:])  # type: ignore[index]
         done = finished(panel)
+        lines: list[str] = []
+        panel.session.progress.connect(lambda _progress: lines.append(view.line.text()))
         assert await panel.retry_failed() is not None
         assert view.model.line(1).words == "Earlier: Saved Ana Núñez, Jr.."
+        assert (view.model.line(4).status, view.model.line(4).words) == (WAITING, "")  # not "Failed · Earlier: …"
         summary = await asyncio.wait_for(done, DEADLINE)
     assert summary.ran == 1 and summary.counts == {RowStatus.DONE: 4}  # the new site has no ana@x.test yet
+    assert lines == ["1 of 1 rows · 1 done · 3 kept from earlier runs"]  # this run's counts
     assert again.emails() == ["ana@x.test"] and statuses(panel) == ["done"] * 4
 
 
@@ -214,6 +219,30 @@ async def test_a_row_that_needs_the_person_waits_in_the_needs_you_queue_and_cont
     assert request.number == 2 and summary.counts == {RowStatus.DONE: 4}
     assert not bar.isVisible() and statuses(panel) == ["done"] * 4
     assert sorted(site.emails()) == ["ana@x.test", "bob@x.test", "chloe@x.test", "dee@x.test"]
+
+
+async def test_a_risky_save_allowed_for_every_row_in_the_panel_is_asked_once(
+    host: Host, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    panel = host.panel
+    needed: list[PersonRequest] = []
+    panel.session.personNeeded.connect(needed.append)
+    with crm_site() as site:
+        site.save_label = "Save and pay $9"
+        site.newsletter_label = "Send the newsletter"  # a check box: ticking it asks nothing
+        await set_up(panel, rows_file(tmp_path, ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test")), site)
+        done = finished(panel)
+        await panel.run_routine()
+        bar = panel.run_view.needs_you
+        await until(lambda: bar.isVisible(), DEADLINE, "the first row's question")
+        assert bar.allow_button.isVisible() and bar.deny_button.isVisible() and bar.allow_all_button.isVisible()
+        assert not bar.continue_button.isVisible() and "Save and pay $9" in bar.text.text()
+        shot(panel, "allow-every-row")
+        bar.allow_all_button.click()
+        summary = await asyncio.wait_for(done, DEADLINE)
+    assert summary.counts == {RowStatus.DONE: 4}
+    assert [(r.number, r.kind) for r in needed] == [(1, "confirm")]
 
 
 async def test_stop_ends_the_rows_in_flight_as_stopped_and_skips_the_rest(

@@ -1,6 +1,7 @@
 """The "Needs you (N)" queue: rows waiting for the person, served one at a time, oldest first. A hand-off (a
 captcha, a code): that row's window comes to the front, the person acts there and presses continue (or gives the row
-up). A risky moment: Allow or Deny. The other rows go on meanwhile."""
+up). A risky moment: Allow, Deny, or Allow for every row (the same act on the other rows is then allowed without
+asking). The other rows go on meanwhile."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ class NeedsYouBar(QFrame):
     continueRequested = Signal(object)  # PersonRequest
     giveUpRequested = Signal(object)
     answered = Signal(object, bool)  # PersonRequest, allowed
+    allowedEveryRow = Signal(object)  # PersonRequest: allowed, and the same act on every other row
     showRequested = Signal(int)  # the row's number: its window to the front
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -39,6 +41,8 @@ class NeedsYouBar(QFrame):
         self.deny_button = QPushButton(tr("Deny"), self)
         self.allow_button = QPushButton(tr("Allow"), self)
         self.allow_button.setProperty("role", "primary")
+        self.allow_all_button = QPushButton(tr("Allow for every row"), self)
+        self.allow_all_button.setToolTip(tr("Allow it now, and on the other rows of this routine without asking"))
         self.show_button.setProperty("role", "ghost")
         which = QHBoxLayout()
         which.addWidget(self.which, 1)
@@ -46,7 +50,13 @@ class NeedsYouBar(QFrame):
         buttons = QHBoxLayout()
         buttons.setSpacing(6)
         buttons.addStretch(1)
-        for button in (self.give_up_button, self.continue_button, self.deny_button, self.allow_button):
+        for button in (
+            self.give_up_button,
+            self.continue_button,
+            self.deny_button,
+            self.allow_all_button,
+            self.allow_button,
+        ):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
@@ -61,6 +71,7 @@ class NeedsYouBar(QFrame):
         self.give_up_button.clicked.connect(lambda: self._settle(self.giveUpRequested))
         self.allow_button.clicked.connect(lambda: self._answer(True))
         self.deny_button.clicked.connect(lambda: self._answer(False))
+        self.allow_all_button.clicked.connect(lambda: self._settle(self.allowedEveryRow))
         self.hide()
 
     @property
@@ -96,7 +107,7 @@ class NeedsYouBar(QFrame):
             self.text.setText(tr("Allow this? {words}", words=request.words))
         for button in (self.give_up_button, self.continue_button):
             button.setVisible(hand_off)
-        for button in (self.deny_button, self.allow_button):
+        for button in (self.deny_button, self.allow_all_button, self.allow_button):
             button.setVisible(not hand_off)
         self.show()
         if new_front:

@@ -139,6 +139,7 @@ class RunView(QWidget):
         self.line.setText(tr("Stopping every row…"))
 
     def show_progress(self, progress: Progress) -> None:
+        self.bar.setRange(0, max(1, progress.total))
         self.bar.setValue(rows_through(progress))
         self.line.setText(progress_words(progress))
         self.pause_button.setText(tr("Resume") if progress.paused else tr("Pause"))

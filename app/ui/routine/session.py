@@ -73,6 +73,7 @@ async def check(options: RoutineOptions) -> RoutinePlan:
 
 
 class RoutineSession(QObject):
+    rowsPlanned = Signal(object)  # RowsPlanned
     rowStarted = Signal(object)  # RowStarted
     rowActivity = Signal(object)  # RowActivity
     rowFinished = Signal(object)  # RowFinished
@@ -141,6 +142,7 @@ class RoutineSession(QObject):
             self.failed.emit(tr("The routine could not start: {reason}", reason=str(exc) or type(exc).__name__))
             return
         runner = self._open.runner
+        runner.on("rows_planned", self.rowsPlanned.emit)
         runner.on("row_started", self.rowStarted.emit)
         runner.on("row_activity", self.rowActivity.emit)
         runner.on("row_finished", self.rowFinished.emit)
@@ -193,6 +195,10 @@ class RoutineSession(QObject):
     def answer(self, request: PersonRequest, allow: bool) -> None:
         if self._open is not None:
             self._open.runner.answer(request.id, allow)
+
+    def allow_every_row(self, request: PersonRequest) -> None:
+        if self._open is not None:
+            self._open.runner.answer(request.id, True, every_row=True)
 
     def bring_to_front(self, number: int) -> None:
         if self._open is not None:

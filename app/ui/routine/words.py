@@ -64,21 +64,24 @@ def counts_words(counts: dict[str, int]) -> str:
 
 
 def rows_through(progress: Progress) -> int:
-    """Rows that have an outcome (this run's or an earlier run's)."""
+    """Rows of this run that have an outcome."""
     return sum(progress.counts.get(status, 0) for status in _COUNTED)
 
 
 def progress_words(progress: Progress) -> str:
-    """The line under the progress bar: how many rows are through, the counts, and the time left."""
+    """The line under the progress bar, of this run: how many of its rows are through, the counts, and the time
+    left (the rows earlier runs ended, which it leaves, in a word at the end)."""
     through = rows_through(progress)
     line = tr("{done} of {total} rows", done=through, total=progress.total)
     counts = counts_words(progress.counts)
     if counts:
         line += " · " + counts
     if progress.paused:
-        line += " · " + tr("paused")
+        line += " · " + tr("paused by you")
     elif progress.left and progress.seconds_left is not None:
         line += " · " + tr("about {time} left", time=format_duration(progress.seconds_left))
+    if progress.earlier:
+        line += " · " + tr("{n} kept from earlier runs", n=progress.earlier)
     return line
 
 
