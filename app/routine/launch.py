@@ -51,6 +51,8 @@ class RoutineSetup:
     driver: DriverStart | None = None
     llm_factory: Callable[[], LLMClient] | None = None  # in place of the configured model (tests, the demo)
     on_stop_pressed: Callable[[], None] | None = None  # Esc or the bar's Stop inside Chromium
+    # The bar's "Show the panel" in a window that waits for the person (None: they are at a terminal).
+    on_panel_pressed: Callable[[], None] | None = None
     window: tuple[int, int, int, int] | None = None  # the local Chromium's window: x, y, width, height (the panel)
     # Seconds a row waits at a hand-off before it is left for the person (0: until answered); None takes Settings'
     # hand_off_timeout (the CLI's --hand-off-timeout gives it).
@@ -168,7 +170,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     if setup.on_stop_pressed is not None:  # Esc or Stop in any of the routine's windows, in every browser
         for bar in browsers.stop_bars:
             with contextlib.suppress(Exception):
-                await bar.install(setup.on_stop_pressed)
+                await bar.install(setup.on_stop_pressed, setup.on_panel_pressed)
                 await bar.show()
     config = settings.agent_config()
     if setup.max_duration:
@@ -187,6 +189,10 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         history=lambda agent: _History(agent, runs, settings, setup.api_key),
         hand_off_wait=wait or None,
     )
+    if setup.on_stop_pressed is not None:
+        from app.routine.bars import RoutineBars
+
+        RoutineBars(browsers, runner)  # held by the runner's listeners
     away = AwayNotifier(notify_url, round(wait / 60)) if notify_url else None
     if away is not None:
         runner.on("person_needed", away.person_needed)

@@ -263,11 +263,16 @@ class Desktop:
             open_run=lambda run_id: self._background.spawn(self._open_saved_run(run_id)),
             demo_routine=DemoRoutineBundle(),
             headless=self._choices.headless,
+            bring_back=self._panel_forward,
         )
         page = RoutinePanel(host)
         page.session.personNeeded.connect(self._row_needs_you)
         page.session.personDone.connect(lambda _request: self._nobody_waits(page))
         return page
+
+    def _panel_forward(self) -> None:
+        if self.window is not None:
+            self.window.moments.bring_back()
 
     def _row_needs_you(self, request: PersonRequest) -> None:
         """A routine's row waits for the person: called back as a task's hand-off is (the panel, a notification)."""

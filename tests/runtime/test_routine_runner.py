@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from app.core.types import PausedActivity
 from app.routine.launch import RoutineSetup, open_routine
@@ -30,10 +31,10 @@ from tests.fakes.llm_server import FakeLLMServer
 PAUSED = describe_activity(PausedActivity())
 
 
-def setup(tmp_path: Path, llm_server: FakeLLMServer) -> RoutineSetup:
+def setup(tmp_path: Path, llm_server: FakeLLMServer, **more: Any) -> RoutineSetup:
     settings = Settings(base_url=llm_server.base_url, model="fake-model")
     paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs")
-    return RoutineSetup(settings=settings, paths=paths, api_key="sk-dummy", headless=True, person_present=True)
+    return RoutineSetup(settings=settings, paths=paths, api_key="sk-dummy", headless=True, person_present=True, **more)
 
 
 async def test_pause_holds_the_row_in_flight_after_its_step_and_resume_finishes_the_routine(

@@ -65,6 +65,8 @@ class RoutineHost:
     open_run: Callable[[str], object]  # a row's run in History, by its id
     demo_routine: DemoRoutine
     headless: bool = False
+    # The panel comes forward ("Show the panel" in a window that waits for the person).
+    bring_back: Callable[[], None] = lambda: None
 
 
 async def check(options: RoutineOptions) -> RoutinePlan:
@@ -132,6 +134,7 @@ class RoutineSession(QObject):
                     allowed_domains=allowed_sites or None,
                     llm_factory=model,
                     on_stop_pressed=self.stop,
+                    on_panel_pressed=host.bring_back,
                     window=host.window(),
                 ),
             )
