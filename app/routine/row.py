@@ -18,7 +18,7 @@ from app.core.tools.control import DONE
 from app.core.types import AgentStatus, ExecutionResult, StepEvent
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
-from app.routine.types import RowOutcome, RowStatus
+from app.routine.types import MaybeSent, RowOutcome, RowStatus
 from app.text.hand_off import quoted_reason
 
 BROWSER_GONE = (
@@ -107,20 +107,24 @@ def outcome_of(
     status = _status(result, slot, gave_up)
     unclear = bool(model.refused) and status == RowStatus.NEEDS_PERSON
     text = result.data
+    maybe_sent: MaybeSent | None = None
     if status == RowStatus.INTERRUPTED:
-        text = BROWSER_GONE.format(browser=slot.name)
+        text, maybe_sent = BROWSER_GONE.format(browser=slot.name), MaybeSent.BROWSER_GONE
     elif sent and status in (RowStatus.STOPPED, RowStatus.ERROR):
-        text = STOPPED_SENT if status == RowStatus.STOPPED else ERROR_SENT.format(error=_first_line(result.data))
+        if status == RowStatus.STOPPED:
+            text, maybe_sent = STOPPED_SENT, MaybeSent.STOPPED
+        else:
+            text, maybe_sent = ERROR_SENT.format(error=_first_line(result.data)), MaybeSent.ERROR
         status = RowStatus.INTERRUPTED
     elif unclear:
-        text = f"{model.refused} {NOT_AGAIN}"
+        text, maybe_sent = f"{model.refused} {NOT_AGAIN}", MaybeSent.ANSWER_UNCLEAR
     elif gave_up and status == RowStatus.NEEDS_PERSON:
         text = (NOBODY_CAME if unanswered else GAVE_UP).format(said=quoted_reason(gave_up))
     elif status == RowStatus.DONE and slot.foreign_keys:  # someone typed into the row's window: its data may be wrong
         status, field = RowStatus.NEEDS_PERSON, slot.foreign_keys[0]
         text = FOREIGN_KEYS.format(field=field.field, holds=quoted(field.holds), typed=quoted(field.typed))
         if sent:  # the site may hold the row as it was garbled: never sent again blindly
-            unclear = True
+            unclear, maybe_sent = True, MaybeSent.FOREIGN_KEYS
             text = f"{text} {NOT_AGAIN}"
     return RowOutcome(
         status=status,
@@ -133,6 +137,7 @@ def outcome_of(
         outputs=_outputs(result, outputs) if status in (RowStatus.DONE, RowStatus.FAILED) else {},
         replayed=model.replayed_steps > 0,
         unclear=unclear,
+        maybe_sent=maybe_sent,
     )
 
 

@@ -30,6 +30,17 @@ class RowStatus(StrEnum):
 RETRIED = frozenset({RowStatus.NEEDS_PERSON, RowStatus.STOPPED, RowStatus.ERROR, RowStatus.SKIPPED})
 
 
+class MaybeSent(StrEnum):
+    """Why a row whose data may have reached the site ended before anyone knew whether it did (interrupted, or
+    unclear): for a view to say so in its own words."""
+
+    BROWSER_GONE = "browser_gone"  # its browser went away in the middle of the row
+    STOPPED = "stopped"  # the person stopped the routine after an action that may send had begun
+    ERROR = "error"  # it broke after an action that may send had begun
+    ANSWER_UNCLEAR = "answer_unclear"  # it was sent, and the model's next step could have sent it again
+    FOREIGN_KEYS = "foreign_keys"  # it was sent after keys nobody typed here reached its page
+
+
 @dataclass(frozen=True)
 class RowOutcome:
     status: RowStatus
@@ -43,6 +54,8 @@ class RowOutcome:
     replayed: bool = False  # the row followed the learned path (the model confirmed, or took over part of it)
     # needs_person after its data was sent, the agent wanting to send it again: run again only with retry_interrupted
     unclear: bool = False
+    # Interrupted or unclear: why, when this run knows it (an outcome read back from the state does not say).
+    maybe_sent: MaybeSent | None = None
 
 
 @dataclass(frozen=True)

@@ -267,6 +267,44 @@ async def test_stop_ends_the_rows_in_flight_as_stopped_and_skips_the_rest(
     assert statuses(panel)[0] == "stopped" and not site.records
 
 
+async def test_a_row_that_may_have_reached_the_site_says_so_in_the_panels_words_and_runs_again_once_checked(
+    host: Host, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    """Stopped while its Save was on its way, row 1 is interrupted: the panel never tells the person to use a
+    command-line flag, and Check and run again… lists it with what happened; ticked, it runs again."""
+    llm_server.fallback = crm_model()
+    panel = host.panel
+    loop = asyncio.get_running_loop()
+    with crm_site() as site:
+        site.on_post = lambda _data: loop.call_soon_threadsafe(panel.stop)  # Stop as the Save reaches the site
+        await set_up(panel, rows_file(tmp_path, ROWS.split("Chlo", 1)[0]), site)
+        done = finished(panel)
+        await panel.run_routine()
+        summary = await asyncio.wait_for(done, DEADLINE)
+        site.on_post = None
+        assert summary.stopped and summary.counts == {RowStatus.INTERRUPTED: 1, RowStatus.SKIPPED: 1}
+        view = panel.run_view
+        row = view.model.line(1)
+        assert row.words == (
+            "You stopped the routine after this row may have sent its data. It runs again only if you choose it "
+            "under “Check and run again…”, once you have checked the site."
+        )
+        assert view.recheck_button.isVisible() and view.recheck_button.text() == "Check and run again… (1)"
+        assert view.line.text().startswith("Stopped after ")
+        shot(panel, "maybe-sent")
+
+        with site._lock:  # what the person finds on the site: row 1 is not there
+            site.records.clear()
+        dialog = view.check_and_run_again()
+        assert list(dialog.boxes) == [1] and not dialog.run_button.isEnabled()
+        dialog.boxes[1].setChecked(True)
+        done = finished(panel)
+        dialog.run_button.click()
+        summary = await asyncio.wait_for(done, DEADLINE)
+    assert summary.counts == {RowStatus.DONE: 2} and sorted(site.emails()) == ["ana@x.test", "bob@x.test"]
+    assert not view.recheck_button.isVisible()
+
+
 async def test_a_saved_routine_is_listed_and_fills_the_editor_again(
     host: Host, tmp_path: Path, llm_server: FakeLLMServer
 ) -> None:

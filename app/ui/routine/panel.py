@@ -5,6 +5,7 @@ the person queue."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -74,6 +75,7 @@ class RoutinePanel(QWidget):
         run.pauseToggled.connect(self.toggle_pause)
         run.stopRequested.connect(self.stop)
         run.retryRequested.connect(lambda: self._background.spawn(self.retry_failed()))
+        run.rerunRequested.connect(lambda keys: self._background.spawn(self.run_again(keys)))
         run.timelineRequested.connect(session.host.open_run)
         run.copyRequested.connect(lambda: self._background.spawn(self.copy_results()))
         run.saveRequested.connect(self.choose_results_file)
@@ -205,6 +207,13 @@ class RoutinePanel(QWidget):
         return await self._start(
             RoutineOptions(**{**options.__dict__, "retry_failed": True}), routine, demo, back_to_setup=False
         )
+
+    async def run_again(self, keys: frozenset[str]) -> RoutinePlan | None:
+        """Check and run again…: the rows that may have reached the site which the person checked run again."""
+        if self.last is None or self.session.running:
+            return None
+        options, routine, demo = self.last
+        return await self._start(dataclasses.replace(options, rerun=keys), routine, demo, back_to_setup=False)
 
     async def _start(
         self, options: RoutineOptions, routine: SavedRoutine, demo: bool, *, back_to_setup: bool = True

@@ -22,7 +22,13 @@ from app.routine.types import (
 )
 from app.text.element_words import clip
 from app.text.i18n import tr
-from app.ui.routine.words import WAITING, status_color, status_words
+from app.ui.routine.words import (
+    WAITING,
+    may_have_reached_the_site,
+    outcome_words,
+    status_color,
+    status_words,
+)
 from app.ui.style import theme
 
 _ROW, _STATUS, _WHAT = range(3)
@@ -34,6 +40,7 @@ _WORDS_MAX = 140
 class RowLine:
     number: int
     label: str  # the row's first cells, so the person knows which row it is
+    key: str  # its key in the routine's state
     status: str = WAITING
     words: str = ""  # the current step while it runs; its result once it ended
     outcome: RowOutcome | None = None
@@ -49,7 +56,8 @@ class RowsModel(QAbstractTableModel):
         first = plan.table.columns[0]
         hidden = first in plan.secrets
         self.lines = [
-            RowLine(row.number, "•••" if hidden else row.values[first].strip() or "—") for row in plan.table.rows
+            RowLine(row.number, "•••" if hidden else row.values[first].strip() or "—", key)
+            for row, key in zip(plan.table.rows, plan.keys, strict=True)
         ]
         self.endResetModel()
 
@@ -75,7 +83,8 @@ class RowsModel(QAbstractTableModel):
     @staticmethod
     def _kept(line: RowLine, outcome: RowOutcome) -> None:
         line.status, line.outcome = outcome.status, outcome
-        line.words = tr("Earlier: {result}", result=outcome.result) if outcome.result else ""
+        words = outcome_words(outcome)
+        line.words = tr("Earlier: {result}", result=words) if words else ""
 
     def _all_changed(self) -> None:
         if self.lines:
@@ -83,6 +92,11 @@ class RowsModel(QAbstractTableModel):
 
     def line(self, number: int) -> RowLine:
         return self.lines[number - 1]
+
+    def maybe_sent(self) -> list[RowLine]:
+        """The rows that may have reached the site (interrupted, or sent with an unclear answer): they run again only
+        once the person checked the site and chose them."""
+        return [line for line in self.lines if line.outcome is not None and may_have_reached_the_site(line.outcome)]
 
     def started(self, event: RowStarted) -> None:
         line = self.line(event.number)
@@ -99,7 +113,7 @@ class RowsModel(QAbstractTableModel):
     def finished(self, event: RowFinished) -> None:
         line = self.line(event.number)
         line.status, line.outcome = event.outcome.status, event.outcome
-        line.words = event.outcome.result
+        line.words = outcome_words(event.outcome)
         self._changed(event.number)
 
     def waiting_for_person(self, number: int, waiting: bool) -> None:
