@@ -102,12 +102,12 @@ class WaitingMoments:
         self._panel.confirm_bar.cancel()
         self._panel.enter(PanelState.HANDED_OFF)
         self._panel.handoff_bar.show_reason(reason)
-        self._call(tr("Page Agent: your turn"), hand_off_words(reason, NOTIFIED_REASON_MAX))
+        self._call(tr("Page Agent: your turn"), hand_off_words(reason, NOTIFIED_REASON_MAX), urgent=True)
 
     # --- calling the person ------------------------------------------------------------------------------------
 
-    def _call(self, title: str, message: str) -> None:
-        self.attention.call(title, message, sound=self._sound())
+    def _call(self, title: str, message: str, *, urgent: bool = False) -> None:
+        self.attention.call(title, message, sound=self._sound(), urgent=urgent)
 
     def over(self) -> None:
         """Nothing waits for the person any more: the call back ends."""

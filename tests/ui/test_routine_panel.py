@@ -14,9 +14,11 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from app.demo.routine import DEMO_ROUTINE_TEMPLATE, DemoRoutineBundle, demo_rows
-from app.routine.types import PersonRequest, RoutineSummary, RowStatus
+from app.routine.plan import plan_routine
+from app.routine.types import PersonRequest, RoutineOptions, RoutineSummary, RowStatus
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
+from app.ui.routine.calls import RowCalls
 from app.ui.routine.library import RoutineFolders
 from app.ui.routine.panel import RoutinePanel
 from app.ui.routine.session import RoutineHost
@@ -361,3 +363,39 @@ async def test_the_demo_routine_runs_offline_and_the_demo_crm_stores_five_custom
         ["jane@example.com", "arjun@quillworks.in", "sofia.rossi@vela.it", "kenji@harbor.jp", "lea.martin@atelier.fr"]
     )
     assert panel.run_view.path.text().startswith("1. Type “{first_name}” into the First name field")
+
+
+class Calls:
+    """What would call the person (app/ui/attention.py), recorded."""
+
+    def __init__(self) -> None:
+        self.made: list[tuple[str, str, bool, bool] | str] = []
+
+    def call(self, title: str, message: str, *, sound: bool, urgent: bool = False) -> None:
+        self.made.append((title, message, sound, urgent))
+
+    def dismiss(self) -> None:
+        self.made.append("dismissed")
+
+
+async def test_a_rows_notification_goes_once_it_is_answered_and_the_next_one_waiting_is_told_instead(
+    host: Host, tmp_path: Path
+) -> None:
+    panel = host.panel
+    panel.run_view.begin(plan_routine(RoutineOptions(rows_file(tmp_path), TEMPLATE)), "New customers")
+    calls = Calls()
+    RowCalls(panel, calls, lambda: True)
+    captcha = PersonRequest(1, 2, "hand_off", "Solve the captcha.", "window 1")
+    pay = PersonRequest(2, 3, "confirm", 'The agent wants to click "Pay $9".', "window 2")
+    panel.session.personNeeded.emit(captcha)
+    panel.session.personNeeded.emit(pay)
+    panel.session.personDone.emit(captcha)  # answered: its notification goes, row 3's is told (without a sound)
+    panel.session.personDone.emit(pay)
+    your_turn = "The agent says: “Solve the captcha.”\nPage Agent never asks for your passwords or PINs."
+    assert calls.made == [
+        ("Page Agent: row 2 needs you", your_turn, True, True),  # a hand-off is urgent
+        ("Page Agent: row 3 needs you", 'The agent wants to click "Pay $9".', True, False),
+        "dismissed",
+        ("Page Agent: row 3 needs you", 'The agent wants to click "Pay $9".', False, False),
+        "dismissed",
+    ]

@@ -192,9 +192,7 @@ class RunView(QWidget):
         """Check and run again…: those rows with what happened to each; the ones the person ticks run again."""
         dialog = RecheckDialog(self.model.maybe_sent(), self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.chosen.connect(
-            lambda numbers: self.rerunRequested.emit(frozenset(self.model.line(n).key for n in numbers))
-        )
+        dialog.chosen.connect(self._rerun)
         dialog.open()  # never exec(): a nested loop would stall the panel's loop
         return dialog
 
