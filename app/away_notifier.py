@@ -78,6 +78,10 @@ class AwayNotifier:
 
 def away_message(request: PersonRequest, waits_minutes: int = 0) -> tuple[str, str]:
     """The title and the body for ``request``: which row, in which window, why; escaped for any service."""
+    if request.kind == "limit":
+        title = tr("Page Agent: the routine needs you")
+        body = f"{request.words} {tr('It is paused until you answer, in the panel or on the terminal.')}"
+        return html.escape(title, quote=False), html.escape(body, quote=False)
     title = tr("Page Agent: row {number} needs you", number=request.number)
     if request.kind == "confirm":
         why = tr("It asks whether it may go ahead: {act}", act=quoted_reason(request.words, REASON_MAX))

@@ -18,6 +18,7 @@ from app.core.llm import LLMClient
 from app.core.safety.risky import ConfirmHandler
 from app.history.recorder import RunRecorder
 from app.history.store import RunStore
+from app.routine.cost import limit_of, token_price
 from app.routine.plan import RoutinePlan
 from app.routine.runner import RoutineRunner
 from app.routine.state import RoutineStore
@@ -141,6 +142,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         person_present=setup.person_present,
     )
     settings, paths = setup.settings, setup.paths
+    limit = limit_of(settings)
     if plan.options.start_url:
         check_start_page(navigation_policy(settings, options), plan.options.start_url, "--url")
     guardrails = await asyncio.to_thread(build_guardrails, settings, paths, options, setup.confirm)
@@ -188,6 +190,8 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         confirm=setup.confirm,
         history=lambda agent: _History(agent, runs, settings, setup.api_key),
         hand_off_wait=wait or None,
+        price=token_price(settings),
+        limit=limit,
     )
     if setup.on_stop_pressed is not None:
         from app.routine.bars import RoutineBars

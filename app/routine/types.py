@@ -59,6 +59,26 @@ class RowOutcome:
 
 
 @dataclass(frozen=True)
+class Costs:
+    """What a run has cost so far, and about what it will in all (money: None while no price or no tokens are
+    known)."""
+
+    calls: int = 0
+    calls_in_all: int = 0
+    spent: float | None = None
+    in_all: float | None = None
+    currency: str = ""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The most a run may cost before it pauses and asks the person: model calls, money, or both (None: none)."""
+
+    calls: int | None = None
+    money: float | None = None
+
+
+@dataclass(frozen=True)
 class RoutineOptions:
     rows_file: Path
     template: str
@@ -126,7 +146,7 @@ class RowFinished:
     outcome: RowOutcome
 
 
-RequestKind = Literal["hand_off", "unclear", "confirm"]
+RequestKind = Literal["hand_off", "unclear", "confirm", "limit"]
 
 
 @dataclass(frozen=True)
@@ -146,8 +166,9 @@ class PersonRequest:
 
 @dataclass(frozen=True)
 class Progress:
-    """Counts for a progress bar, of this run: its rows, their outcomes by status so far, rows left, and the time
-    left; ``earlier``: the rows it leaves as earlier runs ended them."""
+    """Counts for a progress bar, of this run: its rows, their outcomes by status so far, rows left, the time left,
+    and its model calls and money (so far, and about in all); ``earlier``: the rows it leaves as earlier runs ended
+    them."""
 
     total: int
     counts: dict[str, int]
@@ -157,6 +178,17 @@ class Progress:
     paused: bool
     path_learned: bool
     earlier: int = 0
+    costs: Costs = Costs()
+
+
+@dataclass(frozen=True)
+class LimitReached:
+    """The run passed its limit (``what``: of calls or of money, ``limit`` that number): it is paused and asks the
+    person, or it stops when nobody can be asked."""
+
+    what: Literal["calls", "money"]
+    limit: float
+    costs: Costs
 
 
 @dataclass(frozen=True)
@@ -171,5 +203,12 @@ class RoutineSummary:
 
 
 RoutineEvent = Literal[
-    "rows_planned", "row_started", "row_activity", "row_finished", "person_needed", "person_done", "progress"
+    "rows_planned",
+    "row_started",
+    "row_activity",
+    "row_finished",
+    "person_needed",
+    "person_done",
+    "progress",
+    "limit_reached",
 ]

@@ -41,10 +41,12 @@ class RowCalls:
 
     def _call(self, request: PersonRequest, *, sound: bool) -> None:
         title = tr("Page Agent: row {n} needs you", n=request.number)
+        if request.kind == "limit":
+            title = tr("Page Agent: the routine needs you")
         if request.kind == "hand_off":
             words = hand_off_words(request.words, NOTIFIED_REASON_MAX)
         elif request.kind == "unclear":
             words = unclear_words(request.words)
         else:
             words = request.words
-        self._caller.call(title, words, sound=sound, urgent=request.kind != "confirm")
+        self._caller.call(title, words, sound=sound, urgent=request.kind in ("hand_off", "unclear"))

@@ -1,7 +1,8 @@
 """The "Needs you (N)" queue: rows waiting for the person, served one at a time, oldest first. A hand-off (a
 captcha, a code): that row's window comes to the front, the person acts there and presses continue (or gives the row
 up). A risky moment: Allow, Deny, or Allow for every row (the same act on the other rows is then allowed without
-asking). The other rows go on meanwhile."""
+asking). The routine past its limit of model calls or money (Settings → Agent → Routines): Go on, or Stop the routine.
+The other rows go on meanwhile."""
 
 from __future__ import annotations
 
@@ -97,9 +98,18 @@ class NeedsYouBar(QFrame):
             self.hide()
             return
         self.heading.setText(tr("Needs you ({n})", n=len(self.requests)))
-        self.which.setText(tr("Row {number} · {browser}", number=request.number, browser=request.browser))
-        hand_off = request.kind != "confirm"
-        if request.kind == "unclear":
+        limit = request.kind == "limit"
+        row = tr("Row {number} · {browser}", number=request.number, browser=request.browser)
+        self.which.setText(tr("The whole routine is paused") if limit else row)
+        self.show_button.setVisible(not limit)
+        self.allow_button.setText(tr("Go on") if limit else tr("Allow"))
+        self.deny_button.setText(tr("Stop the routine") if limit else tr("Deny"))
+        hand_off = request.kind not in ("confirm", "limit")
+        if limit:
+            self.text.setText(
+                request.words + "\n" + tr("Go on past your limit, or stop here: the rows left run next time.")
+            )
+        elif request.kind == "unclear":
             self.text.setText(unclear_words(request.words))
         elif hand_off:
             self.text.setText(hand_off_words(request.words) + "\n" + tr("Do it in its window, then press continue."))
@@ -107,10 +117,11 @@ class NeedsYouBar(QFrame):
             self.text.setText(tr("Allow this? {words}", words=request.words))
         for button in (self.give_up_button, self.continue_button):
             button.setVisible(hand_off)
-        for button in (self.deny_button, self.allow_all_button, self.allow_button):
+        for button in (self.deny_button, self.allow_button):
             button.setVisible(not hand_off)
+        self.allow_all_button.setVisible(request.kind == "confirm")
         self.show()
-        if new_front:
+        if new_front and not limit:
             self.showRequested.emit(request.number)  # the person acts in that row's window
 
     def _show_window(self) -> None:

@@ -15,9 +15,12 @@ from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QFileDialog, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
 from app.background import Background
+from app.routine.cost import before_run, limit_of
 from app.routine.plan import RoutinePlan
 from app.routine.rows import RowsError, read_rows
+from app.routine.template import parse_template
 from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished
+from app.text.cost_words import before_run_words
 from app.text.i18n import tr
 from app.ui.dialog_style import dialog_stylesheet
 from app.ui.routine.library import RoutineFolders, SavedRoutine, earlier_outcomes
@@ -72,6 +75,7 @@ class RoutinePanel(QWidget):
         setup.saveRequested.connect(lambda: self._background.spawn(self.save_routine()))
         setup.runRequested.connect(lambda: self._background.spawn(self.run_routine()))
         setup.demoRequested.connect(lambda: self._background.spawn(self.use_demo()))
+        setup.template.textChanged.connect(self.show_estimate)
         run.pauseToggled.connect(self.toggle_pause)
         run.stopRequested.connect(self.stop)
         run.retryRequested.connect(lambda: self._background.spawn(self.retry_failed()))
@@ -104,6 +108,7 @@ class RoutinePanel(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.setup.demo_button.setVisible(self.session.host.demo())  # the demo may have begun or ended since
+        self.show_estimate()  # so may the settings
 
     @property
     def running(self) -> bool:
@@ -129,6 +134,7 @@ class RoutinePanel(QWidget):
             return False
         self.rows_file = path
         self.setup.show_table(table)
+        self.show_estimate()
         return True
 
     async def paste_rows(self, text: str) -> bool:
@@ -139,6 +145,23 @@ class RoutinePanel(QWidget):
             return False
         path = await asyncio.to_thread(self.folders.save_pasted, text)
         return await self.open_file(path)
+
+    def show_estimate(self) -> None:
+        """Above Run routine: about what the rows will cost, and the limit in Settings (none in the demo, which
+        calls no model)."""
+        table, host = self.setup.table, self.session.host
+        if table is None or host.demo():
+            self.setup.show_estimate("")
+            return
+        settings = host.settings()
+        try:
+            columns = len(set(parse_template(self.setup.template.toPlainText()).columns))
+            words = before_run_words(
+                len(table.rows), before_run(len(table.rows), columns, settings), limit_of(settings)
+            )
+        except ValueError as exc:  # a brace without its pair (said at Run); a limit of money without a price
+            words = str(exc)
+        self.setup.show_estimate(words)
 
     # --- saved routines ----------------------------------------------------------------------------------------
 

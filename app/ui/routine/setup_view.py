@@ -122,6 +122,10 @@ class SetupView(QWidget):
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.problem.hide()
+        self.estimate = QLabel(self)  # about what it will cost (the panel fills it)
+        self.estimate.setObjectName("RoutineHint")
+        self.estimate.setWordWrap(True)
+        self.estimate.hide()
         self.save_button = QPushButton(tr("Save routine"), self)
         self.run_button = QPushButton(tr("Run routine"), self)
         self.run_button.setProperty("role", "primary")
@@ -169,6 +173,7 @@ class SetupView(QWidget):
         layout.addLayout(form)
         layout.addWidget(self.problem)
         layout.addStretch(1)
+        layout.addWidget(self.estimate)
         layout.addLayout(buttons)
 
     # --- what the panel shows here -----------------------------------------------------------------------------
@@ -201,6 +206,10 @@ class SetupView(QWidget):
         self.chips.set_columns(table.columns)
         self.chips_hint.show()
         self.show_problem("")
+
+    def show_estimate(self, text: str) -> None:
+        self.estimate.setText(text)
+        self.estimate.setVisible(bool(text))
 
     def show_problem(self, text: str) -> None:
         self.problem.setText(text)
