@@ -65,8 +65,16 @@ class PersonQueue:
         """Oldest first."""
         return [waiting.request for waiting in self._waiting.values()]
 
-    def add(self, number: int, kind: RequestKind, words: str, browser: str, act: SameAct | None = None) -> _Waiting:
-        request = PersonRequest(id=next(self._ids), number=number, kind=kind, words=words, browser=browser)
+    def add(
+        self,
+        number: int,
+        kind: RequestKind,
+        words: str,
+        browser: str,
+        act: SameAct | None = None,
+        question: ConfirmRequest | None = None,
+    ) -> _Waiting:
+        request = PersonRequest(next(self._ids), number, kind, words, browser, question)
         waiting = _Waiting(request, act)
         self._waiting[request.id] = waiting
         if self._wait_s is not None and self._on_expired is not None and kind != "confirm":
@@ -111,7 +119,7 @@ class PersonQueue:
             if act in self._allowed:
                 return True
             where = f" ({request.url})" if request.url else ""
-            waiting = self.add(number, "confirm", f"{request.message}{where}", browser, act)
+            waiting = self.add(number, "confirm", f"{request.message}{where}", browser, act, request)
             try:
                 yes, _note = await signal.race(asyncio.shield(waiting.answered))
             finally:

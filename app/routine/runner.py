@@ -55,12 +55,11 @@ from app.routine.types import (
 )
 from app.settings.presets import TokenPrice
 from app.text.cost_words import limit_words
+from app.text.i18n import tr
 from app.text.wording import describe_activity
 
 log = logging.getLogger(__name__)
 
-NO_BROWSER_LEFT = "Every browser of the routine went away before this row could start."
-STOPPED_BEFORE = "The routine was stopped before this row started."
 # How long closing a routine that still runs waits for its stopped rows to save their endings.
 WIND_DOWN = 30.0
 
@@ -301,7 +300,8 @@ class RoutineRunner:
         try:
             await asyncio.gather(*(self._work(slot) for slot in self._slots))
         finally:
-            reason = STOPPED_BEFORE if self._stopping else NO_BROWSER_LEFT
+            gone = tr("Every browser of the routine went away before this row could start.")
+            reason = tr("The routine was stopped before this row started.") if self._stopping else gone
             left = list(self._todo)
             self._todo.clear()
             for number in left:
@@ -376,7 +376,8 @@ class RoutineRunner:
                 await slot.open(plan.options.start_url, AbortSignal())
             result = await agent.execute(plan.task(number), own_words=plan.own_words)
         except Exception as exc:  # the start page could not open, the browser went away before the row began
-            result = ExecutionResult(success=False, data=f"The row could not start: {exc}", status=AgentStatus.ERROR)
+            said = tr("The row could not start: {reason}", reason=exc)
+            result = ExecutionResult(success=False, data=said, status=AgentStatus.ERROR)
         finally:
             self._agents.pop(number, None)
             self._models.pop(number, None)

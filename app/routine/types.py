@@ -10,6 +10,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
+from app.core.safety.risky import ConfirmRequest
+
 
 class RowStatus(StrEnum):
     DONE = "done"  # the agent finished and said the row's work succeeded (checked on the page)
@@ -159,9 +161,11 @@ class PersonRequest:
     id: int
     number: int
     kind: RequestKind
-    # hand_off: what the agent says; unclear: the step held back, in plain words; confirm: the act. Masked.
+    # hand_off: what the agent says; unclear: the step held back, in plain words; confirm: the act (and its site);
+    # limit: the limit passed. Masked.
     words: str
     browser: str
+    question: ConfirmRequest | None = None  # confirm: the question as typed data, for words in the person's language
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,11 @@ from PySide6.QtWidgets import QWidget
 
 from app.core.abort import AbortSignal
 from app.core.safety.risky import ConfirmRequest
+from app.text.confirm_words import question_words
 from app.text.hand_off import hand_off_words
 from app.text.i18n import tr
 from app.ui.attention import NOTIFIED_REASON_MAX, Attention
-from app.ui.confirm_bar import ConfirmBar, question_words
+from app.ui.confirm_bar import ConfirmBar
 from app.ui.panel_bars import HandOffBar
 from app.ui.panel_state import PanelState
 from app.ui.status_pill import StatusPill

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from app.routine.types import PersonRequest
+from app.text.confirm_words import allow_question
 from app.text.hand_off import hand_off_words, unclear_words
 from app.text.i18n import tr
 from app.ui.attention import NOTIFIED_REASON_MAX
@@ -48,5 +49,5 @@ class RowCalls:
         elif request.kind == "unclear":
             words = unclear_words(request.words)
         else:
-            words = request.words
+            words = allow_question(request) if request.kind == "confirm" else request.words
         self._caller.call(title, words, sound=sound, urgent=request.kind in ("hand_off", "unclear"))

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.routine.types import PersonRequest
+from app.text.confirm_words import allow_question
 from app.text.hand_off import hand_off_words, unclear_words
 from app.text.i18n import tr
 
@@ -114,7 +115,7 @@ class NeedsYouBar(QFrame):
         elif hand_off:
             self.text.setText(hand_off_words(request.words) + "\n" + tr("Do it in its window, then press continue."))
         else:
-            self.text.setText(tr("Allow this? {words}", words=request.words))
+            self.text.setText(tr("Allow this? {words}", words=allow_question(request)))
         for button in (self.give_up_button, self.continue_button):
             button.setVisible(hand_off)
         for button in (self.deny_button, self.allow_button):
