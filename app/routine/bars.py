@@ -35,7 +35,7 @@ class RoutineBars:
 
     def _say(self, browser: str, *, waiting: bool) -> None:
         for slot in self._browsers.slots:
-            if slot.name == browser:
+            if slot.name == browser or not browser:  # no window named: the whole routine's (its limit)
                 slot.controller.stop_bar.say_in_window(slot.session, "waiting" if waiting else None)
 
     def _progress(self, progress: Progress) -> None:

@@ -1,6 +1,7 @@
 """The rows waiting for the person, in the order they came: a hand-off (a captcha, a code: act in that row's browser,
 then continue) or a risky moment (allow it or not). The other rows go on meanwhile. The panel lists them ("Needs you
-(2)") and serves them one at a time; the CLI asks for them one at a time on its terminal.
+(2)") and serves them one at a time; the CLI asks for them one at a time on its terminal. Past the routine's limit
+(app/routine/cost.py), the routine's own question waits there too: go on past it, or stop.
 
 A risky moment may be allowed for every row of the routine: the same act (``SameAct``: the same question about the
 same words, on the same site) is then allowed on the other rows without asking, for as long as the routine runs."""
@@ -59,6 +60,7 @@ class PersonQueue:
         self._wait_s = wait_s
         self._on_expired = on_expired
         self._allowed: set[SameAct] = set()  # acts the person allowed for every row
+        self._limit_asked: int | None = None
 
     @property
     def requests(self) -> list[PersonRequest]:
@@ -94,6 +96,8 @@ class PersonQueue:
         waiting = self._waiting.pop(request_id, None)
         if waiting is None:
             return False
+        if request_id == self._limit_asked:
+            self._limit_asked = None
         if every_row and yes and waiting.act is not None:
             self._allowed.add(waiting.act)
             for other in [w for w in self._waiting.values() if w.act == waiting.act]:
@@ -104,6 +108,21 @@ class PersonQueue:
             waiting.answered.set_result((yes, note))
         self._on_change(waiting.request, False)
         return True
+
+    @property
+    def limit_asked(self) -> int | None:
+        """The id of the question about the routine's limit while it waits (``ask_limit``), else None."""
+        return self._limit_asked
+
+    def ask_limit(self, words: str) -> None:
+        """The routine passed its limit (``words`` say which): go on past it, or stop? Not a row's: number 0."""
+        self._limit_asked = self.add(0, "limit", words, "").request.id
+
+    def settle_limit(self, go_on: bool) -> None:
+        """The routine went on (Resume too) or stopped: the limit's question, if it waits, is answered so."""
+        asked, self._limit_asked = self._limit_asked, None
+        if asked is not None:
+            self.answer(asked, go_on)
 
     def drop_row(self, number: int) -> None:
         """The row ended (a stop, its run finished): whatever it waited for is gone from the queue."""

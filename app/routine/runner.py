@@ -130,7 +130,6 @@ class RoutineRunner:
         self._path: RoutinePath | None = None
         self._write_lock = asyncio.Lock()
         self._models: dict[int, RowModel] = {}  # the rows in flight
-        self._limit_asked: int | None = None  # the person queue's question about the limit, while it waits
         columns = len(set(plan.template.columns))
         self._meter = Meter(price=price, limit=limit, first_row=first_row_calls(columns), replays=plan.options.replay)
         self._started = time.monotonic()
@@ -159,7 +158,7 @@ class RoutineRunner:
 
     def resume(self) -> None:
         """Rows start again (past the limit, when the pause was its: it is not said again)."""
-        self._settle_limit(True)
+        self.person_queue.settle_limit(True)
         self._paused = False
         for number in list(self._held):
             agent = self._agents.get(number)
@@ -173,7 +172,7 @@ class RoutineRunner:
         """Every row in flight ends ``stopped`` (``interrupted`` when it may have sent its data already); the rows
         not started are ``skipped``; the results are kept."""
         self._stopping = True
-        self._settle_limit(False)
+        self.person_queue.settle_limit(False)
         await self._notify()
         await asyncio.gather(*(agent.stop() for agent in list(self._agents.values())), return_exceptions=True)
 
@@ -218,17 +217,12 @@ class RoutineRunner:
     def answer(self, request_id: int, allow: bool, *, every_row: bool = False) -> None:
         """A risky moment's answer: allowed or not; ``every_row``: the same act is allowed on every row of this run
         without asking again. The limit's question: go on past it (allow), or stop."""
-        if request_id == self._limit_asked and allow:
+        if request_id == self.person_queue.limit_asked and allow:
             self.resume()
-        elif request_id == self._limit_asked:
+        elif request_id == self.person_queue.limit_asked:
             self._background.spawn(self.stop())
         else:
             self.person_queue.answer(request_id, allow, every_row=every_row)
-
-    def _settle_limit(self, go_on: bool) -> None:
-        asked, self._limit_asked = self._limit_asked, None
-        if asked is not None:
-            self.person_queue.answer(asked, go_on)
 
     async def bring_to_front(self, number: int) -> None:
         """The row's window comes to the front (the person is about to act in it)."""
@@ -249,6 +243,7 @@ class RoutineRunner:
             left=left,
             seconds_left=self._meter.seconds_left(left=left, learns=learns, at_once=len(self._live_slots())),
             paused=self._paused,
+            at_limit=self.person_queue.limit_asked is not None,
             path_learned=self._path is not None,
             earlier=len(self.plan.keys) - len(self._this_run),
             costs=self._meter.costs(left=left, learns=learns, in_flight=self._models.values()),
@@ -265,11 +260,11 @@ class RoutineRunner:
         if not self._person_present:
             self._background.spawn(self.stop())
             return
+        self.person_queue.ask_limit(limit_words(passed))
         self.pause()
         if number is not None and number in self._agents:  # the row about to call the model holds at once
             self._held.add(number)
             self._agents[number].pause()
-        self._limit_asked = self.person_queue.add(0, "limit", limit_words(passed), "").request.id
 
     async def run(self) -> RoutineSummary:
         over = self._over = asyncio.Event()
@@ -470,13 +465,16 @@ class RoutineRunner:
             self._sent.add(number)
         if isinstance(activity, ThinkingActivity):  # a model call is about to be made
             self._check_limit(number)
+            if number in self._held:  # it holds before the call: its row says so, not "Thinking"
+                return
         if isinstance(activity, (ThinkingActivity, ExecutingActivity, ExecutedActivity, PausedActivity)):
             if number in self._parked and not isinstance(activity, PausedActivity):  # handed back: it goes on
                 self._parked.discard(number)
                 if learning:
                     self._learning += 1
             paused = isinstance(activity, PausedActivity)
-            self._emit("row_activity", RowActivity(number, describe_activity(activity), paused))
+            at_limit = paused and self.person_queue.limit_asked is not None
+            self._emit("row_activity", RowActivity(number, describe_activity(activity), paused, at_limit))
 
     def _hold_if_paused(self, number: int, agent: Agent, event: object) -> None:
         """Pause: a row in flight holds once its step is done (not in the middle of one)."""

@@ -140,6 +140,7 @@ class RowActivity:
     number: int
     words: str
     paused: bool = False  # it holds after its step because the person paused the routine
+    at_limit: bool = False  # it holds because the routine passed its limit and asks the person
 
 
 @dataclass(frozen=True)
@@ -183,6 +184,7 @@ class Progress:
     path_learned: bool
     earlier: int = 0
     costs: Costs = Costs()
+    at_limit: bool = False  # paused because it passed its limit: it asks the person whether to go on
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from tests.cli.routine_helpers import ROWS, rows_file
 from tests.fakes.crm_model import TEMPLATE, crm_model
 from tests.fakes.crm_site import crm_site
 from tests.fakes.llm_server import FakeLLMServer
-from tests.runtime.test_routine_runner import setup
+from tests.runtime.test_routine_runner import setup, with_limit
 from tests.waiting import until
 
 
@@ -88,3 +88,29 @@ async def test_a_row_waiting_for_the_person_says_your_turn_in_its_window_and_a_p
         finally:
             await routine.close()
     assert summary.counts == {"done": 4} and not stops
+
+
+async def test_at_its_limit_every_window_of_the_routine_says_your_turn(
+    tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test"))
+    with crm_site() as site:
+        plan = await asyncio.to_thread(plan_routine, RoutineOptions(rows, TEMPLATE, start_url=site.new_url, parallel=2))
+        in_panel = setup(tmp_path, llm_server, on_stop_pressed=lambda: None, on_panel_pressed=lambda: None)
+        limited = with_limit(in_panel, calls=3)
+        routine = await open_routine(plan, limited)
+        needed: asyncio.Queue[PersonRequest] = asyncio.Queue()
+        routine.runner.on("person_needed", needed.put_nowait)
+        try:
+            running = asyncio.ensure_future(routine.runner.run())
+            asked = await asyncio.wait_for(needed.get(), 90)
+            assert asked.kind == "limit"
+            windows = slots(routine).values()
+            await until(lambda: all(says(s) == "Your turn — see the panel" for s in windows), 10, "every window")
+            routine.runner.answer(asked.id, True)
+            await until(lambda: all(says(s) != "Your turn — see the panel" for s in windows), 10, "answered")
+            summary = await asyncio.wait_for(running, 120)
+        finally:
+            await routine.close()
+    assert summary.counts == {"done": 4}

@@ -57,6 +57,9 @@ async def test_the_setup_says_about_what_the_rows_cost_and_the_limit_asks_in_the
         assert (bar.allow_button.text(), bar.deny_button.text()) == ("Go on", "Stop the routine")
         assert not bar.allow_all_button.isVisible() and not bar.continue_button.isVisible()
         assert len(llm_server.requests) == 3 and panel.session.paused
+        # Not "Paused by you", nor still "Thinking…": the row holds at the limit, and the routine says so.
+        assert panel.run_view.line.text() == "0 of 4 rows · paused at your limit"
+        assert panel.run_view.model.line(1).words == "Paused at your limit"
         bar.allow_button.click()
         summary = await done
     assert summary.counts == {RowStatus.DONE: 4} and not bar.isVisible()

@@ -107,7 +107,9 @@ class RowsModel(QAbstractTableModel):
     def activity(self, event: RowActivity) -> None:
         line = self.line(event.number)
         if line.status == RowStatus.RUNNING:
-            line.words = tr("Paused by you") if event.paused else event.words
+            line.words = event.words
+            if event.paused:
+                line.words = tr("Paused at your limit") if event.at_limit else tr("Paused by you")
             self._changed(event.number)
 
     def finished(self, event: RowFinished) -> None:

@@ -109,7 +109,7 @@ def progress_words(progress: Progress) -> str:
     if counts:
         line += " · " + counts
     if progress.paused:
-        line += " · " + tr("paused by you")
+        line += " · " + (tr("paused at your limit") if progress.at_limit else tr("paused by you"))
     elif progress.left and progress.seconds_left is not None:
         line += " · " + tr("about {time} left", time=format_duration(progress.seconds_left))
     if progress.earlier:
