@@ -221,14 +221,8 @@ class PlaywrightPageController:
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
         now = await self._still_as_seen(index, ref, element, signal)  # a page may rename it on mouseover
         if gate is not None:
-            act = Act(
-                how="click",
-                index=index,
-                names=element_names(now),
-                choice=is_choice(now),
-                toggle=is_toggle(now),
-                page=self._where(),
-            )
+            names, choice, toggle = element_names(now), is_choice(now), is_toggle(now)
+            act = Act(how="click", index=index, names=names, choice=choice, toggle=toggle, page=self._where())
             await gate(act)
             await self._still_as_seen(index, ref, element, signal)  # the person may have taken a while
         dialogs_before = self._events.dialogs_opened

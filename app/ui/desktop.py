@@ -35,6 +35,7 @@ from app.settings.paths import AppPaths
 from app.settings.secrets import get_api_key
 from app.text.i18n import language, set_language, tr
 from app.ui import style
+from app.ui.crash_notice import CrashNotices
 from app.ui.dialog_widgets import run_dialog
 from app.ui.main_window import MainWindow
 from app.ui.panel_door import PanelDoor
@@ -80,6 +81,7 @@ class Desktop:
         self._tiler: BrowserTiler | None = None
         self._door: PanelDoor | None = None
         self._demo = DemoBundle()  # the runtime plays it in demo mode and stops its site at shutdown
+        self.crash_notices = CrashNotices()  # what the crash reports' hooks tell (app/ui/app.py)
 
     # --- lifetime ----------------------------------------------------------------------------------------------
 
@@ -207,6 +209,7 @@ class Desktop:
             return
         finally:
             self.window.browser_opened()
+            self.crash_notices.browser_opened(self.window)
         # What startup built (modules, Qt wrappers, Playwright's objects) lives until exit: frozen, it is no longer
         # walked by every full collection, which otherwise stalls the panel for 40-60 ms now and then.
         gc.freeze()

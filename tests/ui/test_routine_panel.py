@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.demo.routine import DEMO_ROUTINE_TEMPLATE, DemoRoutineBundle, demo_rows
 from app.routine.plan import plan_routine
@@ -28,6 +28,7 @@ from tests.fakes.crm_model import TEMPLATE, crm_model
 from tests.fakes.crm_site import CrmSite, crm_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse
 from tests.ui.conftest import ARTIFACTS
+from tests.ui_waiting import laid_out
 from tests.waiting import until
 
 DEADLINE = 120.0
@@ -364,6 +365,9 @@ async def test_the_demo_routine_runs_offline_and_the_demo_crm_stores_five_custom
         ["jane@example.com", "arjun@quillworks.in", "sofia.rossi@vela.it", "kenji@harbor.jp", "lea.martin@atelier.fr"]
     )
     assert panel.run_view.path.text().startswith("1. Type “{first_name}” into the First name field")
+    assert panel.run_view.note.text() == (  # beside "14 model calls", under the banner's "No AI model is called"
+        "In the demo, a script on this computer gives the model's answers: no AI model is called."
+    )
 
 
 class Calls:
@@ -400,3 +404,120 @@ async def test_a_rows_notification_goes_once_it_is_answered_and_the_next_one_wai
         ("Page Agent: row 3 needs you", 'The agent wants to click "Pay $9".', False, False),
         "dismissed",
     ]
+
+
+def in_sight(widget: QWidget) -> bool:
+    """Shown, and not scrolled out of the panel's view."""
+    return widget.isVisible() and not widget.visibleRegion().isEmpty()
+
+
+async def test_a_setup_never_saved_is_there_again_after_quit(
+    host: Host, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    panel = host.panel
+    rows = rows_file(tmp_path)
+    assert await panel.open_file(rows)
+    panel.setup.template.setPlainText(TEMPLATE)
+    panel.setup.start_url.setText("http://127.0.0.1:1/new")
+    panel.setup.parallel.setValue(2)
+    await panel.shutdown()  # the app quits: nothing was saved by name, nothing was asked
+
+    again = RoutinePanel(make_host(tmp_path, llm_server, [False], []))
+    try:
+        await until(lambda: again.rows_file == rows, message="the last setup's rows opened again")
+        setup = again.setup
+        assert setup.template.toPlainText() == TEMPLATE and setup.start_url.text() == "http://127.0.0.1:1/new"
+        assert setup.parallel.value() == 2 and setup.name.text() == ""  # no name was given: none is made up
+        assert setup.preview.rowCount() == 4 and setup.note.text() == "As you left it last time."
+        assert RoutineFolders(tmp_path / "data").load() == []  # kept as the last setup, not as a saved routine
+    finally:
+        await again.shutdown()
+        again.deleteLater()
+
+
+async def test_after_the_demo_routine_ones_own_file_starts_clean_and_the_demo_is_not_kept(
+    host: Host, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    host.demo[0] = True
+    panel = host.panel
+    await panel.use_demo()
+    assert panel.setup.name.text() == "Demo: add five customers" and panel.setup.start_url.text()
+    await panel.shutdown()
+    assert RoutineFolders(tmp_path / "data").last_setup() is None  # its site's address dies with the app
+
+    rows = rows_file(tmp_path)
+    assert await panel.open_file(rows)
+    setup = panel.setup
+    assert (setup.name.text(), setup.template.toPlainText(), setup.start_url.text()) == ("", "", "")
+    assert setup.chips.chips[0].text() == "{name}"  # its own columns
+
+
+async def test_saves_confirmation_run_and_what_is_wrong_stay_in_sight_on_a_short_screen(
+    host: Host, tmp_path: Path
+) -> None:
+    panel = host.panel
+    panel.resize(420, 520)
+    assert await panel.open_file(rows_file(tmp_path))
+    panel.setup.template.setPlainText("Add {customer} to the CRM")
+    panel.setup.name.setText("New customers")
+    await panel.save_routine()
+    laid_out(panel)
+    assert panel.setup.note.text() == "Saved as “New customers”."
+    assert in_sight(panel.setup.note) and in_sight(panel.setup.run_button)
+    assert await panel.run_routine() is None
+    laid_out(panel)
+    assert panel.setup.problem.text().startswith('The task names "customer"') and in_sight(panel.setup.problem)
+    assert in_sight(panel.setup.run_button)
+    shot(panel, "short-screen-problem")
+
+
+async def test_save_results_offers_the_rows_files_folder(host: Host, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.routine.types import RoutineOptions
+    from app.ui.routine.library import SavedRoutine
+
+    panel = host.panel
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    rows = rows_file(folder)
+    panel.last = (
+        RoutineOptions(rows_file=rows, template=TEMPLATE, results_file=tmp_path / "r.csv"),
+        SavedRoutine(name="New customers", template=TEMPLATE),
+        False,
+    )
+    panel.choose_results_file()
+    chooser = panel.findChild(QFileDialog)
+    assert chooser is not None
+    try:
+        assert Path(chooser.selectedFiles()[0]) == folder / "New customers results.csv"
+    finally:
+        chooser.reject()
+
+
+async def test_open_a_file_starts_in_documents_then_beside_the_rows_never_where_the_app_was_started(
+    host: Host, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    home = tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)  # a launcher's working folder is no place of the person's
+
+    def offered() -> Path:
+        host.panel.choose_file()
+        chooser = host.panel.findChild(QFileDialog)
+        assert chooser is not None
+        try:
+            return Path(chooser.directory().absolutePath())
+        finally:
+            chooser.reject()
+            chooser.deleteLater()
+            QApplication.processEvents()
+
+    assert offered() == home / "Documents"
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    assert await host.panel.open_file(rows_file(folder))
+    assert offered() == folder

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import shutil
 from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QStandardPaths, Signal
 from PySide6.QtGui import QGuiApplication, QShowEvent
-from PySide6.QtWidgets import QFileDialog, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QStackedWidget, QVBoxLayout, QWidget
 
 from app.background import Background
 from app.routine.cost import before_run, limit_of
@@ -30,6 +31,8 @@ from app.ui.routine.session import RoutineHost, RoutineSession, check
 from app.ui.routine.setup_view import ROWS_FILTER, SetupView
 from app.ui.style import theme
 
+log = logging.getLogger(__name__)
+
 NO_MODEL = (
     "No AI model is set up, so only the demo routine can run. Add a model and its API key in Settings to run "
     "your own routines."
@@ -46,17 +49,14 @@ class RoutinePanel(QWidget):
         self.folders = RoutineFolders(host.paths.data_dir)
         self.rows_file: Path | None = None
         self.last: tuple[RoutineOptions, SavedRoutine, bool] | None = None  # what ran last: options, setup, demo
+        self._demo_setup: SavedRoutine | None = None  # the demo routine's, while the editor shows it
         self._background = Background("routine panel")
         self._demo = host.demo_routine
 
         self.setup = SetupView(self)
-        scroll = QScrollArea(self)
-        scroll.setObjectName("RoutineScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.setup)
         self.run_view = RunView(self)
         self.pages = QStackedWidget(self)
-        self.pages.addWidget(scroll)
+        self.pages.addWidget(self.setup)
         self.pages.addWidget(self.run_view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -64,7 +64,7 @@ class RoutinePanel(QWidget):
         self._connect()
         self.restyle()
         self.setup.demo_button.setVisible(host.demo())
-        self._background.spawn(self._load_saved())
+        self._background.spawn(self._begin())
 
     def _connect(self) -> None:
         setup, run, session = self.setup, self.run_view, self.session
@@ -117,13 +117,23 @@ class RoutinePanel(QWidget):
     # --- rows --------------------------------------------------------------------------------------------------
 
     def choose_file(self) -> None:
-        chooser = QFileDialog(self, tr("Open the rows"))
+        chooser = QFileDialog(self, tr("Open the rows"), str(self._rows_folder()))
         chooser.setFileMode(QFileDialog.FileMode.ExistingFile)
         chooser.setNameFilter(tr(ROWS_FILTER))
         chooser.fileSelected.connect(lambda path: self._background.spawn(self.open_file(Path(path))))
         chooser.open()  # never exec(): a nested loop would stall the rows in flight (the panel owns it)
 
     async def open_file(self, path: Path) -> bool:
+        """The person's own rows (opened, dropped or pasted): shown, and what the demo routine had set up goes."""
+        if not await self._show_rows(path):
+            return False
+        if self._demo_setup is not None and path != self._demo.rows:
+            self.setup.forget(self._demo_setup)
+            self._demo_setup = None
+        self.setup.to_the_task()
+        return True
+
+    async def _show_rows(self, path: Path) -> bool:
         """Read ``path`` and show its preview and columns, or what is wrong with it."""
         try:
             table = await asyncio.to_thread(read_rows, path)
@@ -168,18 +178,40 @@ class RoutinePanel(QWidget):
     async def _load_saved(self) -> None:
         self.setup.show_saved(await asyncio.to_thread(self.folders.load))
 
+    async def _begin(self) -> None:
+        """The saved routines listed, and what was set up when the app last closed, saved by name or not."""
+        folders = self.folders
+        routines, last = await asyncio.to_thread(lambda: (folders.load(), folders.last_setup()))
+        self.setup.show_saved(routines)
+        if last is not None and self.rows_file is None and not self.setup.template.toPlainText():
+            await self.use_saved(last.routine)
+            if not last.named:
+                self.setup.name.clear()
+            self.setup.note.setText(tr("As you left it last time."))
+
     async def use_saved(self, routine: SavedRoutine) -> None:
         self.setup.use(routine)
         rows = Path(routine.rows_file) if routine.rows_file else None
         if rows is not None and await asyncio.to_thread(rows.is_file):
-            await self.open_file(rows)
+            await self._show_rows(rows)
+
+    async def keep_setup(self) -> None:
+        """Keep what is set up now (not the demo's, whose site is gone at quit), for the next time Routine mode
+        opens: a routine set up, or even run, but never saved is not lost at quit."""
+        routine = self.setup.routine(self.rows_file)
+        if (self.rows_file is None and not routine.template.strip()) or self._is_demo(routine):
+            return
+        try:
+            await asyncio.to_thread(self.folders.keep_last_setup, routine, named=bool(self.setup.name.text().strip()))
+        except OSError as exc:
+            log.warning("the routine's setup was not kept: %s", exc)
 
     async def save_routine(self) -> SavedRoutine:
         routine = self.setup.routine(self.rows_file)
         await asyncio.to_thread(self.folders.save, routine)
         await self._load_saved()
         self.setup.name.setText(routine.name)
-        self.setup.file_label.setText(self.setup.file_label.text() + "\n" + tr("Saved as “{name}”.", name=routine.name))
+        self.setup.note.setText(tr("Saved as “{name}”.", name=routine.name))
         return routine
 
     # --- running -----------------------------------------------------------------------------------------------
@@ -187,10 +219,11 @@ class RoutinePanel(QWidget):
     async def use_demo(self) -> None:
         """The demo routine: five customers from the bundled file into the demo CRM."""
         demo = self._demo
-        self.setup.use(
-            SavedRoutine(name=demo.name, template=demo.template, start_url=await demo.start_url(), parallel=1)
+        self._demo_setup = SavedRoutine(
+            name=demo.name, template=demo.template, start_url=await demo.start_url(), parallel=1
         )
-        await self.open_file(demo.rows)
+        self.setup.use(self._demo_setup)
+        await self._show_rows(demo.rows)
 
     def _is_demo(self, routine: SavedRoutine) -> bool:
         return self.rows_file == self._demo.rows and routine.template == self._demo.template
@@ -207,6 +240,7 @@ class RoutinePanel(QWidget):
         if self.session.host.demo() and not demo:
             self.setup.show_problem(tr(NO_MODEL))
             return None
+        await self.keep_setup()  # a crash during the run loses nothing of the setup either
         # The demo starts anew every time; a routine of yours continues where it left off on the same file.
         name = f"{routine.name} {datetime.now():%Y%m%d-%H%M%S}" if demo else routine.name
         results = self.folders.results_for(name, self.rows_file)
@@ -264,6 +298,13 @@ class RoutinePanel(QWidget):
         if self.pages.currentIndex() == 0:
             self.setup.runRequested.emit()
 
+    def say(self, words: str) -> None:
+        """A line for the person on the page they see: beside Save, or under the run."""
+        if self.pages.currentIndex() == 0:
+            self.setup.note.setText(words)
+        else:
+            self.run_view.say(words)
+
     def toggle_pause(self) -> None:
         if self.session.paused:
             self.session.resume()
@@ -298,6 +339,10 @@ class RoutinePanel(QWidget):
         self.runningChanged.emit(False)
         self.run_view.finish(summary)
         self.run_view.show_path(self.session.path)
+        if self.last is not None and self.last[2]:  # its "model calls" next to the banner's "No AI model is called"
+            self.run_view.say(
+                tr("In the demo, a script on this computer gives the model's answers: no AI model is called.")
+            )
 
     def _failed(self, words: str) -> None:
         self.runningChanged.emit(False)
@@ -328,9 +373,27 @@ class RoutinePanel(QWidget):
         chooser.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         chooser.setDefaultSuffix("csv")
         chooser.setNameFilter(tr("CSV (*.csv)"))
-        chooser.selectFile(str(Path.home() / f"{self.last[1].name if self.last else 'routine'} results.csv"))
+        chooser.selectFile(str(self._results_folder() / f"{self.last[1].name if self.last else 'routine'} results.csv"))
         chooser.fileSelected.connect(lambda path: self._background.spawn(self.save_results(Path(path))))
         chooser.open()
+
+    def _results_folder(self) -> Path:
+        """Beside the rows file; the home folder for rows the app keeps itself (pasted ones, the demo's)."""
+        rows = self.last[0].rows_file if self.last is not None else None
+        return rows.parent if rows is not None and self._persons_own(rows) else Path.home()
+
+    def _rows_folder(self) -> Path:
+        """Where Open a file… starts: beside the rows in use, else the person's Documents (else home); never the
+        folder the app happened to be started in."""
+        rows = self.rows_file
+        if rows is not None and self._persons_own(rows):
+            return rows.parent
+        documents = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or "~")
+        return documents if documents.is_absolute() and documents.is_dir() else Path.home()
+
+    def _persons_own(self, rows: Path) -> bool:
+        """``rows`` is a file of the person's, not one the app keeps itself (pasted rows, the demo's)."""
+        return not rows.is_relative_to(self.folders.root) and rows != self._demo.rows
 
     async def save_results(self, path: Path) -> None:
         results = self._results()
@@ -350,6 +413,7 @@ class RoutinePanel(QWidget):
         await self.session.leave()
 
     async def shutdown(self) -> None:
+        await self.keep_setup()
         await self.session.close()
         await self._demo.close()
 

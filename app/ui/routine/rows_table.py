@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QSize, Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
@@ -34,6 +34,7 @@ from app.ui.style import theme
 _ROW, _STATUS, _WHAT = range(3)
 _KNOWN = frozenset(RowStatus)
 _WORDS_MAX = 140
+_ROWS_IN_SIGHT = 6  # the rows the table keeps room for, whatever is below it
 
 
 @dataclass
@@ -180,6 +181,14 @@ class RowsView(QTableView):
         header.setSectionResizeMode(_ROW, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(_STATUS, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(_WHAT, QHeaderView.ResizeMode.Stretch)
+        model.modelReset.connect(self.updateGeometry)  # another number of rows: another room to keep
+
+    def minimumSizeHint(self) -> QSize:
+        """Room for its first rows (up to six): a long learned path below scrolls rather than squeeze them away."""
+        shown = min(self.model().rowCount(), _ROWS_IN_SIGHT)
+        frame = 2 * self.frameWidth()
+        height = self.horizontalHeader().sizeHint().height() + shown * self.verticalHeader().defaultSectionSize()
+        return QSize(super().minimumSizeHint().width(), height + frame)
 
     def selected_number(self) -> int | None:
         rows = self.selectionModel().selectedRows()

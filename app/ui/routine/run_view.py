@@ -1,11 +1,23 @@
 """Routine mode while and after it runs: the progress bar with counts and time left, Pause/Resume and Stop, the
 "Needs you" queue, the live row table, and at the end Retry failed rows, Check and run again… (the rows that may have
-reached the site), a row's timeline, the results (copy or save) and the learned path in plain words."""
+reached the site), a row's timeline, the results (copy or save) and the learned path in plain words, which scrolls in
+the room the rows' table leaves it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.routine.path import RoutinePath
 from app.routine.plan import RoutinePlan
@@ -66,6 +78,7 @@ class RunView(QWidget):
         self.path.setWordWrap(True)
         self.path.setTextFormat(Qt.TextFormat.PlainText)
         self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.path_area = PathArea(self.path, self)
         self._lay_out()
         self.pause_button.clicked.connect(self.pauseToggled)
         self.stop_button.clicked.connect(self.stopRequested)
@@ -106,7 +119,7 @@ class RunView(QWidget):
         layout.addLayout(results)
         layout.addWidget(self.note)
         layout.addWidget(self.path_heading)
-        layout.addWidget(self.path)
+        layout.addWidget(self.path_area)
 
     # --- states ------------------------------------------------------------------------------------------------
 
@@ -181,8 +194,9 @@ class RunView(QWidget):
     def show_path(self, path: RoutinePath | None) -> None:
         lines = path_words(path)
         self.path_heading.setVisible(bool(lines))
-        self.path.setVisible(bool(lines))
+        self.path_area.setVisible(bool(lines))
         self.path.setText("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
+        self.path_area.updateGeometry()
         if path is not None:
             self.path_heading.setText(tr("What it learned from row {row}", row=path.learned_from))
 
@@ -213,3 +227,33 @@ class RunView(QWidget):
         run = self._selected_run()
         if run:
             self.timelineRequested.emit(run)
+
+
+class PathArea(QScrollArea):
+    """The learned path's lines: as tall as they are when there is room, else at least three of them, scrolled (the
+    rows' table keeps its rows in sight first). A Tab stop, so the keyboard scrolls it too."""
+
+    def __init__(self, label: QLabel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RoutinePathArea")
+        self.setWidget(label)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+    def sizeHint(self) -> QSize:
+        label = self.widget()
+        margins = self.contentsMargins()
+        height = label.heightForWidth(max(1, self.viewport().width())) if label is not None else 0
+        return QSize(super().sizeHint().width(), height + margins.top() + margins.bottom())
+
+    def minimumSizeHint(self) -> QSize:
+        lines = 3 * self.fontMetrics().lineSpacing()
+        return QSize(super().minimumSizeHint().width(), min(lines, self.sizeHint().height()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # its lines wrap anew: another height
