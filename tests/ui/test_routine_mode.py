@@ -155,6 +155,29 @@ async def test_a_spreadsheet_dropped_on_the_setup_opens_it(
     await built[0].shutdown()
 
 
+def test_a_risky_moment_in_the_queue_is_asked_in_the_persons_language(qapp: QApplication) -> None:
+    from app.core.safety.risky import ConfirmRequest
+    from app.routine.browsers import window_name
+    from app.routine.types import PersonRequest
+    from app.text.i18n import set_language
+    from app.ui.routine.needs_you import NeedsYouBar
+
+    question = ConfirmRequest(
+        kind="irreversible",
+        message="The agent wants to click “Delete customer”.",
+        url="http://crm.test/c/3",
+        quote="Delete customer",
+    )
+    set_language("zh")
+    try:
+        bar = NeedsYouBar()
+        bar.add(PersonRequest(1, 3, "confirm", f"{question.message} ({question.url})", window_name(2), question))
+        assert bar.which.text() == "第 3 行 · 窗口 2"
+        assert bar.text.text() == "允许吗？智能体想要点击“Delete customer”。（http://crm.test/c/3）"
+    finally:
+        set_language("en")
+
+
 async def test_a_spreadsheet_dropped_on_the_task_box_or_a_field_opens_as_the_rows_and_pastes_nothing(
     window: MainWindow, tmp_path: Path, llm_server: FakeLLMServer
 ) -> None:

@@ -5,6 +5,7 @@ the person queue."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import shutil
 from datetime import datetime
@@ -15,9 +16,12 @@ from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QFileDialog, QStackedWidget, QVBoxLayout, QWidget
 
 from app.background import Background
+from app.routine.cost import before_run, limit_of
 from app.routine.plan import RoutinePlan
 from app.routine.rows import RowsError, read_rows
+from app.routine.template import parse_template
 from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished
+from app.text.cost_words import before_run_words
 from app.text.i18n import tr
 from app.ui.dialog_style import dialog_stylesheet
 from app.ui.routine.library import RoutineFolders, SavedRoutine, earlier_outcomes
@@ -71,9 +75,11 @@ class RoutinePanel(QWidget):
         setup.saveRequested.connect(lambda: self._background.spawn(self.save_routine()))
         setup.runRequested.connect(lambda: self._background.spawn(self.run_routine()))
         setup.demoRequested.connect(lambda: self._background.spawn(self.use_demo()))
+        setup.template.textChanged.connect(self.show_estimate)
         run.pauseToggled.connect(self.toggle_pause)
         run.stopRequested.connect(self.stop)
         run.retryRequested.connect(lambda: self._background.spawn(self.retry_failed()))
+        run.rerunRequested.connect(lambda keys: self._background.spawn(self.run_again(keys)))
         run.timelineRequested.connect(session.host.open_run)
         run.copyRequested.connect(lambda: self._background.spawn(self.copy_results()))
         run.saveRequested.connect(self.choose_results_file)
@@ -82,7 +88,9 @@ class RoutinePanel(QWidget):
         needs.continueRequested.connect(session.continue_row)
         needs.giveUpRequested.connect(session.give_up)
         needs.answered.connect(session.answer)
+        needs.allowedEveryRow.connect(session.allow_every_row)
         needs.showRequested.connect(session.bring_to_front)
+        session.rowsPlanned.connect(run.model.planned)
         session.rowStarted.connect(run.model.started)
         session.rowStarted.connect(run.row_started)
         session.rowActivity.connect(run.model.activity)
@@ -100,6 +108,7 @@ class RoutinePanel(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.setup.demo_button.setVisible(self.session.host.demo())  # the demo may have begun or ended since
+        self.show_estimate()  # so may the settings
 
     @property
     def running(self) -> bool:
@@ -135,6 +144,7 @@ class RoutinePanel(QWidget):
             return False
         self.rows_file = path
         self.setup.show_table(table)
+        self.show_estimate()
         return True
 
     async def paste_rows(self, text: str) -> bool:
@@ -145,6 +155,23 @@ class RoutinePanel(QWidget):
             return False
         path = await asyncio.to_thread(self.folders.save_pasted, text)
         return await self.open_file(path)
+
+    def show_estimate(self) -> None:
+        """Above Run routine: about what the rows will cost, and the limit in Settings (none in the demo, which
+        calls no model)."""
+        table, host = self.setup.table, self.session.host
+        if table is None or host.demo():
+            self.setup.show_estimate("")
+            return
+        settings = host.settings()
+        try:
+            columns = len(set(parse_template(self.setup.template.toPlainText()).columns))
+            words = before_run_words(
+                len(table.rows), before_run(len(table.rows), columns, settings), limit_of(settings)
+            )
+        except ValueError as exc:  # a brace without its pair (said at Run); a limit of money without a price
+            words = str(exc)
+        self.setup.show_estimate(words)
 
     # --- saved routines ----------------------------------------------------------------------------------------
 
@@ -238,6 +265,13 @@ class RoutinePanel(QWidget):
             RoutineOptions(**{**options.__dict__, "retry_failed": True}), routine, demo, back_to_setup=False
         )
 
+    async def run_again(self, keys: frozenset[str]) -> RoutinePlan | None:
+        """Check and run again…: the rows that may have reached the site which the person checked run again."""
+        if self.last is None or self.session.running:
+            return None
+        options, routine, demo = self.last
+        return await self._start(dataclasses.replace(options, rerun=keys), routine, demo, back_to_setup=False)
+
     async def _start(
         self, options: RoutineOptions, routine: SavedRoutine, demo: bool, *, back_to_setup: bool = True
     ) -> RoutinePlan | None:
@@ -251,7 +285,8 @@ class RoutinePanel(QWidget):
         self.setup.show_problem("")
         self.last = (options, routine, demo)
         self.run_view.begin(plan, routine.name)
-        self.run_view.model.earlier(await asyncio.to_thread(earlier_outcomes, options.results_path(), plan.table))
+        earlier = await asyncio.to_thread(earlier_outcomes, options.results_path(), plan.table)
+        self.run_view.model.earlier(earlier, options, plan.keys)
         self.pages.setCurrentIndex(1)
         model = self._demo.models() if demo else None
         self.session.start(plan, allowed_sites=routine.allowed_sites, model=model)

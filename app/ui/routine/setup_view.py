@@ -127,6 +127,10 @@ class SetupView(QWidget):
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.problem.hide()
+        self.estimate = QLabel(self)  # about what it will cost (the panel fills it)
+        self.estimate.setObjectName("RoutineHint")
+        self.estimate.setWordWrap(True)
+        self.estimate.hide()
         self.save_button = QPushButton(tr("Save routine"), self)
         self.note = QLabel(self)  # beside Save: "Saved as …", the setup kept from last time, a task refused
         self.note.setObjectName("RoutineHint")
@@ -200,6 +204,7 @@ class SetupView(QWidget):
         footer.setContentsMargins(14, 6, 14, 12)
         footer.setSpacing(8)
         footer.addWidget(self.problem)
+        footer.addWidget(self.estimate)
         footer.addLayout(buttons)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -238,6 +243,10 @@ class SetupView(QWidget):
         tab_chain(self.preview, *self.chips.chips, self.template)  # the chips are new: in reading order for Tab
         self.chips_hint.show()
         self.show_problem("")
+
+    def show_estimate(self, text: str) -> None:
+        self.estimate.setText(text)
+        self.estimate.setVisible(bool(text))
 
     def show_problem(self, text: str) -> None:
         self.problem.setText(text)
