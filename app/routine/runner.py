@@ -1,5 +1,6 @@
-"""The routine runner: reads the state, hands rows to slots, learns the path on the first good row and replays it on
-the rest, queues the rows that need the person, and writes each row's status before and after it runs.
+"""The routine runner: reads the state, hands rows to slots, learns the paths (from the first good row, the row the
+person showed, each new kind of row, the row that met a changed site: app/routine/learning.py) and replays the one
+that fits each row, queues the rows that need the person, and writes each row's status before and after it runs.
 
 It sits above the agent, never inside it: a row is one ordinary run of the agent. No Qt here; the CLI and the panel
 are its clients (events, the person queue, pause / resume / stop, progress).
@@ -8,6 +9,7 @@ are its clients (events, the person queue, pause / resume / stop, progress).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
 from collections import deque
@@ -32,15 +34,19 @@ from app.core.types import (
     StepEvent,
     ThinkingActivity,
 )
-from app.routine.path import RoutinePath, learn_path, may_send
+from app.routine.learning import Learning
+from app.routine.path import RoutinePath, may_send
+from app.routine.paths import PathBook
 from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
 from app.routine.results import write_results
 from app.routine.row import RowSlot, build_agent, outcome_of, row_guardrails
 from app.routine.state import RoutineStore, status_counts
+from app.routine.teach import Teachable, Teaching, record_row, taught_outcome, taught_path
 from app.routine.types import (
     RETRIED,
+    PathShown,
     PersonRequest,
     Progress,
     RoutineEvent,
@@ -56,15 +62,15 @@ from app.text.wording import describe_activity
 log = logging.getLogger(__name__)
 
 NO_BROWSER_LEFT = "Every browser of the routine went away before this row could start."
+# How far down the rows to look for one a path fits, while a row that learns one runs.
+_LOOK_AHEAD = 64
 STOPPED_BEFORE = "The routine was stopped before this row started."
 # How long closing a routine that still runs waits for its stopped rows to save their endings.
 WIND_DOWN = 30.0
 
 
-class Slot(RowSlot, Protocol):
-    async def open(self, url: str, signal: AbortSignal) -> None: ...
-
-    async def bring_to_front(self) -> None: ...
+class Slot(RowSlot, Teachable, Protocol):
+    pass
 
 
 class RunRecorder(Protocol):
@@ -77,7 +83,9 @@ class RunRecorder(Protocol):
 
 class RoutineRunner:
     """``await run()`` once. Events (``on``): row_started(RowStarted), row_activity(RowActivity),
-    row_finished(RowFinished), person_needed(PersonRequest), person_done(PersonRequest), progress(Progress)."""
+    row_finished(RowFinished), person_needed(PersonRequest), person_done(PersonRequest), progress(Progress),
+    path_changed(PathChange); with Show me once, teach_started(TeachStarted), taught_step(TaughtStep) and
+    path_shown(PathShown), answered through ``teaching``."""
 
     def __init__(
         self,
@@ -112,7 +120,8 @@ class RoutineRunner:
         self._wake = asyncio.Condition()
         self._paused = False
         self._stopping = False
-        self._learning = 0  # rows in flight that learn the path, not waiting for the person
+        self._learning = 0  # rows in flight that learn a path, not waiting for the person
+        self._touched: set[int] = set()  # rows the person acted in (carried on from a hand-off): never learned from
         self._agents: dict[int, Agent] = {}
         self._held: set[int] = set()
         self._parked: set[int] = set()  # rows waiting for the person on a hand-off
@@ -120,7 +129,9 @@ class RoutineRunner:
         self._given_up: dict[int, str] = {}
         self._unanswered: set[int] = set()  # rows whose hand-off nobody took in time
         self._slot_of: dict[int, Slot] = {}
-        self._path: RoutinePath | None = None
+        self._paths = Learning(plan, store, guardrails.secrets.mask, self._emit)
+        self.teaching: Teaching | None = None  # the row the person is showing (Show me once), while they do
+        self._hand_off_wait = hand_off_wait
         self._write_lock = asyncio.Lock()
         self._finished: list[float] = []
         self._model_calls = 0
@@ -136,8 +147,14 @@ class RoutineRunner:
 
     @property
     def path(self) -> RoutinePath | None:
-        """The learned path (None until a row succeeded, or with replay off)."""
-        return self._path
+        """The newest path (None until a row succeeded, or with replay off)."""
+        newest = self._paths.book.newest
+        return newest.path if newest is not None else None
+
+    @property
+    def paths(self) -> PathBook:
+        """Every path learned: the live ones, and the ones a mend replaced (with the row that replaced them)."""
+        return self._paths.book
 
     @property
     def paused(self) -> bool:
@@ -162,6 +179,8 @@ class RoutineRunner:
         """Every row in flight ends ``stopped`` (``interrupted`` when it may have sent its data already); the rows
         not started are ``skipped``; the results are kept."""
         self._stopping = True
+        if self.teaching is not None:
+            self.teaching.stop()
         await self._notify()
         await asyncio.gather(*(agent.stop() for agent in list(self._agents.values())), return_exceptions=True)
 
@@ -182,6 +201,7 @@ class RoutineRunner:
         request = self._request(request_id)
         if request is not None and self.person_queue.answer(request_id, True, note):
             self._sent.add(request.number)  # the person acted in the row's page: they may have sent its form
+            self._touched.add(request.number)
             agent = self._agents.get(request.number)
             if agent is not None:
                 agent.resume(note)
@@ -226,7 +246,7 @@ class RoutineRunner:
             left=left,
             seconds_left=seconds_left,
             paused=self._paused,
-            path_learned=self._path is not None,
+            path_learned=bool(self._paths.book.live()),
         )
 
     async def run(self) -> RoutineSummary:
@@ -238,7 +258,7 @@ class RoutineRunner:
 
     async def _run(self) -> RoutineSummary:
         records = await asyncio.to_thread(self._store.records)
-        self._path = await asyncio.to_thread(self._load_path)
+        await self._paths.load()
         options = self.plan.options
         for number, key in enumerate(self.plan.keys, 1):
             record = records.get(key)
@@ -290,21 +310,26 @@ class RoutineRunner:
             await self._run_row(slot, *taken)
 
     async def _next_row(self) -> tuple[int, bool] | None:
-        """The next row, and whether it learns the path: until a path is learned, one row at a time learns it
-        (a row waiting for the person does not count), so that the rest can replay it."""
+        """The next row that may start, and whether it learns a path: a row no path fits (or the one the person
+        shows) learns, one at a time (a row waiting for the person does not count), so that the rows like it can
+        replay its path; the rows a path fits go on meanwhile."""
         async with self._wake:
-            await self._wake.wait_for(lambda: self._stopping or not self._todo or self._may_start())
-            if self._stopping or not self._todo:
+            await self._wake.wait_for(lambda: self._stopping or not self._todo or self._startable() is not None)
+            startable = None if self._stopping else self._startable()
+            if startable is None:
                 return None
-            learning = self._learning_now()
-            self._learning += int(learning)
-            return self._todo.popleft(), learning
+            self._todo.remove(startable[0])
+            self._learning += int(startable[1])
+            return startable
 
-    def _learning_now(self) -> bool:
-        return self.plan.options.replay and self._path is None
-
-    def _may_start(self) -> bool:
-        return not self._paused and (not self._learning_now() or self._learning == 0)
+    def _startable(self) -> tuple[int, bool] | None:
+        if self._paused:
+            return None
+        for number in itertools.islice(self._todo, _LOOK_AHEAD):
+            learning = self._paths.learns(number)
+            if not learning or self._learning == 0:
+                return number, learning
+        return None
 
     async def _notify(self) -> None:
         async with self._wake:
@@ -317,7 +342,11 @@ class RoutineRunner:
         key = plan.keys[number - 1]
         values = plan.public_values(number)
         await asyncio.to_thread(self._store.start, key, number, slot.name)
-        path = self._path if plan.options.replay and self._path is not None and self._path.replays(values) else None
+        if learning and self._paths.teach:
+            await self._taught_row(slot, number)
+            return
+        followed = self._paths.choose(number)
+        path = followed.path if followed is not None else None
         model = RowModel(self._model, number, values, path)
         confirm = self._confirm if self._confirm is not None else self.person_queue.confirm_handler(number, slot.name)
         guardrails = row_guardrails(self._guardrails, plan, number, confirm)
@@ -356,33 +385,40 @@ class RoutineRunner:
         )
         self._sent.discard(number)
         self._unanswered.discard(number)
-        if learning and outcome.status == RowStatus.DONE and self._path is None:
-            await self._learn(number, model, values)
+        touched = number in self._touched or bool(slot.foreign_keys)
+        self._touched.discard(number)
+        await self._paths.after_row(number, model, followed, outcome, touched, self._todo)
         self._model_calls += model.calls
         self._finished.append(outcome.seconds)
         await agent.dispose()
         await self._finish(number, outcome)
         await self._notify()
 
-    async def _learn(self, number: int, model: RowModel, values: dict[str, str]) -> None:
-        path = learn_path(model.taken, number, values, self.plan.values_for_path, self.plan.template.literal_text)
-        if path is None:
-            return
-        self._path = path
-        body = self._guardrails.secrets.mask(path.model_dump_json())
-        await asyncio.to_thread(self._store.save_path, self.plan.template.text, body, number)
-
-    def _load_path(self) -> RoutinePath | None:
-        if not self.plan.options.replay:
-            return None
-        saved = self._store.path_for(self.plan.template.text)
-        if saved is None:
-            return None
+    async def _taught_row(self, slot: Slot, number: int) -> None:
+        """Show me once: the person does the row while it is recorded; its path is shown to them, and taken (Use this
+        path) or not (Show me again: the next row is theirs to show)."""
+        teaching = self.teaching = Teaching(number)
+        self._slot_of[number] = slot
+        self._emit("row_started", RowStarted(number, slot.name, False))
+        started = time.monotonic()
         try:
-            return RoutinePath.model_validate_json(saved[0])
-        except ValueError:
-            log.warning("the routine's saved path could not be read; it is learned again")
-            return None
+            over = await record_row(teaching, slot, self.plan, self._emit, self._hand_off_wait)
+        except Exception as exc:  # the start page could not open, the browser went away
+            log.warning("row %d could not be shown: %s", number, exc)
+            over = "stopped"
+        try:
+            await self._finish(number, taught_outcome(teaching, over, slot.name, time.monotonic() - started))
+            path = taught_path(teaching, self.plan) if over == "done" else None
+            if path is not None:
+                self._emit("path_shown", PathShown(number, path))
+                if await teaching.answer(path, self._hand_off_wait) and not self._stopping:
+                    await self._paths.taught(number, path, self._todo)
+            elif over != "done":
+                self._paths.teach = False  # cancelled, or nobody came: the model learns from the next rows
+        finally:
+            self.teaching = None
+            self._learning -= 1
+            await self._notify()
 
     async def _finish(self, number: int, outcome: RowOutcome) -> None:
         key = self.plan.keys[number - 1]

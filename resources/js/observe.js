@@ -3,12 +3,13 @@
 // Called by app/browser/observer.py as `frame.evaluate(source, options)`; iframes become placeholders that Python
 // fills by running this script in the child frame (Playwright can only act on a handle from the owning frame).
 //
-// options: {nonce, margin, region, alpha, skip, dry}. skip: the tag name of the app's own stop bar
+// options: {nonce, margin, region, alpha, skip, dry, state}. skip: the tag name of the app's own stop bar
 // (app/browser/stop_bar.py), which is not the page's: it is neither listed nor counted as covering what lies under it.
 // region {top, bottom, left, right} is in this document's viewport coordinates (given for child frames); without it,
 // the viewport plus `margin` viewport heights above and below is used. alpha: the opacity the embedding page gives
 // this frame. Only elements intersecting the region are listed. dry: a rehearsal while the page settles, so that the
-// first real look at a new document runs compiled code; it keeps its state to itself and marks no frame.
+// first real look at a new document runs compiled code; it keeps its state to itself and marks no frame. state: with
+// dry, the object that state is kept in, for a caller that reads the listed elements back (Show me once's recorder).
 // Returns {title, url, origin, viewport, scroll, items, truncated}.
 //
 // Only what a person can see is page text: text that is hidden, transparent, tiny, clipped away, off the page,
@@ -24,7 +25,8 @@
 // Type-checked by TypeScript (`// @ts-check`, jsconfig.json at the top of the checkout; packaging/setup.sh --test).
 /**
  * @typedef {{top: number, bottom: number, left: number, right: number}} Region
- * @typedef {{nonce: string, margin: number, region?: Region, alpha?: number, skip?: string | null, dry?: boolean}} Options
+ * @typedef {{nonce: string, margin: number, region?: Region, alpha?: number, skip?: string | null, dry?: boolean,
+ *   state?: Object}} Options
  * @param {Options} options
  */
 (options) => {
@@ -83,7 +85,7 @@
   const TEXT_INPUT_TYPES = new Set(['text', 'email', 'search', 'tel', 'url', 'number', 'date', 'time',
     'datetime-local', 'month', 'week', 'color', 'range']);
 
-  let state = options.dry ? {} : window[STATE_KEY];
+  let state = options.dry ? options.state || {} : window[STATE_KEY];
   if (!state) {
     // Non-enumerable so that pages iterating window see nothing of us.
     state = {};
