@@ -113,6 +113,14 @@ class Teaching:
             self.final = listing
         self._end(how)
 
+    async def ended(self) -> Over:
+        """How the showing ended, once it has (the person's Done or Cancel, from any face; the routine's stop)."""
+        return await asyncio.shield(self._over)
+
+    async def answered(self) -> bool:
+        """The person's answer to the path shown, once given."""
+        return await asyncio.shield(self._answer)
+
     async def ending(self, wait: float | None) -> Over:
         try:
             return await asyncio.wait_for(asyncio.shield(self._over), wait)
