@@ -159,11 +159,11 @@ def redesign(folder: Path, server: FakeLLMServer) -> dict[str, float]:
     rows.write_text("name,email,plan,start,newsletter\n" + "\n".join(lines) + "\n", encoding="utf-8")
     with crm_site() as site:
 
-        def redesigned(_data: dict[str, str]) -> None:
+        def after_the_third(_data: dict[str, str]) -> None:
             if len(site.records) >= 2:  # this POST saves the third
                 site.form_version = 3
 
-        site.on_post = redesigned
+        site.on_post = after_the_third
         events, _ = run_rows(folder, site.new_url, server, rows)
         assert [r["name"] for r in site.records] == [f"Mend {i}" for i in range(1, 10)] and site.posts == 9
     done = per_row(events)
@@ -179,27 +179,30 @@ def redesign(folder: Path, server: FakeLLMServer) -> dict[str, float]:
     }
 
 
-async def taught(folder: Path, server: FakeLLMServer, count: int) -> dict[str, float]:
-    """Show me once as the panel runs it: row 1 done by key presses, its path taken, the other rows replayed."""
+async def taught(folder: Path, server: FakeLLMServer, count: int, teach: bool) -> dict[str, float]:
+    """Show me once as the panel runs it (``teach``): row 1 done by key presses, its path taken, the other rows
+    replayed; else the model learns row 1, on the same engine and start page (the list of customers)."""
     from tests.runtime.test_routine_teach import SHORT, Watch, by_keyboard, page_of
 
-    rows = rows_csv(folder, count, "taught")
+    tag = "taught" if teach else "learned"
+    rows = rows_csv(folder, count, tag)
     settings = Settings(base_url=server.base_url, model="fake")
-    paths = AppPaths(folder / "taught" / "config", folder / "taught" / "data", folder / "taught" / "logs")
+    paths = AppPaths(folder / tag / "config", folder / tag / "data", folder / tag / "logs")
     setup = RoutineSetup(settings=settings, paths=paths, api_key="sk-bench", headless=True)
     with crm_site() as site:
-        options = RoutineOptions(rows, SHORT, start_url=site.url + "/customers", teach=True)
+        options = RoutineOptions(rows, SHORT if teach else TEMPLATE, start_url=site.url + "/customers", teach=teach)
         opened = await open_routine(await asyncio.to_thread(plan_routine, options), setup)
         watch = Watch(opened)
         runner = opened.runner
         try:
             running = asyncio.ensure_future(runner.run())
-            first = await asyncio.wait_for(watch.started.get(), 60)
-            await by_keyboard(page_of(opened), customer(1, "taught"))
-            assert runner.teaching is not None and first.number == 1
-            runner.teaching.done()
-            await asyncio.wait_for(watch.shown.get(), 60)
-            runner.teaching.use(True)
+            if teach:
+                first = await asyncio.wait_for(watch.started.get(), 60)
+                await by_keyboard(page_of(opened), customer(1, tag))
+                assert runner.teaching is not None and first.number == 1
+                runner.teaching.done()
+                await asyncio.wait_for(watch.shown.get(), 60)
+                runner.teaching.use(True)
             summary = await asyncio.wait_for(running, 3600)
         finally:
             await opened.close()
@@ -323,10 +326,14 @@ def two_kinds(folder: Path, server: FakeLLMServer, count: int) -> None:
 
 
 def shown_once(folder: Path, server: FakeLLMServer, count: int) -> None:
-    got = asyncio.run(taught(folder, server, count))
+    shown = asyncio.run(taught(folder, server, count, True))
+    learned = asyncio.run(taught(folder, server, count, False))
     say(
-        f"  a path taught by the person (Show me once): row 1 {got['first_row_calls']:.0f} model calls, then "
-        f"{got['calls_per_row']:.2f} per row, {got['seconds_per_row']:.2f} s per row"
+        f"  a path taught by the person (Show me once, from the list of customers): row 1 "
+        f"{shown['first_row_calls']:.0f} model calls, then {shown['calls_per_row']:.2f} per row, "
+        f"{shown['seconds_per_row']:.2f} s per row; the model's own path on the same rows: row 1 "
+        f"{learned['first_row_calls']:.0f} model calls, then {learned['calls_per_row']:.2f} per row, "
+        f"{learned['seconds_per_row']:.2f} s per row"
     )
 
 
