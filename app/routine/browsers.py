@@ -27,6 +27,7 @@ from app.core.abort import AbortSignal
 from app.core.errors import BrowserClosedError
 from app.core.page import ForeignKeys
 from app.core.safety.guardrails import Guardrails
+from app.text.i18n import tr
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,11 @@ class Browsers:
         self._owners.clear()
 
 
+def window_name(number: int) -> str:
+    """A local window as the rows, the results and the person's questions name it: "window 2"."""
+    return tr("window {n}", n=number)
+
+
 async def local_browsers(options: LaunchOptions, windows: int, playwright: Playwright | None = None) -> Browsers:
     """Chromium with the user's profile, and ``windows`` windows of it."""
     options = options.model_copy(update={"extra_args": [*options.extra_args, *BACKGROUND_FLAGS]})
@@ -119,7 +125,7 @@ async def local_browsers(options: LaunchOptions, windows: int, playwright: Playw
         sessions = [BrowserSession.window_of(owner, first)]
         for _ in range(windows - 1):
             sessions.append(await owner.new_window())
-        _add_slots(browsers, sessions, [f"window {i}" for i in range(1, windows + 1)], "")
+        _add_slots(browsers, sessions, [window_name(i) for i in range(1, windows + 1)], "")
     except BaseException:
         await browsers.close()
         raise

@@ -10,6 +10,7 @@ or that the person acted in by hand, and never in the middle of a row (a row fol
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from collections.abc import Callable, Iterable
 
@@ -21,6 +22,8 @@ from app.routine.state import RoutineStore
 from app.routine.types import RowOutcome, RowStatus
 
 log = logging.getLogger(__name__)
+# How far down the rows to look for one a path fits, while a row that learns one runs.
+_LOOK_AHEAD = 64
 
 
 class Learning:
@@ -34,6 +37,7 @@ class Learning:
         self.book = PathBook()
         # Show me once: the next row to learn from is the person's own (until they take a path they showed).
         self.teach = plan.options.teach and plan.options.replay
+        self.touched: set[int] = set()  # rows the person acted in (carried on from a hand-off): never learned from
 
     @property
     def on(self) -> bool:
@@ -60,17 +64,39 @@ class Learning:
         """Whether the row is one to learn from: shown by the person, or no path fits it (one at a time learns)."""
         return self.on and (self.teach or self.choose(number) is None)
 
+    def startable(self, todo: Iterable[int], learning: int) -> tuple[int, bool] | None:
+        """The first row of ``todo`` that may start, and whether it learns a path: one that learns waits while another
+        does (``learning`` of them in flight); the rows a path fits go on meanwhile."""
+        for number in itertools.islice(todo, _LOOK_AHEAD):
+            learns = self.learns(number)
+            if not learns or learning == 0:
+                return number, learns
+        return None
+
+    @property
+    def newest(self) -> RoutinePath | None:
+        known = self.book.newest
+        return known.path if known is not None else None
+
+    @property
+    def learns_next(self) -> bool:
+        """Whether a row still learns a path before the others replay one (for what the rows left will cost)."""
+        return self.on and (self.teach or not self.book.live())
+
     async def after_row(
         self,
         number: int,
         model: RowModel,
         followed: KnownPath | None,
         outcome: RowOutcome,
-        touched: bool,
+        foreign_keys: bool,
         todo: Iterable[int],
     ) -> None:
         """What a row that ended teaches: a path of its own when it succeeded without a path, or with one the model
-        took over (a mend, or a path for its kind of row)."""
+        took over (a mend, or a path for its kind of row); nothing when the person acted in it, or when its page got
+        keys the agent did not type (``foreign_keys``)."""
+        touched = number in self.touched or foreign_keys
+        self.touched.discard(number)
         if not self.on or outcome.status != RowStatus.DONE or touched or (followed is not None and not model.took_over):
             return
         values = self._plan.public_values(number)

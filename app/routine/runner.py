@@ -9,7 +9,6 @@ are its clients (events, the person queue, pause / resume / stop, progress).
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import time
 from collections import deque
@@ -34,19 +33,18 @@ from app.core.types import (
     StepEvent,
     ThinkingActivity,
 )
+from app.routine.cost import NO_LIMIT, Meter, first_row_calls
 from app.routine.learning import Learning
 from app.routine.path import RoutinePath, may_send
 from app.routine.paths import PathBook
 from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
-from app.routine.results import write_results
 from app.routine.row import RowSlot, build_agent, outcome_of, row_guardrails
 from app.routine.state import RoutineStore, status_counts
-from app.routine.teach import Teachable, Teaching, record_row, taught_outcome, taught_path
+from app.routine.teach import Teachable, Teaching, show_row
 from app.routine.types import (
-    RETRIED,
-    PathShown,
+    Limit,
     PersonRequest,
     Progress,
     RoutineEvent,
@@ -54,17 +52,17 @@ from app.routine.types import (
     RowActivity,
     RowFinished,
     RowOutcome,
+    RowsPlanned,
     RowStarted,
     RowStatus,
 )
+from app.settings.presets import TokenPrice
+from app.text.cost_words import limit_words
+from app.text.i18n import tr
 from app.text.wording import describe_activity
 
 log = logging.getLogger(__name__)
 
-NO_BROWSER_LEFT = "Every browser of the routine went away before this row could start."
-# How far down the rows to look for one a path fits, while a row that learns one runs.
-_LOOK_AHEAD = 64
-STOPPED_BEFORE = "The routine was stopped before this row started."
 # How long closing a routine that still runs waits for its stopped rows to save their endings.
 WIND_DOWN = 30.0
 
@@ -82,10 +80,10 @@ class RunRecorder(Protocol):
 
 
 class RoutineRunner:
-    """``await run()`` once. Events (``on``): row_started(RowStarted), row_activity(RowActivity),
-    row_finished(RowFinished), person_needed(PersonRequest), person_done(PersonRequest), progress(Progress),
-    path_changed(PathChange); with Show me once, teach_started(TeachStarted), taught_step(TaughtStep) and
-    path_shown(PathShown), answered through ``teaching``."""
+    """``await run()`` once. Events (``on``): rows_planned(RowsPlanned), row_started(RowStarted),
+    row_activity(RowActivity), row_finished(RowFinished), person_needed(PersonRequest), person_done(PersonRequest),
+    progress(Progress), limit_reached(LimitReached), path_changed(PathChange); with Show me once,
+    teach_started(TeachStarted), taught_step(TaughtStep) and path_shown(PathShown), answered through ``teaching``."""
 
     def __init__(
         self,
@@ -100,11 +98,13 @@ class RoutineRunner:
         confirm: ConfirmHandler | None = None,
         history: Callable[[Agent], RunRecorder] | None = None,
         hand_off_wait: float | None = None,
+        price: TokenPrice | None = None,
+        limit: Limit = NO_LIMIT,
     ) -> None:
         """``confirm``: who answers risky moments; None asks the person through the queue. ``person_present``:
-        someone can take a row's browser (a hand-off waits in the queue); else a hand-off ends the row
-        ``needs_person``. ``hand_off_wait``: seconds a hand-off waits before its row ends ``needs_person`` (None:
-        until the person answers)."""
+        someone can take a row's browser (a hand-off waits in the queue); else a hand-off ends the row needs_person.
+        ``hand_off_wait``: seconds a hand-off waits before its row ends needs_person (None: until answered).
+        ``price``: the model's (None: not known); ``limit``: past it the routine pauses and asks (cost.py)."""
         self.plan = plan
         self._store = store
         self._slots = list(slots)
@@ -117,11 +117,11 @@ class RoutineRunner:
         self._listeners: dict[str, list[Callable[[Any], None]]] = {}
         self.person_queue = PersonQueue(self._person_changed, wait_s=hand_off_wait, on_expired=self._nobody_came)
         self._todo: deque[int] = deque()
+        self._this_run: list[str] = []  # the keys of the rows this run runs
         self._wake = asyncio.Condition()
         self._paused = False
         self._stopping = False
         self._learning = 0  # rows in flight that learn a path, not waiting for the person
-        self._touched: set[int] = set()  # rows the person acted in (carried on from a hand-off): never learned from
         self._agents: dict[int, Agent] = {}
         self._held: set[int] = set()
         self._parked: set[int] = set()  # rows waiting for the person on a hand-off
@@ -133,8 +133,9 @@ class RoutineRunner:
         self.teaching: Teaching | None = None  # the row the person is showing (Show me once), while they do
         self._hand_off_wait = hand_off_wait
         self._write_lock = asyncio.Lock()
-        self._finished: list[float] = []
-        self._model_calls = 0
+        self._models: dict[int, RowModel] = {}  # the rows in flight
+        columns = len(set(plan.template.columns))
+        self._meter = Meter(price=price, limit=limit, first_row=first_row_calls(columns), replays=plan.options.replay)
         self._started = time.monotonic()
         self._background = Background("routine")
         self._over: asyncio.Event | None = None  # made when run() begins, set once it has ended
@@ -148,8 +149,7 @@ class RoutineRunner:
     @property
     def path(self) -> RoutinePath | None:
         """The newest path (None until a row succeeded, or with replay off)."""
-        newest = self._paths.book.newest
-        return newest.path if newest is not None else None
+        return self._paths.newest
 
     @property
     def paths(self) -> PathBook:
@@ -166,6 +166,8 @@ class RoutineRunner:
         self._emit("progress", self.progress())
 
     def resume(self) -> None:
+        """Rows start again (past the limit, when the pause was its: it is not said again)."""
+        self.person_queue.settle_limit(True)
         self._paused = False
         for number in list(self._held):
             agent = self._agents.get(number)
@@ -181,6 +183,7 @@ class RoutineRunner:
         self._stopping = True
         if self.teaching is not None:
             self.teaching.stop()
+        self.person_queue.settle_limit(False)
         await self._notify()
         await asyncio.gather(*(agent.stop() for agent in list(self._agents.values())), return_exceptions=True)
 
@@ -201,7 +204,7 @@ class RoutineRunner:
         request = self._request(request_id)
         if request is not None and self.person_queue.answer(request_id, True, note):
             self._sent.add(request.number)  # the person acted in the row's page: they may have sent its form
-            self._touched.add(request.number)
+            self._paths.touched.add(request.number)
             agent = self._agents.get(request.number)
             if agent is not None:
                 agent.resume(note)
@@ -217,12 +220,21 @@ class RoutineRunner:
 
     def _nobody_came(self, request: PersonRequest) -> None:
         """A hand-off nobody took within ``hand_off_wait``: given up, and the row says so."""
+        if request.kind == "limit":  # nobody said to go on past the limit: the routine stops
+            self.answer(request.id, False)
+            return
         self._unanswered.add(request.number)
         self.give_up(request.id)
 
-    def answer(self, request_id: int, allow: bool) -> None:
-        """A risky moment's answer: allowed or not."""
-        self.person_queue.answer(request_id, allow)
+    def answer(self, request_id: int, allow: bool, *, every_row: bool = False) -> None:
+        """A risky moment's answer: allowed or not; ``every_row``: the same act is allowed on every row of this run
+        without asking again. The limit's question: go on past it (allow), or stop."""
+        if request_id == self.person_queue.limit_asked and allow:
+            self.resume()
+        elif request_id == self.person_queue.limit_asked:
+            self._background.spawn(self.stop())
+        else:
+            self.person_queue.answer(request_id, allow, every_row=every_row)
 
     async def bring_to_front(self, number: int) -> None:
         """The row's window comes to the front (the person is about to act in it)."""
@@ -231,23 +243,40 @@ class RoutineRunner:
             await slot.bring_to_front()
 
     def progress(self) -> Progress:
-        counts = status_counts(self._store.records(), self.plan.keys)
-        in_flight = len(self._agents)
-        left = len(self._todo) + in_flight
-        seconds_left = None
-        if self._finished:
-            per_row = sum(self._finished) / len(self._finished)
-            seconds_left = per_row * left / max(1, min(len(self._live_slots()), left or 1))
+        waiting = {self.plan.keys[number - 1] for number in self._todo}  # their records are earlier runs'
+        counts = status_counts(self._store.records(), [key for key in self._this_run if key not in waiting])
+        left = len(self._todo) + len(self._agents)
         counts.pop(RowStatus.RUNNING, None)
+        learns = self._paths.learns_next
         return Progress(
-            total=len(self.plan.table.rows),
+            total=len(self._this_run),
             counts=counts,
-            in_flight=in_flight,
+            in_flight=len(self._agents),
             left=left,
-            seconds_left=seconds_left,
+            seconds_left=self._meter.seconds_left(left=left, learns=learns, at_once=len(self._live_slots())),
             paused=self._paused,
+            at_limit=self.person_queue.limit_asked is not None,
             path_learned=bool(self._paths.book.live()),
+            earlier=len(self.plan.keys) - len(self._this_run),
+            costs=self._meter.costs(left=left, learns=learns, in_flight=self._models.values()),
         )
+
+    def _check_limit(self, number: int | None = None) -> None:
+        """Past its limit, with rows left, the routine pauses (row ``number``, about to call the model, at once) and
+        asks the person (a "limit" request: go on past it, or stop); with nobody to ask it stops. Said once."""
+        progress = self.progress()
+        passed = self._meter.passed(progress.costs) if progress.left else None
+        if passed is None:
+            return
+        self._emit("limit_reached", passed)
+        if not self._person_present:
+            self._background.spawn(self.stop())
+            return
+        self.person_queue.ask_limit(limit_words(passed))
+        self.pause()
+        if number is not None and number in self._agents:  # the row about to call the model holds at once
+            self._held.add(number)
+            self._agents[number].pause()
 
     async def run(self) -> RoutineSummary:
         over = self._over = asyncio.Event()
@@ -260,10 +289,16 @@ class RoutineRunner:
         records = await asyncio.to_thread(self._store.records)
         await self._paths.load()
         options = self.plan.options
+        kept: dict[int, RowOutcome] = {}
         for number, key in enumerate(self.plan.keys, 1):
             record = records.get(key)
-            if record is None or self._runs_again(record.outcome):
+            if record is None or options.runs_again(record.outcome, key):
                 self._todo.append(number)
+            else:
+                kept[number] = record.outcome
+        self._this_run = [self.plan.keys[number - 1] for number in self._todo]
+        self._emit("rows_planned", RowsPlanned(tuple(self._todo), kept))
+        self._emit("progress", self.progress())  # what it is about to cost, before any row
         for number in [n for n in self._todo if n in self.plan.problems]:
             self._todo.remove(number)
             await self._finish(number, RowOutcome(RowStatus.ERROR, self.plan.problems[number]))
@@ -272,7 +307,8 @@ class RoutineRunner:
         try:
             await asyncio.gather(*(self._work(slot) for slot in self._slots))
         finally:
-            reason = STOPPED_BEFORE if self._stopping else NO_BROWSER_LEFT
+            gone = tr("Every browser of the routine went away before this row could start.")
+            reason = tr("The routine was stopped before this row started.") if self._stopping else gone
             left = list(self._todo)
             self._todo.clear()
             for number in left:
@@ -283,19 +319,11 @@ class RoutineRunner:
             rows=len(self.plan.table.rows),
             counts=status_counts(await asyncio.to_thread(self._store.records), self.plan.keys),
             results=options.results_path(),
-            model_calls=self._model_calls,
+            model_calls=self._meter.calls,
             ran=ran,
             seconds=time.monotonic() - self._started,
             stopped=self._stopping,
         )
-
-    def _runs_again(self, outcome: RowOutcome) -> bool:
-        """Whether a row that ended so earlier runs now: one whose data may have reached the site (interrupted, or
-        unclear) only when asked for."""
-        options = self.plan.options
-        if outcome.status == RowStatus.INTERRUPTED or outcome.unclear:
-            return options.retry_interrupted
-        return outcome.status in RETRIED or (outcome.status == RowStatus.FAILED and options.retry_failed)
 
     # --- scheduling --------------------------------------------------------------------------------------------
 
@@ -323,13 +351,7 @@ class RoutineRunner:
             return startable
 
     def _startable(self) -> tuple[int, bool] | None:
-        if self._paused:
-            return None
-        for number in itertools.islice(self._todo, _LOOK_AHEAD):
-            learning = self._paths.learns(number)
-            if not learning or self._learning == 0:
-                return number, learning
-        return None
+        return None if self._paused else self._paths.startable(self._todo, self._learning)
 
     async def _notify(self) -> None:
         async with self._wake:
@@ -353,6 +375,7 @@ class RoutineRunner:
         agent = build_agent(model, slot, self._config, guardrails, self._person_present)
         recorder = self._history(agent) if self._history is not None else None
         self._agents[number] = agent
+        self._models[number] = model
         self._slot_of[number] = slot
         agent.on("activity", lambda activity: self._activity(number, slot, model, activity, learning, guardrails))
         agent.on("event_added", lambda event: self._hold_if_paused(number, agent, event))
@@ -363,9 +386,11 @@ class RoutineRunner:
                 await slot.open(plan.options.start_url, AbortSignal())
             result = await agent.execute(plan.task(number), own_words=plan.own_words)
         except Exception as exc:  # the start page could not open, the browser went away before the row began
-            result = ExecutionResult(success=False, data=f"The row could not start: {exc}", status=AgentStatus.ERROR)
+            said = tr("The row could not start: {reason}", reason=exc)
+            result = ExecutionResult(success=False, data=said, status=AgentStatus.ERROR)
         finally:
             self._agents.pop(number, None)
+            self._models.pop(number, None)
             self._held.discard(number)
             self.person_queue.drop_row(number)
             if learning and number not in self._parked:
@@ -385,34 +410,21 @@ class RoutineRunner:
         )
         self._sent.discard(number)
         self._unanswered.discard(number)
-        touched = number in self._touched or bool(slot.foreign_keys)
-        self._touched.discard(number)
-        await self._paths.after_row(number, model, followed, outcome, touched, self._todo)
-        self._model_calls += model.calls
-        self._finished.append(outcome.seconds)
+        await self._paths.after_row(number, model, followed, outcome, bool(slot.foreign_keys), self._todo)
+        self._meter.row_ended(outcome, model.usage)
         await agent.dispose()
         await self._finish(number, outcome)
+        self._check_limit()
         await self._notify()
 
     async def _taught_row(self, slot: Slot, number: int) -> None:
-        """Show me once: the person does the row while it is recorded; its path is shown to them, and taken (Use this
-        path) or not (Show me again: the next row is theirs to show)."""
+        """Show me once: the person does the row (``teach.show_row``); the path they take is followed from now on."""
         teaching = self.teaching = Teaching(number)
         self._slot_of[number] = slot
-        self._emit("row_started", RowStarted(number, slot.name, False))
-        started = time.monotonic()
         try:
-            over = await record_row(teaching, slot, self.plan, self._emit, self._hand_off_wait)
-        except Exception as exc:  # the start page could not open, the browser went away
-            log.warning("row %d could not be shown: %s", number, exc)
-            over = "stopped"
-        try:
-            await self._finish(number, taught_outcome(teaching, over, slot.name, time.monotonic() - started))
-            path = taught_path(teaching, self.plan) if over == "done" else None
-            if path is not None:
-                self._emit("path_shown", PathShown(number, path))
-                if await teaching.answer(path, self._hand_off_wait) and not self._stopping:
-                    await self._paths.taught(number, path, self._todo)
+            over, path = await show_row(teaching, slot, self.plan, self._emit, self._finish, self._hand_off_wait)
+            if path is not None and not self._stopping:
+                await self._paths.taught(number, path, self._todo)
             elif over != "done":
                 self._paths.teach = False  # cancelled, or nobody came: the model learns from the next rows
         finally:
@@ -428,18 +440,9 @@ class RoutineRunner:
         self._emit("progress", self.progress())
 
     async def _write(self) -> None:
-        plan = self.plan
         async with self._write_lock:
             records = await asyncio.to_thread(self._store.records)
-            await asyncio.to_thread(
-                write_results,
-                plan.options.results_path(),
-                plan.table,
-                plan.keys,
-                records,
-                list(plan.secrets),
-                plan.options.output_columns,
-            )
+            await asyncio.to_thread(self.plan.write_results, records)
 
     # --- what rows do ------------------------------------------------------------------------------------------
 
@@ -464,12 +467,18 @@ class RoutineRunner:
             return
         if isinstance(activity, ExecutingActivity) and may_send(activity.tool):
             self._sent.add(number)
+        if isinstance(activity, ThinkingActivity):  # a model call is about to be made
+            self._check_limit(number)
+            if number in self._held:  # it holds before the call: its row says so, not "Thinking"
+                return
         if isinstance(activity, (ThinkingActivity, ExecutingActivity, ExecutedActivity, PausedActivity)):
             if number in self._parked and not isinstance(activity, PausedActivity):  # handed back: it goes on
                 self._parked.discard(number)
                 if learning:
                     self._learning += 1
-            self._emit("row_activity", RowActivity(number, describe_activity(activity)))
+            paused = isinstance(activity, PausedActivity)
+            at_limit = paused and self.person_queue.limit_asked is not None
+            self._emit("row_activity", RowActivity(number, describe_activity(activity), paused, at_limit))
 
     def _hold_if_paused(self, number: int, agent: Agent, event: object) -> None:
         """Pause: a row in flight holds once its step is done (not in the middle of one)."""

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -23,10 +25,12 @@ from app.core.page import ListedElement
 from app.core.tools.control import HAND_OFF
 from app.routine.path import RoutinePath, Taken, learn_path, may_send
 from app.routine.plan import RoutinePlan
-from app.routine.types import RowOutcome, RowStatus, TaughtStep, TeachStarted
+from app.routine.types import PathShown, RowOutcome, RowStarted, RowStatus, TaughtStep, TeachStarted
 from app.text.element_words import target_words
 from app.text.i18n import tr
 from app.text.path_words import show_me_words
+
+log = logging.getLogger(__name__)
 
 Over = Literal["done", "cancel", "stopped", "nobody"]
 DONE_BY_YOU = "You did this row yourself (Show me once); no model call."
@@ -174,6 +178,32 @@ async def record_row(
     if not teaching.final:
         teaching.final = final
     return over
+
+
+async def show_row(
+    teaching: Teaching,
+    slot: Teachable,
+    plan: RoutinePlan,
+    emit: Callable[[str, object], None],
+    finish: Callable[[int, RowOutcome], Awaitable[None]],
+    wait: float | None,
+) -> tuple[Over, RoutinePath | None]:
+    """The row the person shows, from its start to their answer: recorded (``record_row``), ended (``finish``), its
+    path shown (``path_shown``) and answered. How it ended, and the path they took (None: none, or Show me again)."""
+    number = teaching.number
+    emit("row_started", RowStarted(number, slot.name, False))
+    started = time.monotonic()
+    try:
+        over = await record_row(teaching, slot, plan, emit, wait)
+    except Exception as exc:  # the start page could not open, the browser went away
+        log.warning("row %d could not be shown: %s", number, exc)
+        over = "stopped"
+    await finish(number, taught_outcome(teaching, over, slot.name, time.monotonic() - started))
+    path = taught_path(teaching, plan) if over == "done" else None
+    if path is None:
+        return over, None
+    emit("path_shown", PathShown(number, path))
+    return over, path if await teaching.answer(path, wait) else None
 
 
 def _secret_cells(plan: RoutinePlan, number: int) -> Callable[[str], str | None]:
