@@ -14,9 +14,10 @@ from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import QFileDialog, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
 
 from app.background import Background
+from app.routine.paths import PathChange
 from app.routine.plan import RoutinePlan
 from app.routine.rows import RowsError, read_rows
-from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished
+from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished, RowStatus
 from app.text.i18n import tr
 from app.ui.dialog_style import dialog_stylesheet
 from app.ui.routine.library import RoutineFolders, SavedRoutine, earlier_outcomes
@@ -30,6 +31,8 @@ NO_MODEL = (
     "No AI model is set up, so only the demo routine can run. Add a model and its API key in Settings to run "
     "your own routines."
 )
+
+NO_START = "Show me once opens the page each row starts at: fill in “Start each row at” first."
 
 
 class RoutinePanel(QWidget):
@@ -70,6 +73,7 @@ class RoutinePanel(QWidget):
         setup.savedChosen.connect(lambda routine: self._background.spawn(self.use_saved(routine)))
         setup.saveRequested.connect(lambda: self._background.spawn(self.save_routine()))
         setup.runRequested.connect(lambda: self._background.spawn(self.run_routine()))
+        setup.teachRequested.connect(lambda: self._background.spawn(self.run_routine(teach=True)))
         setup.demoRequested.connect(lambda: self._background.spawn(self.use_demo()))
         run.pauseToggled.connect(self.toggle_pause)
         run.stopRequested.connect(self.stop)
@@ -83,6 +87,15 @@ class RoutinePanel(QWidget):
         needs.giveUpRequested.connect(session.give_up)
         needs.answered.connect(session.answer)
         needs.showRequested.connect(session.bring_to_front)
+        teach = run.teach
+        teach.doneRequested.connect(session.teach_done)
+        teach.cancelRequested.connect(session.teach_cancel)
+        teach.answered.connect(session.use_path)
+        teach.showRequested.connect(session.bring_to_front)
+        session.teachStarted.connect(teach.start)
+        session.taughtStep.connect(teach.add_step)
+        session.pathShown.connect(teach.show_path)
+        session.pathChanged.connect(self._path_changed)
         session.rowStarted.connect(run.model.started)
         session.rowStarted.connect(run.row_started)
         session.rowActivity.connect(run.model.activity)
@@ -168,13 +181,17 @@ class RoutinePanel(QWidget):
     def _is_demo(self, routine: SavedRoutine) -> bool:
         return self.rows_file == self._demo.rows and routine.template == self._demo.template
 
-    async def run_routine(self, *, retry_failed: bool = False) -> RoutinePlan | None:
-        """Check the routine (its problems are said in the setup, nothing starts) and run it."""
+    async def run_routine(self, *, retry_failed: bool = False, teach: bool = False) -> RoutinePlan | None:
+        """Check the routine (its problems are said in the setup, nothing starts) and run it; ``teach``: Show me
+        once, the first row is the person's to do in its window."""
         if self.session.running:
             return None
         routine = self.setup.routine(self.rows_file)
         if self.rows_file is None:
             self.setup.show_problem(tr("Open a CSV or Excel file with the rows first, or paste them."))
+            return None
+        if teach and not routine.start_url:
+            self.setup.show_problem(tr(NO_START))
             return None
         demo = self._is_demo(routine)
         if self.session.host.demo() and not demo:
@@ -193,6 +210,7 @@ class RoutinePanel(QWidget):
             retry_failed=retry_failed or routine.retry_failed,
             parallel=routine.parallel,
             start_url=routine.start_url,
+            teach=teach,
         )
         return await self._start(options, routine, demo)
 
@@ -200,9 +218,8 @@ class RoutinePanel(QWidget):
         if self.last is None or self.session.running:
             return None
         options, routine, demo = self.last
-        return await self._start(
-            RoutineOptions(**{**options.__dict__, "retry_failed": True}), routine, demo, back_to_setup=False
-        )
+        again = {**options.__dict__, "retry_failed": True, "teach": False}  # the path is known by now
+        return await self._start(RoutineOptions(**again), routine, demo, back_to_setup=False)
 
     async def _start(
         self, options: RoutineOptions, routine: SavedRoutine, demo: bool, *, back_to_setup: bool = True
@@ -245,6 +262,13 @@ class RoutinePanel(QWidget):
 
     def _row_finished(self, event: RowFinished) -> None:
         self.run_view.model.finished(event)
+        teach = self.run_view.teach
+        if event.number == teach.number and event.outcome.status != RowStatus.DONE:
+            teach.end()  # cancelled, stopped, or nobody came: no path to show
+
+    def _path_changed(self, change: PathChange) -> None:
+        self.run_view.path_changed(change)
+        self.run_view.show_paths(self.session.paths)
 
     def _person_needed(self, request: PersonRequest) -> None:
         self.run_view.model.waiting_for_person(request.number, True)
@@ -256,13 +280,13 @@ class RoutinePanel(QWidget):
 
     def _progress(self, progress: Progress) -> None:
         self.run_view.show_progress(progress)
-        if progress.path_learned and not self.run_view.path.text():
-            self.run_view.show_path(self.session.path)
+        if progress.path_learned and not self.run_view.path.text():  # a path saved by an earlier run
+            self.run_view.show_paths(self.session.paths)
 
     def _finished(self, summary: RoutineSummary) -> None:
         self.runningChanged.emit(False)
         self.run_view.finish(summary)
-        self.run_view.show_path(self.session.path)
+        self.run_view.show_paths(self.session.paths)
 
     def _failed(self, words: str) -> None:
         self.runningChanged.emit(False)

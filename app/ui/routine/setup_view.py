@@ -55,6 +55,7 @@ class SetupView(QWidget):
     savedChosen = Signal(object)  # SavedRoutine
     saveRequested = Signal()
     runRequested = Signal()
+    teachRequested = Signal()  # Show me once
     demoRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -125,12 +126,15 @@ class SetupView(QWidget):
         self.save_button = QPushButton(tr("Save routine"), self)
         self.run_button = QPushButton(tr("Run routine"), self)
         self.run_button.setProperty("role", "primary")
+        self.teach_button = QPushButton(tr("Show me once"), self)
+        self.teach_button.setToolTip(tr("Do the first row yourself in the browser; the other rows then do the same"))
         self._lay_out()
         self.open_button.clicked.connect(self.openRequested)
         self.paste_button.clicked.connect(self.pasteRequested)
         self.demo_button.clicked.connect(self.demoRequested)
         self.save_button.clicked.connect(self.saveRequested)
         self.run_button.clicked.connect(self.runRequested)
+        self.teach_button.clicked.connect(self.teachRequested)
 
     def _lay_out(self) -> None:
         top = QHBoxLayout()
@@ -150,6 +154,7 @@ class SetupView(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.teach_button)
         buttons.addWidget(self.run_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 6, 14, 12)
