@@ -166,7 +166,7 @@ async def test_a_small_routine_runs_to_the_end_and_the_site_stores_its_records(
     assert view.model.line(4).words == "The CRM refused it: that email is already a customer."
     assert view.line.text().startswith("Finished in ") and "3 done · 1 failed" in view.line.text()
     assert view.retry_button.isEnabled() and view.retry_button.text() == "Retry failed rows (1)"
-    assert view.path.text().startswith("1. Type {name} into the Name field")
+    assert view.path.text().startswith("1. Type {name} into the Full name field")
     view.rows.selectRow(0)
     assert view.timeline_button.isEnabled()
     view.timeline_button.click()
