@@ -39,6 +39,10 @@ PATH = [
 ]
 
 
+def numbered(lines: list[str]) -> list[str]:
+    return [f"{i}. {line}" for i, line in enumerate(lines, 1)]
+
+
 @pytest.fixture
 async def panel(qapp: QApplication, tmp_path: Path, llm_server: FakeLLMServer) -> AsyncIterator[RoutinePanel]:
     panel = RoutinePanel(make_host(tmp_path, llm_server, [False], []))
@@ -81,16 +85,18 @@ async def test_show_me_once_shows_each_step_as_it_is_recorded_then_the_path_and_
             "Do row 1 (Ada Lovelace, ada@example.com, Pro, …) in the browser as you always do, then press Done."
         )
         assert box.done_button.isVisible() and box.cancel_button.isVisible() and not box.use_button.isVisible()
+        assert panel.run_view.line.text() == "Row 1 is yours to show; the other rows then do what you did."
+        assert panel.run_view.model.line(1).words == "You do it in its window"
         assert box.lines() == [] and box.steps_hint.text() == "Nothing recorded yet."
         await by_keyboard(page_of(panel), CUSTOMERS[0])
-        typed = "Type “Ada Lovelace” into the Full name field"
+        typed = "2. Type “Ada Lovelace” into the Full name field"
         await until(lambda: typed in box.lines(), DEADLINE, "the typed name in the panel")
-        assert box.lines()[0] == "Click the “New customer” link"
+        assert box.lines()[0] == "1. Click the “New customer” link"
         assert not llm_server.requests
         shot(panel, "teach-recorded")
         box.done_button.click()
         await until(lambda: box.use_button.isVisible(), DEADLINE, "the path shown")
-        assert box.lines() == PATH
+        assert box.lines() == numbered(PATH)
         assert box.steps_hint.text() == "The path learned from row 1, with each row's own values in braces:"
         assert box.again_button.isVisible() and not box.done_button.isVisible()
         assert not llm_server.requests  # nothing asked of the model so far
@@ -104,7 +110,7 @@ async def test_show_me_once_shows_each_step_as_it_is_recorded_then_the_path_and_
     assert [model.line(n).outcome.model_calls for n in range(1, 5)] == [0, 1, 1, 1]  # type: ignore[union-attr]
     assert summary.model_calls == 3 == len(llm_server.requests)
     assert panel.run_view.path_heading.text() == "What it learned from row 1"
-    assert panel.run_view.path.text().splitlines() == [f"{i}. {line}" for i, line in enumerate(PATH, 1)]
+    assert panel.run_view.path.text().splitlines() == numbered(PATH)
     assert (
         panel.run_view.changes.text() == "The path was learned from row 1, which you showed. Rows 2–4 use the new path."
     )
@@ -123,7 +129,7 @@ async def test_done_in_the_page_shows_the_path_show_me_again_gives_row_two_and_c
         await by_keyboard(page, CUSTOMERS[0])
         await press_in_the_bar(page, "Done")  # the bar inside the page ends it as the panel's Done does
         await until(lambda: box.use_button.isVisible(), DEADLINE, "the path shown")
-        assert box.lines() == PATH
+        assert box.lines() == numbered(PATH)
         box.again_button.click()  # Show me again: row 2 is the person's
         await showing(box, 2)
         assert box.say.text().startswith("Do row 2 (Bea Núñez, bea@example.com, Free, …)")
@@ -231,11 +237,11 @@ def test_show_me_once_speaks_chinese(qapp: QApplication) -> None:
         box.add_step(TaughtStep(1, "input_text", {"text": "Ada Lovelace"}, name, False))
         box.add_step(TaughtStep(1, "input_text", {"text": ""}, password, True))
         assert box.lines() == [
-            "在“Full name”输入框中输入 “Ada Lovelace”",
-            "已在“Password”输入框中输入（不会记录：每一行都由你自己输入）",
+            "1. 在“Full name”输入框中输入 “Ada Lovelace”",
+            "2. 已在“Password”输入框中输入（不会记录：每一行都由你自己输入）",
         ]
         box.show_path(PathShown(1, path))
-        assert box.lines() == ["在“Full name”输入框中输入 {name}"]
+        assert box.lines() == ["1. 在“Full name”输入框中输入 {name}"]
         assert (box.use_button.text(), box.again_button.text()) == ("使用这条路径", "再示范一次")
     finally:
         i18n.set_language("en")

@@ -92,7 +92,7 @@ class RoutinePanel(QWidget):
         teach.cancelRequested.connect(session.teach_cancel)
         teach.answered.connect(session.use_path)
         teach.showRequested.connect(session.bring_to_front)
-        session.teachStarted.connect(teach.start)
+        session.teachStarted.connect(run.teach_started)
         session.taughtStep.connect(teach.add_step)
         session.pathShown.connect(teach.show_path)
         session.pathChanged.connect(self._path_changed)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QV
 
 from app.routine.paths import PathBook, PathChange
 from app.routine.plan import RoutinePlan
-from app.routine.types import Progress, RoutineSummary, RowStarted, RowStatus
+from app.routine.types import Progress, RoutineSummary, RowStarted, RowStatus, TeachStarted
 from app.text.i18n import tr
 from app.text.path_words import change_words, path_words
 from app.text.wording import format_duration
@@ -133,7 +133,9 @@ class RunView(QWidget):
     def row_started(self, event: RowStarted) -> None:
         """Until the first row ends, the line says what happens first: the model learns, the rest will follow."""
         if self.line.text() == tr("Starting the browser…"):
-            if event.replay:
+            if self._plan is not None and self._plan.options.teach:
+                self.line.setText(tr("Row {n} is yours to show; the other rows then do what you did.", n=event.number))
+            elif event.replay:
                 self.line.setText(tr("Following the path learned earlier, row by row…"))
             else:
                 self.line.setText(
@@ -187,6 +189,11 @@ class RunView(QWidget):
         """A line about the results (copied, saved, or why not)."""
         self.note.setText(text)
         self.note.setVisible(bool(text))
+
+    def teach_started(self, started: TeachStarted) -> None:
+        """Show me once: row ``started.number`` is the person's to do now."""
+        self.model.showing(started.number)
+        self.teach.start(started)
 
     def path_changed(self, change: PathChange) -> None:
         """A path learned or mended, said under the progress line as it happens."""

@@ -7,7 +7,8 @@ Widgets only: the panel hands the runner's events in (``start``, ``add_step``, `
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -47,6 +48,7 @@ class TeachBox(QFrame):
         super().__init__(parent)
         self.setObjectName("YourTurnBar")  # tinted like "Needs you" (look.py)
         self.number = 0
+        self._last = True  # the list shows its last line (the steps as they come), else its first (a path)
         self.title = QLabel(tr("Show me once"), self)
         font = self.title.font()
         font.setBold(True)
@@ -64,7 +66,8 @@ class TeachBox(QFrame):
         self.steps.setWordWrap(True)
         self.steps.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.steps.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.steps.setMaximumHeight(_LIST_HEIGHT)
+        self.steps.setSpacing(1)
+        self.steps.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.cancel_button = QPushButton(tr("Cancel"), self)
         self.done_button = QPushButton(tr("Done"), self)
         self.done_button.setProperty("role", "primary")
@@ -100,8 +103,33 @@ class TeachBox(QFrame):
         layout.addLayout(buttons)
 
     def lines(self) -> list[str]:
-        """What the list says now: the steps recorded, or the path's."""
+        """What the list says now, numbered: the steps recorded, or the path's."""
         return [self.steps.item(i).text() for i in range(self.steps.count())]
+
+    def _add(self, lines: list[str], *, last: bool) -> None:
+        start = self.steps.count() + 1
+        self.steps.addItems([f"{i}. {line}" for i, line in enumerate(lines, start)])
+        self._fit()
+        self._last = last
+        QTimer.singleShot(0, self, self._fit)  # once laid out: the lines' wrapping is known then
+
+    def _fit(self) -> None:
+        """The list as tall as its lines, up to a few, showing the newest step or the path's first; none while
+        nothing is in it."""
+        count = self.steps.count()
+        self.steps.setVisible(count > 0)
+        if not count:
+            return
+        lines = sum(self.steps.sizeHintForRow(i) + 2 * self.steps.spacing() for i in range(count))
+        self.steps.setFixedHeight(min(_LIST_HEIGHT, lines + 2 * self.steps.frameWidth() + 2))
+        if self._last:
+            self.steps.scrollToBottom()
+        else:
+            self.steps.scrollToTop()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
 
     # --- the runner's events -----------------------------------------------------------------------------------
 
@@ -110,6 +138,7 @@ class TeachBox(QFrame):
         self.number = started.number
         self.say.setText(show_me_words(started.number, started.cells))
         self.steps.clear()
+        self._fit()
         self.steps_hint.setText(tr("Nothing recorded yet."))
         self._buttons(answering=False)
         self.show()
@@ -118,8 +147,7 @@ class TeachBox(QFrame):
         if step.number != self.number or self.use_button.isVisibleTo(self):
             return
         self.steps_hint.setText(tr("What you did so far:"))
-        self.steps.addItem(taught_step_words(step))
-        self.steps.scrollToBottom()
+        self._add([taught_step_words(step)], last=True)
 
     def show_path(self, shown: PathShown) -> None:
         """The path learned from the row, waiting for Use this path or Show me again."""
@@ -129,7 +157,7 @@ class TeachBox(QFrame):
             tr("The path learned from row {n}, with each row's own values in braces:", n=shown.number)
         )
         self.steps.clear()
-        self.steps.addItems(path_words(shown.path))
+        self._add(path_words(shown.path), last=False)
         self._buttons(answering=True)
         self.show()
 
