@@ -7,7 +7,7 @@ Widgets only: the panel hands the runner's events in (``start``, ``add_step``, `
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,6 +27,7 @@ from app.text.path_words import path_words, show_me_words
 from app.text.wording import describe_action
 
 _LIST_HEIGHT = 168
+_TEXT_MARGIN = 8  # an item's text is inset this much in all from the list's sides
 
 
 def taught_step_words(step: TaughtStep) -> str:
@@ -120,8 +121,14 @@ class TeachBox(QFrame):
         self.steps.setVisible(count > 0)
         if not count:
             return
-        lines = sum(self.steps.sizeHintForRow(i) + 2 * self.steps.spacing() for i in range(count))
-        self.steps.setFixedHeight(min(_LIST_HEIGHT, lines + 2 * self.steps.frameWidth() + 2))
+        metrics = self.steps.fontMetrics()
+        width = max(1, self.steps.viewport().width() - _TEXT_MARGIN)
+        wrap = Qt.TextFlag.TextWordWrap
+        lines = sum(
+            metrics.boundingRect(QRect(0, 0, width, _LIST_HEIGHT), wrap, text).height() + 2 * self.steps.spacing()
+            for text in self.lines()
+        )
+        self.steps.setFixedHeight(min(_LIST_HEIGHT, lines + 2 * self.steps.frameWidth() + 4))
         if self._last:
             self.steps.scrollToBottom()
         else:
