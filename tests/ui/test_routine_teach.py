@@ -142,6 +142,21 @@ async def test_done_in_the_page_shows_the_path_show_me_again_gives_row_two_and_c
     assert panel.run_view.model.line(2).words.startswith("You cancelled Show me once")
 
 
+async def test_stop_while_the_person_shows_row_one_stops_it_and_the_box_goes(
+    panel: RoutinePanel, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    box = panel.run_view.teach
+    with crm_site() as site:
+        done = finished(panel)
+        await teach(panel, rows_file(tmp_path, rows_of(CUSTOMERS[:2])), site)
+        await showing(box, 1)
+        panel.stop()  # Esc in the panel, or Stop
+        summary = await asyncio.wait_for(done, DEADLINE)
+        assert not site.records
+    assert summary.counts == {RowStatus.STOPPED: 1, RowStatus.SKIPPED: 1} and not llm_server.requests
+    assert not box.isVisible() and statuses(panel)[0] == "stopped"
+
+
 async def test_show_me_once_needs_the_page_each_row_starts_at(panel: RoutinePanel, tmp_path: Path) -> None:
     assert await panel.open_file(rows_file(tmp_path, rows_of(CUSTOMERS)))
     panel.setup.template.setPlainText(SHORT)
