@@ -47,11 +47,12 @@ class TerminalTeacher:
             return
         self._event("teach_started", {"row": started.number, "browser": started.browser})
         self._say.line(show_me_words(started.number, started.cells))
-        line = await self._ask(
-            teaching,
-            f'Press Enter here when row {started.number} is done (or Done in the page), or type "{CANCEL}" to stop '
-            "showing it:",
+        # A line, not a question on its line: the steps are told under it as the person takes them.
+        self._say.line(
+            f'Press Enter here when row {started.number} is done (or Done in the page), or type "{CANCEL}" and Enter '
+            "to stop showing it. Each step is told as it is recorded:"
         )
+        line = await self._ask(teaching, None)
         if line is None:
             return  # ended in the page, or the routine stopped
         if line.strip().lower() == CANCEL:
@@ -79,10 +80,12 @@ class TerminalTeacher:
                 self._say.line("Show me again: the next row is yours to show.")
             teaching.use(accepted)
 
-    async def _ask(self, teaching: Teaching, question: str, *, answer: bool = False) -> str | None:
-        """The line typed; None when the showing ended another way first (or the terminal cannot be read)."""
+    async def _ask(self, teaching: Teaching, question: str | None, *, answer: bool = False) -> str | None:
+        """The line typed (after ``question``, on its line); None when the showing ended another way first (or the
+        terminal cannot be read)."""
         discard_typed_ahead(self._fd)
-        self._say.prompt(question)
+        if question is not None:
+            self._say.prompt(question)
         reading = asyncio.ensure_future(read_line(self._fd))
         other = asyncio.ensure_future(teaching.answered() if answer else teaching.ended())
         try:
@@ -91,7 +94,8 @@ class TerminalTeacher:
             for task in (reading, other):
                 task.cancel()
         if not reading.done() or reading.cancelled():
-            self._say.end_prompt()
+            if question is not None:
+                self._say.end_prompt()
             return None
         try:
             return reading.result()  # None at the end of input: Done or Cancel in the page still ends it

@@ -7,7 +7,9 @@ no path fits is the model's from the start; once it succeeds, its steps become a
 and the columns that set it apart become deciding ones (``learned``). A replayed row the model took over and
 completed met a changed site unless a step it had taken before the page differed used a value of another kind than
 the path's row had there (a choice that opened a field, an empty cell): then its steps are a further path; else they
-mend that path (the old one is kept, marked with the row that replaced it).
+mend that path (the old one is kept, marked with the row that replaced it). A new path takes from the one it differs
+from the steps its own row had no need of (a box left as it was, a list already at the row's value:
+``carried_steps``), so that the rows of its kind with other values follow it too.
 
 What a change means is said by ``PathChange`` (typed data; the words are app/text/path_words.py's).
 """
@@ -140,13 +142,15 @@ class PathBook(BaseModel):
             apart = self._mismatches(closest, values) if closest is not None else []
             origin: Origin = "added" if closest is not None else "learned"
             before = after = None
+            if closest is not None:
+                path = carried_steps(closest.path, path)
         else:
             apart = self._apart(followed, values, at)
             origin = "added" if apart else "mended"
             before, after = changed_element(followed.path, path) if not apart else (None, None)
             if not apart:
                 followed.replaced_by = number
-                path = carried_toggles(followed.path, path)
+                path = carried_steps(followed.path, path)
         self.deciding += [column for column in apart if column not in self.deciding]
         added = KnownPath(path=path, origin=origin, values=dict(values))
         self.paths.append(added)
@@ -198,14 +202,16 @@ def change_for(
     )
 
 
-def carried_toggles(old: RoutinePath, new: RoutinePath) -> RoutinePath:
-    """The mended path ``new`` with the checkboxes ``old`` ticks by a yes/no column that ``new``'s row left as they
-    were (its value did not want them changed), when the page still showed them: a row of the other value then
-    follows the mended path too."""
+def carried_steps(old: RoutinePath, new: RoutinePath) -> RoutinePath:
+    """``new`` with the steps of ``old`` that only set what ``new``'s row left as it was (a column ``new`` never used):
+    a checkbox its yes/no column did not want changed, a list or a field that showed its value already. Each goes
+    where ``old`` took it, when the page still showed its element there: a row of another value then follows ``new``
+    too, rather than being the model's."""
     steps = list(new.steps)
     fixed = dict(new.fixed)
     for position, step in enumerate(old.steps):
-        if step.toggle_column is None or step.toggle_column not in fixed or step.target is None:
+        columns = columns_in(step)
+        if not columns or not columns <= fixed.keys() or step.target is None or step.ask_model:
             continue
         later = [s for s in old.steps[position + 1 :] if s.target is not None]
         at = next((i for i, s in enumerate(steps) if any(_same(s, o) for o in later)), None)
@@ -214,7 +220,8 @@ def carried_toggles(old: RoutinePath, new: RoutinePath) -> RoutinePath:
         # The page events met before the step it goes before are now met before it.
         steps.insert(at, step.model_copy(update={"seen": steps[at].seen, "events": steps[at].events}))
         steps[at + 1] = steps[at + 1].model_copy(update={"events": 0})
-        fixed.pop(step.toggle_column)
+        for column in columns:
+            fixed.pop(column)
     return new.model_copy(update={"steps": steps, "fixed": fixed})
 
 

@@ -7,15 +7,13 @@ bar is a step; a scroll that took the next element out of the agent's reach is o
 from __future__ import annotations
 
 import asyncio
-from typing import Any
-
-from playwright.async_api import Page
 
 from app.browser.controller import PlaywrightPageController
 from app.browser.recorder import BarWords, Ending, PageRecorder, RecordedStep
 from app.core.abort import AbortSignal
 from app.core.page import ElementIdentity, ListedElement
 from app.routine.teach import as_taken
+from tests.browser.helpers import bar_button
 
 WORDS = BarWords(say="Do row 1 in the browser as you always do, then press Done.", done="Done", cancel="Cancel")
 SECRET = "correct horse 42"
@@ -42,27 +40,6 @@ class Recording:
 
     async def more(self, count: int) -> list[RecordedStep]:
         return [await self.next() for _ in range(count)]
-
-
-async def press_in_the_bar(page: Page, label: str) -> None:
-    """Click the bar's button as a person does: it lives in a closed shadow root, which no selector reaches, so its
-    place on screen comes from Chromium's own view of the page."""
-    cdp = await page.context.new_cdp_session(page)
-    try:
-        tree = await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
-        button = _button(tree["root"], label)
-        assert button is not None, f"no {label} button in the bar"
-        quad = (await cdp.send("DOM.getBoxModel", {"nodeId": button["nodeId"]}))["model"]["content"]
-    finally:
-        await cdp.detach()
-    await page.mouse.click((quad[0] + quad[2]) / 2, (quad[1] + quad[5]) / 2)
-
-
-def _button(node: dict[str, Any], label: str) -> dict[str, Any] | None:
-    inside = [*node.get("children", []), *node.get("shadowRoots", [])]
-    if node.get("nodeName") == "BUTTON" and any(child.get("nodeValue") == label for child in inside):
-        return node
-    return next((found for child in inside if (found := _button(child, label)) is not None), None)
 
 
 def _secret(value: str) -> str | None:
@@ -189,7 +166,7 @@ async def test_enter_in_a_field_is_one_key_and_done_in_the_bar_ends_with_the_las
         assert await page.locator("#log").text_content() == "Sent Bo"
         await page.get_by_label("City").click()
         await page.keyboard.type("Lima")
-        await press_in_the_bar(page, "Done")  # in the page: the value being typed is the last step
+        await page.mouse.click(*await bar_button(page, "Done"))  # in the page: the value being typed is the last step
         how, listing = await asyncio.wait_for(recording.ended.get(), 20)
         last = await recording.next()
     finally:

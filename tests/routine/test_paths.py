@@ -19,14 +19,18 @@ def row(name: str, plan: str = "Free", news: str = "no") -> dict[str, str]:
     return {"name": name, "email": f"{name.lower()}@x.test", "plan": plan, "news": news}
 
 
-def path_of(number: int, values: dict[str, str], *, tick: bool = False, name: ListedElement = NAME) -> RoutinePath:
+def path_of(
+    number: int, values: dict[str, str], *, tick: bool = False, name: ListedElement = NAME, choose: bool = True
+) -> RoutinePath:
+    """``choose`` False: the list showed the row's plan already, and nothing was chosen in it."""
     form = [name, EMAIL, PLAN, BOX, SAVE]
     after = [name, EMAIL, PLAN, checked(BOX), SAVE]
     taken = [
         Taken("input_text", {"index": name.index, "text": values["name"]}, True, form, 1, form),
         Taken("input_text", {"index": 2, "text": values["email"]}, True, form, 0, form),
-        Taken("select_dropdown_option", {"index": 7, "text": values["plan"]}, True, form, 0, form),
     ]
+    if choose:
+        taken.append(Taken("select_dropdown_option", {"index": 7, "text": values["plan"]}, True, form, 0, form))
     if tick:
         taken.append(Taken("click_element_by_index", {"index": 3}, True, form, 0, after))
     taken.append(Taken("click_element_by_index", {"index": 6}, True, after if tick else form, 0, after))
@@ -49,6 +53,26 @@ def test_a_row_of_another_kind_gets_a_path_of_its_own_and_each_row_follows_its_k
     assert key_words(book.key(book.paths[0])) == "Rows where {news} is no"
     assert book.serves(known, [(3, row("Fa", news="yes")), (4, row("Gu")), (5, row("Hy", news="Yes"))]) == [3, 5]
     assert path_words(known.path)[3] == "Tick the Newsletter checkbox when {news} says yes"
+
+
+def test_a_row_of_another_kind_that_left_a_list_as_it_was_takes_the_choice_from_the_path_it_differs_from() -> None:
+    """The first "yes" row's plan is the one the list shows already: its own steps choose no plan, and would make every
+    "yes" row of another plan a row for the model again. The first path's choice, on the same list, fills the gap."""
+    book = PathBook()
+    first = row("Ana", plan="Pro")
+    book.learned(path_of(1, first), first, None)
+    yes = row("Cy", plan="Free", news="yes")
+    known, change = book.learned(path_of(3, yes, tick=True, choose=False), yes, None)
+    assert change.origin == "added" and known.path.fixed == {}
+    assert [(s.action, s.toggle_column) for s in known.path.steps] == [
+        ("input_text", None),
+        ("input_text", None),
+        ("click_element_by_index", "news"),
+        ("select_dropdown_option", None),
+        ("click_element_by_index", None),
+    ]
+    assert known.path.steps[3].input == {"text": "{plan}"}
+    assert book.choose(row("Di", plan="Starter", news="yes")) is known
 
 
 def test_a_replayed_row_the_model_completed_on_a_changed_form_mends_the_path_and_keeps_the_old_one() -> None:
