@@ -18,7 +18,7 @@ from app.routine.types import PathShown, RowStatus, TaughtStep, TeachStarted
 from app.text import i18n
 from app.ui.routine.panel import RoutinePanel
 from app.ui.routine.teach_box import TeachBox
-from tests.browser.test_recorder import press_in_the_bar
+from tests.browser.helpers import bar_button
 from tests.cli.routine_helpers import rows_file
 from tests.fakes.crm_model import TEMPLATE, crm_model
 from tests.fakes.crm_site import CrmSite, crm_site
@@ -127,7 +127,9 @@ async def test_done_in_the_page_shows_the_path_show_me_again_gives_row_two_and_c
         await showing(box, 1)
         page = page_of(panel)
         await by_keyboard(page, CUSTOMERS[0])
-        await press_in_the_bar(page, "Done")  # the bar inside the page ends it as the panel's Done does
+        await page.mouse.click(
+            *await bar_button(page, "Done")
+        )  # the bar inside the page ends it as the panel's Done does
         await until(lambda: box.use_button.isVisible(), DEADLINE, "the path shown")
         assert box.lines() == numbered(PATH)
         box.again_button.click()  # Show me again: row 2 is the person's
