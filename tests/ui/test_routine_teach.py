@@ -169,6 +169,23 @@ async def test_show_me_once_needs_the_page_each_row_starts_at(panel: RoutinePane
     assert panel.pages.currentIndex() == 0 and not panel.running
 
 
+async def test_show_me_once_without_a_model_says_the_other_rows_need_one(
+    qapp: QApplication, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    panel = RoutinePanel(make_host(tmp_path, llm_server, [True], []))  # demo mode: no model set up
+    try:
+        await panel.use_demo()
+        assert await panel.run_routine(teach=True) is None
+        assert panel.setup.problem.text() == (
+            "Show me once needs an AI model for the rows after the one you show (one short call each). Add a model "
+            "and its API key in Settings."
+        )
+        assert panel.pages.currentIndex() == 0 and not panel.running and not llm_server.requests
+    finally:
+        await panel.shutdown()
+        panel.deleteLater()
+
+
 async def test_what_it_learned_shows_each_kind_of_row_with_the_rows_it_serves(
     panel: RoutinePanel, tmp_path: Path, llm_server: FakeLLMServer
 ) -> None:

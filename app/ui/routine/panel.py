@@ -32,6 +32,10 @@ NO_MODEL = (
     "your own routines."
 )
 
+NO_MODEL_TO_FOLLOW = (
+    "Show me once needs an AI model for the rows after the one you show (one short call each). Add a model and its "
+    "API key in Settings."
+)
 NO_START = "Show me once opens the page each row starts at: fill in “Start each row at” first."
 
 
@@ -190,12 +194,12 @@ class RoutinePanel(QWidget):
         if self.rows_file is None:
             self.setup.show_problem(tr("Open a CSV or Excel file with the rows first, or paste them."))
             return None
+        demo = self._is_demo(routine)
+        if self.session.host.demo() and (teach or not demo):
+            self.setup.show_problem(tr(NO_MODEL_TO_FOLLOW if teach else NO_MODEL))
+            return None
         if teach and not routine.start_url:
             self.setup.show_problem(tr(NO_START))
-            return None
-        demo = self._is_demo(routine)
-        if self.session.host.demo() and not demo:
-            self.setup.show_problem(tr(NO_MODEL))
             return None
         # The demo starts anew every time; a routine of yours continues where it left off on the same file.
         name = f"{routine.name} {datetime.now():%Y%m%d-%H%M%S}" if demo else routine.name
