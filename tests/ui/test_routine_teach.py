@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.core.page import ElementIdentity
 from app.routine.path import PathStep, RoutinePath
+from app.routine.paths import PathChange
 from app.routine.types import PathShown, RowStatus, TaughtStep, TeachStarted
 from app.text import i18n
 from app.ui.routine.panel import RoutinePanel
@@ -251,6 +252,20 @@ async def test_a_site_that_changed_mid_routine_is_said_in_the_panel(
     view = panel.run_view
     assert view.path_heading.text() == "What it learned from row 4"
     assert "Type {name} into the Customer name field" in view.path.text()
+
+
+def test_a_path_taken_as_nobody_answered_takes_the_question_away(panel: RoutinePanel) -> None:
+    """A shown path nobody answers in time (the hand-off timeout) is taken: the box no longer asks."""
+    box = panel.run_view.teach
+    panel.pages.setCurrentIndex(1)  # the run's page
+    path = RoutinePath(learned_from=1, steps=[PathStep(action="click_element_by_index")])
+    panel.session.pathShown.emit(PathShown(1, path))
+    assert box.isVisible() and box.use_button.isVisible()
+    panel.session.pathChanged.emit(PathChange("taught", 1, (2, 3), {}))
+    assert not box.isVisible()
+    assert (
+        panel.run_view.changes.text() == "The path was learned from row 1, which you showed. Rows 2–3 use the new path."
+    )
 
 
 def test_show_me_once_speaks_chinese(qapp: QApplication) -> None:

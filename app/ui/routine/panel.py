@@ -271,6 +271,8 @@ class RoutinePanel(QWidget):
             teach.end()  # cancelled, stopped, or nobody came: no path to show
 
     def _path_changed(self, change: PathChange) -> None:
+        if change.origin == "taught":
+            self.run_view.teach.end()  # taken: by Use this path, or as nobody answered in time
         self.run_view.path_changed(change)
         self.run_view.show_paths(self.session.paths)
 
