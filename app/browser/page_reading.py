@@ -13,7 +13,7 @@ from playwright.async_api import Page
 
 from app.browser.failures import as_tool_errors
 from app.browser.navigation_guard import NavigationGuard, unread_page
-from app.browser.observer import Observation, observe, preload, rehearse
+from app.browser.observer import ElementItem, Observation, observe, preload, rehearse
 from app.browser.playwright_errors import document_replaced, first_line, tab_crashed
 from app.browser.screenshot import capture
 from app.browser.serialize import render, render_crashed
@@ -94,13 +94,8 @@ class PageReader:
         )
 
     def _listed(self, observation: Observation) -> list[ListedElement]:
-        """What ``render`` lists, as data, each element as ``element_info`` tells it: called once ``_last`` is
-        ``observation``."""
-        return [
-            ListedElement(**info.model_dump(), index=index, text=ref.item.text, attrs=dict(ref.item.attrs))
-            for index, ref in observation.refs.items()
-            if (info := self.element_info(index)) is not None
-        ]
+        """What ``render`` lists, as data, each element as ``element_info`` tells it."""
+        return [listed_element(ref.item, index, ref.frame.url) for index, ref in observation.refs.items()]
 
     async def screenshot(self, signal: AbortSignal) -> Screenshot:
         page = self._owner.session.active_page
@@ -166,18 +161,26 @@ class PageReader:
 
     def element_info(self, index: int) -> ElementInfo | None:
         ref = self.last.refs.get(index) if self.last is not None else None
-        if ref is None:
-            return None
-        attrs = dict(ref.item.attrs)
-        input_type = attrs.get("type", "") if ref.item.tag == "input" else ""
-        # A button input is named by its value; any other field's value is what was typed, never its name.
-        value = attrs.get("value", "") if input_type in ("submit", "button", "reset") else ""
-        name = ref.item.reads() or value or attrs.get("title") or attrs.get("alt") or ""
-        # observe.js lists autocomplete only where it names a password or a code.
-        return ElementInfo(
-            tag=ref.item.tag,
-            name=name,
-            input_type=input_type,
-            secret_autocomplete=ref.item.tag == "input" and "autocomplete" in attrs,
-            frame_url=ref.frame.url,
-        )
+        return info_of(ref.item, ref.frame.url) if ref is not None else None
+
+
+def info_of(item: ElementItem, frame_url: str) -> ElementInfo:
+    """What the model is told of a listed element, as data."""
+    attrs = dict(item.attrs)
+    input_type = attrs.get("type", "") if item.tag == "input" else ""
+    # A button input is named by its value; any other field's value is what was typed, never its name.
+    value = attrs.get("value", "") if input_type in ("submit", "button", "reset") else ""
+    name = item.reads() or value or attrs.get("title") or attrs.get("alt") or ""
+    # observe.js lists autocomplete only where it names a password or a code.
+    return ElementInfo(
+        tag=item.tag,
+        name=name,
+        input_type=input_type,
+        secret_autocomplete=item.tag == "input" and "autocomplete" in attrs,
+        frame_url=frame_url,
+    )
+
+
+def listed_element(item: ElementItem, index: int, frame_url: str) -> ListedElement:
+    """A listed element as data (``BrowserState.elements``), under ``index``."""
+    return ListedElement(**info_of(item, frame_url).model_dump(), index=index, text=item.text, attrs=dict(item.attrs))

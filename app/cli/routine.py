@@ -6,7 +6,8 @@ summary goes to stdout with --json, and the exit code is the worst row's: 2 an e
 row done. Bad input exits 2 before any browser starts.
 
 With a terminal, rows that need the person are served one at a time as they come (cli_routine_person); without one
-they end needs_person and the other rows go on.
+they end needs_person and the other rows go on. ``--teach`` (Show me once) needs a terminal: the person does the first
+row in Chromium's window (routine_teach). Each path the routine learns is told in a line (``path_changed``).
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ from app.cli.output import (
 )
 from app.cli.output import tell as _tell
 from app.cli.routine_person import TerminalPerson
+from app.cli.routine_teach import TerminalTeacher
 from app.cli.signals import StopSignals
 from app.cli.terminal import Say, is_terminal
 from app.core.clean_text import valid_text
 from app.core.safety.secrets import mask_everywhere
 from app.engine_args import base_url_problem, resolve_settings
+from app.routine.paths import PathChange
 from app.routine.plan import plan_routine
 from app.routine.rows import RowsError
 from app.routine.state import RoutineBusy
@@ -44,6 +47,7 @@ from app.settings.model import SettingsUnreadable, endpoint_ready, read_settings
 from app.settings.paths import app_paths
 from app.settings.secrets import missing_key_problem
 from app.text.cost_words import estimate_words, limit_words
+from app.text.path_words import change_words
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
@@ -99,6 +103,7 @@ def routine_options(args: argparse.Namespace) -> RoutineOptions:
         parallel=args.parallel,
         endpoints=tuple(args.browser_endpoint),
         start_url=args.url or "",
+        teach=args.teach,
     )
 
 
@@ -111,6 +116,10 @@ async def run_routine(
     if clash is not None:
         hint = " (use --browser-endpoint for a browser that runs elsewhere)" if clash == "--cdp-url" else ""
         _tell(printer, f"{clash} does not work with --rows{hint}.")
+        return EXIT_ERROR
+    refused = _teach_refused(args)
+    if refused:
+        _tell(printer, refused)
         return EXIT_ERROR
     paths = app_paths()
     try:
@@ -136,7 +145,7 @@ async def run_routine(
         settings=settings,
         paths=paths,
         api_key=api_key,
-        headless=args.headless,
+        headless=args.headless and not args.teach,  # Show me once: the person works in the window
         person_present=person_present,
         confirm=confirm,
         risky=args.risky,
@@ -162,14 +171,18 @@ async def run_routine(
     total = len(plan.table.rows)
     runner.on("row_started", lambda started: _started(printer, started, total))
     runner.on("row_finished", lambda finished: _finished(printer, say, finished, total))
+    runner.on("path_changed", lambda change: _path_changed(printer, say, change))
     _tell_costs(runner, say, printer, person_present)
     person = TerminalPerson(runner, sys.stdin.fileno(), say, windowless=args.headless) if person_present else None
+    teacher = TerminalTeacher(runner, sys.stdin.fileno(), say, printer) if args.teach else None
     try:
         say.line(_opening(plan.table.path, total, args.parallel, args.browser_endpoint))
         summary = await signals.until_stopped(asyncio.ensure_future(runner.run()), runner.stop)
     finally:
         if person is not None:
             await person.close()
+        if teacher is not None:
+            await teacher.close()
         await routine.close()
     if summary is None:
         _tell(printer, "Stopped at once; the rows in flight may not have finished.")
@@ -178,6 +191,29 @@ async def run_routine(
         print(summary_json(summary))
     say.line(_closing(summary))
     return exit_code(summary.counts, summary.stopped)
+
+
+def _teach_refused(args: argparse.Namespace) -> str:
+    """Why --teach cannot be used as given ("": it can)."""
+    if not args.teach:
+        return ""
+    if not is_terminal(sys.stdin):
+        return "--teach needs you at this terminal: you do the first row in Chromium's window, then press Enter here."
+    if not args.routine_replay:
+        return "--teach and --no-replay go against each other: what you show is replayed on the other rows."
+    if args.browser_endpoint:
+        return "--teach needs this computer's Chromium, whose window you work in (not --browser-endpoint)."
+    return ""
+
+
+def _path_changed(printer: EventPrinter | None, say: Say, change: PathChange) -> None:
+    words = change_words(change)
+    if printer is not None:
+        printer.event(
+            "path_changed", {"row": change.number, "how": change.origin, "rows": list(change.rows), "words": words}
+        )
+    else:
+        say.line(words)
 
 
 def _tell_costs(runner: RoutineRunner, say: Say, printer: EventPrinter | None, person_present: bool) -> None:

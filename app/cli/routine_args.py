@@ -96,6 +96,12 @@ def add_routine_arguments(run: Any) -> None:
         "when the site's answer was unclear.",
     )
     group.add_argument(
+        "--teach",
+        action="store_true",
+        help="Show me once: you do the first row in Chromium's window (it opens) while it is recorded, then the "
+        "other rows replay what you did; needs you at this terminal.",
+    )
+    group.add_argument(
         "--no-replay",
         dest="routine_replay",
         action="store_false",
@@ -135,6 +141,7 @@ def without_rows(args: argparse.Namespace) -> str | None:
         "--output-columns": bool(args.output_columns),
         "--retry-failed": args.retry_failed,
         "--retry-interrupted": args.retry_interrupted,
+        "--teach": args.teach,
         "--no-replay": not args.routine_replay,
         "--parallel": args.parallel != 1,
         "--browser-endpoint": bool(args.browser_endpoint),

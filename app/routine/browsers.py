@@ -20,6 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from app.browser.controller import PlaywrightPageController
 from app.browser.endpoint import hide_endpoint_secrets, shown_endpoint
+from app.browser.recorder import PageRecorder
 from app.browser.session import BrowserSession, LaunchOptions
 from app.browser.stop_bar import StopBar
 from app.core.abort import AbortSignal
@@ -71,6 +72,10 @@ class Slot:
 
     async def open(self, url: str, signal: AbortSignal) -> None:
         await self.controller.open(url, signal)
+
+    def recorder(self) -> PageRecorder:
+        """What the person does in this window (Show me once: app/routine/teach.py)."""
+        return PageRecorder(self.controller)
 
     async def bring_to_front(self) -> None:
         """This row's window comes to the front with the keyboard, and keeps it while the other rows go on: the

@@ -1,11 +1,15 @@
-"""The routine's path: the first good row's actions, with each typed or chosen value that is one of that row's cells
-turned back into its ``{column}``, so that later rows replay it with their own values and no model call.
+"""A routine's path: a good row's actions (the model's, or the person's own shown once), with each typed or chosen
+value that is one of that row's cells turned back into its ``{column}``, so that later rows replay it with their own
+values and no model call.
 
-What the path cannot derive from a row is never guessed: a value the model typed that is not a cell (a date it
-reformatted) makes that step the model's (``ask_model``); a checkbox is ticked or not by the yes/no column it belongs
-to; a column the path never used makes a row whose value there differs from the learning row's a row for the model
-(``fixed``). Elements are found again by their identity (``ElementIdentity``, as cassettes do); an element named by
-a cell (a radio button "Pro") is found by the row's own value.
+What the path cannot derive from a row is never guessed: a value the model typed that is not a cell makes that step
+the model's (``ask_model``), unless it is a date field's value (``type=date``) that one cell writes in its own order
+(``date_order``, app/routine/dates.py); a checkbox is ticked or not by the yes/no column it belongs to; a column the
+path never used makes a row whose value there differs from the learning row's a row for the model (``fixed``). A step
+the person must take in every row (a password no cell holds, shown once by them) is a hand-off to the person
+(``Taken.kept``).
+Elements are found again by their identity (``ElementIdentity``, as cassettes do); an element named by a cell (a
+radio button "Pro") is found by the row's own value.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from pydantic import BaseModel, Field
 from app.core.page import ElementIdentity, ListedElement
 from app.core.safety.secrets import PLACEHOLDER
 from app.core.tools.control import DONE, HAND_OFF
+from app.routine.dates import as_field_date, date_order
 from app.routine.template import parse_template
 
 FORMAT = 1
@@ -63,6 +68,8 @@ class PathStep(BaseModel):
     toggle_column: str | None = None
     checked_when: bool = True
     ask_model: bool = False  # the app cannot derive this step's value: the model decides it, and the path goes on
+    # The value field is a date field's: its column's cell, written in this order ("dmy"), as the field holds dates.
+    date_order: str | None = None
     # What the page listed when the learning row took this step, for telling a page that differs.
     seen: list[ElementIdentity] = Field(default_factory=list)
     events: int = 0  # page events (a dialog, a new tab, an error) the learning row met just before this step
@@ -96,6 +103,7 @@ class Taken:
     listing: list[ListedElement]
     events: int
     after: list[ListedElement] = field(default_factory=list)  # the listing the next step saw
+    kept: bool = False  # a moment of the person's own (a hand-off) that every row meets at this step
 
 
 def learn_path(
@@ -110,10 +118,10 @@ def learn_path(
     steps: list[PathStep] = []
     covered: set[str] = set()
     for action in taken:
-        if not action.ok or action.action in _NOT_REPLAYED:
+        if not action.ok or (action.action in _NOT_REPLAYED and not action.kept):
             continue
         step = _step(action, values, literal)
-        covered.update(_columns_in(step))
+        covered.update(columns_in(step))
         if step.ask_model:
             covered.update(_reformatted(action, values))
         steps.append(step)
@@ -137,7 +145,8 @@ def _characters(text: str) -> list[str]:
     return sorted(char for char in text.casefold() if char.isalnum())
 
 
-def _columns_in(step: PathStep) -> set[str]:
+def columns_in(step: PathStep) -> set[str]:
+    """The columns a step uses: in its values, or to name or tick its element."""
     found = {step.target_column, step.toggle_column} - {None}
     for name in step.templated:
         found.update(parse_template(str(step.input[name])).columns)
@@ -161,6 +170,9 @@ def _step(action: Taken, values: Mapping[str, str], literal: str) -> PathStep:
     value_field = _VALUE_FIELDS.get(action.action)
     if value_field is not None and isinstance(given.get(value_field), str):
         template = as_template(given[value_field], values, literal)
+        dated = date_order(given[value_field], values) if template is None and _is_date(element) else None
+        if dated is not None:
+            template, step.date_order = "{" + dated[0] + "}", dated[1]
         if template is None:
             step.ask_model = True
         else:
@@ -250,6 +262,11 @@ def _bind_checkbox(step: PathStep, element: ListedElement, action: Taken, values
     step.checked_when = bool(wanted) == is_checked(after)
 
 
+def _is_date(element: ListedElement | None) -> bool:
+    """A field the browser keeps dates in its own form (``YYYY-MM-DD``), whatever the person sees or types."""
+    return element is not None and element.input_type == "date"
+
+
 def _is_checkbox(element: ListedElement) -> bool:
     return element.input_type == "checkbox" or element.attrs.get("role") in ("checkbox", "switch")
 
@@ -269,13 +286,19 @@ def _folded(text: str) -> str:
     return _WORDS.sub(" ", text.casefold()).strip()
 
 
-def fill(template: str, values: Mapping[str, str], *, url: bool = False) -> str:
+def fill(template: str, values: Mapping[str, str], *, url: bool = False, dates: str | None = None) -> str | None:
     """A step's value for this row: the template with each ``{column}`` replaced by the row's cell (quoted for an
-    address)."""
+    address; written as a date field holds it with ``dates``, the order the cells are in). None when a cell is not
+    the date the step needs."""
     parsed = parse_template(template)
     parts = [parsed.literals[0]]
     for column, literal in zip(parsed.columns, parsed.literals[1:], strict=True):
         value = values.get(column, "")
+        if dates is not None:
+            converted = as_field_date(value, dates)
+            if converted is None:
+                return None
+            value = converted
         parts += [quote(value, safe="") if url else value, literal]
     return "".join(parts)
 

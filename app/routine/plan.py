@@ -4,11 +4,12 @@ output columns named. Everything wrong is a RowsError in plain words, raised bef
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from app.routine.results import RESULT_COLUMNS, check_results_file, result_columns
+from app.routine.results import RESULT_COLUMNS, check_results_file, result_columns, write_results
 from app.routine.rows import RowsError, RowTable, columns_words, read_rows
-from app.routine.state import row_keys
+from app.routine.state import RowRecord, row_keys
 from app.routine.template import Template, bind_columns, check_row, parse_template, render, secret_names
 from app.routine.types import RoutineOptions
 
@@ -38,6 +39,11 @@ class RoutinePlan:
         name no site for a secret, no file to upload, ask for no irreversible act); none of a template an MCP
         client wrote."""
         return "" if self.options.from_client else self.template.literal_text
+
+    def write_results(self, records: Mapping[str, RowRecord]) -> None:
+        """The results file as ``records`` say (it writes the disk: off the event loop)."""
+        keys, secrets, outputs = self.keys, list(self.secrets), self.options.output_columns
+        write_results(self.options.results_path(), self.table, keys, records, secrets, outputs)
 
     def task(self, number: int) -> str:
         row = self.table.rows[number - 1]

@@ -81,6 +81,7 @@ class RowModel:
         self.usage = Usage()  # their tokens
         self.replayed_steps = 0
         self.took_over = ""  # why the model took over ("" : it did not)
+        self.took_over_at = 0  # how many of the path's steps the row had taken then
         self.taken: list[Taken] = []  # every step the agent ran, for learning the path
         self._events = 0  # page events since the last answer
         self._call_events = 0  # page events just before the current answer
@@ -188,8 +189,11 @@ class RowModel:
                     return None
                 if is_checked(found[0]) == (wanted == step.checked_when):
                     continue  # already as this row wants it
+            answer = self._answer(step, found[0] if found else None, tool)
+            if answer is None:
+                return self._take_over("this row's value for the step is not a date the field takes")
             self.replayed_steps += 1
-            return self._answer(step, found[0] if found else None, tool)
+            return answer
         self._path = None
         self._note = self._told(CONFIRM)
         return None
@@ -232,6 +236,7 @@ class RowModel:
 
     def _take_over(self, reason: str) -> LLMReply | None:
         self.took_over = reason
+        self.took_over_at = self._position
         self._path = None
         self._note = self._told(TAKE_OVER.format(reason=reason))
         return None
@@ -240,11 +245,15 @@ class RowModel:
         """A note to the model, saying so when the row has been sent already."""
         return f"{note} {SENT}" if self.submitted else note
 
-    def _answer(self, step: PathStep, element: ListedElement | None, tool: ToolSpec) -> LLMReply:
+    def _answer(self, step: PathStep, element: ListedElement | None, tool: ToolSpec) -> LLMReply | None:
+        """The step as this row's answer; None when the row's value cannot be made for it (not a date)."""
         params = dict(step.input)
         for name in step.templated:
-            params[name] = fill(str(params[name]), self._values, url=url_field(step.action) == name)
-        if element is not None:
+            value = fill(str(params[name]), self._values, url=url_field(step.action) == name, dates=step.date_order)
+            if value is None:
+                return None
+            params[name] = value
+        if element is not None and step.action != HAND_OFF:  # a hand-off names the field in its words only
             params["index"] = element.index
         assert self._path is not None
         arguments = {

@@ -1,5 +1,6 @@
-"""The routine runner: reads the state, hands rows to slots, learns the path on the first good row and replays it on
-the rest, queues the rows that need the person, and writes each row's status before and after it runs.
+"""The routine runner: reads the state, hands rows to slots, learns the paths (from the first good row, the row the
+person showed, each new kind of row, the row that met a changed site: app/routine/learning.py) and replays the one
+that fits each row, queues the rows that need the person, and writes each row's status before and after it runs.
 
 It sits above the agent, never inside it: a row is one ordinary run of the agent. No Qt here; the CLI and the panel
 are its clients (events, the person queue, pause / resume / stop, progress).
@@ -33,13 +34,15 @@ from app.core.types import (
     ThinkingActivity,
 )
 from app.routine.cost import NO_LIMIT, Meter, first_row_calls
-from app.routine.path import RoutinePath, learn_path, may_send
+from app.routine.learning import Learning
+from app.routine.path import RoutinePath, may_send
+from app.routine.paths import PathBook
 from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
-from app.routine.results import write_results
 from app.routine.row import RowSlot, build_agent, outcome_of, row_guardrails
 from app.routine.state import RoutineStore, status_counts
+from app.routine.teach import Teachable, Teaching, show_row
 from app.routine.types import (
     Limit,
     PersonRequest,
@@ -64,10 +67,8 @@ log = logging.getLogger(__name__)
 WIND_DOWN = 30.0
 
 
-class Slot(RowSlot, Protocol):
-    async def open(self, url: str, signal: AbortSignal) -> None: ...
-
-    async def bring_to_front(self) -> None: ...
+class Slot(RowSlot, Teachable, Protocol):
+    pass
 
 
 class RunRecorder(Protocol):
@@ -81,7 +82,8 @@ class RunRecorder(Protocol):
 class RoutineRunner:
     """``await run()`` once. Events (``on``): rows_planned(RowsPlanned), row_started(RowStarted),
     row_activity(RowActivity), row_finished(RowFinished), person_needed(PersonRequest), person_done(PersonRequest),
-    progress(Progress), limit_reached(LimitReached)."""
+    progress(Progress), limit_reached(LimitReached), path_changed(PathChange); with Show me once,
+    teach_started(TeachStarted), taught_step(TaughtStep) and path_shown(PathShown), answered through ``teaching``."""
 
     def __init__(
         self,
@@ -119,7 +121,7 @@ class RoutineRunner:
         self._wake = asyncio.Condition()
         self._paused = False
         self._stopping = False
-        self._learning = 0  # rows in flight that learn the path, not waiting for the person
+        self._learning = 0  # rows in flight that learn a path, not waiting for the person
         self._agents: dict[int, Agent] = {}
         self._held: set[int] = set()
         self._parked: set[int] = set()  # rows waiting for the person on a hand-off
@@ -127,7 +129,9 @@ class RoutineRunner:
         self._given_up: dict[int, str] = {}
         self._unanswered: set[int] = set()  # rows whose hand-off nobody took in time
         self._slot_of: dict[int, Slot] = {}
-        self._path: RoutinePath | None = None
+        self._paths = Learning(plan, store, guardrails.secrets.mask, self._emit)
+        self.teaching: Teaching | None = None  # the row the person is showing (Show me once), while they do
+        self._hand_off_wait = hand_off_wait
         self._write_lock = asyncio.Lock()
         self._models: dict[int, RowModel] = {}  # the rows in flight
         columns = len(set(plan.template.columns))
@@ -144,8 +148,13 @@ class RoutineRunner:
 
     @property
     def path(self) -> RoutinePath | None:
-        """The learned path (None until a row succeeded, or with replay off)."""
-        return self._path
+        """The newest path (None until a row succeeded, or with replay off)."""
+        return self._paths.newest
+
+    @property
+    def paths(self) -> PathBook:
+        """Every path learned: the live ones, and the ones a mend replaced (with the row that replaced them)."""
+        return self._paths.book
 
     @property
     def paused(self) -> bool:
@@ -172,6 +181,8 @@ class RoutineRunner:
         """Every row in flight ends ``stopped`` (``interrupted`` when it may have sent its data already); the rows
         not started are ``skipped``; the results are kept."""
         self._stopping = True
+        if self.teaching is not None:
+            self.teaching.stop()
         self.person_queue.settle_limit(False)
         await self._notify()
         await asyncio.gather(*(agent.stop() for agent in list(self._agents.values())), return_exceptions=True)
@@ -193,6 +204,7 @@ class RoutineRunner:
         request = self._request(request_id)
         if request is not None and self.person_queue.answer(request_id, True, note):
             self._sent.add(request.number)  # the person acted in the row's page: they may have sent its form
+            self._paths.touched.add(request.number)
             agent = self._agents.get(request.number)
             if agent is not None:
                 agent.resume(note)
@@ -235,7 +247,7 @@ class RoutineRunner:
         counts = status_counts(self._store.records(), [key for key in self._this_run if key not in waiting])
         left = len(self._todo) + len(self._agents)
         counts.pop(RowStatus.RUNNING, None)
-        learns = self._learning_now()
+        learns = self._paths.learns_next
         return Progress(
             total=len(self._this_run),
             counts=counts,
@@ -244,7 +256,7 @@ class RoutineRunner:
             seconds_left=self._meter.seconds_left(left=left, learns=learns, at_once=len(self._live_slots())),
             paused=self._paused,
             at_limit=self.person_queue.limit_asked is not None,
-            path_learned=self._path is not None,
+            path_learned=bool(self._paths.book.live()),
             earlier=len(self.plan.keys) - len(self._this_run),
             costs=self._meter.costs(left=left, learns=learns, in_flight=self._models.values()),
         )
@@ -275,7 +287,7 @@ class RoutineRunner:
 
     async def _run(self) -> RoutineSummary:
         records = await asyncio.to_thread(self._store.records)
-        self._path = await asyncio.to_thread(self._load_path)
+        await self._paths.load()
         options = self.plan.options
         kept: dict[int, RowOutcome] = {}
         for number, key in enumerate(self.plan.keys, 1):
@@ -326,21 +338,20 @@ class RoutineRunner:
             await self._run_row(slot, *taken)
 
     async def _next_row(self) -> tuple[int, bool] | None:
-        """The next row, and whether it learns the path: until a path is learned, one row at a time learns it
-        (a row waiting for the person does not count), so that the rest can replay it."""
+        """The next row that may start, and whether it learns a path: a row no path fits (or the one the person
+        shows) learns, one at a time (a row waiting for the person does not count), so that the rows like it can
+        replay its path; the rows a path fits go on meanwhile."""
         async with self._wake:
-            await self._wake.wait_for(lambda: self._stopping or not self._todo or self._may_start())
-            if self._stopping or not self._todo:
+            await self._wake.wait_for(lambda: self._stopping or not self._todo or self._startable() is not None)
+            startable = None if self._stopping else self._startable()
+            if startable is None:
                 return None
-            learning = self._learning_now()
-            self._learning += int(learning)
-            return self._todo.popleft(), learning
+            self._todo.remove(startable[0])
+            self._learning += int(startable[1])
+            return startable
 
-    def _learning_now(self) -> bool:
-        return self.plan.options.replay and self._path is None
-
-    def _may_start(self) -> bool:
-        return not self._paused and (not self._learning_now() or self._learning == 0)
+    def _startable(self) -> tuple[int, bool] | None:
+        return None if self._paused else self._paths.startable(self._todo, self._learning)
 
     async def _notify(self) -> None:
         async with self._wake:
@@ -353,7 +364,11 @@ class RoutineRunner:
         key = plan.keys[number - 1]
         values = plan.public_values(number)
         await asyncio.to_thread(self._store.start, key, number, slot.name)
-        path = self._path if plan.options.replay and self._path is not None and self._path.replays(values) else None
+        if learning and self._paths.teach:
+            await self._taught_row(slot, number)
+            return
+        followed = self._paths.choose(number)
+        path = followed.path if followed is not None else None
         model = RowModel(self._model, number, values, path)
         confirm = self._confirm if self._confirm is not None else self.person_queue.confirm_handler(number, slot.name)
         guardrails = row_guardrails(self._guardrails, plan, number, confirm)
@@ -395,29 +410,27 @@ class RoutineRunner:
         )
         self._sent.discard(number)
         self._unanswered.discard(number)
-        if learning and outcome.status == RowStatus.DONE and self._path is None:
-            await self._learn(number, model, values)
+        await self._paths.after_row(number, model, followed, outcome, bool(slot.foreign_keys), self._todo)
         self._meter.row_ended(outcome, model.usage)
         await agent.dispose()
         await self._finish(number, outcome)
         self._check_limit()
         await self._notify()
 
-    async def _learn(self, number: int, model: RowModel, values: dict[str, str]) -> None:
-        path = learn_path(model.taken, number, values, self.plan.values_for_path, self.plan.template.literal_text)
-        if path is None:
-            return
-        self._path = path
-        body = self._guardrails.secrets.mask(path.model_dump_json())
-        await asyncio.to_thread(self._store.save_path, self.plan.template.text, body, number)
-
-    def _load_path(self) -> RoutinePath | None:
-        saved = self._store.path_for(self.plan.template.text) if self.plan.options.replay else None
+    async def _taught_row(self, slot: Slot, number: int) -> None:
+        """Show me once: the person does the row (``teach.show_row``); the path they take is followed from now on."""
+        teaching = self.teaching = Teaching(number)
+        self._slot_of[number] = slot
         try:
-            return RoutinePath.model_validate_json(saved[0]) if saved is not None else None
-        except ValueError:
-            log.warning("the routine's saved path could not be read; it is learned again")
-            return None
+            over, path = await show_row(teaching, slot, self.plan, self._emit, self._finish, self._hand_off_wait)
+            if path is not None and not self._stopping:
+                await self._paths.taught(number, path, self._todo)
+            elif over != "done":
+                self._paths.teach = False  # cancelled, or nobody came: the model learns from the next rows
+        finally:
+            self.teaching = None
+            self._learning -= 1
+            await self._notify()
 
     async def _finish(self, number: int, outcome: RowOutcome) -> None:
         key = self.plan.keys[number - 1]
@@ -427,18 +440,9 @@ class RoutineRunner:
         self._emit("progress", self.progress())
 
     async def _write(self) -> None:
-        plan = self.plan
         async with self._write_lock:
             records = await asyncio.to_thread(self._store.records)
-            await asyncio.to_thread(
-                write_results,
-                plan.options.results_path(),
-                plan.table,
-                plan.keys,
-                records,
-                list(plan.secrets),
-                plan.options.output_columns,
-            )
+            await asyncio.to_thread(self.plan.write_results, records)
 
     # --- what rows do ------------------------------------------------------------------------------------------
 

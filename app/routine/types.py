@@ -8,9 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.core.safety.risky import ConfirmRequest
+
+if TYPE_CHECKING:
+    from app.core.page import ElementIdentity
+    from app.routine.path import RoutinePath
 
 
 class RowStatus(StrEnum):
@@ -97,6 +101,8 @@ class RoutineOptions:
     start_url: str = ""  # each row starts here (the CLI's --url); "" : where the previous row left its window
     # An MCP client wrote the template and the start page: the sites they name get no secret.
     from_client: bool = False
+    # Show me once: the first row is done by the person while the app records it, and becomes the path.
+    teach: bool = False
     # The state's keys of rows that may have reached the site (interrupted, unclear) which the person checked and
     # chose to run again (the panel's "Check and run again…"): they run, the others like them do not.
     rerun: frozenset[str] = frozenset()
@@ -208,6 +214,36 @@ class RoutineSummary:
     stopped: bool = False  # the person stopped the routine (Stop, Esc, Ctrl+C, SIGTERM)
 
 
+@dataclass(frozen=True)
+class TeachStarted:
+    """Show me once: the person is to do row ``number`` in its window (``browser``) and press Done. ``cells``: the
+    row's values that are not secrets, in the file's order (for the words that name the row)."""
+
+    number: int
+    browser: str
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TaughtStep:
+    """One step the person took in the row being shown, as the agent's own action would be: ``action`` the tool,
+    ``input`` its input without the element, ``target`` the element (None for a key, a scroll, an address)."""
+
+    number: int
+    action: str
+    input: dict[str, object]
+    target: ElementIdentity | None
+    secret: bool  # typed into a password or code field: ``input`` never holds the value
+
+
+@dataclass(frozen=True)
+class PathShown:
+    """The path learned from the row the person showed, waiting for Use this path or Show me again."""
+
+    number: int
+    path: RoutinePath
+
+
 RoutineEvent = Literal[
     "rows_planned",
     "row_started",
@@ -217,4 +253,8 @@ RoutineEvent = Literal[
     "person_done",
     "progress",
     "limit_reached",
+    "teach_started",
+    "taught_step",
+    "path_shown",
+    "path_changed",
 ]

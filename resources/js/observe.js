@@ -3,12 +3,13 @@
 // Called by app/browser/observer.py as `frame.evaluate(source, options)`; iframes become placeholders that Python
 // fills by running this script in the child frame (Playwright can only act on a handle from the owning frame).
 //
-// options: {nonce, margin, region, alpha, skip, dry}. skip: the tag name of the app's own stop bar
+// options: {nonce, margin, region, alpha, skip, dry, state}. skip: the tag name of the app's own stop bar
 // (app/browser/stop_bar.py), which is not the page's: it is neither listed nor counted as covering what lies under it.
 // region {top, bottom, left, right} is in this document's viewport coordinates (given for child frames); without it,
 // the viewport plus `margin` viewport heights above and below is used. alpha: the opacity the embedding page gives
 // this frame. Only elements intersecting the region are listed. dry: a rehearsal while the page settles, so that the
-// first real look at a new document runs compiled code; it keeps its state to itself and marks no frame.
+// first real look at a new document runs compiled code; it keeps its state to itself and marks no frame. state: with
+// dry, the object that state is kept in, for a caller that reads the listed elements back (Show me once's recorder).
 // Returns {title, url, origin, viewport, scroll, items, truncated}.
 //
 // Only what a person can see is page text: text that is hidden, transparent, tiny, clipped away, off the page,
@@ -39,7 +40,8 @@
  */
 // The script's own:
 /**
- * @typedef {{nonce: string, margin: number, region?: Region, alpha?: number, skip?: string | null, dry?: boolean}} Options
+ * @typedef {{nonce: string, margin: number, region?: Region, alpha?: number, skip?: string | null, dry?: boolean,
+ *   state?: State}} Options
  * An element of the page as this script reads it: the properties of form controls, images, labels and <details> are
  * read only where its tag says it has them (the typed controls' own, where it reads more, as casts).
  * @typedef {Pick<HTMLInputElement, 'type' | 'labels' | 'required' | 'disabled' | 'readOnly' | 'alt' | 'multiple'>
@@ -151,7 +153,7 @@
   // Filled in below: the init script that preloads the observer (observer.py) leaves all but its own parts to it.
   const fresh = () => /** @type {State} */ ({});
   const host = /** @type {Window & {[STATE_KEY]?: State}} */ (window);
-  let found = options.dry ? fresh() : host[STATE_KEY];
+  let found = options.dry ? options.state || fresh() : host[STATE_KEY];
   if (!found) {
     // Non-enumerable so that pages iterating window see nothing of us.
     found = fresh();

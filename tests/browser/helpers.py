@@ -1,9 +1,12 @@
-"""Reading the serialized page the way the model does (find an element's [index] by what its line says), and the
-events the controller tells."""
+"""Reading the serialized page the way the model does (find an element's [index] by what its line says), the events
+the controller tells, and where a button of the app's own bars is on the page."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from playwright.async_api import Page
 
 from app.browser.controller import PlaywrightPageController
 from tests.waiting import until
@@ -41,3 +44,28 @@ async def page_events(controller: PlaywrightPageController, count: int = 1, cont
 
     await until(enough, message=f"{count} page event(s)" + (f" with {containing!r}" if containing else ""))
     return events
+
+
+async def bar_button(page: Page, label: str, timeout: float = 20.0) -> tuple[float, float]:
+    """The centre (in the page's coordinates) of the button ``label`` of a bar of the app's own, once the page has it
+    (a page just loaded gets its bar a moment later): it lives in a closed shadow root, which no selector reaches, so
+    its place comes from Chromium's own view of the page."""
+    cdp = await page.context.new_cdp_session(page)
+
+    async def button() -> dict[str, Any] | None:
+        tree = await cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})
+        return _button(tree["root"], label)
+
+    try:
+        found = await until(button, timeout, f"the {label} button in the page")
+        quad = (await cdp.send("DOM.getBoxModel", {"nodeId": found["nodeId"]}))["model"]["content"]
+    finally:
+        await cdp.detach()
+    return (quad[0] + quad[2]) / 2, (quad[1] + quad[5]) / 2
+
+
+def _button(node: dict[str, Any], label: str) -> dict[str, Any] | None:
+    inside = [*node.get("children", []), *node.get("shadowRoots", [])]
+    if node.get("nodeName") == "BUTTON" and any(child.get("nodeValue") == label for child in inside):
+        return node
+    return next((found for child in inside if (found := _button(child, label)) is not None), None)

@@ -3,9 +3,10 @@ row's quoted values from its task and the page from the prompt, and answers the 
 take. Stateless: every answer follows from what the request shows, so rows in parallel share it.
 
 The task it understands is ``TEMPLATE``: the row's values, quoted, in the order name, email, plan, start,
-newsletter. It never acts on a page it does not know, and never types a value that is not the row's. One that
-``misreads`` (as real models do misread a page's banner) takes the Saved page of a row that followed the routine's
-path for one that did not save, and enters the row again from "New customer".
+newsletter (a shorter one, for a path the person showed, is enough to confirm a saved row). It starts a customer
+from the customer list's "New customer", never acts on a page it does not know, and never types a value that is not
+the row's. One that ``misreads`` (as real models do misread a page's banner) takes the Saved page of a row that
+followed the routine's path for one that did not save, and enters the row again from "New customer".
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def crm_model(outputs: bool = False, misreads: bool = False) -> Callable[[dict[s
     def respond(body: dict[str, Any]) -> FakeResponse:
         text = user_text(body)
         page = text.split("<browser_state>", 1)[1]
-        name, email, plan, start, newsletter = row_values(body)
+        values = row_values(body)
+        name = values[0] if values else ""  # a short template ("Add the customer {name}") only confirms a row
         elements = _elements(page)
         if "Saved customer" in page and misreads and _REPLAYED in text:
             again = _find(elements, "New customer")
@@ -81,9 +83,13 @@ def crm_model(outputs: bool = False, misreads: bool = False) -> Callable[[dict[s
             return _reply({"done": done})
         if "Security check" in page:
             return _reply({"hand_off_to_user": {"reason": "The CRM asks a person to confirm this customer."}})
-        name_field = _find(elements, "name=name")
+        name, email, plan, start, newsletter = values
+        name_field = _find(elements, "name=name") or _find(elements, "name=customer_name")  # before, after a redesign
         email_field = _find(elements, "type=email")
         if name_field is None or email_field is None:
+            new = _find(elements, "New customer")  # the customer list
+            if new is not None:
+                return _reply({"click_element_by_index": {"index": new[0]}}, "Open the new-customer form")
             return _reply({"done": {"text": "This is not the CRM's form.", "success": False}})
         steps: list[tuple[tuple[int, str] | None, str, dict[str, Any]]] = [
             (name_field, "input_text", {"text": name}),

@@ -1,12 +1,14 @@
 """A CRM-like site on 127.0.0.1 that keeps its customers on the server, for routine tests and the routine bench.
 
-``/new`` is the new-customer form (name, email, plan drop-down, start date, newsletter checkbox, Save). A POST to
+``/new`` is the new-customer form (name, email, plan drop-down, start date, newsletter checkbox, Save); ``/customers``
+lists the customers saved, with a "New customer" link (where a person starts a row by hand). A POST to
 ``/customers`` saves the record (the server is the truth: ``records``) and shows "Saved customer", or refuses it with
 "Refused: …" (an email without "@", or one already saved). An email in ``captcha_emails`` first gets a Security
 check page, which goes on by itself once the test ``solve()``s it, or once a person types ``captcha_code`` in its
 field and presses Verify (``codes``: what was typed there). ``form_version = 2`` renames the email field, the way a
-site changes between rows; ``save_label`` words the Save button ("Save and pay $9" makes it a risky click),
-``newsletter_label`` the check box.
+site changes between rows; ``form_version = 3`` is a redesign: "Full name" is now "Customer name" (another field name),
+below Email; ``save_label`` words the Save button ("Save and pay $9" makes it a risky click), ``newsletter_label``
+the check box.
 ``on_post`` runs as each POST arrives (a test kills the routine there, in mid-row). ``foreign_keys`` stands for
 someone typing in the form's window while the agent types: the name field gets those characters after the agent's
 first key.
@@ -28,8 +30,9 @@ from urllib.parse import parse_qs, urlsplit
 FORM = """<!doctype html><html lang=en><meta charset=utf-8><title>New customer — Test CRM</title>
 <h1>New customer</h1>{error}
 <form method=post action=/customers>
-<p><label>Name <input name=name></label></p>
+{before_email}
 <p><label>{email_label} <input name={email_name} type=email></label></p>
+{after_email}
 <p><label>Plan <select name=plan><option>Free</option><option>Starter</option><option>Pro</option></select></label></p>
 <p><label>Start date <input name=start type=date></label></p>
 <p><label><input type=checkbox name=newsletter> {newsletter}</label></p>
@@ -38,6 +41,9 @@ FORM = """<!doctype html><html lang=en><meta charset=utf-8><title>New customer �
 # What another person's keys do to the name field while the agent types into it.
 FOREIGN_KEYS = """<script>const name = document.querySelector('[name=name]');
 name.addEventListener('input', () => {{ name.value += {keys}; }}, {{once: true}});</script>"""
+NAME = "<p><label>{label} <input name={name}></label></p>"
+LIST = """<!doctype html><html lang=en><meta charset=utf-8><title>Customers — Test CRM</title>
+<h1>Customers</h1><ul>{items}</ul><p><a href=/new>New customer</a></p></html>"""
 SAVED = """<!doctype html><html lang=en><meta charset=utf-8><title>Saved — Test CRM</title>
 <h1>Saved customer {name}</h1><p>Customer number: {id}</p><p><a href=/new>New customer</a></p></html>"""
 # It asks the server one question at a time and goes on once: on a loaded machine an interval's polls overlapped,
@@ -95,10 +101,18 @@ class CrmSite:
             self._solved.update(self._pending)
 
     def form(self, error: str = "") -> bytes:
-        email_label, email_name = ("Email", "email") if self.form_version == 1 else ("Contact email", "contact_email")
+        email_label, email_name = ("Contact email", "contact_email") if self.form_version == 2 else ("Email", "email")
         alert = f"<p role=alert>Refused: {html.escape(error)}</p>" if error else ""
         script = FOREIGN_KEYS.format(keys=json.dumps(self.foreign_keys)) if self.foreign_keys else ""
+        redesigned = self.form_version == 3
+        name = (
+            NAME.format(label="Customer name", name="customer_name")
+            if redesigned
+            else NAME.format(label="Full name", name="name")
+        )
         return FORM.format(
+            before_email="" if redesigned else name,
+            after_email=name if redesigned else "",
             error=alert,
             email_label=email_label,
             email_name=email_name,
@@ -125,7 +139,7 @@ class CrmSite:
             self.on_post(data)
         email = data.get("email") or data.get("contact_email") or ""
         record = {
-            "name": data.get("name", ""),
+            "name": data.get("name") or data.get("customer_name") or "",
             "email": email,
             "plan": data.get("plan", ""),
             "start": data.get("start", ""),
@@ -154,6 +168,10 @@ class CrmSite:
         query = {k: v[0] for k, v in parse_qs(parts.query).items()}
         if parts.path in ("/", "/new"):
             return 200, self.form(), ""
+        if parts.path == "/customers":
+            with self._lock:
+                names = [html.escape(r["name"]) for r in self.records]
+            return 200, LIST.format(items="".join(f"<li>{name}</li>" for name in names)).encode(), ""
         if parts.path == "/saved":
             with self._lock:
                 record = next((r for r in self.records if r["id"] == query.get("id")), None)

@@ -170,7 +170,7 @@ async def test_a_small_routine_runs_to_the_end_and_the_site_stores_its_records(
     assert view.model.line(4).words == "The CRM refused it: that email is already a customer."
     assert view.line.text().startswith("Finished in ") and "3 done · 1 failed" in view.line.text()
     assert view.retry_button.isEnabled() and view.retry_button.text() == "Retry failed rows (1)"
-    assert view.path.text().startswith("1. Type “{name}” into the Name field")
+    assert view.path.text().startswith("1. Type {name} into the Full name field")
     view.rows.selectRow(0)
     assert view.timeline_button.isEnabled()
     view.timeline_button.click()
@@ -364,7 +364,7 @@ async def test_the_demo_routine_runs_offline_and_the_demo_crm_stores_five_custom
     assert sorted(c["email"] for c in stored) == sorted(
         ["jane@example.com", "arjun@quillworks.in", "sofia.rossi@vela.it", "kenji@harbor.jp", "lea.martin@atelier.fr"]
     )
-    assert panel.run_view.path.text().startswith("1. Type “{first_name}” into the First name field")
+    assert panel.run_view.path.text().startswith("1. Type {first_name} into the First name field")
     assert panel.run_view.note.text() == (  # beside "14 model calls", under the banner's "No AI model is called"
         "In the demo, a script on this computer gives the model's answers: no AI model is called."
     )

@@ -17,10 +17,11 @@ from PySide6.QtWidgets import QFileDialog, QStackedWidget, QVBoxLayout, QWidget
 
 from app.background import Background
 from app.routine.cost import before_run, limit_of
+from app.routine.paths import PathChange
 from app.routine.plan import RoutinePlan
 from app.routine.rows import RowsError, read_rows
 from app.routine.template import parse_template
-from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished
+from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished, RowStatus
 from app.text.cost_words import before_run_words
 from app.text.i18n import tr
 from app.ui.dialog_style import dialog_stylesheet
@@ -37,6 +38,12 @@ NO_MODEL = (
     "No AI model is set up, so only the demo routine can run. Add a model and its API key in Settings to run "
     "your own routines."
 )
+
+NO_MODEL_TO_FOLLOW = (
+    "Show me once needs an AI model for the rows after the one you show (one short call each). Add a model and its "
+    "API key in Settings."
+)
+NO_START = "Show me once opens the page each row starts at: fill in “Start each row at” first."
 
 
 class RoutinePanel(QWidget):
@@ -74,6 +81,7 @@ class RoutinePanel(QWidget):
         setup.savedChosen.connect(lambda routine: self._background.spawn(self.use_saved(routine)))
         setup.saveRequested.connect(lambda: self._background.spawn(self.save_routine()))
         setup.runRequested.connect(lambda: self._background.spawn(self.run_routine()))
+        setup.teachRequested.connect(lambda: self._background.spawn(self.run_routine(teach=True)))
         setup.demoRequested.connect(lambda: self._background.spawn(self.use_demo()))
         setup.template.textChanged.connect(self.show_estimate)
         run.pauseToggled.connect(self.toggle_pause)
@@ -91,6 +99,15 @@ class RoutinePanel(QWidget):
         needs.allowedEveryRow.connect(session.allow_every_row)
         needs.showRequested.connect(session.bring_to_front)
         session.rowsPlanned.connect(run.model.planned)
+        teach = run.teach
+        teach.doneRequested.connect(session.teach_done)
+        teach.cancelRequested.connect(session.teach_cancel)
+        teach.answered.connect(session.use_path)
+        teach.showRequested.connect(session.bring_to_front)
+        session.teachStarted.connect(run.teach_started)
+        session.taughtStep.connect(teach.add_step)
+        session.pathShown.connect(teach.show_path)
+        session.pathChanged.connect(self._path_changed)
         session.rowStarted.connect(run.model.started)
         session.rowStarted.connect(run.row_started)
         session.rowActivity.connect(run.model.activity)
@@ -187,7 +204,7 @@ class RoutinePanel(QWidget):
             await self.use_saved(last.routine)
             if not last.named:
                 self.setup.name.clear()
-            self.setup.note.setText(tr("As you left it last time."))
+            self.setup.tell(tr("As you left it last time."))
 
     async def use_saved(self, routine: SavedRoutine) -> None:
         self.setup.use(routine)
@@ -211,7 +228,7 @@ class RoutinePanel(QWidget):
         await asyncio.to_thread(self.folders.save, routine)
         await self._load_saved()
         self.setup.name.setText(routine.name)
-        self.setup.note.setText(tr("Saved as “{name}”.", name=routine.name))
+        self.setup.tell(tr("Saved as “{name}”.", name=routine.name))
         return routine
 
     # --- running -----------------------------------------------------------------------------------------------
@@ -228,8 +245,9 @@ class RoutinePanel(QWidget):
     def _is_demo(self, routine: SavedRoutine) -> bool:
         return self.rows_file == self._demo.rows and routine.template == self._demo.template
 
-    async def run_routine(self, *, retry_failed: bool = False) -> RoutinePlan | None:
-        """Check the routine (its problems are said in the setup, nothing starts) and run it."""
+    async def run_routine(self, *, retry_failed: bool = False, teach: bool = False) -> RoutinePlan | None:
+        """Check the routine (its problems are said in the setup, nothing starts) and run it; ``teach``: Show me
+        once, the first row is the person's to do in its window."""
         if self.session.running:
             return None
         routine = self.setup.routine(self.rows_file)
@@ -237,8 +255,11 @@ class RoutinePanel(QWidget):
             self.setup.show_problem(tr("Open a CSV or Excel file with the rows first, or paste them."))
             return None
         demo = self._is_demo(routine)
-        if self.session.host.demo() and not demo:
-            self.setup.show_problem(tr(NO_MODEL))
+        if self.session.host.demo() and (teach or not demo):
+            self.setup.show_problem(tr(NO_MODEL_TO_FOLLOW if teach else NO_MODEL))
+            return None
+        if teach and not routine.start_url:
+            self.setup.show_problem(tr(NO_START))
             return None
         await self.keep_setup()  # a crash during the run loses nothing of the setup either
         # The demo starts anew every time; a routine of yours continues where it left off on the same file.
@@ -254,6 +275,7 @@ class RoutinePanel(QWidget):
             retry_failed=retry_failed or routine.retry_failed,
             parallel=routine.parallel,
             start_url=routine.start_url,
+            teach=teach,
         )
         return await self._start(options, routine, demo)
 
@@ -261,9 +283,8 @@ class RoutinePanel(QWidget):
         if self.last is None or self.session.running:
             return None
         options, routine, demo = self.last
-        return await self._start(
-            RoutineOptions(**{**options.__dict__, "retry_failed": True}), routine, demo, back_to_setup=False
-        )
+        again = {**options.__dict__, "retry_failed": True, "teach": False}  # the path is known by now
+        return await self._start(RoutineOptions(**again), routine, demo, back_to_setup=False)
 
     async def run_again(self, keys: frozenset[str]) -> RoutinePlan | None:
         """Check and run again…: the rows that may have reached the site which the person checked run again."""
@@ -301,7 +322,7 @@ class RoutinePanel(QWidget):
     def say(self, words: str) -> None:
         """A line for the person on the page they see: beside Save, or under the run."""
         if self.pages.currentIndex() == 0:
-            self.setup.note.setText(words)
+            self.setup.tell(words)
         else:
             self.run_view.say(words)
 
@@ -321,6 +342,15 @@ class RoutinePanel(QWidget):
 
     def _row_finished(self, event: RowFinished) -> None:
         self.run_view.model.finished(event)
+        teach = self.run_view.teach
+        if event.number == teach.number and event.outcome.status != RowStatus.DONE:
+            teach.end()  # cancelled, stopped, or nobody came: no path to show
+
+    def _path_changed(self, change: PathChange) -> None:
+        if change.origin == "taught":
+            self.run_view.teach.end()  # taken: by Use this path, or as nobody answered in time
+        self.run_view.path_changed(change)
+        self.run_view.show_paths(self.session.paths)
 
     def _person_needed(self, request: PersonRequest) -> None:
         self.run_view.model.waiting_for_person(request.number, True)
@@ -332,13 +362,13 @@ class RoutinePanel(QWidget):
 
     def _progress(self, progress: Progress) -> None:
         self.run_view.show_progress(progress)
-        if progress.path_learned and not self.run_view.path.text():
-            self.run_view.show_path(self.session.path)
+        if progress.path_learned and not self.run_view.path.text():  # a path saved by an earlier run
+            self.run_view.show_paths(self.session.paths)
 
     def _finished(self, summary: RoutineSummary) -> None:
         self.runningChanged.emit(False)
         self.run_view.finish(summary)
-        self.run_view.show_path(self.session.path)
+        self.run_view.show_paths(self.session.paths)
         if self.last is not None and self.last[2]:  # its "model calls" next to the banner's "No AI model is called"
             self.run_view.say(
                 tr("In the demo, a script on this computer gives the model's answers: no AI model is called.")

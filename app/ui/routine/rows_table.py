@@ -105,6 +105,13 @@ class RowsModel(QAbstractTableModel):
         line.words = tr("Following the learned path…") if event.replay else tr("Starting…")
         self._changed(event.number)
 
+    def showing(self, number: int) -> None:
+        """Show me once: the person does the row in its window."""
+        line = self.line(number)
+        if line.status == RowStatus.RUNNING:
+            line.words = tr("You do it in its window")
+            self._changed(number)
+
     def activity(self, event: RowActivity) -> None:
         line = self.line(event.number)
         if line.status == RowStatus.RUNNING:

@@ -1,7 +1,8 @@
 """Routine mode while and after it runs: the progress bar with counts and time left, Pause/Resume and Stop, the
-"Needs you" queue, the live row table, and at the end Retry failed rows, Check and run again… (the rows that may have
-reached the site), a row's timeline, the results (copy or save) and the learned path in plain words, which scrolls in
-the room the rows' table leaves it."""
+"Needs you" queue, Show me once (app/ui/routine/teach_box.py), the live row table, each path learned or mended as
+it happens, and at the end Retry failed rows, Check and run again… (the rows that may have reached the site), a row's
+timeline, the results (copy or save) and what it learned: each path in plain words with the rows it serves, which
+scrolls in the room the rows' table leaves it."""
 
 from __future__ import annotations
 
@@ -19,16 +20,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.routine.path import RoutinePath
+from app.routine.paths import PathBook, PathChange
 from app.routine.plan import RoutinePlan
-from app.routine.types import Progress, RoutineSummary, RowStarted, RowStatus
+from app.routine.types import Progress, RoutineSummary, RowStarted, RowStatus, TeachStarted
 from app.text.i18n import tr
+from app.text.path_words import change_words, path_words
 from app.text.wording import format_duration
 from app.ui.routine.needs_you import NeedsYouBar
 from app.ui.routine.recheck import RecheckDialog
 from app.ui.routine.rows_table import RowsModel, RowsView
 from app.ui.routine.setup_view import heading
-from app.ui.routine.words import counts_words, path_words, progress_words, rows_through
+from app.ui.routine.teach_box import TeachBox
+from app.ui.routine.words import counts_words, learned_words, progress_words, rows_through
 
 
 class RunView(QWidget):
@@ -57,6 +60,12 @@ class RunView(QWidget):
         self.note.setObjectName("RoutineHint")
         self.note.setWordWrap(True)
         self.note.hide()
+        self.changes = QLabel(self)  # each path learned or mended, as it happens
+        self.changes.setObjectName("RoutineHint")
+        self.changes.setWordWrap(True)
+        self.changes.setTextFormat(Qt.TextFormat.PlainText)  # names of the site's fields
+        self.changes.hide()
+        self.teach = TeachBox(self)
         self.pause_button = QPushButton(tr("Pause"), self)
         self.stop_button = QPushButton(tr("Stop"), self)
         self.stop_button.setProperty("role", "danger")
@@ -79,6 +88,7 @@ class RunView(QWidget):
         self.path.setTextFormat(Qt.TextFormat.PlainText)
         self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.path_area = PathArea(self.path, self)
+        self._plan: RoutinePlan | None = None
         self._lay_out()
         self.pause_button.clicked.connect(self.pauseToggled)
         self.stop_button.clicked.connect(self.stopRequested)
@@ -112,7 +122,9 @@ class RunView(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.bar)
         layout.addWidget(self.line)
+        layout.addWidget(self.changes)
         layout.addLayout(controls)
+        layout.addWidget(self.teach)
         layout.addWidget(self.needs_you)
         layout.addWidget(self.rows, 1)
         layout.addLayout(after)
@@ -124,19 +136,25 @@ class RunView(QWidget):
     # --- states ------------------------------------------------------------------------------------------------
 
     def begin(self, plan: RoutinePlan, name: str) -> None:
+        self._plan = plan
         self.model.reset(plan)
         self.needs_you.clear()
+        self.teach.end()
+        self.changes.clear()
+        self.changes.hide()
         self.title.setText(tr("{name} · {rows} rows", name=name, rows=len(plan.table.rows)))
         self.bar.setRange(0, len(plan.table.rows))
         self.bar.setValue(0)
         self.line.setText(tr("Starting the browser…"))
         self.set_running(True)
-        self.show_path(None)
+        self.show_paths(None)
 
     def row_started(self, event: RowStarted) -> None:
         """Until the first row ends, the line says what happens first: the model learns, the rest will follow."""
         if self.line.text() == tr("Starting the browser…"):
-            if event.replay:
+            if self._plan is not None and self._plan.options.teach:
+                self.line.setText(tr("Row {n} is yours to show; the other rows then do what you did.", n=event.number))
+            elif event.replay:
                 self.line.setText(tr("Following the path learned earlier, row by row…"))
             else:
                 self.line.setText(
@@ -167,6 +185,7 @@ class RunView(QWidget):
     def finish(self, summary: RoutineSummary) -> None:
         self.set_running(False)
         self.needs_you.clear()
+        self.teach.end()
         self.bar.setRange(0, max(1, summary.rows))
         self.bar.setValue(summary.rows)
         counts = counts_words(summary.counts) or tr("nothing to do: every row was done before")
@@ -184,6 +203,7 @@ class RunView(QWidget):
 
     def fail(self, words: str) -> None:
         self.set_running(False)
+        self.teach.end()
         self.line.setText(words)
 
     def say(self, text: str) -> None:
@@ -191,14 +211,34 @@ class RunView(QWidget):
         self.note.setText(text)
         self.note.setVisible(bool(text))
 
-    def show_path(self, path: RoutinePath | None) -> None:
-        lines = path_words(path)
-        self.path_heading.setVisible(bool(lines))
-        self.path_area.setVisible(bool(lines))
-        self.path.setText("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
-        self.path_area.updateGeometry()
-        if path is not None:
+    def teach_started(self, started: TeachStarted) -> None:
+        """Show me once: row ``started.number`` is the person's to do now."""
+        self.model.showing(started.number)
+        self.teach.start(started)
+
+    def path_changed(self, change: PathChange) -> None:
+        """A path learned or mended, said under the progress line as it happens."""
+        said = [line for line in self.changes.text().splitlines() if line]
+        self.changes.setText("\n".join([*said, change_words(change)]))
+        self.changes.show()
+
+    def show_paths(self, book: PathBook | None) -> None:
+        """What it learned: one path as its steps; several, each under the kind of row it serves and its rows."""
+        live = book.live() if book is not None else []
+        self.path_heading.setVisible(bool(live))
+        self.path_area.setVisible(bool(live))
+        if book is None or not live:
+            self.path.clear()
+        elif len(live) == 1 and not book.deciding:
+            path = live[0].path
             self.path_heading.setText(tr("What it learned from row {row}", row=path.learned_from))
+            self.path.setText("\n".join(f"{i}. {line}" for i, line in enumerate(path_words(path), 1)))
+        else:
+            plan = self._plan
+            rows = [(n, plan.public_values(n)) for n in range(1, len(plan.table.rows) + 1)] if plan else []
+            self.path_heading.setText(tr("What it learned"))
+            self.path.setText(learned_words(book, rows))
+        self.path_area.updateGeometry()
 
     # --- rows that may have reached the site --------------------------------------------------------------------
 

@@ -19,8 +19,10 @@ from app.background import Background
 from app.core.llm import LLMClient
 from app.routine.launch import OpenRoutine, RoutineSetup, open_routine
 from app.routine.path import RoutinePath
+from app.routine.paths import PathBook
 from app.routine.plan import RoutinePlan, plan_routine
 from app.routine.state import RoutineBusy
+from app.routine.teach import Teaching
 from app.routine.types import PersonRequest, RoutineOptions, RoutineSummary
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
@@ -84,6 +86,10 @@ class RoutineSession(QObject):
     progress = Signal(object)  # Progress
     finished = Signal(object)  # RoutineSummary
     failed = Signal(str)  # the routine could not start, in plain words
+    pathChanged = Signal(object)  # PathChange
+    teachStarted = Signal(object)  # TeachStarted: Show me once, a row is the person's to do
+    taughtStep = Signal(object)  # TaughtStep
+    pathShown = Signal(object)  # PathShown
 
     def __init__(self, host: RoutineHost, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -103,6 +109,11 @@ class RoutineSession(QObject):
     @property
     def path(self) -> RoutinePath | None:
         return self._open.runner.path if self._open is not None else None
+
+    @property
+    def paths(self) -> PathBook | None:
+        """Every path the routine knows, with the kind of row each serves."""
+        return self._open.runner.paths if self._open is not None else None
 
     def start(
         self,
@@ -152,6 +163,10 @@ class RoutineSession(QObject):
         runner.on("person_needed", self.personNeeded.emit)
         runner.on("person_done", self.personDone.emit)
         runner.on("progress", self.progress.emit)
+        runner.on("path_changed", self.pathChanged.emit)
+        runner.on("teach_started", self.teachStarted.emit)
+        runner.on("taught_step", self.taughtStep.emit)
+        runner.on("path_shown", self.pathShown.emit)
         opened = self._open
         try:
             summary: RoutineSummary = await runner.run()
@@ -202,6 +217,26 @@ class RoutineSession(QObject):
     def allow_every_row(self, request: PersonRequest) -> None:
         if self._open is not None:
             self._open.runner.answer(request.id, True, every_row=True)
+
+    # --- Show me once: the person's answers (the bar inside the page gives the same) ------------------------------
+
+    @property
+    def teaching(self) -> Teaching | None:
+        """The row the person is showing, while they do."""
+        return self._open.runner.teaching if self._open is not None else None
+
+    def teach_done(self) -> None:
+        if self.teaching is not None:
+            self.teaching.done()
+
+    def teach_cancel(self) -> None:
+        if self.teaching is not None:
+            self.teaching.cancel()
+
+    def use_path(self, use: bool) -> None:
+        """Use this path (True) or Show me again (False)."""
+        if self.teaching is not None:
+            self.teaching.use(use)
 
     def bring_to_front(self, number: int) -> None:
         if self._open is not None:

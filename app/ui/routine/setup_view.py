@@ -59,6 +59,7 @@ class SetupView(QWidget):
     savedChosen = Signal(object)  # SavedRoutine
     saveRequested = Signal()
     runRequested = Signal()
+    teachRequested = Signal()  # Show me once
     demoRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -132,11 +133,14 @@ class SetupView(QWidget):
         self.estimate.setWordWrap(True)
         self.estimate.hide()
         self.save_button = QPushButton(tr("Save routine"), self)
-        self.note = QLabel(self)  # beside Save: "Saved as …", the setup kept from last time, a task refused
+        self.note = QLabel(self)  # see tell()
         self.note.setObjectName("RoutineHint")
         self.note.setWordWrap(True)
+        self.note.hide()
         self.run_button = QPushButton(tr("Run routine"), self)
         self.run_button.setProperty("role", "primary")
+        self.teach_button = QPushButton(tr("Show me once"), self)
+        self.teach_button.setToolTip(tr("Do the first row yourself in the browser; the other rows then do the same"))
         self._lay_out()
         for child in self.findChildren(QWidget):  # a spreadsheet dropped on a field opens as the rows, too
             if child.acceptDrops():
@@ -153,6 +157,7 @@ class SetupView(QWidget):
         self.demo_button.clicked.connect(self.demoRequested)
         self.save_button.clicked.connect(self.saveRequested)
         self.run_button.clicked.connect(self.runRequested)
+        self.teach_button.clicked.connect(self.teachRequested)
 
     def _lay_out(self) -> None:
         """The setup scrolls; what is wrong, Save and Run stay in sight below it."""
@@ -198,13 +203,15 @@ class SetupView(QWidget):
         self.scroll_area.setWidget(content)
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
-        buttons.addWidget(self.note, 1)
+        buttons.addStretch(1)
+        buttons.addWidget(self.teach_button)
         buttons.addWidget(self.run_button)
         footer = QVBoxLayout()
         footer.setContentsMargins(14, 6, 14, 12)
         footer.setSpacing(8)
         footer.addWidget(self.problem)
         footer.addWidget(self.estimate)
+        footer.addWidget(self.note)  # right above Save: three buttons leave no room beside it at the panel's width
         footer.addLayout(buttons)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -213,6 +220,11 @@ class SetupView(QWidget):
         layout.addLayout(footer)
 
     # --- what the panel shows here -----------------------------------------------------------------------------
+
+    def tell(self, text: str) -> None:
+        """A line right above Save and Run: "Saved as …", the setup kept from last time, a task refused."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     def show_table(self, table: RowTable) -> None:
         """The file's columns and first rows, and its columns as chips."""
@@ -252,7 +264,7 @@ class SetupView(QWidget):
         self.problem.setText(text)
         self.problem.setVisible(bool(text))
         if text:
-            self.note.clear()
+            self.tell("")
 
     def to_the_task(self) -> None:
         """Rows just opened: the task comes next, so an empty task box takes the keyboard, scrolled into sight."""

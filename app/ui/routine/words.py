@@ -1,16 +1,18 @@
-"""What the Routine mode says: a row's status in a word and a colour, how it ended, the progress line, the learned path
-in plain words. Everything comes from typed values (RowStatus, RowOutcome, Progress, RoutinePath), never from English
-read back."""
+"""What the Routine mode says: a row's status in a word and a colour, how it ended, the progress line, the paths
+learned, with the rows each serves. Everything comes from typed values (RowStatus, RowOutcome, Progress, PathBook),
+never from English read back."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from PySide6.QtGui import QColor
 
-from app.routine.path import PathStep, RoutinePath
+from app.routine.paths import PathBook
 from app.routine.types import MaybeSent, Progress, RowOutcome, RowStatus
-from app.text.element_words import target_words
 from app.text.i18n import tr
-from app.text.wording import describe_action, format_duration
+from app.text.path_words import key_words, path_words, rows_words
+from app.text.wording import format_duration
 from app.ui.status_pill import your_turn_color
 from app.ui.style import Theme
 
@@ -117,29 +119,20 @@ def progress_words(progress: Progress) -> str:
     return line
 
 
-def path_words(path: RoutinePath | None) -> list[str]:
-    """The learned path, one plain sentence per step, with the columns it fills in braces."""
-    if path is None:
-        return []
-    lines = [_step_words(step) for step in path.steps]
-    if path.fixed:
-        lines.append(
-            tr(
-                "Rows with another value in {columns} than row {row} are done by the model.",
-                columns=", ".join(path.fixed),
-                row=path.learned_from,
-            )
+def learned_words(book: PathBook, rows: Sequence[tuple[int, Mapping[str, str]]]) -> str:
+    """Each path the routine follows, under the kind of row it serves and the rows of the file that follow it:
+    "Rows where {newsletter} is yes: 2 and 4–5 (learned from row 2)", then its steps, one plain sentence each."""
+    sections = []
+    for known in book.live():
+        # A column that picks the path is no longer one whose other values go to the model: they have their path.
+        fixed = {column: value for column, value in known.path.fixed.items() if column not in book.deciding}
+        path = known.path.model_copy(update={"fixed": fixed})
+        steps = "\n".join(f"{i}. {line}" for i, line in enumerate(path_words(path), 1))
+        serves = tr(
+            "{kind}: {rows} (learned from row {row})",
+            kind=key_words(book.key(known)),
+            rows=rows_words(book.serves(known, rows)),
+            row=known.number,
         )
-    return lines
-
-
-def _step_words(step: PathStep) -> str:
-    if step.toggle_column is not None:
-        target = target_words(step.target)
-        return tr("Tick {target} when {column} says yes", target=target, column="{" + step.toggle_column + "}")
-    words = describe_action(step.action, dict(step.input), step.target)
-    if step.target_column is not None:
-        words += " " + tr("(the one named {column})", column="{" + step.target_column + "}")
-    if step.ask_model:
-        words = tr("The model decides: {words}", words=words)
-    return words
+        sections.append(serves + "\n" + steps)
+    return "\n\n".join(sections)
