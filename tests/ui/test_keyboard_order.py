@@ -70,6 +70,7 @@ def setup_order(window: MainWindow, panel: RoutinePanel) -> list[QWidget]:
         setup.output_columns,
         setup.allowed_sites,
         setup.save_button,
+        setup.teach_button,
         setup.run_button,
     ]
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 
 from app.routine.path import PathStep, RoutinePath
+from app.routine.paths import KnownPath, PathBook
 from app.routine.plan import plan_routine
 from app.routine.types import RoutineOptions, RoutineSummary
 from app.ui import style
@@ -35,7 +36,7 @@ def _finished_view(tmp_path: Path, rows: int, steps: int) -> RunView:
     view.resize(*SHORT)
     view.begin(plan, "New customers")
     view.finish(RoutineSummary(rows, {"done": rows}, tmp_path / "results.csv", 14, rows, 30.0))
-    view.show_path(_path(steps))
+    view.show_paths(PathBook(paths=[KnownPath(path=_path(steps), origin="learned")]))
     view.show()
     QApplication.processEvents()
     return view

@@ -89,6 +89,7 @@ class RunView(QWidget):
         self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.path_area = PathArea(self.path, self)
         self._plan: RoutinePlan | None = None
+        self._first_row_said = False  # the line under the bar said what the first row does (until a row ends)
         self._lay_out()
         self.pause_button.clicked.connect(self.pauseToggled)
         self.stop_button.clicked.connect(self.stopRequested)
@@ -146,12 +147,14 @@ class RunView(QWidget):
         self.bar.setRange(0, len(plan.table.rows))
         self.bar.setValue(0)
         self.line.setText(tr("Starting the browser…"))
+        self._first_row_said = False
         self.set_running(True)
         self.show_paths(None)
 
     def row_started(self, event: RowStarted) -> None:
         """Until the first row ends, the line says what happens first: the model learns, the rest will follow."""
-        if self.line.text() == tr("Starting the browser…"):
+        if not self._first_row_said:
+            self._first_row_said = True
             if self._plan is not None and self._plan.options.teach:
                 self.line.setText(tr("Row {n} is yours to show; the other rows then do what you did.", n=event.number))
             elif event.replay:

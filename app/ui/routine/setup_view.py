@@ -137,10 +137,11 @@ class SetupView(QWidget):
         self.note.setObjectName("RoutineHint")
         self.note.setWordWrap(True)
         self.note.hide()
-        self.run_button = QPushButton(tr("Run routine"), self)
-        self.run_button.setProperty("role", "primary")
+        # Made in the order they read (Save, Show me once, Run routine): Tab follows it.
         self.teach_button = QPushButton(tr("Show me once"), self)
         self.teach_button.setToolTip(tr("Do the first row yourself in the browser; the other rows then do the same"))
+        self.run_button = QPushButton(tr("Run routine"), self)
+        self.run_button.setProperty("role", "primary")
         self._lay_out()
         for child in self.findChildren(QWidget):  # a spreadsheet dropped on a field opens as the rows, too
             if child.acceptDrops():
