@@ -20,24 +20,23 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.cli.args import base_url_problem
 from app.cli.confirm import cli_confirm
-from app.cli.routine_person import TerminalPerson
-from app.cli.routine_teach import TerminalTeacher
-from app.cli.signals import StopSignals
-from app.cli.task import (
+from app.cli.output import (
     EXIT_ERROR,
     EXIT_NEEDS_PERSON,
     EXIT_STOPPED,
     EXIT_SUCCESS,
     EXIT_UNSUCCESSFUL,
     EventPrinter,
-    _tell,
-    resolve_settings,
 )
+from app.cli.output import tell as _tell
+from app.cli.routine_person import TerminalPerson
+from app.cli.routine_teach import TerminalTeacher
+from app.cli.signals import StopSignals
 from app.cli.terminal import Say, is_terminal
 from app.core.clean_text import valid_text
 from app.core.safety.secrets import mask_everywhere
+from app.engine_args import base_url_problem, resolve_settings
 from app.routine.paths import PathChange
 from app.routine.plan import plan_routine
 from app.routine.rows import RowsError

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 from app.background import Background
-from app.cli.task import EventPrinter
+from app.cli.output import EventPrinter
 from app.cli.terminal import Say, TerminalUnreadable, discard_typed_ahead, read_line
 from app.routine.runner import RoutineRunner
 from app.routine.teach import Teaching

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.cli.args import add_engine_arguments
+from app.engine_args import add_engine_arguments
 
 # Ports below 1024 need privileges; 0 is refused (the URL printed must be one the person can give a client).
 MIN_PORT, MAX_PORT = 1024, 65535

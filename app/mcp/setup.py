@@ -8,10 +8,9 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.cli.args import base_url_problem
-from app.cli.task import resolve_settings
 from app.core.abort import AbortSignal
 from app.core.safety.risky import ConfirmRequest
+from app.engine_args import base_url_problem, resolve_settings
 from app.runtime import RuntimeOptions
 from app.safety_from_settings import check_navigation, check_upload_dirs, load_secrets
 from app.settings.model import Settings, SettingsUnreadable, read_settings

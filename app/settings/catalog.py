@@ -3,12 +3,12 @@ and which field edits it (its ``Editor``: on/off, a number in a range, a choice,
 there, the one sentence that explains it (the dialog's tooltip and the command line's help), and the `run` flag and
 the environment variable that override it.
 
-The rest is derived: the `run` command's flags and their help (app/cli/args.py), the overrides a headless run applies
-(flags beat environment variables, which beat the saved settings: ``resolve_overrides``), and the dialog's fields,
-laid out, filled and read back (app/ui/setting_editors.py). The type and the default are the Settings model's
-(app/settings/model.py); they are repeated here for the command line, which is parsed before pydantic is imported,
-and tests/settings/test_catalog.py checks each against the model. Light on purpose: plain dataclasses, no pydantic,
-no Qt; the words are English, translated where shown (resources/i18n/zh/settings.json).
+The rest is derived: the `run` and `mcp` commands' flags and their help (app/engine_args.py), the overrides a
+headless run applies (flags beat environment variables, which beat the saved settings: ``resolve_overrides``), and the
+dialog's fields, laid out, filled and read back (app/ui/settings/editors.py). The type and the default are the
+Settings model's (app/settings/model.py); they are repeated here for the command line, which is parsed before pydantic
+is imported, and tests/settings/test_catalog.py checks each against the model. Light on purpose: plain dataclasses, no
+pydantic, no Qt; the words are English, translated where shown (resources/i18n/zh/settings.json).
 
 A list setting (the sites, upload folders and secrets under Safety) has a page of its own and is not declared here.
 """

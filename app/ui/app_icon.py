@@ -1,5 +1,5 @@
 """The app's own icon for the window, the taskbar and the About dialog: the sizes drawn from app.svg
-(resources/icons/app/, made by packaging/make_icons.py), from which taskbars and window switchers pick."""
+(resources/icons/app/, made by tools/make_icons.py), from which taskbars and window switchers pick."""
 
 from __future__ import annotations
 

@@ -39,10 +39,10 @@ from app.ui.crash_notice import CrashNotices
 from app.ui.dialog_widgets import run_dialog
 from app.ui.main_window import MainWindow
 from app.ui.panel_door import PanelDoor
-from app.ui.panel_placement import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
 from app.ui.panel_state import PanelState
-from app.ui.side_windows import SideWindows
-from app.ui.tiling import BrowserTiler
+from app.ui.placement.panel import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
+from app.ui.placement.side_windows import SideWindows
+from app.ui.placement.tiling import BrowserTiler
 
 if TYPE_CHECKING:
     from app.core.agent import Agent
@@ -299,7 +299,7 @@ class Desktop:
         if self._settings_open:
             return
         self._settings_open = True
-        from app.ui.settings_dialog import SettingsDialog  # opened on demand: not on the way to the panel
+        from app.ui.settings.dialog import SettingsDialog  # opened on demand: not on the way to the panel
 
         if first_run:
             # Nothing is chosen yet: no demo banner beside the question whether to try the demo.

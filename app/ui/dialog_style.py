@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.ui import style
 from app.ui.dialog_widgets import Tone
-from app.ui.screen_geometry import keep_on_screen
+from app.ui.placement.screen_geometry import keep_on_screen
 from app.ui.style import Theme, css_color
 
 _CHEVRONS = {"down": "M6 9l6 6 6-6", "up": "M6 15l6-6 6 6"}

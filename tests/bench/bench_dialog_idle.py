@@ -29,7 +29,7 @@ def measure(idle: float) -> float:
     from PySide6.QtWidgets import QApplication
 
     from app.settings.model import Settings
-    from app.ui.settings_dialog import SettingsDialog
+    from app.ui.settings.dialog import SettingsDialog
 
     app = QApplication.instance() or QApplication([])
     loop = qasync.QEventLoop(app)

@@ -1,4 +1,4 @@
-"""The app's icon in every size the systems ask for (packaging/make_icons.py draws them from app.svg), the Linux
+"""The app's icon in every size the systems ask for (tools/make_icons.py draws them from app.svg), the Linux
 desktop entry and AppStream metainfo as shipped, and the icon the window and the taskbar get."""
 
 from __future__ import annotations

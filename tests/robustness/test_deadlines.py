@@ -364,8 +364,8 @@ def test_max_duration_is_a_hard_limit_for_the_whole_cli_run(
 
 
 async def test_the_settings_dialog_edits_the_model_answer_timeout(qapp: Any, memory_keyring: Any) -> None:
-    from app.ui.setting_editors import DecimalEditor
-    from app.ui.settings_dialog import SettingsDialog
+    from app.ui.settings.dialog import SettingsDialog
+    from app.ui.settings.editors import DecimalEditor
 
     dialog = SettingsDialog(Settings(request_timeout=42))
     try:

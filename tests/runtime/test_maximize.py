@@ -1,6 +1,6 @@
 """Maximizing Chromium, as a person does (a double click on its tab strip, on a real desktop: Xvfb + openbox), tells
-the panel, which makes the pair fill the screen side by side (app/ui/tiling.py fill_screen) instead of Chromium
-hiding it; moved back beside the panel, Chromium is a normal window again."""
+the panel, which makes the pair fill the screen side by side (app/ui/placement/tiling.py fill_screen) instead of
+Chromium hiding it; moved back beside the panel, Chromium is a normal window again."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli.task import resolve_settings
+from app.engine_args import resolve_settings
 from app.main import build_parser
 from app.settings.catalog import FLAGS, SETTINGS, Choice, Number, OnOff, SettingInfo, Text, resolve_overrides
 from app.settings.model import Settings

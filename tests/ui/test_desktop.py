@@ -22,7 +22,7 @@ from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.history_view import HistoryDialog
 from app.ui.main_window import MainWindow
 from app.ui.saved_run_window import SavedRunWindow
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.settings.dialog import SettingsDialog
 from app.ui.status_pill import PillState
 from app.ui.timeline.items import ResultItem, TaskItem
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply

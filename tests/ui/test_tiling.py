@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.browser.session import BrowserSession, LaunchOptions
-from app.ui.tiling import BrowserTiler
-from app.ui.window_placement import MIN_BROWSER_WIDTH, Rect, tile
+from app.ui.placement.side_by_side import MIN_BROWSER_WIDTH, Rect, tile
+from app.ui.placement.tiling import BrowserTiler
 from tests.waiting import until
 
 

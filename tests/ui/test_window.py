@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication
 
 from app.ui import style
 from app.ui.main_window import MainWindow
-from app.ui.panel_placement import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
+from app.ui.placement.panel import place_beside_browser, restore_geometry, save_geometry, tile_with_browser
 from app.ui.status_pill import PillState
 from app.ui.task_input import ComposerMode
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply

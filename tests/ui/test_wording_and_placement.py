@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRect
 
-from app.ui.window_placement import browser_beside, side_by_side
+from app.ui.placement.side_by_side import browser_beside, side_by_side
 
 
 def test_side_by_side_on_a_full_hd_screen() -> None:

@@ -18,7 +18,7 @@ from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.history_view import HistoryDialog
 from app.ui.main_window import MainWindow
 from app.ui.panel_state import PanelState
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.settings.dialog import SettingsDialog
 from app.ui.timeline.items import NoticeItem
 from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.fakes.memory_keyring import MemoryKeyring, NoKeyring

@@ -14,7 +14,7 @@ from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.text import i18n
 from app.text.i18n import tr
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.settings.dialog import SettingsDialog
 from tests.fakes.memory_keyring import MemoryKeyring
 
 # What Save sets besides the form: not a setting's value.

@@ -17,7 +17,7 @@ from app.llm.settings import ToolChoiceMode
 from app.settings import secrets
 from app.settings.model import Settings, load_settings, save_settings
 from app.ui.dialog_widgets import Tone
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.settings.dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, completion
 from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring, NoKeyring
 from tests.ui_dialogs.conftest import screenshot

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QApplication, QDialog, QWidget
 from app.settings import secrets
 from app.settings.model import SecretEntry, Settings, load_settings, save_settings
 from app.settings.paths import AppPaths
-from app.ui.screen_geometry import move_frame, outer_geometry
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.placement.screen_geometry import move_frame, outer_geometry
+from app.ui.settings.dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer, error_reply
 from tests.fakes.memory_keyring import LockedKeyring, MemoryKeyring
 from tests.ui_dialogs.conftest import screenshot
@@ -376,7 +376,7 @@ async def test_opened_from_the_panel_it_sits_over_the_browser_side(
 
 
 def test_every_new_string_has_a_translation() -> None:
-    for module in ("app/ui/safety_settings.py", "app/ui/secret_settings.py"):
+    for module in ("app/ui/settings/safety_page.py", "app/ui/settings/secrets_page.py"):
         assert not literal_tr_strings(ROOT / module) - zh_table().keys(), module
 
 

@@ -16,8 +16,8 @@ from app.safety_from_settings import load_secrets
 from app.secret_sources.password_managers import ManagerEntry
 from app.settings import secrets
 from app.settings.model import SecretEntry, Settings
-from app.ui.secret_settings import ONE_TIME_CODE, REFERENCE, SecretDialog
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.settings.dialog import SettingsDialog
+from app.ui.settings.secrets_page import ONE_TIME_CODE, REFERENCE, SecretDialog
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.ui_dialogs.conftest import screenshot
 from tests.ui_dialogs.test_settings_safety import open_dialog, paths, save, saved_file  # noqa: F401  (fixtures)

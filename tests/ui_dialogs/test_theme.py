@@ -15,7 +15,7 @@ from app.settings.model import Settings
 from app.ui import style
 from app.ui.history_view import HistoryDialog
 from app.ui.main_window import MainWindow
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.settings.dialog import SettingsDialog
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.ui.conftest import TestRuntime

@@ -15,7 +15,7 @@ from app.settings.catalog import SETTINGS, Choice, Number, OnOff, Text
 from app.settings.model import Settings
 from app.settings.presets import preset
 from app.text import i18n
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.settings.dialog import SettingsDialog
 from tests.fakes.memory_keyring import MemoryKeyring
 from tests.ui_dialogs.conftest import screenshot
 from tests.ui_waiting import laid_out

@@ -1,6 +1,5 @@
 """Where the panel goes on screen, and its place remembered between starts: the panel at a screen edge, Chromium
-taking the rest (app/ui/window_placement.py does the arithmetic, app/ui/tiling.py keeps the two tiled as the person
-moves the panel)."""
+taking the rest (side_by_side.py does the arithmetic, tiling.py keeps the two tiled as the person moves the panel)."""
 
 from __future__ import annotations
 
@@ -8,8 +7,8 @@ from PySide6.QtCore import QByteArray, QRect
 from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QWidget
 
-from app.ui.screen_geometry import frame_margins
-from app.ui.window_placement import Rect, side_by_side, tile
+from app.ui.placement.screen_geometry import frame_margins
+from app.ui.placement.side_by_side import Rect, side_by_side, tile
 
 
 def place_beside_browser(panel: QWidget, screen: QScreen | None = None) -> Rect:

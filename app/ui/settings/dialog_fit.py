@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QLayout, QScrollArea, QWidget
 
-from app.ui.screen_geometry import cap_to_screen, keep_on_screen, screen_area
+from app.ui.placement.screen_geometry import cap_to_screen, keep_on_screen, screen_area
 
 
 class Page(QScrollArea):

@@ -1,6 +1,6 @@
-"""The settings dialog: its pages (Model, app/ui/model_settings.py; Agent, app/ui/agent_settings.py; Safety,
-app/ui/safety_settings.py; Secrets, app/ui/secret_settings.py) as tabs, fitted to the screen, and Save. The API key
-and the secrets' values go to the OS keyring, never into the settings file.
+"""The settings dialog: its pages (Model, model_page.py; Agent, agent_page.py; Safety, safety_page.py; Secrets,
+secrets_page.py, all in this folder) as tabs, fitted to the screen, and Save. The API key and the secrets' values go
+to the OS keyring, never into the settings file.
 
 The pages are tabs, each in a scroll area, and the dialog is never bigger than the screen's free area: it must fit a
 1280x720 laptop with a window manager's title bar, and a message that appears later scrolls or squeezes the page
@@ -8,8 +8,8 @@ instead of growing the dialog off the screen. Opened from the panel, it sits ove
 so the panel stays in sight.
 
 The dialog needs a running asyncio loop (qasync): keyring reads and writes and the connection test run off the
-loop's thread or as tasks on it, so the window never freezes. On Save it stores the key (app/ui/api_key_field.py) and
-the secrets' values itself; without a system keyring they are kept for this session only (``key_kept_in_memory``,
+loop's thread or as tasks on it, so the window never freezes. On Save it stores the key (api_key_field.py) and the
+secrets' values itself; without a system keyring they are kept for this session only (``key_kept_in_memory``,
 ``secrets_kept_in_memory``), which the caller says in plain words, and everything else is saved all the same. The
 caller persists ``result_settings()``.
 """
@@ -25,16 +25,16 @@ from app.settings.model import Settings
 from app.settings.paths import AppPaths, app_paths
 from app.text.i18n import tr
 from app.ui import style
-from app.ui.agent_settings import AgentPage
-from app.ui.dialog_fit import DialogFit, Page
 from app.ui.dialog_style import apply_dialog_style
 from app.ui.dialog_widgets import MessageArea, Tone
-from app.ui.model_settings import ModelPage
-from app.ui.safety_settings import SafetyPage
-from app.ui.screen_geometry import keep_on_screen, move_frame, outer_geometry, screen_area
-from app.ui.secret_settings import SecretsPage
+from app.ui.placement.screen_geometry import keep_on_screen, move_frame, outer_geometry, screen_area
+from app.ui.placement.side_by_side import browser_beside
+from app.ui.settings.agent_page import AgentPage
+from app.ui.settings.dialog_fit import DialogFit, Page
+from app.ui.settings.model_page import ModelPage
+from app.ui.settings.safety_page import SafetyPage
+from app.ui.settings.secrets_page import SecretsPage
 from app.ui.welcome_frame import WelcomeFrame
-from app.ui.window_placement import browser_beside
 
 # The smallest the dialog may get: a page scrolls long before this. Its layout may not set a larger minimum, which
 # would push the dialog past a small screen (a wrapped text measured at a narrow width asks for a tall minimum).
@@ -177,8 +177,8 @@ class SettingsDialog(QDialog):
 
     def fit_to_screen(self, available: QRect | None = None) -> None:
         """As tall as its tallest tab needs, never bigger than ``available`` (by default the screen's free area) with
-        the window's frame (app/ui/dialog_fit.py); opened from the panel, the dialog goes over the browser's side of
-        the screen so that the panel stays in sight."""
+        the window's frame (app/ui/settings/dialog_fit.py); opened from the panel, the dialog goes over the browser's
+        side of the screen so that the panel stays in sight."""
         self._fit.fit(available)
         self._place(self._fit.available or screen_area(self))
 

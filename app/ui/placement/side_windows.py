@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QWidget
 
-from app.ui.screen_geometry import frame_margins, move_frame, place_beside_panel
+from app.ui.placement.screen_geometry import frame_margins, move_frame, place_beside_panel
 
 if TYPE_CHECKING:
     from app.history.records import RunRecord

@@ -31,7 +31,7 @@ from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.text.i18n import tr
 from app.ui.dialog_widgets import section, small_label
-from app.ui.setting_editors import CheckEditor, PageEditors
+from app.ui.settings.editors import CheckEditor, PageEditors
 
 Spawn = Callable[[Coroutine[Any, Any, None]], "asyncio.Task[None]"]
 

@@ -11,7 +11,7 @@ from app.settings.catalog import AGENT, BROWSER, ROUTINES, Scalar
 from app.settings.model import Settings
 from app.text.i18n import language, tr
 from app.ui.dialog_widgets import small_label
-from app.ui.setting_editors import CheckEditor, ChoiceEditor, PageEditors, ProgramEditor, TextEditor, WholeEditor
+from app.ui.settings.editors import CheckEditor, ChoiceEditor, PageEditors, ProgramEditor, TextEditor, WholeEditor
 
 
 class AgentPage(QWidget):

@@ -2,8 +2,8 @@
 may take, whether it sees screenshots, and a real "Test connection" whose result says what is wrong in plain words
 (and offers the tool-calling mode that works when the model does not call tools the way asked).
 
-The key goes to the OS keyring through app/ui/api_key_field.py; the connection test runs as a task on the asyncio
-loop, so the window never freezes, and an edit to what it tested clears its result."""
+The key goes to the OS keyring through app/ui/settings/api_key_field.py; the connection test runs as a task on the
+asyncio loop, so the window never freezes, and an edit to what it tested clears its result."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ from app.settings.catalog import MODEL, Scalar
 from app.settings.model import Settings
 from app.settings.presets import CUSTOM, preset
 from app.text.i18n import tr
-from app.ui.api_key_field import ApiKeyField
 from app.ui.dialog_widgets import MessageArea, Tone, labelled_row, select_data
 from app.ui.icons import icon
-from app.ui.setting_editors import CheckEditor, ChoiceEditor, PageEditors, TextEditor
+from app.ui.settings.api_key_field import ApiKeyField
+from app.ui.settings.editors import CheckEditor, ChoiceEditor, PageEditors, TextEditor
 from app.ui.style import Theme
 
 

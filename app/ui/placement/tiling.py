@@ -1,7 +1,7 @@
 """The panel and Chromium tile the screen: when the user moves or resizes the panel, Chromium follows.
 
 An event filter on the panel window waits until the panel has been still for a moment (a drag sends a stream of
-moves), then snaps the panel to the nearer screen edge and gives Chromium the rest (app.ui.window_placement.tile),
+moves), then snaps the panel to the nearer screen edge and gives Chromium the rest (app.ui.placement.side_by_side.tile),
 so that neither ever covers the other and Stop stays in sight. Maximizing either window maximizes the pair: the panel
 takes the screen's full height at its edge and Chromium all the rest, still side by side (``fill_screen``).
 """
@@ -15,7 +15,7 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
 from app.background import Background
-from app.ui.window_placement import PANEL_WIDTH, Rect, tile
+from app.ui.placement.side_by_side import PANEL_WIDTH, Rect, tile
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Draws the app's icon (resources/icons/app.svg) at every size the systems ask for, with Qt's SVG renderer.
 
-    .venv/bin/python packaging/make_icons.py      (after changing app.svg; writes the files below, the same each time)
+    .venv/bin/python tools/make_icons.py          (after changing app.svg; writes the files below, the same each time)
 
 resources/icons/app/<N>.png   16 to 512 pixels: the window and taskbar (app/ui/app.py), the Linux desktop entry
                               (hicolor theme); resources/icons/app.png is the 256-pixel one

@@ -4,7 +4,7 @@ The names (and the sites each may be typed on) go to the settings file; the valu
 Save. A value is asked for once, in a password field, and never shown back or logged. A secret may be a value, a
 one-time code (kept as its otpauth:// link, whose codes are typed) or a password manager's reference (read when it
 is typed; a KeePassXC database's password is asked for with it). Below the list, where a routine's "your turn"
-goes besides this desktop (app/ui/notify_settings.py).
+goes besides this desktop (app/ui/settings/notify_address.py).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from app.text.i18n import tr
 from app.ui import style
 from app.ui.dialog_style import apply_dialog_style
 from app.ui.dialog_widgets import repolish, section, small_label
-from app.ui.notify_settings import NotifyAddress
-from app.ui.safety_settings import list_with_buttons, site_problem
+from app.ui.settings.notify_address import NotifyAddress
+from app.ui.settings.safety_page import list_with_buttons, site_problem
 
 _NAME = re.compile(r"^[a-z0-9_-]+$")
 _ENTRY_ROLE = Qt.ItemDataRole.UserRole
