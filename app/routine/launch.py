@@ -10,12 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from app.away_notifier import AwayNotifier
 from app.core.agent import Agent
 from app.core.llm import LLMClient
-from app.core.safety.risky import ConfirmHandler
+from app.core.safety.risky import ConfirmHandler, RiskyMode
 from app.history.recorder import RunRecorder
 from app.history.store import RunStore
 from app.routine.cost import limit_of, token_price
@@ -44,7 +44,7 @@ class RoutineSetup:
     person_present: bool = True
     # Risky moments: None asks the person through the queue; a handler answers them itself (--risky allow/deny).
     confirm: ConfirmHandler | None = None
-    risky: Literal["ask", "allow", "deny"] = "ask"
+    risky: RiskyMode = "ask"
     allowed_domains: list[str] | None = None
     secrets_file: Path | None = None
     upload_dirs: list[Path] = field(default_factory=list)
