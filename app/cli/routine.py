@@ -147,7 +147,7 @@ async def run_routine(
     try:
         opening = asyncio.ensure_future(open_routine(plan, setup))
         routine = await signals.until_stopped(opening)
-    except (RoutineBusy, RuntimeError, ValueError) as exc:
+    except (RoutineBusy, CannotStart, RuntimeError, ValueError) as exc:
         _tell(printer, str(exc))
         return EXIT_ERROR
     if routine is None:

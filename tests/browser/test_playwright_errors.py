@@ -22,6 +22,7 @@ from app.browser.playwright_errors import (
     tab_crashed,
 )
 from app.browser.session import BrowserSession, LaunchOptions
+from app.core.errors import CannotStart
 
 PAGE = """data:text/html,
 <button id=covered style="position:absolute;top:10px;left:10px">Save</button>
@@ -84,7 +85,7 @@ async def test_a_profile_another_chromium_holds_is_said_to_be_in_use(tmp_path: P
     options = LaunchOptions(profile_dir=tmp_path / "profile", downloads_dir=tmp_path / "downloads", headless=True)
     first = await BrowserSession.launch(options)
     try:
-        with pytest.raises(RuntimeError) as refused:
+        with pytest.raises(CannotStart) as refused:
             await BrowserSession.launch(options)
         cause = refused.value.__cause__
         assert isinstance(cause, PlaywrightError) and profile_in_use(cause), first_line(cause or refused.value)
