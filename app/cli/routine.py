@@ -38,7 +38,7 @@ from app.core.safety.secrets import mask_everywhere
 from app.routine.plan import plan_routine
 from app.routine.rows import RowsError
 from app.routine.state import RoutineBusy
-from app.routine.types import RoutineOptions, RoutineSummary, RowFinished, RowStarted, RowStatus
+from app.routine.types import BrowserNote, RoutineOptions, RoutineSummary, RowFinished, RowStarted, RowStatus
 from app.safety_from_settings import check_upload_dirs
 from app.settings.model import SettingsUnreadable, read_settings
 from app.settings.paths import app_paths
@@ -155,6 +155,7 @@ async def run_routine(
     total = len(plan.table.rows)
     runner.on("row_started", lambda started: _started(printer, started, total))
     runner.on("row_finished", lambda finished: _finished(printer, say, finished, total))
+    runner.on("browser_note", lambda note: _browser_note(printer, say, note))
     person = TerminalPerson(runner, sys.stdin.fileno(), say, windowless=args.headless) if person_present else None
     try:
         say.line(_opening(plan.table.path, total, args.parallel, args.browser_endpoint))
@@ -197,3 +198,13 @@ def _finished(printer: EventPrinter | None, say: Say, finished: RowFinished, tot
         return
     words = valid_text(mask_everywhere(outcome.result.splitlines()[0] if outcome.result else ""))
     say.line(f"Row {finished.number} of {total}: {outcome.status} — {words[:200]}")
+
+
+def _browser_note(printer: EventPrinter | None, say: Say, note: BrowserNote) -> None:
+    """What a remote browser does to the routine (a grid's queue, a full endpoint, a pause), as it happens."""
+    if printer is not None:
+        words = valid_text(mask_everywhere(note.words))
+        payload = {"browser": note.browser, "kind": note.kind, "words": words, "seconds": round(note.seconds, 1)}
+        printer.event("browser_note", payload)
+        return
+    say.line(valid_text(mask_everywhere(note.words)))

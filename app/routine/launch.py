@@ -166,10 +166,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         await asyncio.to_thread(store.close)
         raise
     if setup.on_stop_pressed is not None:  # Esc or Stop in any of the routine's windows, in every browser
-        for bar in browsers.stop_bars:
-            with contextlib.suppress(Exception):
-                await bar.install(setup.on_stop_pressed)
-                await bar.show()
+        await browsers.stop_with(setup.on_stop_pressed)
     config = settings.agent_config()
     if setup.max_duration:
         config = config.model_copy(update={"max_duration": setup.max_duration})
@@ -178,7 +175,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     runner = RoutineRunner(
         plan,
         store,
-        browsers.slots,
+        browsers.lanes,
         model,
         config=config,
         guardrails=guardrails,
@@ -187,6 +184,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         history=lambda agent: _History(agent, runs, settings, setup.api_key),
         hand_off_wait=wait or None,
     )
+    browsers.tell(runner.browser_note)
     away = AwayNotifier(notify_url, round(wait / 60)) if notify_url else None
     if away is not None:
         runner.on("person_needed", away.person_needed)

@@ -7,6 +7,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.config import AgentConfig
 from app.core.page import ForeignKeys, PageController
@@ -65,6 +66,29 @@ class RowSlot(Protocol):
 
     @property
     def foreign_keys(self) -> Sequence[ForeignKeys]: ...
+
+
+class Slot(RowSlot, Protocol):
+    """A row's window as the runner uses it."""
+
+    async def open(self, url: str, signal: AbortSignal) -> None: ...
+
+    async def bring_to_front(self) -> None: ...
+
+
+class Lane(Protocol):
+    """One row at a time in one window (app/routine/browsers.py's Lane)."""
+
+    @property
+    def ended_words(self) -> str:
+        """Why it runs no more rows ("" while it may)."""
+        ...
+
+    async def ready(self) -> Slot | None:
+        """The window for the next row, once there is one (None: no more rows here). Safe to cancel."""
+        ...
+
+    def row_ended(self, failed: bool) -> None: ...
 
 
 def row_guardrails(base: Guardrails, plan: RoutinePlan, number: int, confirm: ConfirmHandler | None) -> Guardrails:

@@ -37,10 +37,11 @@ from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
 from app.routine.results import write_results
-from app.routine.row import RowSlot, build_agent, outcome_of, row_guardrails
+from app.routine.row import Lane, Slot, build_agent, outcome_of, row_guardrails
 from app.routine.state import RoutineStore, status_counts
 from app.routine.types import (
     RETRIED,
+    BrowserNote,
     PersonRequest,
     Progress,
     RoutineEvent,
@@ -61,12 +62,6 @@ STOPPED_BEFORE = "The routine was stopped before this row started."
 WIND_DOWN = 30.0
 
 
-class Slot(RowSlot, Protocol):
-    async def open(self, url: str, signal: AbortSignal) -> None: ...
-
-    async def bring_to_front(self) -> None: ...
-
-
 class RunRecorder(Protocol):
     """Saves a row's run in History (app/history/recorder.py)."""
 
@@ -83,7 +78,7 @@ class RoutineRunner:
         self,
         plan: RoutinePlan,
         store: RoutineStore,
-        slots: Sequence[Slot],
+        lanes: Sequence[Lane],
         model: LLMClient,
         *,
         config: AgentConfig,
@@ -99,7 +94,8 @@ class RoutineRunner:
         until the person answers)."""
         self.plan = plan
         self._store = store
-        self._slots = list(slots)
+        self._lanes = list(lanes)
+        self._lanes_left = len(self._lanes)
         self._model = model
         self._config = config.model_copy(update={"result_fields": plan.options.output_columns})
         self._guardrails = guardrails
@@ -217,7 +213,7 @@ class RoutineRunner:
         seconds_left = None
         if self._finished:
             per_row = sum(self._finished) / len(self._finished)
-            seconds_left = per_row * left / max(1, min(len(self._live_slots()), left or 1))
+            seconds_left = per_row * left / max(1, min(self._lanes_left, left or 1))
         counts.pop(RowStatus.RUNNING, None)
         return Progress(
             total=len(self.plan.table.rows),
@@ -250,9 +246,9 @@ class RoutineRunner:
         ran = len(self._todo)
         await self._write()
         try:
-            await asyncio.gather(*(self._work(slot) for slot in self._slots))
+            await asyncio.gather(*(self._work(lane) for lane in self._lanes))
         finally:
-            reason = STOPPED_BEFORE if self._stopping else NO_BROWSER_LEFT
+            reason = STOPPED_BEFORE if self._stopping else self._no_browser_left()
             left = list(self._todo)
             self._todo.clear()
             for number in left:
@@ -279,15 +275,38 @@ class RoutineRunner:
 
     # --- scheduling --------------------------------------------------------------------------------------------
 
-    def _live_slots(self) -> list[Slot]:
-        return [slot for slot in self._slots if slot.alive]
+    async def _work(self, lane: Lane) -> None:
+        """A lane's rows, one after another: a row is taken only once the lane has a window for it (a grid's queue, an
+        endpoint that is full or paused keep the rows waiting, never failing)."""
+        try:
+            while (slot := await self._window_for(lane)) is not None:
+                taken = await self._next_row()
+                if taken is None:
+                    return
+                lane.row_ended(await self._run_row(slot, *taken))
+        finally:
+            self._lanes_left -= 1
 
-    async def _work(self, slot: Slot) -> None:
-        while slot.alive:
-            taken = await self._next_row()
-            if taken is None:
-                return
-            await self._run_row(slot, *taken)
+    async def _window_for(self, lane: Lane) -> Slot | None:
+        """The lane's window, or None once no row is left to take (what it was asking for is let go)."""
+        ready = asyncio.ensure_future(lane.ready())
+        idle = asyncio.ensure_future(self._nothing_to_take())
+        try:
+            await asyncio.wait({ready, idle}, return_when=asyncio.FIRST_COMPLETED)
+            needed = not idle.done()
+        finally:
+            for waiting in (ready, idle):
+                waiting.cancel()
+            await asyncio.gather(ready, idle, return_exceptions=True)
+        return ready.result() if needed and not ready.cancelled() else None
+
+    async def _nothing_to_take(self) -> None:
+        async with self._wake:
+            await self._wake.wait_for(lambda: self._stopping or not self._todo)
+
+    def _no_browser_left(self) -> str:
+        said = next((words for lane in reversed(self._lanes) if (words := lane.ended_words)), "")
+        return f"{NO_BROWSER_LEFT} {said}" if said else NO_BROWSER_LEFT
 
     async def _next_row(self) -> tuple[int, bool] | None:
         """The next row, and whether it learns the path: until a path is learned, one row at a time learns it
@@ -298,7 +317,10 @@ class RoutineRunner:
                 return None
             learning = self._learning_now()
             self._learning += int(learning)
-            return self._todo.popleft(), learning
+            number = self._todo.popleft()
+            if not self._todo:
+                self._wake.notify_all()  # the lanes still waiting for a window need none now
+            return number, learning
 
     def _learning_now(self) -> bool:
         return self.plan.options.replay and self._path is None
@@ -312,7 +334,9 @@ class RoutineRunner:
 
     # --- one row -----------------------------------------------------------------------------------------------
 
-    async def _run_row(self, slot: Slot, number: int, learning: bool) -> None:
+    async def _run_row(self, slot: Slot, number: int, learning: bool) -> bool:
+        """Runs the row; whether it failed for its browser's sake (the browser went away, or the row could not start
+        in it)."""
         plan = self.plan
         key = plan.keys[number - 1]
         values = plan.public_values(number)
@@ -329,11 +353,13 @@ class RoutineRunner:
         agent.on("event_added", lambda event: self._hold_if_paused(number, agent, event))
         self._emit("row_started", RowStarted(number, slot.name, path is not None))
         started = time.monotonic()
+        could_not_start = False
         try:
             if plan.options.start_url:
                 await slot.open(plan.options.start_url, AbortSignal())
             result = await agent.execute(plan.task(number), own_words=plan.own_words)
         except Exception as exc:  # the start page could not open, the browser went away before the row began
+            could_not_start = True
             result = ExecutionResult(success=False, data=f"The row could not start: {exc}", status=AgentStatus.ERROR)
         finally:
             self._agents.pop(number, None)
@@ -363,6 +389,7 @@ class RoutineRunner:
         await agent.dispose()
         await self._finish(number, outcome)
         await self._notify()
+        return could_not_start or not slot.alive
 
     async def _learn(self, number: int, model: RowModel, values: dict[str, str]) -> None:
         path = learn_path(model.taken, number, values, self.plan.values_for_path, self.plan.template.literal_text)
@@ -440,6 +467,10 @@ class RoutineRunner:
         if self._paused and isinstance(event, StepEvent) and number not in self._held:
             self._held.add(number)
             agent.pause()
+
+    def browser_note(self, note: BrowserNote) -> None:
+        """What a remote endpoint does to the routine (waiting, busy, paused, ...), as the ``browser_note`` event."""
+        self._emit("browser_note", note)
 
     def _person_changed(self, request: PersonRequest, added: bool) -> None:
         self._emit("person_needed" if added else "person_done", request)

@@ -111,6 +111,22 @@ class PersonRequest:
     browser: str
 
 
+BrowserNoteKind = Literal["waiting", "busy", "paused", "reconnecting", "gone"]
+
+
+@dataclass(frozen=True)
+class BrowserNote:
+    """What a remote browser endpoint is doing to the routine, in plain words: ``waiting`` in a Selenium Grid's queue,
+    ``busy`` (it answered 429 or 503: asked again in ``seconds``), ``paused`` (several rows in a row failed there: no
+    row starts there for ``seconds``, the others go on), ``reconnecting`` (its browser went away between rows), or
+    ``gone`` (no more rows go there; ``words`` says why)."""
+
+    browser: str  # the endpoint, as shown (never its token)
+    kind: BrowserNoteKind
+    words: str
+    seconds: float = 0.0
+
+
 @dataclass(frozen=True)
 class Progress:
     """Counts for a progress bar: rows by status (this run's and earlier runs'), rows left, and the time left."""
@@ -135,4 +151,6 @@ class RoutineSummary:
     stopped: bool = False  # the person stopped the routine (Stop, Esc, Ctrl+C, SIGTERM)
 
 
-RoutineEvent = Literal["row_started", "row_activity", "row_finished", "person_needed", "person_done", "progress"]
+RoutineEvent = Literal[
+    "row_started", "row_activity", "row_finished", "person_needed", "person_done", "progress", "browser_note"
+]
