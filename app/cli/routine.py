@@ -15,6 +15,8 @@ import argparse
 import asyncio
 import json
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,10 +37,18 @@ from app.cli.task import (
 from app.cli.terminal import Say, is_terminal
 from app.core.clean_text import valid_text
 from app.core.safety.secrets import mask_everywhere
-from app.routine.plan import plan_routine
-from app.routine.rows import RowsError
+from app.routine.plan import pace_words, plan_routine
+from app.routine.rows import ReadingStopped, RowsError
 from app.routine.state import RoutineBusy
-from app.routine.types import BrowserNote, RoutineOptions, RoutineSummary, RowFinished, RowStarted, RowStatus
+from app.routine.types import (
+    BrowserNote,
+    RoutineOptions,
+    RoutineSummary,
+    RowFinished,
+    RowsFinished,
+    RowStarted,
+    RowStatus,
+)
 from app.safety_from_settings import check_upload_dirs
 from app.settings.model import SettingsUnreadable, read_settings
 from app.settings.paths import app_paths
@@ -109,10 +119,21 @@ async def run_routine(
         _tell(printer, f"{clash} does not work with --rows{hint}.")
         return EXIT_ERROR
     paths = app_paths()
+    reading_stopped = threading.Event()  # Ctrl+C while a big file is read: the reading ends
+
+    async def stop_reading() -> None:
+        reading_stopped.set()
+
     try:
-        plan = await asyncio.to_thread(plan_routine, routine_options(args))
+        planning = asyncio.ensure_future(asyncio.to_thread(plan_routine, routine_options(args), reading_stopped.is_set))
+        plan = await signals.until_stopped(planning, stop_reading)
+        if plan is None:
+            raise ReadingStopped("")
         loaded = await asyncio.to_thread(read_settings, paths.settings_file)
         upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
+    except ReadingStopped:
+        _tell(printer, "Stopped before the routine started.")
+        return EXIT_STOPPED
     except (RowsError, SettingsUnreadable, ValueError) as exc:
         _tell(printer, str(exc))
         return EXIT_ERROR
@@ -156,6 +177,8 @@ async def run_routine(
     runner.on("row_started", lambda started: _started(printer, started, total))
     runner.on("row_finished", lambda finished: _finished(printer, say, finished, total))
     runner.on("browser_note", lambda note: _browser_note(printer, say, note))
+    runner.on("row_finished", _pace(say, total, args.parallel))
+    runner.on("rows_finished", lambda rest: _rest(printer, say, rest))
     person = TerminalPerson(runner, sys.stdin.fileno(), say, windowless=args.headless) if person_present else None
     try:
         say.line(_opening(plan.table.path, total, args.parallel, args.browser_endpoint))
@@ -198,6 +221,29 @@ def _finished(printer: EventPrinter | None, say: Say, finished: RowFinished, tot
         return
     words = valid_text(mask_everywhere(outcome.result.splitlines()[0] if outcome.result else ""))
     say.line(f"Row {finished.number} of {total}: {outcome.status} — {words[:200]}")
+
+
+def _rest(printer: EventPrinter | None, say: Say, rest: RowsFinished) -> None:
+    """The rest of a huge file ended alike (a Stop): one line, not one per row."""
+    if printer is not None:
+        printer.event("rows_finished", {"rows": rest.rows, "status": str(rest.outcome.status)})
+    else:
+        say.line(f"{rest.rows:,} rows {rest.outcome.status}: {rest.outcome.result}")
+
+
+def _pace(say: Say, total: int, parallel: int) -> Callable[[RowFinished], None]:
+    """After the first row that ran, for a huge file: what the whole file means at that pace."""
+    told = False
+
+    def heard(finished: RowFinished) -> None:
+        nonlocal told
+        if not told and finished.outcome.seconds > 0:
+            told = True
+            words = pace_words(total, finished.outcome.seconds, parallel)
+            if words is not None:
+                say.line(words)
+
+    return heard
 
 
 def _browser_note(printer: EventPrinter | None, say: Say, note: BrowserNote) -> None:

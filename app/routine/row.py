@@ -91,6 +91,23 @@ class Lane(Protocol):
     def row_ended(self, failed: bool) -> None: ...
 
 
+NO_BROWSER_LEFT = "Every browser of the routine went away before this row could start."
+
+
+def no_browser_left(lanes: Sequence[Lane]) -> str:
+    """Why the rows left end ``error``: no browser is left, and the last reason a lane gave for it."""
+    said = next((words for lane in reversed(lanes) if (words := lane.ended_words)), "")
+    return f"{NO_BROWSER_LEFT} {said}" if said else NO_BROWSER_LEFT
+
+
+class RunRecorder(Protocol):
+    """Saves a row's run in History (app/history/recorder.py)."""
+
+    async def finish(self) -> str:
+        """Waits for the save; the run's id ("" when none was saved)."""
+        ...
+
+
 def row_guardrails(base: Guardrails, plan: RoutinePlan, number: int, confirm: ConfirmHandler | None) -> Guardrails:
     """The routine's guardrails with this row's secret cells added as named secrets (they replace saved secrets of
     the same name, for this row only). A secret that names no sites goes where the routine's own would: its start

@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from app.background import Background
 from app.core.abort import AbortSignal
@@ -36,8 +36,8 @@ from app.routine.path import RoutinePath, learn_path, may_send
 from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
-from app.routine.results import write_results
-from app.routine.row import Lane, Slot, build_agent, outcome_of, row_guardrails
+from app.routine.results import BIG_FILE, ResultsPace, write_results
+from app.routine.row import Lane, RunRecorder, Slot, build_agent, no_browser_left, outcome_of, row_guardrails
 from app.routine.state import RoutineStore, status_counts
 from app.routine.types import (
     RETRIED,
@@ -49,6 +49,7 @@ from app.routine.types import (
     RowActivity,
     RowFinished,
     RowOutcome,
+    RowsFinished,
     RowStarted,
     RowStatus,
 )
@@ -56,23 +57,15 @@ from app.text.wording import describe_activity
 
 log = logging.getLogger(__name__)
 
-NO_BROWSER_LEFT = "Every browser of the routine went away before this row could start."
 STOPPED_BEFORE = "The routine was stopped before this row started."
 # How long closing a routine that still runs waits for its stopped rows to save their endings.
 WIND_DOWN = 30.0
 
 
-class RunRecorder(Protocol):
-    """Saves a row's run in History (app/history/recorder.py)."""
-
-    async def finish(self) -> str:
-        """Waits for the save; the run's id ("" when none was saved)."""
-        ...
-
-
 class RoutineRunner:
     """``await run()`` once. Events (``on``): row_started(RowStarted), row_activity(RowActivity),
-    row_finished(RowFinished), person_needed(PersonRequest), person_done(PersonRequest), progress(Progress)."""
+    row_finished(RowFinished), rows_finished(RowsFinished), person_needed(PersonRequest), person_done(PersonRequest),
+    progress(Progress), browser_note(BrowserNote)."""
 
     def __init__(
         self,
@@ -118,6 +111,10 @@ class RoutineRunner:
         self._slot_of: dict[int, Slot] = {}
         self._path: RoutinePath | None = None
         self._write_lock = asyncio.Lock()
+        self._pace = ResultsPace(len(plan.keys))
+        self._counts: Counter[str] | None = None  # rows by status, kept as they change once the run began
+        self._status_of: dict[int, str] = {}  # the status each row of this run is counted under
+        self._rest: RowOutcome | None = None  # what became of the rows never begun that the state does not know
         self._finished: list[float] = []
         self._model_calls = 0
         self._started = time.monotonic()
@@ -207,7 +204,7 @@ class RoutineRunner:
             await slot.bring_to_front()
 
     def progress(self) -> Progress:
-        counts = status_counts(self._store.records(), self.plan.keys)
+        counts = status_counts(self._store.records(), self.plan.keys) if self._counts is None else dict(self._counts)
         in_flight = len(self._agents)
         left = len(self._todo) + in_flight
         seconds_left = None
@@ -240,6 +237,9 @@ class RoutineRunner:
             record = records.get(key)
             if record is None or self._runs_again(record.outcome):
                 self._todo.append(number)
+                if record is not None:
+                    self._status_of[number] = record.outcome.status
+        self._counts, records = Counter(status_counts(records, self.plan.keys)), {}  # every record let go
         for number in [n for n in self._todo if n in self.plan.problems]:
             self._todo.remove(number)
             await self._finish(number, RowOutcome(RowStatus.ERROR, self.plan.problems[number]))
@@ -248,16 +248,15 @@ class RoutineRunner:
         try:
             await asyncio.gather(*(self._work(lane) for lane in self._lanes))
         finally:
-            reason = STOPPED_BEFORE if self._stopping else self._no_browser_left()
+            reason = STOPPED_BEFORE if self._stopping else no_browser_left(self._lanes)
             left = list(self._todo)
             self._todo.clear()
-            for number in left:
-                status = RowStatus.SKIPPED if self._stopping else RowStatus.ERROR
-                await self._finish(number, RowOutcome(status, reason))
-            await self._write()
+            status = RowStatus.SKIPPED if self._stopping else RowStatus.ERROR
+            await self._finish(left, RowOutcome(status, reason))  # in one write, whatever their number
+            await self._write(final=True)
         return RoutineSummary(
             rows=len(self.plan.table.rows),
-            counts=status_counts(await asyncio.to_thread(self._store.records), self.plan.keys),
+            counts={status: count for status, count in (self._counts or {}).items() if count},
             results=options.results_path(),
             model_calls=self._model_calls,
             ran=ran,
@@ -304,10 +303,6 @@ class RoutineRunner:
         async with self._wake:
             await self._wake.wait_for(lambda: self._stopping or not self._todo)
 
-    def _no_browser_left(self) -> str:
-        said = next((words for lane in reversed(self._lanes) if (words := lane.ended_words)), "")
-        return f"{NO_BROWSER_LEFT} {said}" if said else NO_BROWSER_LEFT
-
     async def _next_row(self) -> tuple[int, bool] | None:
         """The next row, and whether it learns the path: until a path is learned, one row at a time learns it
         (a row waiting for the person does not count), so that the rest can replay it."""
@@ -341,6 +336,7 @@ class RoutineRunner:
         key = plan.keys[number - 1]
         values = plan.public_values(number)
         await asyncio.to_thread(self._store.start, key, number, slot.name)
+        self._count(number, RowStatus.RUNNING)
         path = self._path if plan.options.replay and self._path is not None and self._path.replays(values) else None
         model = RowModel(self._model, number, values, path)
         confirm = self._confirm if self._confirm is not None else self.person_queue.confirm_handler(number, slot.name)
@@ -411,16 +407,32 @@ class RoutineRunner:
             log.warning("the routine's saved path could not be read; it is learned again")
             return None
 
-    async def _finish(self, number: int, outcome: RowOutcome) -> None:
-        key = self.plan.keys[number - 1]
-        await asyncio.to_thread(self._store.finish, key, number, outcome)
+    async def _finish(self, numbers: int | list[int], outcome: RowOutcome) -> None:
+        """A row's ending; or one for the rest of a run (a list), which the rows never begun get in the results only."""
+        if isinstance(numbers, int):
+            numbers = saved = [numbers]
+        else:
+            saved, self._rest = [n for n in numbers if n in self._status_of], outcome
+        await asyncio.to_thread(self._store.finish_all, [(self.plan.keys[n - 1], n) for n in saved], outcome)
+        for number in numbers:
+            self._count(number, outcome.status)
         await self._write()
-        self._emit("row_finished", RowFinished(number, outcome))
+        if len(numbers) > BIG_FILE:  # the rest of a huge file: one event, not one per row
+            self._emit("rows_finished", RowsFinished(len(numbers), outcome))
+        for number in numbers if len(numbers) <= BIG_FILE else ():
+            self._emit("row_finished", RowFinished(number, outcome))
         self._emit("progress", self.progress())
 
-    async def _write(self) -> None:
+    def _count(self, number: int, status: str) -> None:
+        before, self._status_of[number] = self._status_of.get(number), status
+        if self._counts is not None:
+            self._counts.update({status: 1, **({before: -1} if before else {})})
+
+    async def _write(self, *, final: bool = False) -> None:
+        if not (final or self._pace.due()):  # a big file's results: every few seconds
+            return
         plan = self.plan
-        async with self._write_lock:
+        async with self._write_lock, self._pace.writing():
             records = await asyncio.to_thread(self._store.records)
             await asyncio.to_thread(
                 write_results,
@@ -430,6 +442,7 @@ class RoutineRunner:
                 records,
                 list(plan.secrets),
                 plan.options.output_columns,
+                self._rest,
             )
 
     # --- what rows do ------------------------------------------------------------------------------------------

@@ -93,6 +93,14 @@ class RowFinished:
     outcome: RowOutcome
 
 
+@dataclass(frozen=True)
+class RowsFinished:
+    """The rest of a run of a huge file, all ended alike (``skipped`` on a Stop): one event instead of one per row."""
+
+    rows: int
+    outcome: RowOutcome
+
+
 RequestKind = Literal["hand_off", "unclear", "confirm"]
 
 
@@ -152,5 +160,12 @@ class RoutineSummary:
 
 
 RoutineEvent = Literal[
-    "row_started", "row_activity", "row_finished", "person_needed", "person_done", "progress", "browser_note"
+    "row_started",
+    "row_activity",
+    "row_finished",
+    "rows_finished",
+    "person_needed",
+    "person_done",
+    "progress",
+    "browser_note",
 ]
