@@ -4,8 +4,9 @@ Browserbase hand out; a Playwright server's ``ws://``; a Selenium Grid by its ow
 
 A ``Lane`` runs one row at a time in one window (a ``Slot``) with its own controller, so each row's agent sees only its
 own tabs. A remote lane gets its window when the endpoint gives one (a grid's queue, a browserless queue that is full),
-and a new one when its browser went away between rows; a local lane keeps its window. The agent loops stay in this
-process; only the browsers are elsewhere.
+and a new one when its browser went away between rows. Every ``RENEW_EVERY`` rows a lane's window is replaced by a
+fresh one (a remote lane's by its endpoint's next: a grid's next session), so that a window's memory stays flat over
+any number of rows. The agent loops stay in this process; only the browsers are elsewhere.
 
 A launched Chromium is closed at the end; a remote browser never is (only the windows opened here are), except a
 Selenium Grid's session this routine asked for, which is deleted.
@@ -38,6 +39,9 @@ from app.routine.types import BrowserNote
 log = logging.getLogger(__name__)
 
 _FRONT_TIMEOUT = 5.0
+# Rows a window runs before a fresh one takes its place: a page's memory grows with every row it runs (2.5 MB a row
+# measured in Chromium's renderers), and a fresh window starts from nothing.
+RENEW_EVERY = 25
 # Timers, settling and observation work the same in a window behind others: Chromium would otherwise slow a
 # background window's timers down to once a second (Playwright's own launch adds these too; said here for clarity).
 BACKGROUND_FLAGS = (
@@ -87,12 +91,22 @@ class Lane:
     """One row at a time, in one window: ``await ready()`` before each row gives the window (None: this lane runs no
     more rows, ``ended_words`` says why), ``row_ended`` after it."""
 
-    def __init__(self, name: str, browsers: Browsers, endpoint: Endpoint | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        browsers: Browsers,
+        endpoint: Endpoint | None = None,
+        local: BrowserSession | None = None,
+    ) -> None:
+        """``endpoint``: where a remote lane's windows come from; ``local``: the launched Chromium a local lane's
+        windows are of."""
         self.name = name
         self._browsers = browsers
         self._endpoint = endpoint
+        self._local = local
         self.slot: Slot | None = None
         self._window: Window | None = None
+        self._rows = 0  # rows run in its window
         self.ended_words = ""
 
     async def ready(self) -> Slot | None:
@@ -100,6 +114,8 @@ class Lane:
         cancel: what was being asked for is let go."""
         if self._endpoint is not None:
             await self._endpoint.unpaused()
+        if self.slot is not None and self.slot.alive and self._rows >= RENEW_EVERY:
+            await self._fresh_window()
         if self.slot is not None and self.slot.alive:
             return self.slot
         if self._endpoint is None:
@@ -122,11 +138,27 @@ class Lane:
 
     def row_ended(self, failed: bool) -> None:
         """A row ended here; ``failed`` when its browser went away or the row could not start in it."""
+        self._rows += 1
         if self._endpoint is not None:
             self._endpoint.row_ended(failed)
 
     async def close(self) -> None:
         await self._let_go()
+
+    async def _fresh_window(self) -> None:
+        """A new window in place of one that ran ``RENEW_EVERY`` rows: a remote lane asks its endpoint for the next
+        one; a local lane opens it before it closes the old one (which keeps it if none opens)."""
+        self._rows = 0
+        if self._local is None or self.slot is None:
+            await self._let_go()
+            return
+        try:
+            fresh = await self._local.new_window()
+        except Exception:  # the old window goes on
+            log.warning("no fresh window for %s; it keeps its window", self.name, exc_info=True)
+            return
+        old, self.slot = self.slot, await self._browsers.slot_in(fresh, self.name, self._local)
+        await old.session.close()  # its tabs only: the browser is the routine's other windows' too
 
     async def _let_go(self) -> None:
         window, self._window, self.slot = self._window, None, None
@@ -205,7 +237,7 @@ async def local_browsers(options: LaunchOptions, windows: int, playwright: Playw
         for _ in range(windows - 1):
             sessions.append(await owner.new_window())
         for number, session in enumerate(sessions, 1):
-            lane = Lane(f"window {number}", browsers)
+            lane = Lane(f"window {number}", browsers, local=owner)
             lane.slot = await browsers.slot_in(session, lane.name, owner)
             browsers.lanes.append(lane)
     except BaseException:
