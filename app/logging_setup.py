@@ -1,4 +1,5 @@
-"""Where the panel's log goes: warnings on stderr, and a small rotating file a user can attach to a bug report.
+"""Where every face's log goes (the panel, the command line, the MCP server): warnings to the face's own console
+(stderr, or the command line's events), and a small rotating file a user can attach to a bug report.
 
 Modules log exception types and plain messages, never keys or headers; and every handler masks, through
 SECRETS_FILTER, what an exception or a page might still carry: the values of every live secret vault and the API keys.
@@ -54,15 +55,30 @@ class _PrivateFileHandler(RotatingFileHandler):
         return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
 
 
-def configure_logging(log_dir: Path) -> Path | None:
-    """Set up the root logger; returns the log file, or None when the folder cannot be written."""
+_installed: list[logging.Handler] = []
+
+
+def configure_logging(log_dir: Path, console: logging.Handler | None = None) -> Path | None:
+    """Set up the root logger: warnings to ``console`` (plain lines on stderr by default), everything from INFO up
+    in the log file. Returns the log file, or None when the folder cannot be written. Called again, it replaces what
+    it set up before."""
     root = logging.getLogger()
+    for handler in _installed:
+        root.removeHandler(handler)
+        handler.close()
+    _installed.clear()
     root.setLevel(logging.INFO)
-    console = logging.StreamHandler()
+    if console is None:
+        console = logging.StreamHandler()
+        console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     console.setLevel(logging.WARNING)
-    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     console.addFilter(SECRETS_FILTER)
-    root.addHandler(console)
+    _install(console)
+    # Third-party chatter (HTTP request lines, the MCP SDK's and the web server's per-request lines) is not useful
+    # to a user and can be long. qasync logs the arguments and results of work handed to threads at DEBUG: a keyring
+    # read returns a key.
+    for noisy in ("httpx", "httpcore", "openai", "asyncio", "qasync", "mcp", "uvicorn", "sse_starlette"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
         private_folder(log_dir)
         file = _PrivateFileHandler(
@@ -73,9 +89,10 @@ def configure_logging(log_dir: Path) -> Path | None:
         return None
     file.setFormatter(logging.Formatter(_FORMAT))
     file.addFilter(SECRETS_FILTER)
-    root.addHandler(file)
-    # Third-party chatter (HTTP request lines) is not useful to a user and can be long.
-    # qasync logs the arguments and results of work handed to threads at DEBUG: a keyring read returns a key.
-    for noisy in ("httpx", "httpcore", "openai", "asyncio", "qasync"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    _install(file)
     return log_dir / LOG_FILE
+
+
+def _install(handler: logging.Handler) -> None:
+    logging.getLogger().addHandler(handler)
+    _installed.append(handler)

@@ -1,6 +1,6 @@
 """Composition root: parses the command line, then runs the headless CLI or the panel.
 
-Only light modules are imported before ``main`` has caught the stop signals (``app/cli/early_stop.py``): a Ctrl+C in
+Only light modules are imported before ``main`` has caught the stop signals (``app/stop_signals.py``): a Ctrl+C in
 the first moment of ``run`` stops the run, never a half-done import with a traceback.
 """
 
@@ -10,8 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app import __version__
-from app.cli import early_stop
+from app import __version__, stop_signals
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,22 +39,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    early_stop.catch()
+    """Each face hands the stop signals caught from here on to its event loop (``stop_signals.on_stop_signals``);
+    whatever returns without a loop gives them back."""
+    stop_signals.catch()
     try:
-        args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
-    except BaseException:  # --help, --version, a wrong argument
-        early_stop.release()
-        raise
+        return _face(sys.argv[1:] if argv is None else argv)
+    finally:
+        stop_signals.release()
+
+
+def _face(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)  # --help, --version and a wrong argument exit here
     if args.command == "run":
         from app.cli.start import run_cli
 
         return run_cli(args)
-    early_stop.release()
     if args.command == "mcp":
         from app.mcp.main import run_mcp  # the SDK only for this command
 
         return run_mcp(args)
     if args.self_test:
+        stop_signals.release()
         from app.self_test import main as self_test
 
         return self_test()

@@ -76,16 +76,27 @@ class ElementItem(BaseModel):
     tag: str
     attrs: list[tuple[str, str]]
     text: str
+    # Its words as they identify it, when they are not its text: whatever the mouse is over (a row's pieces drawn
+    # apart under it) or wherever it is scrolled (words clipped or painted away), without its icons.
+    key: str | None = None
+    # Its words are written on lines of their own inside it (a box that scrolls, a row too long for one line), not
+    # on its line.
+    lines: bool = False
     is_new: bool = Field(alias="isNew")
+
+    @property
+    def words(self) -> str:
+        """The words that identify it (``key``, else its text)."""
+        return self.text if self.key is None else self.key
 
     def identity(self) -> tuple[str, ...]:
         """What makes it the element the model chose: its tag and what names it (not a field's value or state, which
-        typing and clicking change)."""
+        typing and clicking change, nor what hovering or scrolling change: its looks, its place)."""
         attrs = dict(self.attrs)
         named = [f"{key}={attrs[key]}" for key in _NAMING_ATTRS if key in attrs]
         if self.tag == "input" and attrs.get("type") in _BUTTON_INPUTS:
             named.append(f"value={attrs.get('value', '')}")
-        return (self.tag, self.text, *named)
+        return (self.tag, self.words, *named)
 
     def reads(self) -> str:
         """The name a person reads on it."""

@@ -66,7 +66,7 @@ def _line(line: Line) -> str:
     if element is None:
         return f"{indent}{quoted(line.text)}"
     star = "*" if element.is_new else ""
-    body = f">{inert(element.text)}" if element.text else ""
+    body = f">{inert(element.text)}" if element.text and not element.lines else ""
     return f"{indent}{star}[{line.index}]{_open_tag(element)}{body} />"
 
 

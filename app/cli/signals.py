@@ -1,7 +1,7 @@
 """Ctrl+C, SIGTERM and SIGHUP on the command line. The first stops the run the way Stop does (the report is printed,
 Chromium is closed, exit 3); while Chromium is still starting it stops at once. A second one stops at once too:
 the work under way is cancelled, Chromium is still closed, and no traceback is printed. One that came before the
-event loop ran (``app/cli/early_stop.py`` remembered it) stops the run as soon as the handlers are in place."""
+event loop ran (``app/stop_signals.py`` remembered it) stops the run as soon as the handlers are in place."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import signal
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from app.cli import early_stop
-from app.cli.early_stop import STOP_SIGNALS
+from app.stop_signals import STOP_SIGNALS, on_stop_signals
 
 T = TypeVar("T")
 
@@ -26,10 +25,7 @@ class StopSignals:
 
     def install(self) -> None:
         self._loop = asyncio.get_running_loop()
-        for signum in STOP_SIGNALS:
-            self._loop.add_signal_handler(signum, self._received)
-        for _ in range(early_stop.take()):
-            self._received()
+        on_stop_signals(self._loop, self._received)
 
     def hold_until_exit(self) -> None:
         """The run is over and the process ends next: a late Ctrl+C must not raise KeyboardInterrupt in the
@@ -44,7 +40,7 @@ class StopSignals:
                 signal.signal(signum, signal.SIG_IGN)
             self._loop = None
 
-    def _received(self) -> None:
+    def _received(self, _signum: int) -> None:
         if self.stop.is_set():
             self.force.set()
         self.stop.set()

@@ -1,7 +1,7 @@
 """``page-agent-desktop run``: the first second of a run, spent twice, and stoppable from its first moment.
 
 Python needs about half a second to import what a run uses, and Playwright's driver (Node.js) about as long to
-start. The stop signals are handled before either begins (``app/cli/early_stop.py`` remembered any that came
+start. The stop signals are handled before either begins (``app/stop_signals.py`` remembered any that came
 earlier); then the driver is started, the run's modules are imported on a worker thread meanwhile, and the run
 launches Chromium on the driver that is already up. A stop before that finds nothing started, or only the driver,
 which is stopped: the run ends stopped (exit 3) without launching Chromium.

@@ -29,7 +29,7 @@ from app.core.clean_text import printable, terminal_json, valid_text
 from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, RunOutcome
 from app.crash_report import crash_message, install_crash_reports
-from app.logging_setup import SECRETS_FILTER
+from app.logging_setup import configure_logging
 from app.safety_from_settings import check_navigation, check_upload_dirs, load_secrets
 from app.settings.catalog import FLAGS, resolve_overrides
 from app.settings.model import Settings, SettingsUnreadable, read_settings
@@ -109,13 +109,13 @@ class _TerminalFormatter(logging.Formatter):
 
 
 def _configure_logging(printer: EventPrinter | None) -> None:
+    """Warnings on the terminal (or as events), the rest in the log file the panel also writes."""
     if printer is None:
         handler: logging.Handler = logging.StreamHandler()
         handler.setFormatter(_TerminalFormatter("%(levelname)s %(name)s: %(message)s"))
     else:
         handler = _EventLogHandler(printer)
-    handler.addFilter(SECRETS_FILTER)
-    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+    configure_logging(app_paths().log_dir, handler)
 
 
 def _tell(printer: EventPrinter | None, message: str) -> None:

@@ -53,12 +53,15 @@ def build_tool_spec(tools: ToolSet) -> ToolSpec:
                 },
                 "memory": {**text, "description": "progress, values found, what is left; be specific"},
                 "next_goal": {**text, "description": "this action's goal"},
+                # Exactly one action, as grammar-constrained decoding (llama.cpp, vLLM, LM Studio) enforces it: one of
+                # the objects of a single required key, its input beside it. Those engines ignore minProperties
+                # and maxProperties, and read an object without additionalProperties as having no other key (which
+                # Gemini would refuse to read); each branch keeps its type, which Gemini requires.
                 "action": {
-                    "type": "object",
-                    "description": "one key: an action's name, with its input",
-                    "properties": actions,
-                    "minProperties": 1,
-                    "maxProperties": 1,
+                    "anyOf": [
+                        {"type": "object", "properties": {name: schema}, "required": [name]}
+                        for name, schema in actions.items()
+                    ]
                 },
             },
             "required": ["evaluation_previous_goal", "memory", "next_goal", "action"],
@@ -68,7 +71,8 @@ def build_tool_spec(tools: ToolSet) -> ToolSpec:
 
 def action_names(spec: ToolSpec) -> list[str]:
     """The actions a spec from ``build_tool_spec`` offers: for code that reads answers without the tools at hand."""
-    return list(spec.parameters.get("properties", {}).get("action", {}).get("properties", {}))
+    branches = spec.parameters.get("properties", {}).get("action", {}).get("anyOf", [])
+    return [name for branch in branches for name in branch.get("properties", {})]
 
 
 def read_action(reply: LLMReply, names: Collection[str]) -> tuple[dict[str, Any], str, Any]:

@@ -8,20 +8,34 @@ import asyncio
 import logging
 import os
 import secrets
-import signal
 import sys
+from pathlib import Path
 
-from app.logging_setup import SECRETS_FILTER
+from app.crash_report import crash_message, install_crash_reports
+from app.logging_setup import configure_logging
+from app.settings.paths import app_paths
+from app.stop_signals import on_stop_signals
 
 EXIT_ERROR = 2
 
 
 def run_mcp(args: argparse.Namespace) -> int:
-    return asyncio.run(_serve(args))
+    return asyncio.run(_logged(args))
+
+
+async def _logged(args: argparse.Namespace) -> int:
+    """The server with its log (warnings on stderr: on stdio, stdout carries the protocol and nothing else) and its
+    crash reports: a long-running process nobody watches must not break unseen."""
+    log_dir = app_paths().log_dir
+    configure_logging(log_dir, logging.StreamHandler(sys.stderr))
+    reports = install_crash_reports(log_dir, _tell_crash, asyncio.get_running_loop())
+    try:
+        return await _serve(args)
+    finally:
+        reports.uninstall()
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    _configure_logging()
     token = ""
     if args.http is not None:
         token = os.environ.get(args.token_env, "") if args.token_env else secrets.token_urlsafe(24)
@@ -59,7 +73,9 @@ async def _serve(args: argparse.Namespace) -> int:
     else:
         serving = asyncio.ensure_future(server.run_stdio_async())
     stop = asyncio.Event()
-    _stop_on_signals(stop)
+    # SIGTERM, SIGINT (Ctrl+C) and SIGHUP, on stdio and HTTP alike: the tasks stop and are saved, the browser
+    # closes, and the command exits 0.
+    on_stop_signals(asyncio.get_running_loop(), lambda _signum: stop.set())
     stopping = asyncio.ensure_future(stop.wait())
     try:
         await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
@@ -80,26 +96,10 @@ async def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stop_on_signals(stop: asyncio.Event) -> None:
-    """SIGTERM, SIGINT (Ctrl+C) and SIGHUP set ``stop``, on stdio and HTTP alike: the tasks stop and are saved, the
-    browser closes, and the command exits 0. Windows has neither SIGTERM from a terminal nor loop signal handlers:
-    Ctrl+C there goes through the C runtime's handler."""
-    loop = asyncio.get_running_loop()
-    if os.name == "posix":
-        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
-    else:
-        signal.signal(signal.SIGINT, lambda *_: loop.call_soon_threadsafe(stop.set))
-
-
 def _refuse(message: str) -> int:
     print(f"page-agent-desktop: {message}", file=sys.stderr, flush=True)
     return EXIT_ERROR
 
 
-def _configure_logging() -> None:
-    """Warnings on stderr, secrets masked: on stdio, stdout carries the protocol and nothing else."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(SECRETS_FILTER)
-    logging.basicConfig(level=logging.WARNING, handlers=[handler])
+def _tell_crash(report: Path) -> None:
+    print(f"page-agent-desktop: {crash_message(report)}", file=sys.stderr, flush=True)

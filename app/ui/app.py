@@ -17,6 +17,7 @@ from app.crash_report import install_crash_reports
 from app.instance import UntrustedPanel, bring_to_front, socket_path
 from app.logging_setup import configure_logging
 from app.settings.paths import app_paths
+from app.stop_signals import on_stop_signals
 from app.ui.app_icon import app_icon
 from app.ui.crash_notice import show_crash_notice
 from app.ui.desktop import Desktop, LaunchChoices
@@ -62,9 +63,9 @@ def run_gui(args: argparse.Namespace) -> int:
     heartbeat = QTimer()
     heartbeat.start(_SIGNAL_HEARTBEAT_MS)
     heartbeat.timeout.connect(lambda: None)
-    # Ctrl+C closes as the close button does (asking first during a run; a second Ctrl+C quits); SIGTERM quits.
-    signal.signal(signal.SIGINT, lambda *_: loop.call_soon_threadsafe(desktop.close))
-    signal.signal(signal.SIGTERM, lambda *_: loop.call_soon_threadsafe(lambda: desktop.close(force=True)))
+    # Ctrl+C closes as the close button does (asking first during a run; a second Ctrl+C quits); SIGTERM and SIGHUP
+    # quit.
+    on_stop_signals(loop, lambda signum: desktop.close(force=signum != signal.SIGINT))
     try:
         with loop:
             code: int = loop.run_until_complete(desktop.run())

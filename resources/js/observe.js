@@ -69,7 +69,9 @@
   // Icon fonts and sprites name an icon in a class or symbol: a set's own class ("fa", "icon") and its icon's
   // ("fa-trash", "icon-close"), with size and style modifiers that say nothing of what it does.
   const ICON_SETS = 'fa[srlbdk]?|bi|glyphicon|icons?|mdi|ti|ri|la[srb]?|octicon|ic|gg|feather|lucide|ph|bx[sl]?|uil|ion'
-    + '|codicon|pi|el-icon|anticon|dashicons|zmdi|oi|fi|material-icons|material-symbols-\\w+';
+    + '|codicon|pi|el-icon|anticon|dashicons|zmdi|oi|fi|ui-icon|ql|material-icons|material-symbols-\\w+';
+  // Icon fonts whose icon is a word drawn as one glyph (a ligature: <i class="material-icons">star</i>).
+  const LIGATURE_SET = /(?:^|\s)material-(?:icons|symbols)[-\w]*(?:\s|$)/;
   const ICON_SET = new RegExp(`^(?:${ICON_SETS})$`);
   const ICON_CLASS = new RegExp(`^(?:${ICON_SETS})[-_](.+)$`);
   const ICON_MODIFIER = /^(?:xs|sm|md|lg|xl|\d*x[sl]?|\d+x|fw|spin|pulse|border|inverse|stack(?:-\dx)?|solid|regular|light|thin|brands|duotone|sharp|outline[sd]?|filled|round(?:ed)?|ul|li|(?:pull|flip|rotate|size)-\w+|\d+)$/;
@@ -77,6 +79,25 @@
   const TOOLTIP_ATTRS = ['aria-label', 'title', 'data-tooltip', 'data-original-title', 'data-bs-original-title',
     'data-tip', 'data-title'];
   const ICON_PARTS_MAX = 30;
+  // Words of a class, an id or a file name that say how an element looks or where it sits, never what it does: the
+  // one word left once they are gone names an icon ("star sprite" -> star, "btn_reply@2x.png" -> reply).
+  const PLAIN_WORDS = new Set(('icon icons ico btn button buttons act action actions tool tools item items control '
+    + 'controls ctrl link active selected disabled hidden visible show shown open closed sprite sprites img image '
+    + 'images pic svg pull left right top bottom center centre float clearfix inline block flex grid small large big '
+    + 'mini tiny col row wrapper wrap container inner outer holder box card media pointer clickable hover focus '
+    + 'default primary secondary light dark white black grey gray muted text label main content body header footer '
+    + 'nav menu list entry cell view panel widget component glyph symbol badge round rounded circle square outline '
+    + 'outlined filled solid regular thin fill the and').split(' '));
+  const PLAIN_PREFIX = /^(?:js|is|has|ng|css|sc|jsx|u|v)-/;
+  // A box this small (px) in a line of words is an icon, not a picture: it is written into the words by its name.
+  const GLYPH_MAX = 48;
+  // How far up an unnamed icon looks for the card it belongs to (the nearest box with words in it).
+  const CARD_DEPTH = 6;
+  // A lone symbol a person reads as a button when a script, not the markup, makes it one ("+", "−", "×", "☆").
+  const SYMBOLS = new Set(['+', '\u2212', '\uff0b', '\u00d7', '\u2715', '\u2716', '\u2606', '\u2605', '\u2661', '\u2665',
+    '\u25b2', '\u25bc', '\u25b4', '\u25be', '\u22ee', '\u22ef', '\u270e', '\u270f']);
+  // Click handlers a script sets as properties: the markup shows none of them.
+  const HANDLERS = ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup'];
   // Something inside that would be listed on its own: then the element is a group, not an icon.
   const INTERACTIVE_INSIDE = 'a[href], button, input, select, textarea, [tabindex], [onclick], '
     + Array.from(ROLES_LIST, (role) => `[role=${role}]`).join(', ');
@@ -473,6 +494,10 @@
     return style.backgroundImage !== 'none' || (colour !== null && colour[3] * parseFloat(style.opacity) >= OPAQUE);
   }
 
+  // Listed for an onclick attribute alone: nothing else in its markup makes it a control.
+  const onlyHandler = (el, tag) => !NATIVE_TAGS.has(tag) && tag !== 'A' && !el.hasAttribute('role')
+    && !el.hasAttribute('tabindex') && !el.isContentEditable && el.hasAttribute('onclick');
+
   // Whether an element's text stands apart from its neighbours' rather than continuing their word.
   const setApart = (style) => style.display !== 'inline' || parseFloat(style.marginLeft) > 0
     || parseFloat(style.marginRight) > 0 || parseFloat(style.paddingLeft) > 0 || parseFloat(style.paddingRight) > 0;
@@ -488,65 +513,104 @@
   const isInline = (el, tag = el.tagName) => INLINE_TAGS.has(tag) || (tag === 'LABEL' && !namesControl(el));
 
   // Text of an element's subtree without the text of nested interactive elements (those get their own line):
-  // {shown: what a person sees, named: its accessible name (hidden-but-announced text included)}.
+  // {shown: what a person sees, named: its accessible name (hidden-but-announced text included), whole: its words
+  // whatever the mouse is over or wherever it is (the pieces that split off under the mouse included, and words
+  // however they are painted, coloured or clipped), which identify it}.
   // splits: the element is a clickable row, whose pieces drawn as controls of their own are listed apart (ownTarget).
+  // An icon among the words is written as its name ("(disk icon) Save"); words of icons only are no words (shown
+  // is '': the element is an icon, named by nameIcon).
   function labelOf(el, splits = false) {
     const shown = [];
     const named = [];
+    const whole = [];
     let shownLength = 0;
     let namedLength = 0;
-    const add = (text, visible, announced) => {
-      if (announced && namedLength < LABEL_MAX) {
+    let wholeLength = 0;
+    let words = false;  // shown holds more than icons
+    let added = 0;  // pieces seen, counted to tell an element that showed nothing
+    let differs = false;  // whole is not what is shown
+    const add = (text, visible, announced, apart, icon = false) => {
+      differs ||= !visible || apart || icon;
+      if (!icon && wholeLength < LABEL_MAX) {
+        whole.push(text);
+        wholeLength += text.length;
+      }
+      if (visible) added += 1;
+      if (apart) return;
+      if (announced && !icon && namedLength < LABEL_MAX) {
         named.push(text);
         namedLength += text.length;
       }
       if (visible) {
         shown.push(text);
         shownLength += text.length;
+        words ||= !icon;
       }
     };
-    // Pieces are glued as the page sets them ("y<b>A</b>" reads "yA"); a box or a margin sets a piece apart.
+    // Pieces are glued as the page sets them ("y<b>A</b>" reads "yA"); a box, a margin or a space sets one apart.
     const gap = () => {
       shown.push(' ');
       named.push(' ');
+      whole.push(' ');
     };
     const childrenOf = (node) => (node.tagName === 'SLOT' && node.assignedNodes().length
       ? node.assignedNodes() : (node.shadowRoot || node).childNodes);
-    const walk = (node, visible, announced) => {
+    // apart: inside a piece listed apart from the row (only its whole words count it).
+    const walk = (node, visible, announced, apart) => {
       for (const child of childrenOf(node)) {
         if (shownLength >= LABEL_MAX) return;
         if (child.nodeType === Node.TEXT_NODE) {
           const text = child.data.trim();
           const parent = child.parentElement || node;
-          if (text && styleOf(parent).visibility === 'visible') {
-            add(child.data, visible && !isClosedDetails(node) && textShows(child, parent), announced);
+          if (!text) {
+            if (child.data) gap();  // "<b>Ada</b> <i>@ada</i>" is two words
+          } else {
+            add(child.data, visible && !isClosedDetails(node) && styleOf(parent).visibility === 'visible'
+              && textShows(child, parent), announced, apart);
           }
         } else if (child.nodeType === Node.ELEMENT_NODE && child.tagName === 'BR') {
           gap();
-        } else if (child.nodeType === Node.ELEMENT_NODE && !SKIP_TAGS.has(child.tagName)
-                   && !isCheapInteractive(child, child.tagName)) {
+        } else if (child.nodeType === Node.ELEMENT_NODE && !SKIP_TAGS.has(child.tagName) && !listedApart(child)) {
           const style = styleOf(child);
           if (style.display === 'none') continue;  // neither seen nor announced
-          if (splits && ownTarget(child, style)) continue;
-          const apart = child.tagName === 'IMG' || afterElement(child) || setApart(style);
-          if (apart) gap();
+          const split = apart || (splits && ownTarget(child, style));
+          const tag = child.tagName;
+          const gapped = tag === 'IMG' || afterElement(child) || setApart(style);
+          if (gapped) gap();
           const told = announced && child.getAttribute('aria-hidden') !== 'true';
           const rect = child.getBoundingClientRect();
           const paint = paintOf(child, style, rect);
-          const seen = visible && paint.alpha >= ALPHA_MIN && !(isClosedDetails(node) && child.tagName !== 'SUMMARY');
-          if (child.tagName === 'IMG') {
+          const seen = visible && paint.alpha >= ALPHA_MIN && !(isClosedDetails(node) && tag !== 'SUMMARY');
+          const before = added;
+          if (tag === 'IMG') {
             if (child.alt) {
-              add(child.alt, seen && style.visibility === 'visible' && shows(rect, intersect(paint.clip, page)), told);
+              add(child.alt, seen && style.visibility === 'visible' && shows(rect, intersect(paint.clip, page)), told,
+                split);
             }
-          } else {
-            walk(child, seen, told);
+          } else if (!LIGATURE_SET.test(child.getAttribute('class') || '')) {
+            walk(child, seen, told, split);
           }
-          if (apart) gap();
+          if (added === before && seen && style.visibility === 'visible' && isGlyph(child, rect)) {
+            const icon = glyphName(child);
+            if (icon) add(`(${icon} icon)`, true, told, split, true);
+          }
+          if (gapped) gap();
         }
       }
     };
-    walk(el, true, true);
-    return {shown: cut(clean(shown.join('')), LABEL_MAX), named: cut(clean(named.join('')), LABEL_MAX)};
+    walk(el, true, true, false);
+    const text = (parts) => cut(clean(parts.join('')), LABEL_MAX);
+    const seen = text(shown);
+    return {shown: words ? seen : '', named: text(named), whole: differs ? text(whole) : seen};
+  }
+
+  // A box small enough to be an icon among words, with nothing to read inside: an image, an SVG, an empty element
+  // (an icon font's <i>, a sprite's <span>) or an icon font's ligature.
+  function isGlyph(el, rect) {
+    if (rect.width > GLYPH_MAX || rect.height > GLYPH_MAX || rect.width < BOX_MIN || rect.height < BOX_MIN) return false;
+    const tag = el.tagName;
+    return tag === 'IMG' || tag === 'svg' || LIGATURE_SET.test(el.getAttribute('class') || '')
+      || (!el.firstElementChild && el.hasAttributes() && !el.textContent.trim());
   }
 
   // Direct text of a non-interactive element plus its inline formatting children: one readable sentence, of the
@@ -567,12 +631,15 @@
         } else {
           gap = true;
         }
-      } else if (tag && isInline(child, tag) && !isCheapInteractive(child, tag) && !pointerOnHover(child)) {
+      } else if (tag && isInline(child, tag) && !ownsLine(child, tag, el)) {
         // Glued as the page sets them; a styled piece with a margin ("Phone" + "optional") and a caption
         // ("Seats left:" + "7") are set apart.
         const piece = inlineText(child);
         const apart = tag === 'LABEL' || afterElement(child) || setApart(styleOf(child));
         text += apart ? ` ${piece} ` : (gap ? ` ${piece}` : piece);
+        gap = false;
+      } else if ((tag === 'IMG' || tag === 'svg') && glyphText(child)) {
+        text += ` ${glyphText(child)} `;  // an icon in a sentence ("Press (trash icon) to throw it away")
         gap = false;
       } else {
         gap = true;
@@ -582,21 +649,63 @@
   }
 
   // The visible text of an inline element; a <br> still separates words ("demo1234<br>Any" is not "demo1234Any").
+  // An icon in it is written as its name.
   function inlineText(el) {
     if (styleOf(el).display === 'none' || paintOf(el).alpha < ALPHA_MIN) return '';
+    if (LIGATURE_SET.test(el.getAttribute('class') || '')) return ` ${glyphText(el)} `;
     let text = '';
     for (let child = el.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === Node.TEXT_NODE) text += child.data.trim() && textShows(child, el) ? child.data : ' ';
       else if (child.nodeType === Node.ELEMENT_NODE) {
         // A nested control has its own line; a <br> still separates words.
-        const own = child.tagName === 'BR' || SKIP_TAGS.has(child.tagName) || namesControl(child)
-          || isCheapInteractive(child, child.tagName) || pointerOnHover(child);
-        const piece = own ? ' ' : inlineText(child);
+        const tag = child.tagName;
+        const own = tag === 'BR' || SKIP_TAGS.has(tag) || namesControl(child) || ownsLine(child, tag, el);
+        let piece = own ? ' ' : inlineText(child);
+        if (!own && !piece.trim()) piece = ` ${glyphText(child)} `;
         text += afterElement(child) ? ` ${piece}` : piece;
       }
     }
     return text;
   }
+
+  // An element inside words that is listed on a line of its own: a control, or where a pointer starts.
+  const ownsLine = (el, tag, parent) => listedApart(el, tag) || pointerOnHover(el)
+    || (styleOf(el).cursor === 'pointer' && styleOf(parent).cursor !== 'pointer');
+
+  // An icon among words as they are written: an image's alt text, else "(name icon)"; '' when it is none, is not
+  // seen, or nothing names it.
+  function glyphText(el) {
+    const rect = el.getBoundingClientRect();
+    const style = styleOf(el);
+    const paint = paintOf(el, style, rect);
+    if (style.visibility !== 'visible' || paint.alpha < ALPHA_MIN || !shows(rect, intersect(paint.clip, page))) {
+      return '';
+    }
+    if (el.tagName === 'IMG' && el.alt) return clean(el.alt);
+    const name = isGlyph(el, rect) ? glyphName(el) : null;
+    return name ? `(${name} icon)` : '';
+  }
+
+  // Where a handler set by a script, not the markup, makes an element a control.
+  function scripted(el) {
+    for (const name of HANDLERS) if (el[name] != null) return true;
+    return false;
+  }
+
+  // A lone symbol a person reads as a button ("+", "×", "☆"), not a word of a sentence ("5 + 2").
+  function isSymbolControl(el) {
+    const only = el.firstChild;
+    if (!only || only !== el.lastChild || only.nodeType !== Node.TEXT_NODE || only.data.length > 8
+      || !SYMBOLS.has(only.data.trim())) {
+      return false;
+    }
+    const words = (n) => !!n && n.nodeType === Node.TEXT_NODE && n.data.trim() !== '';
+    return !(words(el.previousSibling) && words(el.nextSibling));
+  }
+
+  // Listed on its own, so its words are not its container's: a control, or what a script made one.
+  const listedApart = (el, tag = el.tagName) => isCheapInteractive(el, tag) || isSymbolControl(el)
+    || (el.childElementCount <= 1 && !LIST_TAGS.has(tag) && scripted(el));
 
   // What a form control is called on screen: aria-labelledby, else its <label>s. Native controls have no text of
   // their own, and a field's label usually sits on another line, so the model could not tell fields apart. A hidden
@@ -765,13 +874,17 @@
 
   // An element's line as the model reads it: its tag, visible text (else its accessible name) and attributes.
   function itemOf(el, tag, style) {
-    const {shown, named} = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY'
-      ? {shown: '', named: ''} : labelOf(el, !isControl(el, tag));
+    const {shown, named, whole} = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY'
+      ? {shown: '', named: '', whole: ''} : labelOf(el, !isControl(el, tag));
     const said = shown.toLowerCase();
     // A tooltip or name that repeats the visible text says nothing more.
     const attrs = attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named, shown)
       .filter(([name, value]) => !((name === 'title' || name === 'aria-label') && value.toLowerCase() === said));
-    return {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(), attrs, text: shown, isNew: false};
+    const item = {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(), attrs, text: shown, isNew: false};
+    // What identifies it, when that is not what it shows: its words whatever the mouse is over or wherever it is
+    // scrolled, without its icons, which hovering may change (a row's pieces drawn apart, a star filled in).
+    if (whole !== shown) item.key = whole;
+    return item;
   }
 
   // Parallel to items: the element an 'el' item stands for.
@@ -896,7 +1009,7 @@
   const ownTarget = (el, style) => pointerOnHover(el) || (style.cursor === 'pointer' && standsApart(el, style));
 
   // An element listed with nothing naming it (no words, no label, no tooltip) is an icon: named by what its class,
-  // symbol or tooltip says, else said to be unnamed and where it is. Not a group of other listed elements.
+  // symbol, image or tooltip says, else said to be unnamed and where it is. Not a group of other listed elements.
   const NAME_KEYS = new Set(['aria-label', 'title', 'alt', 'label', 'placeholder', 'value']);
   function nameIcon(el, item) {
     if (item.text || (NATIVE_TAGS.has(el.tagName) && el.tagName !== 'BUTTON')
@@ -908,8 +1021,10 @@
     if (!icon) item.attrs.push(['at', placeOf(el)]);
   }
 
-  // What names an icon that has no words: a tooltip on it or on a part of it a person can see, an SVG's <title>, a
-  // sprite's symbol, an icon font's class, an image's file name. Null when nothing does.
+  // What names a listed icon that has no words: what names the parts a person sees of it (glyphName), what its
+  // image is painted from (its content or a background, its ::before's and ::after's), a tooltip on a box around it
+  // that holds nothing else, the one word of its class or id that is not about looks ("star sprite"). Null when
+  // nothing does.
   function iconName(el) {
     const parts = [el];
     for (const n of el.getElementsByTagName('*')) {
@@ -919,22 +1034,61 @@
         parts.push(n);
       }
     }
-    for (const attr of TOOLTIP_ATTRS) {
-      for (const n of parts) {
-        const value = n.getAttribute(attr);
-        if (value && value.trim()) return clean(value);
+    const named = glyphName(el, parts);
+    if (named) return named;
+    for (const n of parts) {
+      for (const pseudo of ['::before', '::after']) {
+        const style = getComputedStyle(n, pseudo);
+        const name = paintedName(`${style.content} ${style.backgroundImage}`);
+        if (name) return name;
       }
+    }
+    for (let n = composedParent(el), up = 0; n && up < 3 && !n.textContent.trim(); n = composedParent(n), up++) {
+      if (n.childElementCount !== 1) break;
+      const tip = tooltipOf(n);
+      if (tip) return tip;
+    }
+    for (const n of parts) {
+      const name = wordOf(n);
+      if (name) return name;
+    }
+    return null;
+  }
+
+  // What names an icon by itself or by its parts (the element and, by default, its descendants): a tooltip, an SVG's
+  // <title>, a sprite's symbol, an icon font's class or ligature, an image's file, its content or background image.
+  function glyphName(el, parts = el.firstElementChild ? [el, ...el.getElementsByTagName('*')].slice(0, ICON_PARTS_MAX)
+    : [el]) {
+    for (const n of parts) {
+      const tip = tooltipOf(n);
+      if (tip) return tip;
     }
     for (const n of parts) {
       if (n.tagName === 'title' && n.textContent.trim()) return clean(n.textContent);
     }
     for (const n of parts) {
-      const name = n.tagName === 'use' ? useName(n) : n.tagName === 'IMG' ? fileName(n.getAttribute('src'))
-        : classIcon(n);
+      const name = n.tagName === 'use' ? useName(n) : n.tagName === 'IMG' ? plainName(fileName(n.getAttribute('src')))
+        : LIGATURE_SET.test(n.getAttribute('class') || '') ? clean(n.textContent).replace(/_/g, ' ') : classIcon(n);
       if (name) return name;
     }
-    return fileName((/url\("?([^")]*)/.exec(styleOf(el).backgroundImage) || [])[1]);
+    for (const n of parts) {
+      const style = styleOf(n);
+      const name = paintedName(`${style.content} ${style.backgroundImage}`);
+      if (name) return name;
+    }
+    return null;
   }
+
+  function tooltipOf(n) {
+    for (const attr of TOOLTIP_ATTRS) {
+      const value = n.getAttribute(attr);
+      if (value && value.trim()) return clean(value);
+    }
+    return null;
+  }
+
+  // The name of the image a style paints (`content: url(...)`, `background-image`): its file's, in plain words.
+  const paintedName = (css) => plainName(fileName((/url\("?([^")]*)/.exec(css) || [])[1]));
 
   function useName(use) {
     const href = use.getAttribute('href') || use.getAttribute('xlink:href') || '';
@@ -949,7 +1103,7 @@
     let afterSet = false;
     for (const token of tokens) {
       const m = ICON_CLASS.exec(token);
-      if (m && !ICON_MODIFIER.test(m[1]) && !ICON_SET.test(token)) return m[1];
+      if (m && !ICON_MODIFIER.test(m[1]) && !ICON_SET.test(token)) return m[1].replace(/[-_]/g, ' ');
       if (ICON_SET.test(token)) afterSet = true;
       else if (afterSet && token && !ICON_MODIFIER.test(token)) return token;
     }
@@ -962,14 +1116,41 @@
     return m ? m[1] : null;
   }
 
-  // Where an unnamed icon is, in thirds of the viewport.
+  // A class, an id or a file name in plain words, without those about looks, sizes or generated ones ("btn_reply@2x"
+  // -> "reply"); null when none is left.
+  function plainName(name) {
+    if (!name || PLAIN_PREFIX.test(name)) return null;
+    const words = name.split(/[-_@.\s]+/).filter((w) => !/\d/.test(w) && !ICON_MODIFIER.test(w)
+      && !ICON_SET.test(w) && !PLAIN_WORDS.has(w.toLowerCase()));
+    return words.length && words.every((w) => /^\p{L}{2,}$/u.test(w)) ? words.join(' ') : null;
+  }
+
+  // The one word of an element's class or id that is not about how it looks ("star sprite" -> star); null when there
+  // is none, or more than one.
+  function wordOf(n) {
+    const tokens = typeof n.className === 'string' ? n.className.split(/\s+/) : Array.from(n.classList);
+    const found = new Set([...tokens, n.id].map(plainName).filter(Boolean));
+    return found.size === 1 ? found.values().next().value : null;
+  }
+
+  // Where an unnamed icon is, in thirds of the card it belongs to (the nearest box around it with words in it), else
+  // of the viewport.
   function placeOf(el) {
+    let card = null;
+    for (let n = composedParent(el), up = 0; n && up < CARD_DEPTH && n !== document.body; n = composedParent(n), up++) {
+      if (n.textContent.trim()) {
+        card = n;
+        break;
+      }
+    }
+    const box = card ? card.getBoundingClientRect() : {left: 0, top: 0, right: vw, bottom: vh};
     const rect = el.getBoundingClientRect();
-    const x = (rect.left + rect.right) / 2 / vw;
-    const y = (rect.top + rect.bottom) / 2 / vh;
+    const x = ((rect.left + rect.right) / 2 - box.left) / Math.max(box.right - box.left, 1);
+    const y = ((rect.top + rect.bottom) / 2 - box.top) / Math.max(box.bottom - box.top, 1);
     const row = y < 1 / 3 ? 'top' : y < 2 / 3 ? 'middle' : 'bottom';
     const column = x < 1 / 3 ? 'left' : x < 2 / 3 ? 'centre' : 'right';
-    return row === 'middle' && column === 'centre' ? 'centre' : `${row} ${column}`;
+    const place = row === 'middle' && column === 'centre' ? 'centre' : `${row} ${column}`;
+    return card ? `${place} of its card` : place;
   }
 
   // A tree item's level and how many items it holds (a folder), as a person sees them in the tree's indentation.
@@ -985,6 +1166,51 @@
       if (n.parentElement.closest('[role=treeitem]') === el) children += 1;
     }
     add('children', children || null);
+  }
+
+  // A tree drawn as nested lists without ARIA roles (older widget libraries): the element that names an entry (its
+  // first one with words) says whether the entry is a file or a folder, open or closed, and its level, as the
+  // nesting shows them. A list is a tree when it says so (tree, folder, file) or lays a nested list out in its flow.
+  const treeRoots = new Map();
+  const ROLE_TREES = '[role=tree], [role=treeitem], [role=group], [role=menu], [role=menubar], [role=listbox]';
+  function plainTreeItem(item, el, named) {
+    const li = el.closest('li');
+    if (!li || named.has(li) || (!item.text && el !== li) || li.closest(ROLE_TREES)) return;
+    const list = li.parentElement;
+    const sub = Array.from(li.children).find((c) => c.tagName === 'UL' || c.tagName === 'OL');
+    const outer = list && list.parentElement && list.parentElement.tagName === 'LI' ? list.parentElement : null;
+    if (!list || (list.tagName !== 'UL' && list.tagName !== 'OL')) return;
+    // A flat list is no tree: an entry of the top level is one only in a list already known as one (a long flat
+    // list, an index, is not searched for nesting).
+    if (!sub && !outer && treeRoots.get(list) !== true) return;
+    let level = 1;
+    let root = list;
+    for (let n = outer; n && n.parentElement; n = n.parentElement.parentElement) {
+      if (n.tagName !== 'LI') break;
+      level += 1;
+      root = n.parentElement;
+    }
+    if (!isTreeRoot(root)) return;
+    named.add(li);
+    const open = !!sub && styleOf(sub).display !== 'none' && sub.getClientRects().length > 0;
+    item.attrs.push(['tree', sub ? `${open ? 'open' : 'closed'} folder` : 'file'], ['level', String(level)]);
+    if (sub) item.attrs.push(['children', String(sub.children.length)]);
+  }
+
+  const NESTED_LISTS_MAX = 50;
+  function isTreeRoot(root) {
+    let answer = treeRoots.get(root);
+    if (answer === undefined) {
+      const nested = root.querySelectorAll('li > ul, li > ol');
+      answer = nested.length > 0 && /tree|folder|file/i.test(`${root.getAttribute('class') || ''} ${root.id}`);
+      for (let i = 0; !answer && i < Math.min(nested.length, NESTED_LISTS_MAX); i++) {
+        const style = styleOf(nested[i]);
+        answer = style.display !== 'none' && (style.position === 'static' || style.position === 'relative')
+          && nested[i].getClientRects().length > 0;
+      }
+      treeRoots.set(root, answer);
+    }
+    return answer;
   }
 
   // The field the agent typed into last (controller.py), when it is in this document: a list that shows right
@@ -1045,32 +1271,36 @@
         // The context only changes where this element starts an interactive or inline-text run; else it is shared.
         const inInteractive = ctx.inInteractive || cheap;
         const inText = ctx.inText && isInline(el, tag);
-        const same = ctx.parentPointer === undefined && inInteractive === ctx.inInteractive && inText === ctx.inText;
+        const lines = ctx.lines && !cheap;
+        const same = ctx.parentPointer === undefined && inInteractive === ctx.inInteractive && inText === ctx.inText
+          && lines === ctx.lines;
         visitChildren(el, tag, same ? ctx : {depth: ctx.depth, parentPointer: undefined, inInteractive, inText,
-          inRow: ctx.inRow, choices: ctx.choices});
+          inRow: ctx.inRow, choices: ctx.choices, lines});
       }
       if (box) box.last = visited - 1;
       return;
     }
 
-    let style = null;
-    let pointer;
+    visitInRegion(el, tag, ctx, rect, box, cheap);
+  }
+
+  // An element inside the region: listed, or written as text, and its children visited (kept apart from visit,
+  // whose short path every element of a long page takes).
+  function visitInRegion(el, tag, ctx, rect, box, cheap) {
+    const style = styleOf(el);
+    if (style.display === 'none') return;
+    const paint = paintOf(el, style, rect);
+    // Nothing inside can show through; but a transparent control that a visible label stands for (Bootstrap's
+    // custom file input) is what a click on that label reaches.
+    if (paint.alpha < ALPHA_MIN && !(tag === 'INPUT' && hasShownLabel(el))) return;
+    const pointer = style.cursor === 'pointer';
+    const seen = style.visibility === 'visible' && shows(rect, paint.clip);
     let listed = false;
+    let lines = false;  // its words are written on lines of their own inside it
     let wroteText = false;
     let waiting = null;
-    let seen = false;
     let own = -1;  // this element's item, when listed
     let listedBefore = 0;  // listedCount once it was listed: more after its children means it holds listed elements
-    if (inRegion) {
-      style = styleOf(el);
-      if (style.display === 'none') return;
-      const paint = paintOf(el, style, rect);
-      // Nothing inside can show through; but a transparent control that a visible label stands for (Bootstrap's
-      // custom file input) is what a click on that label reaches.
-      if (paint.alpha < ALPHA_MIN && !(tag === 'INPUT' && hasShownLabel(el))) return;
-      pointer = style.cursor === 'pointer';
-      seen = style.visibility === 'visible' && shows(rect, paint.clip);
-    }
     if (seen) {
       if (FRAME_TAGS.has(tag)) {
         frameSlot(el, rect, ctx.depth, box);
@@ -1091,17 +1321,40 @@
       const hovered = !pointer && (!ctx.inInteractive || ctx.inRow) && pointerOnHover(el);
       const apart = pointer && parentPointer && ctx.inRow && standsApart(el, style);
       const choice = ctx.choices !== null && isChoice(el, tag, ctx.choices) && el.textContent.trim() !== '';
-      const candidate = cheap || startsPointer || icon || hovered || apart || choice || scroll !== null;
-      if (candidate) {
+      // What a script made a control, outside any other: a handler set as a property on an element that holds at
+      // most one other (a list or a page that hands its clicks on to its items is none), a lone "+" or "×".
+      const outside = !ctx.inInteractive || ctx.inRow;
+      const handler = !cheap && outside && el.childElementCount <= 1 && !LIST_TAGS.has(tag) && tag !== 'BODY'
+        && tag !== 'HTML' && scripted(el);
+      const symbol = !cheap && !handler && outside && isSymbolControl(el);
+      const clickable = startsPointer || icon || hovered || apart || choice || handler || symbol;
+      if (cheap || clickable || scroll !== null) {
         const item = itemOf(el, tag, style);
         item.depth = ctx.depth;
         item.isNew = markNew && !state.known.has(el);
+        // Why it is listed when nothing a person sees says it is a control (no pointer, nothing in its markup): a
+        // click handler, or a symbol that reads as a button.
+        const why = pointer ? null : handler || (cheap && onlyHandler(el, tag)) ? 'handler' : symbol ? 'symbol' : null;
+        if (why) item.attrs.push(['clickable', why]);
         if (!push(item, el)) return;
         listed = true;
         own = items.length - 1;
         listedBefore = listedCount;
         if (box) waiting = {box, item: items.length - 1, end: 0, opaqueOnly: false};
-      } else if (!ctx.inInteractive && !(ctx.inText && isInline(el, tag))) {
+        // A box listed only because it scrolls, or a row whose words do not fit on its line: the words inside go on
+        // lines of their own, each beside the elements it goes with (a feed's authors, a result's duration), and its
+        // own line shows none of them.
+        if (!isControl(el, tag) && ((!cheap && !clickable) || item.text.length >= LABEL_MAX)) {
+          lines = true;
+          item.lines = true;
+          const text = ownText(el);
+          if (text) {
+            if (!push({kind: 'text', depth: ctx.depth + 1, text: cut(text, TEXT_MAX)})) return;
+            wroteText = true;
+            if (box) pending.push({box, item: items.length - 1, end: items.length, opaqueOnly: true});
+          }
+        }
+      } else if ((!ctx.inInteractive || ctx.lines) && !(ctx.inText && isInline(el, tag))) {
         const text = ownText(el);
         if (text) {
           if (!push({kind: 'text', depth: ctx.depth, text: cut(text, TEXT_MAX)})) return;
@@ -1118,11 +1371,13 @@
       inText: wroteText || (ctx.inText && isInline(el, tag)),
       inRow: listed ? !isControl(el, tag) : ctx.inRow,
       choices: seen && isSuggestions(el, tag, style, rect) ? el : listed ? null : ctx.choices,
+      lines: listed ? lines : ctx.lines && !cheap,
     };
     visitChildren(el, tag, childCtx);
     if (box) box.last = visited - 1;
-    if (listed && listedCount === listedBefore) nameIcon(el, items[own]);
-    if (listed && mergeWrapper(own, listedCount - listedBefore)) waiting = null;
+    if (listed && listedCount === listedBefore && !lines) nameIcon(el, items[own]);
+    // A row whose words are on lines of its own says more than what it holds.
+    if (listed && !lines && mergeWrapper(own, listedCount - listedBefore)) waiting = null;
     if (waiting) {
       waiting.end = items.length;
       pending.push(waiting);
@@ -1175,7 +1430,7 @@
   }
 
   visit(document.documentElement, {depth: 0, parentPointer: false, inInteractive: false, inText: false,
-    inRow: false, choices: null});
+    inRow: false, choices: null, lines: false});
 
   // A covered element is left out (the click would land on what covers it); what it contained moves up a level.
   const dropped = new Set(merged);
@@ -1188,6 +1443,10 @@
     dropped.add(item);
     if (!opaqueOnly) for (let i = item + 1; i < end; i++) items[i].depth -= 1;
   }
+  const named = new Set();  // list items whose name was told
+  items.forEach((item, i) => {
+    if (!dropped.has(i) && item.kind === 'el') plainTreeItem(item, owners[i], named);
+  });
   const listing = [];
   items.forEach((item, i) => {
     if (dropped.has(i)) return;

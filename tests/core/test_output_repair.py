@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.llm import LLMReply, ToolCall
-from app.core.output import InvalidOutput, build_tool_spec, parse_agent_output
+from app.core.output import InvalidOutput, action_names, build_tool_spec, parse_agent_output
 from app.core.tools.registry import build_tools
 
 TOOLS = build_tools(ask_user=True, javascript=False)
@@ -97,11 +98,34 @@ def test_no_tool_call_and_no_json() -> None:
 
 
 def test_tool_spec_offers_every_tool_with_one_key() -> None:
+    # Exactly one action, in the form grammar-constrained decoding enforces (a local server compiles the schema into a
+    # grammar that ignores minProperties/maxProperties and numeric bounds): one object of a single required key per
+    # action, with its type (Gemini reads no branch without one) and no additionalProperties (which Gemini refuses,
+    # and whose absence a grammar reads as no other key).
     spec = build_tool_spec(TOOLS)
     action = spec.parameters["properties"]["action"]
-    assert set(action["properties"]) == set(TOOLS)
-    assert action["maxProperties"] == 1
-    assert "title" not in json.dumps(spec.parameters).replace('"title":', "")
+    assert set(action) == {"anyOf"}
+    assert [list(branch["properties"]) for branch in action["anyOf"]] == [[name] for name in TOOLS]
+    assert all(
+        branch == {"type": "object", "properties": branch["properties"], "required": list(branch["properties"])}
+        for branch in action["anyOf"]
+    )
+    assert action_names(spec) == list(TOOLS)
+    text = json.dumps(spec.parameters)
+    assert "title" not in text.replace('"title":', "")
+    for ignored in ("minProperties", "maxProperties", "additionalProperties", "maximum", "default"):
+        assert ignored not in text
+
+
+def test_the_schema_accepts_each_action_and_rejects_none_or_an_unknown_one() -> None:
+    spec = build_tool_spec(TOOLS)
+    reflection = {"evaluation_previous_goal": "✅", "memory": "", "next_goal": "Click"}
+    validator = jsonschema.Draft202012Validator(spec.parameters)
+    assert validator.is_valid({**reflection, "action": {"click_element_by_index": {"index": 3}}})
+    assert validator.is_valid({**reflection, "action": {"go_back": {}}})
+    assert not validator.is_valid({**reflection, "action": {}})
+    assert not validator.is_valid({**reflection, "action": {"fly_away": {}}})
+    assert not validator.is_valid({**reflection, "action": {"click_element_by_index": {}}})
 
 
 @given(st.text())

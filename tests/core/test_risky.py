@@ -354,3 +354,45 @@ def test_a_price_on_a_choice_is_what_it_costs_not_a_payment() -> None:
     assert _risky_name(Act(how="click", names=["Pro $49 / seat"], choice=True), task) is None
     assert _risky_name(Act(how="click", names=["Upgrade — $49"]), task) == "Upgrade — $49"
     assert _risky_name(Act(how="choose", names=["Delete account"]), task) == "Delete account"
+
+
+@pytest.mark.parametrize(
+    ("task", "name"),
+    [
+        ("Book the cheapest flight from LKE to MCE on 12/08/2016.", "Book flight for $452"),
+        ("Find and book the shortest flight from Lima to Lisbon", "Book flight for €489"),
+        ("Booking the first flight of the morning, please", "Book flight for 65 EUR"),
+        ("Buy the first item in the list, the one dated 12/08/2016", "Buy now $40"),
+        ("Book the flight for $452", "Book flight for $452.00"),
+    ],
+)
+def test_a_task_that_asks_for_the_act_by_a_rule_is_no_unasked_payment(task: str, name: str) -> None:
+    # The button's own verb is the act and the task asks for it; which flight is the task's rule (the cheapest, the
+    # first), and its price never needs to be in the task: a date or a flight's number is no amount.
+    assert task_asks_for(task, name)
+
+
+@pytest.mark.parametrize(
+    ("task", "name"),
+    [
+        ("Find the cheapest flight; do not book it", "Book flight for $452"),
+        ("If the cheapest flight is under $500, book it", "Book flight for $452"),
+        ("List the flights from Lima to Lisbon", "Book flight for $452"),
+        ("Add the book Dune to my wishlist", "Book now $9.99"),  # a noun, not the act
+        ("Book the flight for $400", "Book flight for $452"),  # an amount the task names is the one
+        ("Book the cheapest hotel", "Book flight for $452"),  # what it books is still the task's
+    ],
+)
+def test_a_price_asked_for_by_its_verb_keeps_the_negation_condition_and_amount_rules(task: str, name: str) -> None:
+    assert not task_asks_for(task, name)
+
+
+async def test_the_booking_asked_for_clicks_and_only_the_persons_words_ask_for_it() -> None:
+    never = Person(False)
+    page = page_with("Book flight for $452")
+    task = "Book the cheapest flight from LKE to MCE on 12/08/2016."
+    assert await run_tool(CLICK, click_context(page, task, never), CLICK.input_model(index=2)) == ToolResult("click 2")
+    assert never.requests == []
+    # Words that are not the person's (a routine's cell, an MCP client's task) ask for nothing.
+    result = await run_tool(CLICK, click_context(page, "", never), CLICK.input_model(index=2))
+    assert not result.ok and len(never.requests) == 1 and page.actions == [("click", (2,))]

@@ -7,7 +7,9 @@ Japanese, Korean and Simplified Chinese. The kinds are shared by every language,
 checked against a task written in another.
 
 A task asks for an act only where it plainly says so: a mention that is negated ("do not delete the account") or
-conditional ("if it is overdue, pay it") never counts.
+conditional ("if it is overdue, pay it") never counts. A name that pays only by its price ("Book flight for $65") is
+asked for by a task that plainly asks for its own verb ("Book the cheapest flight"), whichever flight the task's rule
+picks; an amount never needs to be in the task, but one the task names must be the name's.
 """
 
 from __future__ import annotations
@@ -205,13 +207,22 @@ def task_asks_for(task: str, name: str, choice: bool = False) -> bool:
 
     The task must ask, neither negated nor on a condition, for the same kind of act ("delete the customer Jane Doe"
     asks for a "Delete" button), and every word of the name beyond the act must be in the task too: that task does
-    not ask for "Delete account" or "Delete all 120 customers". Amounts count only when the task names one ("pay the
-    $120 invoice" does not allow "Pay $1,200"). A name that reads as no irreversible act needs no asking.
+    not ask for "Delete account" or "Delete all 120 customers". A name that pays only by its price is asked for by its
+    own verb ("Book the cheapest flight" asks for "Book flight for $65"). Amounts count only when the task names one
+    ("pay the $120 invoice" does not allow "Pay $1,200"; a date or a flight number is no amount). A name that reads as
+    no irreversible act needs no asking.
     """
     kinds = irreversible_kinds(name, choice)
-    if not all(_plainly_asks(task, kind) for kind in kinds):
+    verb = _price_only_verb(name, kinds)
+    by_verb = verb is not None and _plainly_asks(task, verb, True)
+    if not all(_plainly_asks(task, _TASK_FORMS[kind]) or (kind == "pay" and by_verb) for kind in kinds):
         return False
-    rest = name
+    asked_amounts = {_stem(amount) for amount in _amounts(task)}
+    if asked_amounts and not {_stem(amount) for amount in _amounts(name)} <= asked_amounts:
+        return False
+    rest = name if asked_amounts else _AMOUNT.sub(" ", name)
+    if verb is not None:
+        rest = _LEADING_WORD.sub(" ", rest, count=1)  # the act itself, which the task asked for in any form
     for kind in kinds:
         rest = _PATTERNS[kind].sub(" ", rest)
     return _object_in_task(rest, task)
@@ -219,19 +230,52 @@ def task_asks_for(task: str, name: str, choice: bool = False) -> bool:
 
 def asks_for_kind(task: str, kind: str) -> bool:
     """Whether the task plainly asks for some act of ``kind`` (for an act whose name does not say what it does)."""
-    return _plainly_asks(task, kind)
+    return _plainly_asks(task, _TASK_FORMS[kind])
 
 
-def _plainly_asks(task: str, kind: str) -> bool:
-    """Whether some sentence of the task asks for an act of ``kind`` with no negation or condition on it."""
+def _plainly_asks(task: str, forms: re.Pattern[str], verb: bool = False) -> bool:
+    """Whether some sentence of the task asks for an act in one of ``forms`` with no negation or condition on it
+    (``verb``: nor a determiner making the word a noun)."""
     for sentence in _SENTENCE.split(task):
         if _CONDITION.search(sentence):
             continue
-        for mention in _TASK_FORMS[kind].finditer(sentence):
+        for mention in forms.finditer(sentence):
+            if verb and _NOUN_BEFORE.search(sentence[: mention.start()]):
+                continue
             clause = _CLAUSE.split(sentence[: mention.start()])[-1]
             if not _NEGATION_BEFORE.search(clause) and not _NEGATION_AFTER.match(sentence[mention.end() :]):
                 return True
     return False
+
+
+# --- a price on a button: the act is the button's own verb -------------------------------------------------------
+
+# An amount of money: a number with its currency before or after it.
+_CURRENCY = r"[$€£¥₹₩₽]|\b(?:USD|EUR|GBP|CHF|JPY|CNY|RUB|KRW|BRL)\b"
+_AMOUNT = re.compile(
+    rf"(?:{_CURRENCY})\s?(\d[\d.,]*)|(\d[\d.,]*)\s?(?:{_CURRENCY}|円|元|руб|\b(?:dollars?|euros?|pounds?|yen|yuan)\b)",
+    re.IGNORECASE,
+)
+# Before a verb's mention, these make it a noun ("the book", "my order"): no request for the act.
+_NOUN_BEFORE = re.compile(
+    r"\b(?:a|an|the|this|that|these|those|my|your|our|their|his|her|its|some|any|each|every|no)\s+$", re.IGNORECASE
+)
+_LEADING_WORD = re.compile(r"^\W*([^\W\d_]{3,})\b")
+
+
+def _amounts(text: str) -> list[str]:
+    return [m[1] or m[2] for m in _AMOUNT.finditer(text)]
+
+
+def _price_only_verb(name: str, kinds: list[str]) -> re.Pattern[str] | None:
+    """For a name that reads as paying only by its price ("Book flight for $65"): the forms of its own verb, its
+    first word, as a task says it ("book", "booking"). None for any other name."""
+    if "pay" not in kinds or _CHOICE_PATTERNS["pay"].search(name):
+        return None
+    first = _LEADING_WORD.match(name)
+    if first is None or first[1].lower() in _FILLER:
+        return None
+    return re.compile(rf"\b{re.escape(first[1])}(?:s|es|ed|d|ing)?\b", re.IGNORECASE)
 
 
 # Words of a name that do not change what it does: "Delete account permanently" deletes the account.

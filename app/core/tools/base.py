@@ -100,7 +100,8 @@ class Tool(Generic[InputT]):
 def _compact(schema: Any) -> Any:
     """The schema as the model needs it, sent with every step. Pydantic adds a title to every node (noise; some
     endpoints reject unknown keys), and writes an optional field as anyOf [its type, null] with a null default: a
-    field left out says that already. Validation is pydantic's either way."""
+    field left out says that already. Defaults and bounds go too: validation fills the one in and enforces the
+    other, telling the model what was wrong, and grammar-constrained decoding (a local server) ignores bounds."""
     if isinstance(schema, list):
         return [_compact(item) for item in schema]
     if not isinstance(schema, dict):
@@ -112,9 +113,12 @@ def _compact(schema: Any) -> Any:
     return {key: _compact(value) for key, value in schema.items() if key != "title" and not _goes_without(key, value)}
 
 
+_VALIDATION_ONLY = frozenset({"default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength"})
+
+
 def _goes_without(key: str, value: Any) -> bool:
-    # An index, a tab id or a number of seconds is never negative; a tool without input needs no empty property list.
-    return (key == "minimum" and value == 0) or (key == "properties" and value == {})
+    # A tool without input needs no empty property list.
+    return key in _VALIDATION_ONLY or (key == "properties" and value == {})
 
 
 async def run_tool(tool: Tool[Any], ctx: ToolContext, params: BaseModel) -> ToolResult:

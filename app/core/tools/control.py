@@ -15,7 +15,7 @@ HAND_OFF = "hand_off_to_user"
 
 class DoneInput(BaseModel):
     text: str
-    success: bool = Field(default=True, description="true only if the whole request is done and checked")
+    success: bool = True  # true only when all of it is done and checked: the system prompt says so
 
 
 class WaitInput(BaseModel):
@@ -27,7 +27,7 @@ class AskUserInput(BaseModel):
 
 
 class HandOffInput(BaseModel):
-    reason: str = Field(min_length=1, description="what the user must do, in plain words")
+    reason: str = Field(min_length=1)  # what the user must do: the system prompt says so
 
 
 async def _done(_ctx: ToolContext, params: DoneInput) -> str:
@@ -51,9 +51,10 @@ async def _hand_off(_ctx: ToolContext, _params: HandOffInput) -> str:
     return "Handed the browser to the user."
 
 
+# Descriptions only where neither the name nor the system prompt says it: they are sent with every step.
 done_tool = Tool(
     DONE,
-    "End the task.",
+    "",
     DoneInput,
     _done,
     ToolWords("Finish: {success:task done|could not complete}", "Wrapping up…"),
@@ -61,7 +62,7 @@ done_tool = Tool(
 wait_tool = Tool("wait", "", WaitInput, _wait, ToolWords("Wait {seconds:g} s", "Waiting for the page…"))
 ask_user_tool = Tool(
     "ask_user",
-    "For what only the user knows.",
+    "",
     AskUserInput,
     _ask_user,
     ToolWords("Ask you a question", "Waiting for your answer…"),
@@ -87,7 +88,7 @@ def done_with_data(fields: tuple[str, ...]) -> Tool[DoneInput]:
 
 hand_off_tool = Tool(
     HAND_OFF,
-    "Pause; the user acts in the browser (captcha, sign-in, 2FA).",
+    "Pause; the user acts in the browser.",
     HandOffInput,
     _hand_off,
     ToolWords("Hand the browser to you: {reason:said}", "Handing the browser to you…"),

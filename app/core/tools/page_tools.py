@@ -179,7 +179,7 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
     Tool("send_keys", "To the focused element.", SendKeysInput, guarded, ToolWords("Press {keys}", "Pressing {keys}…")),
     Tool(
         "hover_element",
-        "For menus and tooltips.",
+        "",
         HoverInput,
         perform,
         ToolWords("Point at {target}", "Pointing at {target}…"),
@@ -207,7 +207,7 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
 
 JAVASCRIPT_TOOL = Tool(
     "execute_javascript",
-    "Run JavaScript in the page, only when no other action works.",
+    "In the page; only when no other action works.",
     ScriptInput,
     perform,
     ToolWords("Run a script on the page", "Running a script…"),
