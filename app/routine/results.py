@@ -81,30 +81,30 @@ def _lines(
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, delimiter=table.delimiter if table.delimiter != "\t" else ",", lineterminator="\r\n")
     writer.writerow([_inert_cell(name) for name in result_header(table, output_columns)])
-    empty = [""] * (len(RESULT_COLUMNS) + len(output_columns))
-    if rest is not None:
-        empty[:2] = [str(rest.status), rest.result]
+    unknown = (
+        _outcome_cells(rest, output_columns) if rest is not None else [""] * (len(RESULT_COLUMNS) + len(output_columns))
+    )
     for row, key in zip(table.rows if keys else (), keys, strict=True):
         cells = [HIDDEN if column in secret_columns else row.values[column] for column in table.columns]
         record = records.get(key)
-        if record is None:
-            cells += empty
-        else:
-            outcome = record.outcome
-            cells += [
-                str(outcome.status),
-                outcome.result,
-                str(outcome.steps),
-                str(outcome.model_calls),
-                f"{outcome.seconds:.1f}",
-                outcome.browser,
-                outcome.run,
-            ]
-            cells += [outcome.outputs.get(column, "") for column in output_columns]
+        cells += unknown if record is None else _outcome_cells(record.outcome, output_columns)
         writer.writerow([_inert_cell(cell) for cell in cells])
         if buffer.tell() > _CHUNK:
             yield _clean(buffer)
     yield _clean(buffer)
+
+
+def _outcome_cells(outcome: RowOutcome, output_columns: Sequence[str]) -> list[str]:
+    cells = [
+        str(outcome.status),
+        outcome.result,
+        str(outcome.steps),
+        str(outcome.model_calls),
+        f"{outcome.seconds:.1f}",
+        outcome.browser,
+        outcome.run,
+    ]
+    return cells + [outcome.outputs.get(column, "") for column in output_columns]
 
 
 def _clean(buffer: io.StringIO) -> str:

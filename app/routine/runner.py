@@ -378,6 +378,7 @@ class RoutineRunner:
         )
         self._sent.discard(number)
         self._unanswered.discard(number)
+        self._slot_of.pop(number, None)  # a window renewed since is let go with it
         if learning and outcome.status == RowStatus.DONE and self._path is None:
             await self._learn(number, model, values)
         self._model_calls += model.calls
