@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from app.background import Background
 from app.routine.types import PersonRequest
+from app.text.confirm_words import allow_question
 from app.text.hand_off import hand_off_line, quoted_reason, unclear_words
 from app.text.i18n import tr
 
@@ -78,9 +79,13 @@ class AwayNotifier:
 
 def away_message(request: PersonRequest, waits_minutes: int = 0) -> tuple[str, str]:
     """The title and the body for ``request``: which row, in which window, why; escaped for any service."""
+    if request.kind == "limit":
+        title = tr("Page Agent: the routine needs you")
+        body = f"{request.words} {tr('It is paused until you answer, in the panel or on the terminal.')}"
+        return html.escape(title, quote=False), html.escape(body, quote=False)
     title = tr("Page Agent: row {number} needs you", number=request.number)
     if request.kind == "confirm":
-        why = tr("It asks whether it may go ahead: {act}", act=quoted_reason(request.words, REASON_MAX))
+        why = tr("It asks whether it may go ahead: {act}", act=quoted_reason(allow_question(request), REASON_MAX))
     elif request.kind == "unclear":
         why = unclear_words(request.words)
     else:

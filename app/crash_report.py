@@ -4,7 +4,7 @@ Three ways a Python program can break without anyone noticing: an exception nobo
 slot's, another thread's), an exception in an asyncio task or callback that nobody awaited, and a hard crash of the
 interpreter itself (a segfault in a native library). The first two write a report at once and call ``tell`` with its
 path; the third cannot run Python any more, so ``faulthandler`` writes the tracebacks to a file that the next start
-turns into a report and announces.
+turns into a report and announces as the last session's.
 
 A report holds the app's version, the platform and the traceback, masked like the log (no secret, no API key), in a
 file only its owner may read.
@@ -40,15 +40,30 @@ REPORT_PREFIX = "crash-"
 # A storm of the same failure (a slot called every frame) writes one report, and a session writes at most a few.
 MAX_REPORTS = 5
 
-Tell = Callable[[Path], None]
+
+@dataclass(frozen=True)
+class CrashReport:
+    """One report saved: where, and whether it is about the last session (a hard crash found at this start)."""
+
+    path: Path
+    last_session: bool = False
 
 
-def crash_message(report: Path) -> str:
+Tell = Callable[[CrashReport], None]
+
+
+def crash_message(report: CrashReport) -> str:
     """What the person is told, in the panel or on stderr."""
+    if report.last_session:
+        return tr(
+            "Page Agent Desktop stopped abruptly the last time it ran. A report was saved to {report} — "
+            "please attach it if you tell us about the problem.",
+            report=report.path,
+        )
     return tr(
         "Something went wrong inside Page Agent Desktop. A report was saved to {report} — "
         "please attach it if you tell us about the problem.",
-        report=report,
+        report=report.path,
     )
 
 
@@ -82,7 +97,7 @@ class CrashReports:
     _previous_excepthook: Any = None
     _previous_thread_hook: Any = None
 
-    def write(self, what: str, details: str) -> Path | None:
+    def write(self, what: str, details: str, *, last_session: bool = False) -> Path | None:
         """Save one report and tell the person; None when it is a repeat, over the limit, or cannot be written."""
         if details in self._seen or len(self.written) >= MAX_REPORTS:
             return None
@@ -98,7 +113,7 @@ class CrashReports:
         self.written.append(path)
         log.error("%s: report saved to %s", what, path)
         try:
-            self.tell(path)
+            self.tell(CrashReport(path, last_session))
         except Exception:  # telling must never raise inside a hook
             log.exception("could not tell about the crash report")
         return path
@@ -178,5 +193,5 @@ def install_crash_reports(folder: Path, tell: Tell, loop: asyncio.AbstractEventL
     last = collect_last_crash(folder)
     reports.install(loop)
     if last is not None:
-        reports.write("The app stopped abruptly last time (a hard crash)", last)
+        reports.write("The app stopped abruptly last time (a hard crash)", last, last_session=True)
     return reports

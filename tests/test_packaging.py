@@ -14,16 +14,24 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_package_is_listed_in_pyproject() -> None:
+    """Each folder of resources/ is listed too (as app.resources.<folder>): setuptools warns at length about a folder
+    of data it finds importable but unlisted."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(config["tool"]["setuptools"]["packages"])
     found = {".".join(path.parent.relative_to(ROOT).parts) for path in (ROOT / "app").rglob("__init__.py")}
-    assert listed == found | {"app.resources"}
+    resources = {
+        ".".join(("app", *path.relative_to(ROOT).parts))
+        for path in [ROOT / "resources", *(ROOT / "resources").rglob("*")]
+        if path.is_dir() and path.name != "__pycache__"
+    }
+    assert listed == found | resources
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The wheel, and what building it printed (verbose, so that setuptools' warnings show)."""
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
+    done = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -31,16 +39,27 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "wheel",
             "--no-deps",
             "--no-build-isolation",
-            "--quiet",
+            "--verbose",
             "-w",
             str(out),
             str(ROOT),
         ],
         check=True,
         capture_output=True,
+        text=True,
         timeout=240,
     )
-    return next(out.glob("page_agent_desktop-*.whl"))
+    return next(out.glob("page_agent_desktop-*.whl")), done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(build: tuple[Path, str]) -> Path:
+    return build[0]
+
+
+def test_building_the_wheel_warns_about_no_package(build: tuple[Path, str]) -> None:
+    """An install printed ~280 lines of "Package would be ignored" (folders of resources/ missing from the packages)."""
+    assert "would be ignored" not in build[1], build[1][build[1].find("would be ignored") - 300 :][:1200]
 
 
 def test_the_wheel_holds_the_resources(wheel: Path) -> None:

@@ -1,4 +1,5 @@
-"""Waiting in tests for something that sends no event: poll the condition with a deadline.
+"""Waiting in tests: for something that sends no event, by polling the condition with a deadline; for something that
+must end without waiting for something else, with a deadline far below what it must not wait for (``finishes``).
 
 Prefer an event (a signal, a future, a request reaching the fake server, a process's exit, a line it prints) where
 there is one. ``until`` polls on the running loop: under qasync, qtbot.wait/waitUntil would spin a nested loop and
@@ -31,6 +32,18 @@ async def until(condition: Callable[[], T | Awaitable[T]], timeout: float = 10.0
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {message or condition}")
         await asyncio.sleep(0.01)
+
+
+async def finishes(awaitable: Awaitable[T], within: float, what: str) -> T:
+    """``awaitable``'s result, which must come within ``within`` seconds; AssertionError naming ``what`` otherwise.
+
+    For "this ends without waiting for that": the test makes ``that`` take far longer than ``within`` (a model reply
+    held for a minute, a wait of a minute), so a loaded machine that is merely slow still passes, and code that waits
+    for ``that`` fails. How fast ``this`` is, is a benchmark's figure (tests/bench), not a test's."""
+    try:
+        return await asyncio.wait_for(awaitable, within)
+    except TimeoutError:
+        raise AssertionError(f"{what} did not happen within {within} s") from None
 
 
 def sync_until(

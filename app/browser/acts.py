@@ -98,6 +98,19 @@ def is_choice(item: ElementItem) -> bool:
     )
 
 
+# What flips a state and sends nothing by itself: a check box, a radio button, a switch (not a menu's items, which
+# act when chosen).
+_TOGGLE_ROLES = frozenset({"checkbox", "radio", "switch"})
+
+
+def is_toggle(item: ElementItem) -> bool:
+    """Whether clicking the element only ticks or unticks something (risky.py ``Act.toggle``): never a question."""
+    attrs = dict(item.attrs)
+    return attrs.get("role", "") in _TOGGLE_ROLES or (
+        item.tag == "input" and attrs.get("type") in ("radio", "checkbox") and "role" not in attrs
+    )
+
+
 def element_names(item: ElementItem) -> list[str]:
     """Every name an element has as the observer lists it: its words, its label and accessible name, its title, alt
     text and placeholder, and a button input's value."""

@@ -23,7 +23,7 @@ from app.browser.actions import (
     list_choices,
     match_option,
 )
-from app.browser.acts import activates, element_names, is_choice, key_act
+from app.browser.acts import activates, element_names, is_choice, is_toggle, key_act
 from app.browser.events import PageEvents
 from app.browser.failures import as_tool_errors, press, race, raise_if_closed
 from app.browser.file_upload import put_file
@@ -221,7 +221,8 @@ class PlaywrightPageController:
         await self._race(signal, f"Could not hover {label}", element.hover(timeout=self._action_ms))
         now = await self._still_as_seen(index, ref, element, signal)  # a page may rename it on mouseover
         if gate is not None:
-            act = Act(how="click", index=index, names=element_names(now), choice=is_choice(now), page=self._where())
+            names, choice, toggle = element_names(now), is_choice(now), is_toggle(now)
+            act = Act(how="click", index=index, names=names, choice=choice, toggle=toggle, page=self._where())
             await gate(act)
             await self._still_as_seen(index, ref, element, signal)  # the person may have taken a while
         dialogs_before = self._events.dialogs_opened

@@ -6,6 +6,10 @@ shows while the agent works and goes away when the run ends or is paused for Tak
 person (the agent handed the browser over, asked a question, or an Allow/Cancel waits) it says so instead: "Your turn —
 see the panel", with a button that brings the panel forward (``on_panel``); Esc then stops nothing. The observer leaves
 it out (``tag``): the model never sees it, and it covers nothing in the observation.
+
+A routine's windows share one bar, and each window may say something of its own (``say_in_window``): the window of a
+row that waits for the person says "Your turn", while the others say the agent works, or "Paused by you" while the
+person paused the routine (``pause``); Esc stops nothing in either.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, Literal
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
 from app.assets import read_resource
 from app.background import Background
@@ -38,7 +43,7 @@ _AGENT_KEYS_GRACE = 0.5
 # The tool whose answer only the person can give.
 _ASK_USER = "ask_user"
 
-Mode = Literal["hidden", "working", "waiting"]
+Mode = Literal["hidden", "working", "waiting", "paused"]
 
 
 class StopBar:
@@ -55,6 +60,10 @@ class StopBar:
         self._on_panel: Callable[[], None] | None = None
         self._on_resized: Callable[[], None] = lambda: None
         self._mode: Mode = "hidden"
+        # Windows that say something else than the rest (a routine's row waiting for the person), by session.
+        self._windows: dict[int, tuple[BrowserSession, Mode]] = {}
+        # Every tab that asked for the bar (the other windows of a routine's browser too), kept to update it.
+        self._asked: dict[Page, None] = {}
         self._agent_keys = 0
         self._agent_keys_until = 0.0
         self._passive = False
@@ -111,6 +120,29 @@ class StopBar:
         """The run waits for the person: the bar says where to answer."""
         await self._set("waiting")
 
+    def pause(self, paused: bool) -> None:
+        """A routine the person paused (True) or resumed: every window says so, but one waiting for the person."""
+        if self._mode in ("working", "paused"):
+            self._mode = "paused" if paused else "working"
+            self._background.spawn(self._apply())
+
+    def say_in_window(self, window: BrowserSession, mode: Mode | None) -> None:
+        """``window``'s tabs say ``mode`` (a routine's row waiting there for the person: "waiting"), whatever the
+        others say; None: as the others again. The tabs are updated in the background."""
+        if mode is None:
+            self._windows.pop(id(window), None)
+        else:
+            self._windows[id(window)] = (window, mode)
+        self._background.spawn(self._apply())
+
+    def mode_in(self, page: Page | None) -> Mode:
+        """What the bar says in ``page``: its window's own mode, else the bar's."""
+        if self._mode != "hidden":
+            for window, mode in self._windows.values():
+                if page in window.pages:
+                    return mode
+        return self._mode
+
     @contextlib.contextmanager
     def waiting_for_person(self) -> Iterator[None]:
         """Around a moment that waits for the person (an Allow/Cancel question), then back to what it was. The tabs
@@ -127,6 +159,8 @@ class StopBar:
 
     async def _set(self, mode: Mode) -> None:
         self._mode = mode
+        if mode == "hidden":
+            self._windows.clear()
         await self._apply()
 
     @contextlib.asynccontextmanager
@@ -146,33 +180,43 @@ class StopBar:
 
     # --- the page's side ---------------------------------------------------------------------------------------
 
-    def _called(self, _source: dict[str, Any], what: str) -> dict[str, str | bool] | None:
+    def _called(self, source: dict[str, Any], what: str) -> dict[str, str | bool] | None:
+        page = source.get("page")
         if what == "ask":
-            return self._labels()
-        if what in ("stop", "escape") and self._mode == "working":
+            if isinstance(page, Page):
+                self._asked[page] = None
+            return self._labels(self.mode_in(page))
+        mode = self.mode_in(page)
+        if what in ("stop", "escape") and mode == "working":
             if what == "escape" and (self._agent_keys or time.monotonic() < self._agent_keys_until):
                 return None
             log.info("stop asked from Chromium (%s)", what)
             self._on_stop()
-        elif what == "panel" and self._mode == "waiting" and self._on_panel is not None:
+        elif what == "panel" and mode in ("waiting", "paused") and self._on_panel is not None:
             self._on_panel()
         elif what == "resize":
             self._on_resized()
         return None
 
-    def _labels(self) -> dict[str, str | bool] | None:
-        if self._mode == "working":
+    def _labels(self, mode: Mode | None = None) -> dict[str, str | bool] | None:
+        mode = self._mode if mode is None else mode
+        panel = self._on_panel is not None
+        if mode == "working":
             return {**bar_labels(), "action": "stop", "waiting": False, "passive": self._passive}
-        if self._mode == "waiting":
-            return {**waiting_labels(panel=self._on_panel is not None), "waiting": True, "passive": self._passive}
+        if mode == "waiting":
+            return {**waiting_labels(panel=panel), "waiting": True, "passive": self._passive}
+        if mode == "paused":
+            return {**paused_labels(panel=panel), "waiting": False, "paused": True, "passive": self._passive}
         return None
 
     async def _apply(self) -> None:
         # Serialised, and each pass applies the state current when it runs: the last show/hide wins.
         async with self._lock:
-            labels = self._labels()
-            for page in self._session.pages:
+            for page in [page for page in self._asked if page.is_closed()]:
+                del self._asked[page]
+            for page in dict.fromkeys([*self._session.pages, *self._asked]):
                 try:
+                    labels = self._labels(self.mode_in(page))
                     await asyncio.wait_for(page.evaluate(_APPLY, [self._hook, labels]), 2.0)
                 except (TimeoutError, PlaywrightError) as exc:  # closing, or frozen by a dialog
                     log.debug("stop bar not updated in a tab: %s", exc)
@@ -207,6 +251,13 @@ class StopBar:
 def bar_labels() -> dict[str, str]:
     """The bar's words in the panel's language, read at each show (a language switch applies at once)."""
     return {"working": tr("Page Agent is working"), "stop": tr("Stop (Esc)")}
+
+
+def paused_labels(*, panel: bool) -> dict[str, str]:
+    """The bar's words while the person paused a routine: nothing runs in this window until they resume it."""
+    if panel:
+        return {"working": tr("Paused by you"), "stop": tr("Show the panel"), "action": "panel"}
+    return {"working": tr("Paused by you"), "stop": "", "action": ""}
 
 
 def waiting_labels(*, panel: bool) -> dict[str, str]:

@@ -13,7 +13,13 @@ from urllib.parse import urlsplit
 
 from app.cli.routine_args import add_routine_arguments
 from app.core.clean_text import is_valid_text, valid_text
-from app.core.limits import MAX_DURATION_LIMIT, MAX_STEPS_LIMIT
+from app.core.limits import (
+    MAX_DURATION_LIMIT,
+    MAX_ROUTINE_CALLS,
+    MAX_ROUTINE_COST,
+    MAX_STEPS_LIMIT,
+    MAX_TOKEN_PRICE,
+)
 from app.core.safety.navigation import parse_domains
 from app.settings.catalog import FLAGS
 
@@ -90,7 +96,13 @@ def _domain_list(text: str) -> list[str]:
 
 
 # How a setting's flag is read, when not as text (a bool setting's flag turns it on).
-_FLAG_TYPES: dict[str, Callable[[str], object]] = {"base_url": _base_url, "max_steps": _bounded(int, MAX_STEPS_LIMIT)}
+_FLAG_TYPES: dict[str, Callable[[str], object]] = {
+    "base_url": _base_url,
+    "max_steps": _bounded(int, MAX_STEPS_LIMIT),
+    "price_per_million_tokens": _bounded(float, float(MAX_TOKEN_PRICE)),
+    "routine_max_calls": _bounded(int, MAX_ROUTINE_CALLS),
+    "routine_max_cost": _bounded(float, float(MAX_ROUTINE_COST)),
+}
 
 
 def _add_setting_flags(run: Any) -> None:

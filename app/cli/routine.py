@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import sys
 import threading
@@ -42,6 +43,8 @@ from app.routine.rows import ReadingStopped, RowsError
 from app.routine.state import RoutineBusy
 from app.routine.types import (
     BrowserNote,
+    LimitReached,
+    Progress,
     RoutineOptions,
     RoutineSummary,
     RowFinished,
@@ -50,11 +53,14 @@ from app.routine.types import (
     RowStatus,
 )
 from app.safety_from_settings import check_upload_dirs
-from app.settings.model import SettingsUnreadable, read_settings
+from app.settings.model import SettingsUnreadable, endpoint_ready, read_settings
 from app.settings.paths import app_paths
+from app.settings.secrets import missing_key_problem
+from app.text.cost_words import estimate_words, limit_words
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
+    from app.routine.runner import RoutineRunner
 
 # The worst outcome wins the exit code, in this order.
 _EXIT_ORDER = (
@@ -64,6 +70,7 @@ _EXIT_ORDER = (
     ((RowStatus.FAILED,), EXIT_UNSUCCESSFUL),
 )
 _NOT_WITH_ROWS = ("record", "replay", "cdp_url")
+FIRST_ROW_TELLS = "a guess from the template's columns until the first row has run: it then tells the time and the cost"
 
 
 def exit_code(counts: dict[str, int], stopped: bool = False) -> int:
@@ -142,6 +149,9 @@ async def run_routine(
     if problem is not None:
         _tell(printer, f"{problem} (It came from OPENAI_BASE_URL or the saved Settings.)")
         return EXIT_ERROR
+    if not endpoint_ready(settings, api_key):  # before a browser starts and every row fails the same way
+        _tell(printer, missing_key_problem(settings.base_url, args.api_key_env))
+        return EXIT_ERROR
     person_present = is_terminal(sys.stdin)
     confirm = None
     if not (person_present and args.risky == "ask"):
@@ -179,6 +189,7 @@ async def run_routine(
     runner.on("browser_note", lambda note: _browser_note(printer, say, note))
     runner.on("row_finished", _pace(say, total, args.parallel))
     runner.on("rows_finished", lambda rest: _rest(printer, say, rest))
+    _tell_costs(runner, say, printer, person_present)
     person = TerminalPerson(runner, sys.stdin.fileno(), say, windowless=args.headless) if person_present else None
     try:
         say.line(_opening(plan.table.path, total, args.parallel, args.browser_endpoint))
@@ -194,6 +205,35 @@ async def run_routine(
         print(summary_json(summary))
     say.line(_closing(summary))
     return exit_code(summary.counts, summary.stopped)
+
+
+def _tell_costs(runner: RoutineRunner, say: Say, printer: EventPrinter | None, person_present: bool) -> None:
+    """About what the routine will cost, as it starts (from its rows: the first row tells the time and the money)
+    and once its first row has ended: on stderr, or as an ``estimate`` event with --events; the limit passed
+    (``limit_reached``), and with nobody at the terminal to ask, that it stops there (TerminalPerson asks else)."""
+    told: list[int] = []  # the rows ended when the estimate was told
+
+    def progress(progress: Progress) -> None:
+        ended = sum(progress.counts.values())
+        if not progress.total or (told and (told[-1] or not ended)):
+            return
+        told.append(ended)
+        costs = progress.costs
+        if printer is not None:
+            payload = {"rows": progress.total, "seconds": progress.seconds_left, **dataclasses.asdict(costs)}
+            printer.event("estimate", {**payload, "from_rows_run": ended})
+            return
+        words = estimate_words(progress.total, costs, progress.seconds_left)
+        say.line(f"After the first row: {words}." if ended else f"About what it takes: {words} ({FIRST_ROW_TELLS}).")
+
+    def passed(limit: LimitReached) -> None:
+        if printer is not None:
+            printer.event("limit_reached", {"limit": limit.what, "at": limit.limit, **dataclasses.asdict(limit.costs)})
+        if not person_present:
+            say.line(f"{limit_words(limit)} The routine stops here; the rows left run next time.")
+
+    runner.on("progress", progress)
+    runner.on("limit_reached", passed)
 
 
 def _opening(rows: Path, total: int, parallel: int, endpoints: list[str]) -> str:

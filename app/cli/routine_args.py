@@ -139,5 +139,7 @@ def without_rows(args: argparse.Namespace) -> str | None:
         "--parallel": args.parallel != 1,
         "--browser-endpoint": bool(args.browser_endpoint),
         "--hand-off-timeout": args.hand_off_timeout is not None,
+        "--max-calls": args.routine_max_calls is not None,
+        "--max-cost": args.routine_max_cost is not None,
     }
     return next((flag for flag, used in given.items() if used), None)

@@ -1,7 +1,9 @@
 """The routine's person queue on a terminal: one request at a time, in the order they came, while the other rows go
 on. A hand-off brings that row's window to the front and waits for Enter (a note may be typed first) or "skip" (the
 row ends needs_person and is tried again next run; a row that was sent and held back is not); a risky moment asks
-"Allow? [y/N]". Ctrl+C stops the routine.
+"Allow? [y/N; a: yes for every row]" (a: the same act is allowed on the other rows without asking); past the limit
+of model calls or money (--max-calls, --max-cost) the routine is paused and asks whether to go on (no: it stops).
+Ctrl+C stops the routine.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from app.routine.types import PersonRequest
 from app.text.hand_off import agent_says, never_asks, unclear_words
 
 SKIP = "skip"
+EVERY_ROW = "a"
 
 
 class TerminalPerson:
@@ -58,10 +61,21 @@ class TerminalPerson:
     async def _ask(self, request: PersonRequest) -> None:
         waiting = len(self._runner.person_queue.requests)
         more = f" ({waiting - 1} more waiting)" if waiting > 1 else ""
+        if request.kind == "limit":
+            self._ask_line(
+                f"{request.words}{more} Go on past your limit? [y/N; N stops here, the rows left run next time]"
+            )
+            answer = (await self._line() or "").strip().lower()
+            self._runner.answer(request.id, answer in ("y", "yes"))
+            return
         if request.kind == "confirm":
-            self._ask_line(f"Row {request.number} ({request.browser}){more}: {request.words} Allow? [y/N]")
-            answer = await self._line()
-            self._runner.answer(request.id, (answer or "").strip().lower() in ("y", "yes"))
+            self._ask_line(
+                f"Row {request.number} ({request.browser}){more}: {request.words} "
+                f"Allow? [y/N; {EVERY_ROW}: yes for every row]"
+            )
+            answer = (await self._line() or "").strip().lower()
+            every_row = answer == EVERY_ROW
+            self._runner.answer(request.id, every_row or answer in ("y", "yes"), every_row=every_row)
             return
         await self._runner.bring_to_front(request.number)
         unclear = request.kind == "unclear"

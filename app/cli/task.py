@@ -32,9 +32,9 @@ from app.crash_report import crash_message, install_crash_reports
 from app.logging_setup import configure_logging
 from app.safety_from_settings import check_navigation, check_upload_dirs, load_secrets
 from app.settings.catalog import FLAGS, resolve_overrides
-from app.settings.model import Settings, SettingsUnreadable, read_settings
+from app.settings.model import Settings, SettingsUnreadable, endpoint_ready, read_settings
 from app.settings.paths import app_paths
-from app.settings.secrets import env_api_key, get_api_key
+from app.settings.secrets import env_api_key, get_api_key, missing_key_problem
 from app.text.hand_off import hand_off_line
 
 if TYPE_CHECKING:
@@ -126,6 +126,15 @@ def _tell(printer: EventPrinter | None, message: str) -> None:
         printer.error(message)
 
 
+def _cannot_run(args: argparse.Namespace, printer: EventPrinter | None, message: str) -> int:
+    """The task never started (a setting, a file, the browser or the start page): why, on stderr, and with --json the
+    result on stdout too, so that a script reading it is told rather than handed nothing."""
+    _tell(printer, message)
+    if args.json:
+        print(mask_everywhere(result_json(ExecutionResult(success=False, data=message, status=AgentStatus.ERROR))))
+    return EXIT_ERROR
+
+
 EXIT_CODES = {
     RunOutcome.SUCCESS: EXIT_SUCCESS,
     RunOutcome.FAILED: EXIT_UNSUCCESSFUL,
@@ -168,20 +177,19 @@ async def run_task(
     try:
         loaded = await asyncio.to_thread(read_settings, paths.settings_file)
     except SettingsUnreadable as exc:
-        _tell(printer, str(exc))
-        return EXIT_ERROR
+        return _cannot_run(args, printer, str(exc))
     settings, api_key = resolve_settings(args, loaded.settings)
     endpoint_problem = None if args.replay else base_url_problem(settings.base_url)
     if endpoint_problem is not None:  # from OPENAI_BASE_URL or the saved settings; before Chromium starts
-        _tell(printer, f"{endpoint_problem} (It came from OPENAI_BASE_URL or the saved Settings.)")
-        return EXIT_ERROR
+        return _cannot_run(args, printer, f"{endpoint_problem} (It came from OPENAI_BASE_URL or the saved Settings.)")
+    if not args.replay and not endpoint_ready(settings, api_key):  # before Chromium starts and a call fails
+        return _cannot_run(args, printer, missing_key_problem(settings.base_url, args.api_key_env))
     try:
         upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
         if args.record is not None:
             await asyncio.to_thread(check_record_file, args.record)
     except ValueError as exc:  # before Chromium starts
-        _tell(printer, str(exc))
-        return EXIT_ERROR
+        return _cannot_run(args, printer, str(exc))
     options = RuntimeOptions(
         headless=args.headless,
         cdp_url=args.cdp_url,
@@ -201,8 +209,7 @@ async def run_task(
         check_navigation(settings, options, args.url)
         await asyncio.to_thread(load_secrets, settings, options)
     except ValueError as exc:  # SecretsSourceError included
-        _tell(printer, str(exc))
-        return EXIT_ERROR
+        return _cannot_run(args, printer, str(exc))
     runtime = Runtime(settings, paths, options, api_key=api_key)
     runtime.set_confirm(cli_confirm(args.risky, stopped=signals.stop, events=printer is not None))
     hand_off: TerminalHandOff | None = None
@@ -211,8 +218,7 @@ async def run_task(
             # A stop while Chromium starts cancels the start: nothing is left to wait for.
             agent = await signals.until_stopped(asyncio.ensure_future(runtime.agent()))
         except Exception as exc:  # a browser that will not start, a bad URL: say so plainly
-            _tell(printer, str(exc))
-            return EXIT_ERROR
+            return _cannot_run(args, printer, str(exc))
         if agent is None:
             result = ExecutionResult(success=False, data=STOPPED_BEFORE_START, status=AgentStatus.STOPPED)
         else:

@@ -7,10 +7,12 @@ import asyncio
 import logging
 import os
 import sys
-import termios
 from typing import TextIO
 
 from app.core.clean_text import printable_line
+
+if sys.platform != "win32":  # Windows has no termios; the CLI still runs there
+    import termios
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +56,10 @@ class Say:
 
 
 def discard_typed_ahead(fd: int) -> None:
-    """Keys pressed before a question was shown must not answer it."""
+    """Keys pressed before a question was shown must not answer it (not on Windows, where a question cannot be read
+    from the terminal anyway: its event loop has no reader for it, so read_line raises TerminalUnreadable)."""
+    if sys.platform == "win32":
+        return
     try:
         termios.tcflush(fd, termios.TCIFLUSH)
     except (termios.error, OSError):

@@ -9,9 +9,8 @@ import logging
 import os
 import secrets
 import sys
-from pathlib import Path
 
-from app.crash_report import crash_message, install_crash_reports
+from app.crash_report import CrashReport, crash_message, install_crash_reports
 from app.logging_setup import configure_logging
 from app.settings.paths import app_paths
 from app.stop_signals import on_stop_signals
@@ -101,5 +100,5 @@ def _refuse(message: str) -> int:
     return EXIT_ERROR
 
 
-def _tell_crash(report: Path) -> None:
+def _tell_crash(report: CrashReport) -> None:
     print(f"page-agent-desktop: {crash_message(report)}", file=sys.stderr, flush=True)

@@ -72,10 +72,11 @@ class McpTask:
             )
         )
 
-    def finish(self, result: ExecutionResult, run_id: str = "") -> None:
+    def finish(self, result: ExecutionResult, run_id: str = "", *, reason: str = "") -> None:
+        """``reason``: why a task that could not run did not (what ``fail`` was told)."""
         status: TaskStatus = _STATUS.get(result.status, "error")
         words = mask_everywhere(result.data)
-        reason = ""
+        reason = mask_everywhere(reason)
         if status == "needs_person":
             said = hand_off_line(words)
             reason = NO_PANEL.format(said=said) if self._view.where == "headless" else YOUR_TURN.format(said=said)
@@ -94,7 +95,8 @@ class McpTask:
         )
 
     def fail(self, message: str, status: AgentStatus = AgentStatus.ERROR) -> None:
-        self.finish(ExecutionResult(success=False, data=message, status=status, steps=self._view.steps))
+        """The task could not run, or not on: ``message`` is its final words and the reason the client reads."""
+        self.finish(ExecutionResult(success=False, data=message, status=status, steps=self._view.steps), reason=message)
 
     async def changed(self, timeout: float) -> None:
         """Return at the next change, or after ``timeout`` seconds."""

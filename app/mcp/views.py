@@ -28,7 +28,11 @@ class TaskView(BaseModel):
     )
     steps: int = Field(description="Steps taken so far.")
     now: str = Field(description="What the agent is doing now, in plain words.")
-    reason: str = Field(default="", description="With needs_person: what the person is asked to do, and where.")
+    reason: str = Field(
+        default="",
+        description="With needs_person: what the person is asked to do, and where; for a task that could not run "
+        "(the panel busy, in demo or Routine mode): why.",
+    )
     note: str = Field(default="", description="Why it runs headless although a panel's socket was found, if so.")
     outcome: TaskOutcome | None = Field(default=None, description="Once the task has ended.")
 

@@ -35,6 +35,7 @@ from app.core.safety.guardrails import Guardrails
 from app.routine.endpoints import CdpEndpoint, Endpoint, GridEndpoint, Window
 from app.routine.grid import Grid, grid_session_timeout
 from app.routine.types import BrowserNote
+from app.text.i18n import tr
 
 log = logging.getLogger(__name__)
 
@@ -176,6 +177,7 @@ class Browsers:
     _owners: list[BrowserSession] = field(default_factory=list)
     _bars: dict[int, StopBar] = field(default_factory=dict)
     _on_stop: Callable[[], None] | None = None
+    _on_panel: Callable[[], None] | None = None
 
     @property
     def slots(self) -> list[Slot]:
@@ -192,12 +194,12 @@ class Browsers:
         for endpoint in self._endpoints:
             endpoint.tell = listener
 
-    async def stop_with(self, on_stop: Callable[[], None]) -> None:
-        """Esc or the bar's Stop in any window of the routine calls ``on_stop()``: in every browser it has now and in
-        every one it connects to later."""
-        self._on_stop = on_stop
+    async def stop_with(self, on_stop: Callable[[], None], on_panel: Callable[[], None] | None = None) -> None:
+        """Esc or the bar's Stop in any window of the routine calls ``on_stop()`` (its panel button ``on_panel()``): in
+        every browser it has now and in every one it connects to later."""
+        self._on_stop, self._on_panel = on_stop, on_panel
         for bar in self.stop_bars:
-            await _show_bar(bar, on_stop)
+            await _show_bar(bar, on_stop, on_panel)
 
     async def slot_in(self, session: BrowserSession, name: str, browser: object) -> Slot:
         """A slot for ``session``, a window of ``browser``: the windows of one browser share its stop bar (every
@@ -209,7 +211,7 @@ class Browsers:
         else:
             self._bars[id(browser)] = controller.stop_bar
             if self._on_stop is not None:
-                await _show_bar(controller.stop_bar, self._on_stop)
+                await _show_bar(controller.stop_bar, self._on_stop, self._on_panel)
         slot = Slot(name, session, controller)
         session.on_closed(slot.mark_lost)
         return slot
@@ -227,6 +229,11 @@ class Browsers:
         self._bars.clear()
 
 
+def window_name(number: int) -> str:
+    """A local window as the rows, the results and the person's questions name it: "window 2"."""
+    return tr("window {n}", n=number)
+
+
 async def local_browsers(options: LaunchOptions, windows: int, playwright: Playwright | None = None) -> Browsers:
     """Chromium with the user's profile, and ``windows`` windows of it."""
     options = options.model_copy(update={"extra_args": [*options.extra_args, *BACKGROUND_FLAGS]})
@@ -237,7 +244,7 @@ async def local_browsers(options: LaunchOptions, windows: int, playwright: Playw
         for _ in range(windows - 1):
             sessions.append(await owner.new_window())
         for number, session in enumerate(sessions, 1):
-            lane = Lane(f"window {number}", browsers, local=owner)
+            lane = Lane(window_name(number), browsers, local=owner)
             lane.slot = await browsers.slot_in(session, lane.name, owner)
             browsers.lanes.append(lane)
     except BaseException:
@@ -275,7 +282,7 @@ async def _endpoint(address: str, downloads_dir: Path) -> Endpoint:
     return await CdpEndpoint.connect(address, downloads_dir)
 
 
-async def _show_bar(bar: StopBar, on_stop: Callable[[], None]) -> None:
+async def _show_bar(bar: StopBar, on_stop: Callable[[], None], on_panel: Callable[[], None] | None) -> None:
     with contextlib.suppress(Exception):  # a window the person closed, an endpoint that went away
-        await bar.install(on_stop)
+        await bar.install(on_stop, on_panel)
         await bar.show()

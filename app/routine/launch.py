@@ -18,6 +18,7 @@ from app.core.llm import LLMClient
 from app.core.safety.risky import ConfirmHandler
 from app.history.recorder import RunRecorder
 from app.history.store import RunStore
+from app.routine.cost import limit_of, token_price
 from app.routine.plan import RoutinePlan
 from app.routine.runner import RoutineRunner
 from app.routine.state import RoutineStore
@@ -51,6 +52,8 @@ class RoutineSetup:
     driver: DriverStart | None = None
     llm_factory: Callable[[], LLMClient] | None = None  # in place of the configured model (tests, the demo)
     on_stop_pressed: Callable[[], None] | None = None  # Esc or the bar's Stop inside Chromium
+    # The bar's "Show the panel" in a window that waits for the person (None: they are at a terminal).
+    on_panel_pressed: Callable[[], None] | None = None
     window: tuple[int, int, int, int] | None = None  # the local Chromium's window: x, y, width, height (the panel)
     # Seconds a row waits at a hand-off before it is left for the person (0: until answered); None takes Settings'
     # hand_off_timeout (the CLI's --hand-off-timeout gives it).
@@ -139,6 +142,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         person_present=setup.person_present,
     )
     settings, paths = setup.settings, setup.paths
+    limit = limit_of(settings)
     if plan.options.start_url:
         check_start_page(navigation_policy(settings, options), plan.options.start_url, "--url")
     guardrails = await asyncio.to_thread(build_guardrails, settings, paths, options, setup.confirm)
@@ -166,7 +170,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         await asyncio.to_thread(store.close)
         raise
     if setup.on_stop_pressed is not None:  # Esc or Stop in any of the routine's windows, in every browser
-        await browsers.stop_with(setup.on_stop_pressed)
+        await browsers.stop_with(setup.on_stop_pressed, setup.on_panel_pressed)
     config = settings.agent_config()
     if setup.max_duration:
         config = config.model_copy(update={"max_duration": setup.max_duration})
@@ -183,8 +187,14 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         confirm=setup.confirm,
         history=lambda agent: _History(agent, runs, settings, setup.api_key),
         hand_off_wait=wait or None,
+        price=token_price(settings),
+        limit=limit,
     )
     browsers.tell(runner.browser_note)
+    if setup.on_stop_pressed is not None:
+        from app.routine.bars import RoutineBars
+
+        RoutineBars(browsers, runner)  # held by the runner's listeners
     away = AwayNotifier(notify_url, round(wait / 60)) if notify_url else None
     if away is not None:
         runner.on("person_needed", away.person_needed)

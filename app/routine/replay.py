@@ -24,7 +24,7 @@ from app.core.llm import LLMClient, LLMReply, Message, RetryCallback, ToolCall, 
 from app.core.output import InvalidOutput, action_names, read_action
 from app.core.page import ListedElement
 from app.core.tools.control import HAND_OFF
-from app.core.types import ActionTarget, ErrorEvent, HistoricalEvent, ObservationEvent, StepEvent
+from app.core.types import ActionTarget, ErrorEvent, HistoricalEvent, ObservationEvent, StepEvent, Usage
 from app.routine.path import (
     PathStep,
     RoutinePath,
@@ -78,6 +78,7 @@ class RowModel:
         self.held_back = ""  # the last answer held back, in plain words, while the agent hands the row over ("": none)
         self._position = 0
         self.calls = 0  # real model calls
+        self.usage = Usage()  # their tokens
         self.replayed_steps = 0
         self.took_over = ""  # why the model took over ("" : it did not)
         self.taken: list[Taken] = []  # every step the agent ran, for learning the path
@@ -125,6 +126,7 @@ class RowModel:
         self.calls += 1
         self.held_back = ""
         reply = await self._model.invoke(messages, tool, signal, on_retry)
+        self.usage += reply.usage
         return self._refused(reply, tool, listing) if self.submitted else reply
 
     # --- never twice -------------------------------------------------------------------------------------------

@@ -19,35 +19,13 @@ from app.core.tools.control import DONE
 from app.core.types import AgentStatus, ExecutionResult, StepEvent
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
-from app.routine.types import RowOutcome, RowStatus
+from app.routine.types import MaybeSent, RowOutcome, RowStatus
 from app.text.hand_off import quoted_reason
+from app.text.i18n import tr
 
-BROWSER_GONE = (
-    "The browser this row ran in went away in the middle of the row ({browser}), so the row's form may or may not "
-    "have been submitted. Check the site; run again with --retry-interrupted to redo it."
-)
-# The person pressed Give up (or typed skip) at the agent's hand-off; the agent's reason is its words, quoted.
-GAVE_UP = (
-    "You gave this row up when the agent handed it to you, so it was not finished; it is tried again next run. "
-    "The agent had said: {said}"
-)
-# The same, when nobody answered the hand-off within the routine's wait (Settings: hand_off_timeout).
-NOBODY_CAME = (
-    "Nobody took this row when the agent handed it over, so the routine went on without it; it is tried again next "
-    "run. The agent had said: {said}"
-)
-NOT_AGAIN = "It is not run again unless you ask for it with --retry-interrupted; check the site first."
-STOPPED_SENT = (
-    "The routine was stopped after this row may have sent its data (an action that can submit a form had begun). "
-    + NOT_AGAIN
-)
-FOREIGN_KEYS = (
-    "Keys the agent did not type reached the page: {field} held {holds} after it typed {typed}. The site may have "
-    "saved the row so: check it there."
-)
-ERROR_SENT = (
-    "{error}. This came after the row may have sent its data (an action that can submit a form had begun). " + NOT_AGAIN
-)
+
+def _not_again() -> str:
+    return tr("It is not run again unless you ask for it with --retry-interrupted; check the site first.")
 
 
 class RowSlot(Protocol):
@@ -91,13 +69,11 @@ class Lane(Protocol):
     def row_ended(self, failed: bool) -> None: ...
 
 
-NO_BROWSER_LEFT = "Every browser of the routine went away before this row could start."
-
-
 def no_browser_left(lanes: Sequence[Lane]) -> str:
     """Why the rows left end ``error``: no browser is left, and the last reason a lane gave for it."""
+    gone = tr("Every browser of the routine went away before this row could start.")
     said = next((words for lane in reversed(lanes) if (words := lane.ended_words)), "")
-    return f"{NO_BROWSER_LEFT} {said}" if said else NO_BROWSER_LEFT
+    return f"{gone} {said}" if said else gone
 
 
 class RunRecorder(Protocol):
@@ -148,21 +124,58 @@ def outcome_of(
     status = _status(result, slot, gave_up)
     unclear = bool(model.refused) and status == RowStatus.NEEDS_PERSON
     text = result.data
+    maybe_sent: MaybeSent | None = None
     if status == RowStatus.INTERRUPTED:
-        text = BROWSER_GONE.format(browser=slot.name)
+        text = tr(
+            "The browser this row ran in went away in the middle of the row ({browser}), so the row's form may or may "
+            "not have been submitted. Check the site; run again with --retry-interrupted to redo it.",
+            browser=slot.name,
+        )
+        maybe_sent = MaybeSent.BROWSER_GONE
     elif sent and status in (RowStatus.STOPPED, RowStatus.ERROR):
-        text = STOPPED_SENT if status == RowStatus.STOPPED else ERROR_SENT.format(error=_first_line(result.data))
+        if status == RowStatus.STOPPED:
+            maybe_sent = MaybeSent.STOPPED
+            text = tr(
+                "The routine was stopped after this row may have sent its data (an action that can submit a form had "
+                "begun)."
+            )
+        else:
+            maybe_sent = MaybeSent.ERROR
+            text = tr(
+                "{error}. This came after the row may have sent its data (an action that can submit a form had begun).",
+                error=_first_line(result.data),
+            )
+        text += " " + _not_again()
         status = RowStatus.INTERRUPTED
     elif unclear:
-        text = f"{model.refused} {NOT_AGAIN}"
+        text, maybe_sent = f"{model.refused} {_not_again()}", MaybeSent.ANSWER_UNCLEAR
     elif gave_up and status == RowStatus.NEEDS_PERSON:
-        text = (NOBODY_CAME if unanswered else GAVE_UP).format(said=quoted_reason(gave_up))
+        said = quoted_reason(gave_up)
+        text = (
+            tr(
+                "Nobody took this row when the agent handed it over, so the routine went on without it; it is tried "
+                "again next run. The agent had said: {said}",
+                said=said,
+            )
+            if unanswered
+            else tr(
+                "You gave this row up when the agent handed it to you, so it was not finished; it is tried again next "
+                "run. The agent had said: {said}",
+                said=said,
+            )
+        )
     elif status == RowStatus.DONE and slot.foreign_keys:  # someone typed into the row's window: its data may be wrong
         status, field = RowStatus.NEEDS_PERSON, slot.foreign_keys[0]
-        text = FOREIGN_KEYS.format(field=field.field, holds=quoted(field.holds), typed=quoted(field.typed))
+        text = tr(
+            "Keys the agent did not type reached the page: {field} held {holds} after it typed {typed}. The site may "
+            "have saved the row so: check it there.",
+            field=field.field,
+            holds=quoted(field.holds),
+            typed=quoted(field.typed),
+        )
         if sent:  # the site may hold the row as it was garbled: never sent again blindly
-            unclear = True
-            text = f"{text} {NOT_AGAIN}"
+            unclear, maybe_sent = True, MaybeSent.FOREIGN_KEYS
+            text = f"{text} {_not_again()}"
     return RowOutcome(
         status=status,
         result=text,
@@ -174,6 +187,7 @@ def outcome_of(
         outputs=_outputs(result, outputs) if status in (RowStatus.DONE, RowStatus.FAILED) else {},
         replayed=model.replayed_steps > 0,
         unclear=unclear,
+        maybe_sent=maybe_sent,
     )
 
 

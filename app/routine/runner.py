@@ -32,16 +32,18 @@ from app.core.types import (
     StepEvent,
     ThinkingActivity,
 )
+from app.routine.cost import NO_LIMIT, Meter, first_row_calls
+from app.routine.ledger import RunLedger
 from app.routine.path import RoutinePath, learn_path, may_send
 from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
-from app.routine.results import BIG_FILE, ResultsPace, write_results
+from app.routine.results import BIG_FILE
 from app.routine.row import Lane, RunRecorder, Slot, build_agent, no_browser_left, outcome_of, row_guardrails
-from app.routine.state import RoutineStore, status_counts
+from app.routine.state import RoutineStore
 from app.routine.types import (
-    RETRIED,
     BrowserNote,
+    Limit,
     PersonRequest,
     Progress,
     RoutineEvent,
@@ -50,22 +52,25 @@ from app.routine.types import (
     RowFinished,
     RowOutcome,
     RowsFinished,
+    RowsPlanned,
     RowStarted,
     RowStatus,
 )
+from app.settings.presets import TokenPrice
+from app.text.cost_words import limit_words
+from app.text.i18n import tr
 from app.text.wording import describe_activity
 
 log = logging.getLogger(__name__)
 
-STOPPED_BEFORE = "The routine was stopped before this row started."
 # How long closing a routine that still runs waits for its stopped rows to save their endings.
 WIND_DOWN = 30.0
 
 
 class RoutineRunner:
-    """``await run()`` once. Events (``on``): row_started(RowStarted), row_activity(RowActivity),
-    row_finished(RowFinished), rows_finished(RowsFinished), person_needed(PersonRequest), person_done(PersonRequest),
-    progress(Progress), browser_note(BrowserNote)."""
+    """``await run()`` once. Events (``on``): rows_planned(RowsPlanned), row_started(RowStarted),
+    row_activity(RowActivity), row_finished(RowFinished), rows_finished(RowsFinished), person_needed(PersonRequest),
+    person_done(PersonRequest), progress(Progress), limit_reached(LimitReached), browser_note(BrowserNote)."""
 
     def __init__(
         self,
@@ -80,11 +85,13 @@ class RoutineRunner:
         confirm: ConfirmHandler | None = None,
         history: Callable[[Agent], RunRecorder] | None = None,
         hand_off_wait: float | None = None,
+        price: TokenPrice | None = None,
+        limit: Limit = NO_LIMIT,
     ) -> None:
         """``confirm``: who answers risky moments; None asks the person through the queue. ``person_present``:
-        someone can take a row's browser (a hand-off waits in the queue); else a hand-off ends the row
-        ``needs_person``. ``hand_off_wait``: seconds a hand-off waits before its row ends ``needs_person`` (None:
-        until the person answers)."""
+        someone can take a row's browser (a hand-off waits in the queue); else a hand-off ends the row needs_person.
+        ``hand_off_wait``: seconds a hand-off waits before its row ends needs_person (None: until answered).
+        ``price``: the model's (None: not known); ``limit``: past it the routine pauses and asks (cost.py)."""
         self.plan = plan
         self._store = store
         self._lanes = list(lanes)
@@ -98,6 +105,7 @@ class RoutineRunner:
         self._listeners: dict[str, list[Callable[[Any], None]]] = {}
         self.person_queue = PersonQueue(self._person_changed, wait_s=hand_off_wait, on_expired=self._nobody_came)
         self._todo: deque[int] = deque()
+        self._this_run: list[str] = []  # the keys of the rows this run runs
         self._wake = asyncio.Condition()
         self._paused = False
         self._stopping = False
@@ -110,13 +118,10 @@ class RoutineRunner:
         self._unanswered: set[int] = set()  # rows whose hand-off nobody took in time
         self._slot_of: dict[int, Slot] = {}
         self._path: RoutinePath | None = None
-        self._write_lock = asyncio.Lock()
-        self._pace = ResultsPace(len(plan.keys))
-        self._counts: Counter[str] | None = None  # rows by status, kept as they change once the run began
-        self._status_of: dict[int, str] = {}  # the status each row of this run is counted under
-        self._rest: RowOutcome | None = None  # what became of the rows never begun that the state does not know
-        self._finished: list[float] = []
-        self._model_calls = 0
+        self._ledger = RunLedger(plan, store)
+        self._models: dict[int, RowModel] = {}  # the rows in flight
+        columns = len(set(plan.template.columns))
+        self._meter = Meter(price=price, limit=limit, first_row=first_row_calls(columns), replays=plan.options.replay)
         self._started = time.monotonic()
         self._background = Background("routine")
         self._over: asyncio.Event | None = None  # made when run() begins, set once it has ended
@@ -142,6 +147,8 @@ class RoutineRunner:
         self._emit("progress", self.progress())
 
     def resume(self) -> None:
+        """Rows start again (past the limit, when the pause was its: it is not said again)."""
+        self.person_queue.settle_limit(True)
         self._paused = False
         for number in list(self._held):
             agent = self._agents.get(number)
@@ -155,6 +162,7 @@ class RoutineRunner:
         """Every row in flight ends ``stopped`` (``interrupted`` when it may have sent its data already); the rows
         not started are ``skipped``; the results are kept."""
         self._stopping = True
+        self.person_queue.settle_limit(False)
         await self._notify()
         await asyncio.gather(*(agent.stop() for agent in list(self._agents.values())), return_exceptions=True)
 
@@ -190,12 +198,21 @@ class RoutineRunner:
 
     def _nobody_came(self, request: PersonRequest) -> None:
         """A hand-off nobody took within ``hand_off_wait``: given up, and the row says so."""
+        if request.kind == "limit":  # nobody said to go on past the limit: the routine stops
+            self.answer(request.id, False)
+            return
         self._unanswered.add(request.number)
         self.give_up(request.id)
 
-    def answer(self, request_id: int, allow: bool) -> None:
-        """A risky moment's answer: allowed or not."""
-        self.person_queue.answer(request_id, allow)
+    def answer(self, request_id: int, allow: bool, *, every_row: bool = False) -> None:
+        """A risky moment's answer: allowed or not; ``every_row``: the same act is allowed on every row of this run
+        without asking again. The limit's question: go on past it (allow), or stop."""
+        if request_id == self.person_queue.limit_asked and allow:
+            self.resume()
+        elif request_id == self.person_queue.limit_asked:
+            self._background.spawn(self.stop())
+        else:
+            self.person_queue.answer(request_id, allow, every_row=every_row)
 
     async def bring_to_front(self, number: int) -> None:
         """The row's window comes to the front (the person is about to act in it)."""
@@ -204,23 +221,38 @@ class RoutineRunner:
             await slot.bring_to_front()
 
     def progress(self) -> Progress:
-        counts = status_counts(self._store.records(), self.plan.keys) if self._counts is None else dict(self._counts)
-        in_flight = len(self._agents)
-        left = len(self._todo) + in_flight
-        seconds_left = None
-        if self._finished:
-            per_row = sum(self._finished) / len(self._finished)
-            seconds_left = per_row * left / max(1, min(self._lanes_left, left or 1))
-        counts.pop(RowStatus.RUNNING, None)
+        counts = {status: n for status, n in self._ledger.counts.items() if n and status != RowStatus.RUNNING}
+        left = len(self._todo) + len(self._agents)
+        learns = self._learning_now()
         return Progress(
-            total=len(self.plan.table.rows),
+            total=len(self._this_run),
             counts=counts,
-            in_flight=in_flight,
+            in_flight=len(self._agents),
             left=left,
-            seconds_left=seconds_left,
+            seconds_left=self._meter.seconds_left(left=left, learns=learns, at_once=self._lanes_left),
             paused=self._paused,
+            at_limit=self.person_queue.limit_asked is not None,
             path_learned=self._path is not None,
+            earlier=len(self.plan.keys) - len(self._this_run),
+            costs=self._meter.costs(left=left, learns=learns, in_flight=self._models.values()),
         )
+
+    def _check_limit(self, number: int | None = None) -> None:
+        """Past its limit, with rows left, the routine pauses (row ``number``, about to call the model, at once) and
+        asks the person (a "limit" request: go on past it, or stop); with nobody to ask it stops. Said once."""
+        progress = self.progress()
+        passed = self._meter.passed(progress.costs) if progress.left else None
+        if passed is None:
+            return
+        self._emit("limit_reached", passed)
+        if not self._person_present:
+            self._background.spawn(self.stop())
+            return
+        self.person_queue.ask_limit(limit_words(passed))
+        self.pause()
+        if number is not None and number in self._agents:  # the row about to call the model holds at once
+            self._held.add(number)
+            self._agents[number].pause()
 
     async def run(self) -> RoutineSummary:
         over = self._over = asyncio.Event()
@@ -233,50 +265,47 @@ class RoutineRunner:
         records = await asyncio.to_thread(self._store.records)
         self._path = await asyncio.to_thread(self._load_path)
         options = self.plan.options
+        kept: dict[int, RowOutcome] = {}
         for number, key in enumerate(self.plan.keys, 1):
             record = records.get(key)
-            if record is None or self._runs_again(record.outcome):
+            if record is None or options.runs_again(record.outcome, key):
                 self._todo.append(number)
                 if record is not None:
-                    self._status_of[number] = record.outcome.status
-        self._counts, records = Counter(status_counts(records, self.plan.keys)), {}  # every record let go
+                    self._ledger.known.add(number)
+            else:
+                kept[number] = record.outcome
+        records = {}  # every record let go
+        self._this_run = [self.plan.keys[number - 1] for number in self._todo]
+        self._emit("rows_planned", RowsPlanned(tuple(self._todo), kept))
+        self._emit("progress", self.progress())  # what it is about to cost, before any row
         for number in [n for n in self._todo if n in self.plan.problems]:
             self._todo.remove(number)
             await self._finish(number, RowOutcome(RowStatus.ERROR, self.plan.problems[number]))
         ran = len(self._todo)
-        await self._write()
+        await self._ledger.write()
         try:
             await asyncio.gather(*(self._work(lane) for lane in self._lanes))
         finally:
-            reason = STOPPED_BEFORE if self._stopping else no_browser_left(self._lanes)
-            left = list(self._todo)
-            self._todo.clear()
-            status = RowStatus.SKIPPED if self._stopping else RowStatus.ERROR
-            await self._finish(left, RowOutcome(status, reason))  # in one write, whatever their number
-            await self._write(final=True)
+            stopped = self._stopping
+            reason = tr("The routine was stopped before this row started.") if stopped else no_browser_left(self._lanes)
+            left, self._todo = list(self._todo), deque()
+            await self._finish(left, RowOutcome(RowStatus.SKIPPED if stopped else RowStatus.ERROR, reason), rest=True)
+            await self._ledger.write(final=True)
+        counts = Counter(outcome.status for outcome in kept.values()) + self._ledger.counts
         return RoutineSummary(
             rows=len(self.plan.table.rows),
-            counts={status: count for status, count in (self._counts or {}).items() if count},
+            counts=dict(counts),
             results=options.results_path(),
-            model_calls=self._model_calls,
+            model_calls=self._meter.calls,
             ran=ran,
             seconds=time.monotonic() - self._started,
             stopped=self._stopping,
         )
 
-    def _runs_again(self, outcome: RowOutcome) -> bool:
-        """Whether a row that ended so earlier runs now: one whose data may have reached the site (interrupted, or
-        unclear) only when asked for."""
-        options = self.plan.options
-        if outcome.status == RowStatus.INTERRUPTED or outcome.unclear:
-            return options.retry_interrupted
-        return outcome.status in RETRIED or (outcome.status == RowStatus.FAILED and options.retry_failed)
-
     # --- scheduling --------------------------------------------------------------------------------------------
 
     async def _work(self, lane: Lane) -> None:
-        """A lane's rows, one after another: a row is taken only once the lane has a window for it (a grid's queue, an
-        endpoint that is full or paused keep the rows waiting, never failing)."""
+        """A lane's rows, one after another, each once the lane has a window for it (a queue waits, never fails)."""
         try:
             while (slot := await self._window_for(lane)) is not None:
                 taken = await self._next_row()
@@ -330,13 +359,10 @@ class RoutineRunner:
     # --- one row -----------------------------------------------------------------------------------------------
 
     async def _run_row(self, slot: Slot, number: int, learning: bool) -> bool:
-        """Runs the row; whether it failed for its browser's sake (the browser went away, or the row could not start
-        in it)."""
+        """Runs the row; whether it failed for its browser's sake (it went away, or the row could not start in it)."""
         plan = self.plan
-        key = plan.keys[number - 1]
         values = plan.public_values(number)
-        await asyncio.to_thread(self._store.start, key, number, slot.name)
-        self._count(number, RowStatus.RUNNING)
+        await self._ledger.start(number, slot.name)
         path = self._path if plan.options.replay and self._path is not None and self._path.replays(values) else None
         model = RowModel(self._model, number, values, path)
         confirm = self._confirm if self._confirm is not None else self.person_queue.confirm_handler(number, slot.name)
@@ -344,6 +370,7 @@ class RoutineRunner:
         agent = build_agent(model, slot, self._config, guardrails, self._person_present)
         recorder = self._history(agent) if self._history is not None else None
         self._agents[number] = agent
+        self._models[number] = model
         self._slot_of[number] = slot
         agent.on("activity", lambda activity: self._activity(number, slot, model, activity, learning, guardrails))
         agent.on("event_added", lambda event: self._hold_if_paused(number, agent, event))
@@ -356,9 +383,11 @@ class RoutineRunner:
             result = await agent.execute(plan.task(number), own_words=plan.own_words)
         except Exception as exc:  # the start page could not open, the browser went away before the row began
             could_not_start = True
-            result = ExecutionResult(success=False, data=f"The row could not start: {exc}", status=AgentStatus.ERROR)
+            said = tr("The row could not start: {reason}", reason=exc)
+            result = ExecutionResult(success=False, data=said, status=AgentStatus.ERROR)
         finally:
             self._agents.pop(number, None)
+            self._models.pop(number, None)
             self._held.discard(number)
             self.person_queue.drop_row(number)
             if learning and number not in self._parked:
@@ -381,10 +410,10 @@ class RoutineRunner:
         self._slot_of.pop(number, None)  # a window renewed since is let go with it
         if learning and outcome.status == RowStatus.DONE and self._path is None:
             await self._learn(number, model, values)
-        self._model_calls += model.calls
-        self._finished.append(outcome.seconds)
+        self._meter.row_ended(outcome, model.usage)
         await agent.dispose()
         await self._finish(number, outcome)
+        self._check_limit()
         await self._notify()
         return could_not_start or not slot.alive
 
@@ -397,54 +426,19 @@ class RoutineRunner:
         await asyncio.to_thread(self._store.save_path, self.plan.template.text, body, number)
 
     def _load_path(self) -> RoutinePath | None:
-        if not self.plan.options.replay:
-            return None
-        saved = self._store.path_for(self.plan.template.text)
-        if saved is None:
-            return None
+        saved = self._store.path_for(self.plan.template.text) if self.plan.options.replay else None
         try:
-            return RoutinePath.model_validate_json(saved[0])
+            return RoutinePath.model_validate_json(saved[0]) if saved is not None else None
         except ValueError:
             log.warning("the routine's saved path could not be read; it is learned again")
             return None
 
-    async def _finish(self, numbers: int | list[int], outcome: RowOutcome) -> None:
-        """A row's ending; or one for the rest of a run (a list), which the rows never begun get in the results only."""
-        if isinstance(numbers, int):
-            numbers = saved = [numbers]
-        else:
-            saved, self._rest = [n for n in numbers if n in self._status_of], outcome
-        await asyncio.to_thread(self._store.finish_all, [(self.plan.keys[n - 1], n) for n in saved], outcome)
-        for number in numbers:
-            self._count(number, outcome.status)
-        await self._write()
-        if len(numbers) > BIG_FILE:  # the rest of a huge file: one event, not one per row
-            self._emit("rows_finished", RowsFinished(len(numbers), outcome))
-        for number in numbers if len(numbers) <= BIG_FILE else ():
-            self._emit("row_finished", RowFinished(number, outcome))
+    async def _finish(self, numbers: int | list[int], outcome: RowOutcome, *, rest: bool = False) -> None:
+        numbers = await self._ledger.finish(numbers, outcome, rest=rest)
+        many = len(numbers) > BIG_FILE  # the rest of a huge file: one event, not one per row
+        for event in [RowsFinished(len(numbers), outcome)] if many else [RowFinished(n, outcome) for n in numbers]:
+            self._emit("rows_finished" if many else "row_finished", event)
         self._emit("progress", self.progress())
-
-    def _count(self, number: int, status: str) -> None:
-        before, self._status_of[number] = self._status_of.get(number), status
-        if self._counts is not None:
-            self._counts.update({status: 1, **({before: -1} if before else {})})
-
-    async def _write(self, *, final: bool = False) -> None:
-        if not (final or self._pace.due()):  # a big file's results: every few seconds
-            return
-        plan = self.plan
-        async with self._write_lock, self._pace.writing():
-            records = await asyncio.to_thread(self._store.records)
-            await asyncio.to_thread(
-                write_results,
-                plan.options.results_path(),
-                plan.table,
-                plan.keys,
-                records,
-                list(plan.secrets),
-                plan.options.output_columns,
-                self._rest,
-            )
 
     # --- what rows do ------------------------------------------------------------------------------------------
 
@@ -469,12 +463,18 @@ class RoutineRunner:
             return
         if isinstance(activity, ExecutingActivity) and may_send(activity.tool):
             self._sent.add(number)
+        if isinstance(activity, ThinkingActivity):  # a model call is about to be made
+            self._check_limit(number)
+            if number in self._held:  # it holds before the call: its row says so, not "Thinking"
+                return
         if isinstance(activity, (ThinkingActivity, ExecutingActivity, ExecutedActivity, PausedActivity)):
             if number in self._parked and not isinstance(activity, PausedActivity):  # handed back: it goes on
                 self._parked.discard(number)
                 if learning:
                     self._learning += 1
-            self._emit("row_activity", RowActivity(number, describe_activity(activity)))
+            paused = isinstance(activity, PausedActivity)
+            at_limit = paused and self.person_queue.limit_asked is not None
+            self._emit("row_activity", RowActivity(number, describe_activity(activity), paused, at_limit))
 
     def _hold_if_paused(self, number: int, agent: Agent, event: object) -> None:
         """Pause: a row in flight holds once its step is done (not in the middle of one)."""

@@ -20,7 +20,7 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -281,12 +281,3 @@ def _take(lock: IO[bytes]) -> str | None:
     lock.write(str(os.getpid()).encode())
     lock.flush()
     return None
-
-
-def status_counts(records: Mapping[str, RowRecord], keys: Sequence[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for key in keys:
-        record = records.get(key)
-        if record is not None:
-            counts[record.outcome.status] = counts.get(record.outcome.status, 0) + 1
-    return counts

@@ -10,6 +10,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
+from app.core.safety.risky import ConfirmRequest
+
 
 class RowStatus(StrEnum):
     DONE = "done"  # the agent finished and said the row's work succeeded (checked on the page)
@@ -30,6 +32,17 @@ class RowStatus(StrEnum):
 RETRIED = frozenset({RowStatus.NEEDS_PERSON, RowStatus.STOPPED, RowStatus.ERROR, RowStatus.SKIPPED})
 
 
+class MaybeSent(StrEnum):
+    """Why a row whose data may have reached the site ended before anyone knew whether it did (interrupted, or
+    unclear): for a view to say so in its own words."""
+
+    BROWSER_GONE = "browser_gone"  # its browser went away in the middle of the row
+    STOPPED = "stopped"  # the person stopped the routine after an action that may send had begun
+    ERROR = "error"  # it broke after an action that may send had begun
+    ANSWER_UNCLEAR = "answer_unclear"  # it was sent, and the model's next step could have sent it again
+    FOREIGN_KEYS = "foreign_keys"  # it was sent after keys nobody typed here reached its page
+
+
 @dataclass(frozen=True)
 class RowOutcome:
     status: RowStatus
@@ -43,6 +56,28 @@ class RowOutcome:
     replayed: bool = False  # the row followed the learned path (the model confirmed, or took over part of it)
     # needs_person after its data was sent, the agent wanting to send it again: run again only with retry_interrupted
     unclear: bool = False
+    # Interrupted or unclear: why, when this run knows it (an outcome read back from the state does not say).
+    maybe_sent: MaybeSent | None = None
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What a run has cost so far, and about what it will in all (money: None while no price or no tokens are
+    known)."""
+
+    calls: int = 0
+    calls_in_all: int = 0
+    spent: float | None = None
+    in_all: float | None = None
+    currency: str = ""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The most a run may cost before it pauses and asks the person: model calls, money, or both (None: none)."""
+
+    calls: int | None = None
+    money: float | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +97,16 @@ class RoutineOptions:
     start_url: str = ""  # each row starts here (the CLI's --url); "" : where the previous row left its window
     # An MCP client wrote the template and the start page: the sites they name get no secret.
     from_client: bool = False
+    # The state's keys of rows that may have reached the site (interrupted, unclear) which the person checked and
+    # chose to run again (the panel's "Check and run again…"): they run, the others like them do not.
+    rerun: frozenset[str] = frozenset()
+
+    def runs_again(self, outcome: RowOutcome, key: str) -> bool:
+        """Whether a row that an earlier run ended so runs this time: one whose data may have reached the site
+        (interrupted, or unclear) only when asked for."""
+        if outcome.status == RowStatus.INTERRUPTED or outcome.unclear:
+            return self.retry_interrupted or key in self.rerun
+        return outcome.status in RETRIED or (outcome.status == RowStatus.FAILED and self.retry_failed)
 
     def results_path(self) -> Path:
         if self.results_file is not None:
@@ -70,6 +115,15 @@ class RoutineOptions:
 
 
 # --- events (RoutineRunner.on) ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RowsPlanned:
+    """At the start of a run: the rows it runs (in the order they will start), and the outcomes earlier runs left on
+    the others, which stay as they are."""
+
+    queued: tuple[int, ...]
+    kept: dict[int, RowOutcome]
 
 
 @dataclass(frozen=True)
@@ -85,6 +139,8 @@ class RowActivity:
 
     number: int
     words: str
+    paused: bool = False  # it holds after its step because the person paused the routine
+    at_limit: bool = False  # it holds because the routine passed its limit and asks the person
 
 
 @dataclass(frozen=True)
@@ -101,7 +157,7 @@ class RowsFinished:
     outcome: RowOutcome
 
 
-RequestKind = Literal["hand_off", "unclear", "confirm"]
+RequestKind = Literal["hand_off", "unclear", "confirm", "limit"]
 
 
 @dataclass(frozen=True)
@@ -114,9 +170,11 @@ class PersonRequest:
     id: int
     number: int
     kind: RequestKind
-    # hand_off: what the agent says; unclear: the step held back, in plain words; confirm: the act. Masked.
+    # hand_off: what the agent says; unclear: the step held back, in plain words; confirm: the act (and its site);
+    # limit: the limit passed. Masked.
     words: str
     browser: str
+    question: ConfirmRequest | None = None  # confirm: the question as typed data, for words in the person's language
 
 
 BrowserNoteKind = Literal["waiting", "busy", "paused", "reconnecting", "gone"]
@@ -137,7 +195,9 @@ class BrowserNote:
 
 @dataclass(frozen=True)
 class Progress:
-    """Counts for a progress bar: rows by status (this run's and earlier runs'), rows left, and the time left."""
+    """Counts for a progress bar, of this run: its rows, their outcomes by status so far, rows left, the time left,
+    and its model calls and money (so far, and about in all); ``earlier``: the rows it leaves as earlier runs ended
+    them."""
 
     total: int
     counts: dict[str, int]
@@ -146,6 +206,19 @@ class Progress:
     seconds_left: float | None  # None until a row has finished
     paused: bool
     path_learned: bool
+    earlier: int = 0
+    costs: Costs = Costs()
+    at_limit: bool = False  # paused because it passed its limit: it asks the person whether to go on
+
+
+@dataclass(frozen=True)
+class LimitReached:
+    """The run passed its limit (``what``: of calls or of money, ``limit`` that number): it is paused and asks the
+    person, or it stops when nobody can be asked."""
+
+    what: Literal["calls", "money"]
+    limit: float
+    costs: Costs
 
 
 @dataclass(frozen=True)
@@ -160,6 +233,7 @@ class RoutineSummary:
 
 
 RoutineEvent = Literal[
+    "rows_planned",
     "row_started",
     "row_activity",
     "row_finished",
@@ -167,5 +241,6 @@ RoutineEvent = Literal[
     "person_needed",
     "person_done",
     "progress",
+    "limit_reached",
     "browser_note",
 ]

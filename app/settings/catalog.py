@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.core.languages import LANGUAGES
-from app.core.limits import MAX_STEPS_LIMIT
+from app.core.limits import MAX_ROUTINE_CALLS, MAX_ROUTINE_COST, MAX_STEPS_LIMIT, MAX_TOKEN_PRICE
 from app.settings.presets import CUSTOM, PRESETS
 
 Scalar = bool | int | float | str
@@ -35,6 +35,7 @@ MODEL = Place("Model", "Model")
 AGENT = Place("Agent", "Agent")
 BROWSER = Place("Agent", "Browser")
 CONFIRMATIONS = Place("Safety", "Confirmations")
+ROUTINES = Place("Agent", "Routines")
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,17 @@ SETTINGS: Mapping[str, SettingInfo] = {
             Number(10, 600, suffix=" s"),
         ),
         SettingInfo(
+            "price_per_million_tokens",
+            float,
+            0.0,
+            "Price per million tokens",
+            "What the model costs for a million tokens, in the money you pay in (0: not known), for a routine's "
+            "estimate and its cost limit",
+            MODEL,
+            Number(0, MAX_TOKEN_PRICE, decimals=2),
+            flag="--price-per-million-tokens",
+        ),
+        SettingInfo(
             "vision",
             bool,
             False,
@@ -241,6 +253,26 @@ SETTINGS: Mapping[str, SettingInfo] = {
             "Lets the agent run a script of its own in the page",
             BROWSER,
             OnOff(),  # its warning is the page's: always shown, in the warning's colour
+        ),
+        SettingInfo(
+            "routine_max_calls",
+            int,
+            0,
+            "Ask me after this many model calls",
+            "A routine pauses and asks you whether to go on once it has made this many model calls (0: never)",
+            ROUTINES,
+            Number(0, MAX_ROUTINE_CALLS),
+            flag="--max-calls",
+        ),
+        SettingInfo(
+            "routine_max_cost",
+            float,
+            0.0,
+            "Ask me after it has cost",
+            "The same once its model calls have cost this much, from the model's price per million tokens (0: never)",
+            ROUTINES,
+            Number(0, MAX_ROUTINE_COST, decimals=2),
+            flag="--max-cost",
         ),
         SettingInfo(
             "ask_before_irreversible",

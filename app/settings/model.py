@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 from pydantic import BaseModel, Field, ValidationError
 
 from app.core.config import AgentConfig
+from app.core.limits import MAX_ROUTINE_CALLS, MAX_ROUTINE_COST, MAX_TOKEN_PRICE
 from app.llm.settings import LLMSettings, ToolChoiceMode
 from app.settings.atomic import write_atomic
 
@@ -42,6 +43,12 @@ class Settings(BaseModel):
     model: str = "gpt-4.1-mini"
     temperature: float | None = Field(default=None, ge=0, le=2)
     request_timeout: float = Field(default=90.0, gt=0)
+    # What the model costs per million tokens, in the money the person pays in (0: not known); a known provider's
+    # own model has its price already (presets.py). A routine estimates and limits its cost with it.
+    price_per_million_tokens: float = Field(default=0.0, ge=0, le=MAX_TOKEN_PRICE)
+    # A routine pauses and asks the person once it has made this many model calls, or cost this much (0: no limit).
+    routine_max_calls: int = Field(default=0, ge=0, le=MAX_ROUTINE_CALLS)
+    routine_max_cost: float = Field(default=0.0, ge=0, le=MAX_ROUTINE_COST)
     tool_choice: ToolChoiceMode = ToolChoiceMode.NAMED
     max_steps: int = Field(default=40, ge=1, le=500)
     language: str = "en"  # a code of app/core/languages.py: the UI's and the agent's, from the next start on

@@ -8,18 +8,42 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class TokenPrice:
+    """What a model costs per million tokens: those of the prompt, those of the answer, and the currency's sign ("$";
+    "" for a price the person gave, in the money they pay in)."""
+
+    prompt: float
+    completion: float
+    currency: str = ""
+
+    def of(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.prompt + completion_tokens * self.completion) / 1_000_000
+
+
+@dataclass(frozen=True)
 class ProviderPreset:
     key: str  # the "provider" setting's value
     label: str  # English, translated where shown (resources/i18n/zh/settings.json)
     base_url: str
     model: str
     needs_key: bool = True
+    price: TokenPrice | None = None  # the list price of ``model`` there (another model's is not known)
+
+
+# OpenAI's list price of gpt-4.1-mini, which OpenRouter passes on.
+_GPT_41_MINI = TokenPrice(0.40, 1.60, "$")
 
 
 PRESETS: tuple[ProviderPreset, ...] = (
-    ProviderPreset(key="openai", label="OpenAI", base_url="https://api.openai.com/v1", model="gpt-4.1-mini"),
     ProviderPreset(
-        key="openrouter", label="OpenRouter", base_url="https://openrouter.ai/api/v1", model="openai/gpt-4.1-mini"
+        key="openai", label="OpenAI", base_url="https://api.openai.com/v1", model="gpt-4.1-mini", price=_GPT_41_MINI
+    ),
+    ProviderPreset(
+        key="openrouter",
+        label="OpenRouter",
+        base_url="https://openrouter.ai/api/v1",
+        model="openai/gpt-4.1-mini",
+        price=_GPT_41_MINI,
     ),
     ProviderPreset(key="deepseek", label="DeepSeek", base_url="https://api.deepseek.com/v1", model="deepseek-chat"),
     ProviderPreset(

@@ -40,6 +40,18 @@ def get_api_key(provider: str) -> str | None:
     return env_api_key() or _read(_account(provider))
 
 
+def missing_key_problem(base_url: str, key_env: str | None = None) -> str:
+    """What a command line says when no key was found for an endpoint that needs one, in plain words: where a key
+    goes (``key_env`` is the variable --api-key-env named)."""
+    if key_env:
+        return f"No API key for the model at {base_url}: the environment variable {key_env} (--api-key-env) is empty."
+    return (
+        f"No API key for the model at {base_url}. Set OPENAI_API_KEY (or PAGE_AGENT_API_KEY) in the environment, name "
+        "another variable with --api-key-env VAR, or save the key in the app's Settings. A model on this computer "
+        "(Ollama, LM Studio) needs none."
+    )
+
+
 def set_api_key(provider: str, key: str) -> None:
     _store(_account(provider), key, "the API key", "or set OPENAI_API_KEY in the environment instead")
 

@@ -1,12 +1,13 @@
 """The Settings dialog's "Agent" page: the agent's step budget, the app's language and theme, the start page, the
-hand-off sound, and the browser (which program, whether the agent may run scripts in a page)."""
+hand-off sound, the browser (which program, whether the agent may run scripts in a page), and when a routine stops
+to ask you about its cost."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog, QVBoxLayout, QWidget
 
 from app.core.safety.navigation import NavigationPolicy
-from app.settings.catalog import AGENT, BROWSER, Scalar
+from app.settings.catalog import AGENT, BROWSER, ROUTINES, Scalar
 from app.settings.model import Settings
 from app.text.i18n import language, tr
 from app.ui.dialog_widgets import small_label
@@ -27,8 +28,10 @@ class AgentPage(QWidget):
         self.editors = PageEditors(self, AGENT.page)
         agent_block, _form, _column = self.editors.section(AGENT)
         browser_block, _form, _column = self.editors.section(BROWSER)
+        routines_block, _form, _column = self.editors.section(ROUTINES)
         root.addWidget(agent_block)
         root.addWidget(browser_block)
+        root.addWidget(routines_block)
         root.addStretch(1)
         self.max_steps_spin = self.editors.editor("max_steps", WholeEditor).spin
         self.theme_combo = self.editors.editor("theme", ChoiceEditor).combo

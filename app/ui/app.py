@@ -19,7 +19,6 @@ from app.logging_setup import configure_logging
 from app.settings.paths import app_paths
 from app.stop_signals import on_stop_signals
 from app.ui.app_icon import app_icon
-from app.ui.crash_notice import show_crash_notice
 from app.ui.desktop import Desktop, LaunchChoices
 from app.ui.qt_libraries import missing_message, missing_packages
 
@@ -57,8 +56,8 @@ def run_gui(args: argparse.Namespace) -> int:
     app = _application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    reports = install_crash_reports(paths.log_dir, show_crash_notice, loop)
     desktop = Desktop(paths, LaunchChoices(demo=args.demo, replay=args.replay, record=args.record))
+    reports = install_crash_reports(paths.log_dir, desktop.crash_notices.tell, loop)
 
     heartbeat = QTimer()
     heartbeat.start(_SIGNAL_HEARTBEAT_MS)

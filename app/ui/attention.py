@@ -51,8 +51,9 @@ class Attention:
         self._shown = 0  # the notification on show (its id at the service), 0 when none
         self._calls = 0  # a dismiss() between a call and the service's answer closes what that call showed
 
-    def call(self, title: str, message: str, *, sound: bool) -> None:
-        """The run waits for the person: ``title`` and ``message`` say for what, in plain words."""
+    def call(self, title: str, message: str, *, sound: bool, urgent: bool = False) -> None:
+        """The run waits for the person: ``title`` and ``message`` say for what, in plain words. ``urgent``: nothing
+        goes on until they act (a hand-off): the desktop's notification says so (it stays, over full screens)."""
         window = self._window
         if window.isMinimized():
             # Back on screen where the person left it, without taking the keyboard from what they are doing.
@@ -64,7 +65,7 @@ class Attention:
         if not window.isActiveWindow():
             self._calls += 1
             title, message = clip(title, TITLE_MAX), clip(message, BODY_MAX, lines=True)
-            self._background.spawn(self._notify(self._calls, title, message))
+            self._background.spawn(self._notify(self._calls, title, message, urgent))
         if sound:
             QApplication.beep()
 
@@ -93,10 +94,12 @@ class Attention:
 
     # --- where the notification goes ---------------------------------------------------------------------------
 
-    async def _notify(self, call: int, title: str, message: str) -> None:
+    async def _notify(self, call: int, title: str, message: str, urgent: bool) -> None:
         if self._service is not None:
             try:
-                shown = await self._service.notify(title, message, tr("Show Page Agent"), replaces=self._shown)
+                shown = await self._service.notify(
+                    title, message, tr("Show Page Agent"), replaces=self._shown, urgent=urgent
+                )
             except ServiceUnavailable as exc:
                 log.info("no desktop notification service (%s); using the tray", exc)
             else:

@@ -19,9 +19,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 from app.core.abort import AbortSignal
 from app.core.safety import risky
 from app.core.safety.risky import ConfirmRequest
+from app.text.confirm_words import question_words
 from app.text.i18n import tr
-
-_QUOTE_MAX = 300
 
 
 class ConfirmBar(QFrame):
@@ -113,13 +112,3 @@ class ConfirmBar(QFrame):
     def _tick(self) -> None:
         left = max(0, math.ceil(self._deadline - time.monotonic()))
         self.countdown.setText(tr("Cancels by itself in {n} s", n=left))
-
-
-def question_words(request: ConfirmRequest) -> str:
-    """The question in plain words, the page's own words quoted (and clipped)."""
-    quote = request.quote if len(request.quote) <= _QUOTE_MAX else request.quote[: _QUOTE_MAX - 1] + "…"
-    if request.kind == "irreversible":
-        return tr("The agent wants to click “{name}”.", name=quote)
-    if request.dialog_type == "beforeunload":
-        return tr("The page asks to confirm leaving it; changes made there may be lost.")
-    return tr("The page asks: “{question}”", question=quote)

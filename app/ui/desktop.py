@@ -33,10 +33,9 @@ from app.settings.model import (
 )
 from app.settings.paths import AppPaths
 from app.settings.secrets import get_api_key
-from app.text.hand_off import hand_off_words, unclear_words
 from app.text.i18n import language, set_language, tr
 from app.ui import style
-from app.ui.attention import NOTIFIED_REASON_MAX
+from app.ui.crash_notice import CrashNotices
 from app.ui.dialog_widgets import run_dialog
 from app.ui.main_window import MainWindow
 from app.ui.panel_door import PanelDoor
@@ -49,7 +48,6 @@ if TYPE_CHECKING:
     from app.core.agent import Agent
     from app.history.recorder import RunRecorder
     from app.history.store import RunStore
-    from app.routine.types import PersonRequest
     from app.ui.routine.panel import RoutinePanel
     from app.ui.saved_run_window import SavedRunWindow
 
@@ -83,6 +81,7 @@ class Desktop:
         self._tiler: BrowserTiler | None = None
         self._door: PanelDoor | None = None
         self._demo = DemoBundle()  # the runtime plays it in demo mode and stops its site at shutdown
+        self.crash_notices = CrashNotices()  # what the crash reports' hooks tell (app/ui/app.py)
 
     # --- lifetime ----------------------------------------------------------------------------------------------
 
@@ -210,6 +209,7 @@ class Desktop:
             return
         finally:
             self.window.browser_opened()
+            self.crash_notices.browser_opened(self.window)
         # What startup built (modules, Qt wrappers, Playwright's objects) lives until exit: frozen, it is no longer
         # walked by every full collection, which otherwise stalls the panel for 40-60 ms now and then.
         gc.freeze()
@@ -247,6 +247,7 @@ class Desktop:
     def _routine_page(self) -> RoutinePanel:
         """Routine mode, built the first time it is chosen (the panel opens without the routine engine)."""
         from app.demo.routine import DemoRoutineBundle
+        from app.ui.routine.calls import RowCalls
         from app.ui.routine.panel import RoutinePanel
         from app.ui.routine.session import RoutineHost
 
@@ -263,28 +264,16 @@ class Desktop:
             open_run=lambda run_id: self._background.spawn(self._open_saved_run(run_id)),
             demo_routine=DemoRoutineBundle(),
             headless=self._choices.headless,
+            bring_back=self._panel_forward,
         )
         page = RoutinePanel(host)
-        page.session.personNeeded.connect(self._row_needs_you)
-        page.session.personDone.connect(lambda _request: self._nobody_waits(page))
+        assert self.window is not None
+        RowCalls(page, self.window.moments.attention, lambda: runtime.settings.hand_off_sound)
         return page
 
-    def _row_needs_you(self, request: PersonRequest) -> None:
-        """A routine's row waits for the person: called back as a task's hand-off is (the panel, a notification)."""
-        assert self.window is not None and self.runtime is not None
-        title = tr("Page Agent: row {n} needs you", n=request.number)
-        if request.kind == "hand_off":
-            words = hand_off_words(request.words, NOTIFIED_REASON_MAX)
-        elif request.kind == "unclear":
-            words = unclear_words(request.words)
-        else:
-            words = request.words
-        self.window.moments.attention.call(title, words, sound=self.runtime.settings.hand_off_sound)
-
-    def _nobody_waits(self, page: RoutinePanel) -> None:
-        """The queue emptied: the call back ends (the queue's own signal ran first, so it is up to date)."""
-        if self.window is not None and page.run_view.needs_you.current is None:
-            self.window.moments.over()
+    def _panel_forward(self) -> None:
+        if self.window is not None:
+            self.window.moments.bring_back()
 
     def _mode_changed(self, routine: bool) -> None:
         page = self.window.modes.routine if self.window is not None else None

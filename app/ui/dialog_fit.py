@@ -25,12 +25,22 @@ class Page(QScrollArea):
         content.setAutoFillBackground(False)
 
     def sizeHint(self) -> QSize:
-        # QScrollArea caps its hint at a few dozen lines; the dialog wants the whole page when it fits. Wrapped text
-        # is measured at the page's real width, hidden tabs included (they share the visible one's geometry).
-        hint = self.content.sizeHint().expandedTo(self.content.minimumSizeHint())
+        # QScrollArea caps its hint at a few dozen lines; the dialog wants the whole page when it fits. A hidden tab is
+        # measured as it will be shown: its layouts brought up to date (Qt activates a layout only while its widget
+        # is visible, so the nested ones kept the sizes the fields had before the style sheet gave them their
+        # padding), and at the width every tab has, the tabs' stack's (a hidden tab keeps the size it was made
+        # with). Measured otherwise, the Agent tab was 354 px tall until seen, then 401: the dialog's height
+        # depended on the tabs the person had looked at.
+        for widget in [*reversed(self.content.findChildren(QWidget)), self.content]:  # the innermost first
+            inner = widget.layout()
+            if inner is not None:
+                inner.activate()  # nothing to do when up to date
         layout = self.content.layout()
-        if layout is not None and layout.hasHeightForWidth() and self.width() > 0:
-            hint.setHeight(max(hint.height(), layout.totalHeightForWidth(self.viewport().width())))
+        hint = self.content.sizeHint().expandedTo(self.content.minimumSizeHint())
+        stack = self.parentWidget()
+        width = (stack.width() if stack is not None else self.width()) - 2 * self.frameWidth()
+        if layout is not None and layout.hasHeightForWidth() and width > 0:
+            hint.setHeight(max(hint.height(), layout.totalHeightForWidth(width)))
         return hint
 
 

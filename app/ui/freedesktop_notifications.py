@@ -29,6 +29,7 @@ PATH = "/org/freedesktop/Notifications"
 _CONNECT_TIMEOUT = 3.0
 _CALL_TIMEOUT = 3.0
 _URGENCY_NORMAL = 1
+_URGENCY_CRITICAL = 2  # the spec's: it stays until the person acts on it
 # The action every service runs when the notification itself is clicked.
 DEFAULT_ACTION = "default"
 
@@ -55,15 +56,17 @@ class FreedesktopNotifications:
         self._early: dict[int, list[str]] = {}
         self._markup = True  # what the service said of "body-markup" when we connected
 
-    async def notify(self, title: str, body: str, button: str, replaces: int = 0) -> int:
-        """Show (or replace) a notification that stays until closed; returns its id. ``body`` is plain text."""
+    async def notify(self, title: str, body: str, button: str, replaces: int = 0, *, urgent: bool = False) -> int:
+        """Show (or replace) a notification that stays until closed; returns its id. ``body`` is plain text;
+        ``urgent``: critical, for what waits on the person."""
         from jeepney import DBusAddress, new_method_call
 
         router = await self._connect()
         if self._markup:
             body = html.escape(body, quote=False)
         address = DBusAddress(PATH, bus_name=SERVICE, interface=SERVICE)
-        hints = {"urgency": ("y", _URGENCY_NORMAL), "desktop-entry": ("s", "page-agent-desktop")}
+        urgency = _URGENCY_CRITICAL if urgent else _URGENCY_NORMAL
+        hints = {"urgency": ("y", urgency), "desktop-entry": ("s", "page-agent-desktop")}
         message = new_method_call(
             address,
             "Notify",

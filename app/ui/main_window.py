@@ -12,10 +12,9 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QEvent, QPoint, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QSize, Signal
 from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
-    QLabel,
     QMainWindow,
     QMessageBox,
     QVBoxLayout,
@@ -33,11 +32,10 @@ from app.core.types import (
     HandOffActivity,
     PausedActivity,
     ThinkingActivity,
-    Usage,
 )
 from app.settings.model import Settings
 from app.text.i18n import tr
-from app.text.wording import describe_activity, format_tokens
+from app.text.wording import describe_activity
 from app.ui import style
 from app.ui.about_dialog import show_about
 from app.ui.bridge import AgentBridge
@@ -53,6 +51,7 @@ from app.ui.task_input import Composer, ComposerMode
 from app.ui.timeline.items import NoticeItem
 from app.ui.timeline.model import TimelineModel
 from app.ui.timeline.view import TimelineView
+from app.ui.usage_line import UsageLine
 from app.ui.waiting_moments import WaitingMoments
 
 if TYPE_CHECKING:
@@ -147,11 +146,7 @@ class MainWindow(QMainWindow):
         handoff_wrap.addWidget(self.demo_again)
         handoff_wrap.addWidget(self.confirm_bar)
 
-        self.footer = QLabel(task_page)
-        self.footer.setObjectName("Footer")
-        self.footer.setAccessibleName(tr("Token usage"))
-        self.footer.setContentsMargins(16, 6, 16, 2)
-        self.footer.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self.footer = UsageLine(task_page)
 
         self.composer = Composer(task_page)
 
@@ -170,18 +165,15 @@ class MainWindow(QMainWindow):
         layout.addWidget(header)
         layout.addWidget(self.modes, 1)
 
-        QWidget.setTabOrder(self.composer.new_task, self.timeline)
-        QWidget.setTabOrder(self.timeline, self.handoff_bar.continue_button)
-        QWidget.setTabOrder(self.handoff_bar.continue_button, self.handoff_bar.stop_button)
-        QWidget.setTabOrder(self.handoff_bar.stop_button, self.history_button)
-        QWidget.setTabOrder(self.history_button, self.settings_button)
-        self._show_usage(Usage())
+        # Tab follows the eye: the header, the mode switch, then the page on screen from top to bottom.
+        QWidget.setTabOrder(self.settings_button, self.modes.task_button)
+        QWidget.setTabOrder(self.modes.task_button, self.modes.routine_button)
 
     def _connect(self) -> None:
         self._bridge.statusChanged.connect(self._on_status)
         self._bridge.activity.connect(self._on_activity)
         self._bridge.eventAdded.connect(self._model.add_event)
-        self._model.usageChanged.connect(self._show_usage)
+        self._model.usageChanged.connect(self.footer.show_usage)
         self.composer.submitted.connect(self._on_submitted)
         self.composer.stopRequested.connect(self.stop)
         self.composer.takeOverRequested.connect(self.take_over)
@@ -318,7 +310,8 @@ class MainWindow(QMainWindow):
     def show_demo_mode(self, demo: bool, task: str = "") -> None:
         """Demo mode: the banner, and the demo's task in the box, read-only (the demo replays nothing else). Into or
         out of the demo, an ended task is not followed up: the next one starts anew, with the other model."""
-        if demo != self._demo and not self.busy and (self.state.ended or self.state is PanelState.DEMO_OVER):
+        settled = self.state.ended or self.state in (PanelState.DEMO_OVER, PanelState.BROWSER_CLOSED)
+        if demo != self._demo and not self.busy and settled:
             self.enter(PanelState.READY)
         self._demo = demo
         self._demo_finished = False
@@ -427,6 +420,9 @@ class MainWindow(QMainWindow):
         if self.state is PanelState.ASKING:
             self.moments.answer(text)
             return
+        if self._demo and self.state.ended and not self._demo_finished:
+            self.play_demo_again()  # from its start: its recording goes on from where a Stop left it (the captcha)
+            return
         self.run_task(text, follow_up=self.state.ended)
 
     def _on_browser_closed(self) -> None:
@@ -436,18 +432,6 @@ class MainWindow(QMainWindow):
             self._model.add_notice(tr("The browser was closed. Your next task opens it again."))
             if self.state.ended:
                 self.enter(PanelState.BROWSER_CLOSED, tr("The browser was closed"))
-
-    def _show_usage(self, usage: Usage) -> None:
-        if usage.total_tokens == 0:
-            self.footer.setText(" ")
-            return
-        text = tr(
-            "{prompt} tokens in · {completion} out",
-            prompt=format_tokens(usage.prompt_tokens),
-            completion=format_tokens(usage.completion_tokens),
-        )
-        self.footer.setText(text)
-        self.footer.setAccessibleDescription(text)
 
     # --- look and lifecycle ------------------------------------------------------------------------------------
 

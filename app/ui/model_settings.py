@@ -67,7 +67,7 @@ class ModelPage(QWidget):
         root.setContentsMargins(0, 0, 0, 0)
         root.setSpacing(14)
         self.editors = PageEditors(self, MODEL.page)
-        model_block, form, column = self.editors.section(MODEL)
+        model_block, form, _column = self.editors.section(MODEL)
         self.provider_combo = self.editors.editor("provider", ChoiceEditor).combo
         self.base_url_edit = self.editors.editor("base_url", TextEditor).edit
         model = self.editors.editor("model", TextEditor)
@@ -93,8 +93,9 @@ class ModelPage(QWidget):
         test_row.addWidget(self.fix_button)
         test_row.addStretch(1)
         self.message = MessageArea(self)
-        column.addLayout(test_row)
-        column.addWidget(self.message)
+        # Right below the key it tests, in sight on a 1280x720 screen (below the page's other fields, it was cut).
+        form.insertRow(model_row + 2, "", test_row)
+        form.insertRow(model_row + 3, self.message)  # its outcome beside it, across the form
         root.addWidget(model_block)
         root.addStretch(1)
 

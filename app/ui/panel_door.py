@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from app.background import Background
 from app.core.types import (
     AgentActivity,
+    AgentStatus,
     ExecutionResult,
     HandOffActivity,
     HistoricalEvent,
@@ -36,6 +37,7 @@ from app.instance import (
     read_request,
     socket_path,
 )
+from app.text.i18n import tr
 from app.text.wording import describe_activity
 
 if TYPE_CHECKING:
@@ -55,6 +57,8 @@ ROUTINE = (
     "The Page Agent Desktop panel is in Routine mode, whose windows use the browser: switch it to One task and try "
     "again."
 )
+STOPPED = "Stopped by the person in the panel."
+CANCELLED = "Stopped: the client cancelled the task (cancel_task)."
 CLIENT = "an app"  # a client that did not give its name: "Sent by an app over MCP."
 
 
@@ -100,14 +104,10 @@ class PanelDoor:
 
     async def _run(self, request: RunRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         window = self._window
-        if self._runtime.demo:  # the demo replays its recording: a client's task would get nonsense
-            await _send(writer, Refused(reason=DEMO))
-            return
-        if window.busy:
-            await _send(writer, Refused(reason=BUSY))
-            return
-        if window.modes.routine_shown:  # a routine's windows hold the profile the task's browser would need
-            await _send(writer, Refused(reason=ROUTINE))
+        client = request.client or CLIENT
+        refusal = self._refusal(client)
+        if refusal is not None:
+            await self._refuse(writer, *refusal)
             return
         if request.start_url:
             try:
@@ -116,9 +116,9 @@ class PanelDoor:
             except Exception as exc:  # outside the allowed sites, or a browser that will not start
                 await _send(writer, Refused(reason=str(exc) or type(exc).__name__))
                 return
-        run = window.run_task(request.task, source=request.client or CLIENT)
+        run = window.run_task(request.task, source=client)
         if run is None:  # the person started a task meanwhile
-            await _send(writer, Refused(reason=BUSY))
+            await self._refuse(writer, *(self._refusal(client) or (BUSY, "")))
             return
         window.moments.bring_back()
         reporter = _Reporter(writer)
@@ -134,9 +134,38 @@ class PanelDoor:
             bridge.eventAdded.disconnect(reporter.on_event)
         await reporter.drained()
         status, run_id = str(result.status), self._run_id()
+        data = result.data
+        if result.status == AgentStatus.STOPPED:  # the agent's "Task aborted" says nothing of who stopped it
+            data = CANCELLED if stopper.done() and not stopper.cancelled() and stopper.result() else STOPPED
         await _send(
-            writer, Finished(status=status, success=result.success, data=result.data, steps=result.steps, run_id=run_id)
+            writer, Finished(status=status, success=result.success, data=data, steps=result.steps, run_id=run_id)
         )
+
+    def _refusal(self, client: str) -> tuple[str, str] | None:
+        """Why the panel cannot take a client's task now: what the client is told, and what the person reads."""
+        window = self._window
+        if self._runtime.demo:  # the demo replays its recording: a client's task would get nonsense
+            return DEMO, tr("{client} sent a task over MCP; it did not run: the panel is in demo mode.", client=client)
+        if window.busy:
+            return BUSY, tr("{client} sent a task over MCP; it did not run while this one runs.", client=client)
+        if window.modes.routine_shown:  # a routine's windows hold the profile the task's browser would need
+            return ROUTINE, tr(
+                "{client} sent a task over MCP; it did not run: Routine mode uses the browser. Switch to One task, "
+                "then send it again.",
+                client=client,
+            )
+        return None
+
+    async def _refuse(self, writer: asyncio.StreamWriter, reason: str, told: str) -> None:
+        """The client gets ``reason``; the person reads ``told`` where they are (the timeline, or Routine mode)."""
+        await _send(writer, Refused(reason=reason))
+        if not told:
+            return
+        routine = self._window.modes.routine
+        if self._window.modes.routine_shown and routine is not None:
+            routine.say(told)
+        else:
+            self._window.model.add_notice(told)
 
 
 class _Reporter:
@@ -174,10 +203,12 @@ async def _send(writer: asyncio.StreamWriter, message: BaseModel) -> None:
     await writer.drain()
 
 
-async def _stop_when_cancelled(reader: asyncio.StreamReader, window: MainWindow) -> None:
-    """The client's cancel_task is the person's Stop; the client going away is not (the person may carry on)."""
+async def _stop_when_cancelled(reader: asyncio.StreamReader, window: MainWindow) -> bool:
+    """The client's cancel_task is the person's Stop (True once it stopped the run); the client going away is not
+    (the person may carry on)."""
     while line := await reader.readline():
         with contextlib.suppress(ValueError):
             if isinstance(read_request(line), Cancel):
                 window.stop()
-                return
+                return True
+    return False

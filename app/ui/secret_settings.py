@@ -38,7 +38,7 @@ from app.settings.model import SecretEntry, Settings
 from app.text.i18n import tr
 from app.ui import style
 from app.ui.dialog_style import apply_dialog_style
-from app.ui.dialog_widgets import section, small_label
+from app.ui.dialog_widgets import repolish, section, small_label
 from app.ui.notify_settings import NotifyAddress
 from app.ui.safety_settings import list_with_buttons, site_problem
 
@@ -269,12 +269,10 @@ class SecretsPage(QWidget):
         usage.setTextFormat(Qt.TextFormat.PlainText)  # "<secret>" is text to show, not markup
         column.addLayout(list_with_buttons(self.secret_list, self.add_button, self.remove_button))
         column.addWidget(usage)
-        column.addWidget(
-            small_label(
-                self,
-                tr("Values are kept in your system keyring, never in the settings file, and are never shown again."),
-            )
+        self.keeping = small_label(
+            self, tr("Values are kept in your system keyring, never in the settings file, and are never shown again.")
         )
+        column.addWidget(self.keeping)
         root.addWidget(block)
         root.addWidget(self.notify)
         root.addStretch(1)
@@ -295,6 +293,16 @@ class SecretsPage(QWidget):
     async def check_keyring(self) -> None:
         """Mark the listed secrets whose value the keyring holds, and those it does not (read off the loop)."""
         await self.notify.check_keyring()
+        if not await asyncio.to_thread(secrets.keyring_available):
+            self.keeping.setText(
+                tr(
+                    "No system keyring: a value added here is kept until you quit. Install one (GNOME Keyring, "
+                    "KWallet) to keep them, or give each as {variable}.",
+                    variable="PAGE_AGENT_SECRET_<NAME>",
+                )
+            )
+            self.keeping.setObjectName("Warning")
+            repolish(self.keeping)
         for entry in self.entries():
             found = await asyncio.to_thread(_is_saved, entry.name)
             if entry.name not in self._unsaved:

@@ -1,9 +1,11 @@
 """The panel's keys, wherever the keyboard is in it: Esc stops, Ctrl+Enter runs (or answers, or continues: what the
-task box would do), Ctrl+H opens History, Ctrl+, Settings, and Ctrl+Q quits (asking first during a run)."""
+task box would do), Ctrl+H opens History, Ctrl+, Settings, and Ctrl+Q quits (asking first during a run); and Tab's
+order where Qt's own (the order widgets were made in) is not the reading order."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -35,3 +37,9 @@ def install_shortcuts(
         shortcut = QShortcut(sequence, window)
         shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         shortcut.activated.connect(action)
+
+
+def tab_chain(*widgets: QWidget) -> None:
+    """Tab goes through ``widgets`` in this order (Shift+Tab back)."""
+    for first, second in pairwise(widgets):
+        QWidget.setTabOrder(first, second)

@@ -151,7 +151,7 @@ def stylesheet(t: Theme) -> str:
     #Panel QLabel {{ color: {c["text"]}; }}
     #Title {{ font-size: 16px; font-weight: 700; }}
     #Muted, #Footer {{ color: {c["muted"]}; }}
-    #Footer {{ font-size: 12px; }}
+    #Footer {{ font-size: 12px; padding: 6px 16px 2px 16px; }}
 
     QPushButton {{
         background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border"]};
@@ -175,6 +175,11 @@ def stylesheet(t: Theme) -> str:
     QPushButton[role="ghost"] {{ background: transparent; border: 1px solid transparent; color: {c["muted"]}; }}
     QPushButton[role="ghost"]:hover {{ color: {c["text"]}; background: {css_color(t.soft(t.neutral, 0.12))}; }}
     QPushButton[role="ghost"]:focus {{ border: 2px solid {c["accent"]}; }}
+    QPushButton[role="link"] {{
+        background: transparent; border: 1px solid transparent; border-radius: 4px; color: {c["accent"]};
+        padding: 0 2px; font-weight: 400; text-decoration: underline;
+    }}
+    QPushButton[role="link"]:focus {{ border: 1px solid {c["accent"]}; padding: 0 2px; }}
 
     QToolButton {{ background: transparent; border: 1px solid transparent; border-radius: 8px; padding: 5px; }}
     QToolButton:hover {{ background: {css_color(t.soft(t.neutral, 0.16))}; }}

@@ -131,8 +131,8 @@ class Composer(QWidget):
         self.stop.clicked.connect(self.stopRequested)
         self.take_over.clicked.connect(self._take_over_or_resume)
         self.new_task.clicked.connect(self.newTaskRequested)
-        self.own_model.linkActivated.connect(lambda _link: self.ownModelRequested.emit())
-        self.try_demo.linkActivated.connect(lambda _link: self.demoRequested.emit())
+        self.own_model.clicked.connect(self.ownModelRequested)
+        self.try_demo.clicked.connect(self.demoRequested)
         self._mode = ComposerMode.NEW
         self.refresh_icons()
         self.set_mode(ComposerMode.NEW)
@@ -140,22 +140,19 @@ class Composer(QWidget):
     def _button(self, text: str, role: str, tip: str) -> QPushButton:
         button = QPushButton(text, self)
         button.setAccessibleName(text)
-        button.setToolTip(tip)
+        if tip:
+            button.setToolTip(tip)
         button.setCursor(Qt.CursorShape.PointingHandCursor)
         button.setIconSize(QSize(15, 15))
         if role:
             button.setProperty("role", role)
         return button
 
-    def _link(self, text: str) -> QLabel:
-        link = QLabel(f'<a href="#">{text}</a>', self)
-        link.setObjectName("Muted")
-        link.setAccessibleName(text)
-        link.setTextInteractionFlags(
-            Qt.TextInteractionFlag.LinksAccessibleByMouse | Qt.TextInteractionFlag.LinksAccessibleByKeyboard
-        )
+    def _link(self, text: str) -> QPushButton:
+        """A button drawn as a link: one Tab stop that Enter or Space presses (a link in a label needs a second Tab
+        before Enter works)."""
+        link = self._button(text, "link", "")
         link.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        link.setCursor(Qt.CursorShape.PointingHandCursor)
         link.hide()
         return link
 

@@ -14,10 +14,11 @@ from PySide6.QtWidgets import QWidget
 
 from app.core.abort import AbortSignal
 from app.core.safety.risky import ConfirmRequest
+from app.text.confirm_words import question_words
 from app.text.hand_off import hand_off_words
 from app.text.i18n import tr
 from app.ui.attention import NOTIFIED_REASON_MAX, Attention
-from app.ui.confirm_bar import ConfirmBar, question_words
+from app.ui.confirm_bar import ConfirmBar
 from app.ui.panel_bars import HandOffBar
 from app.ui.panel_state import PanelState
 from app.ui.status_pill import StatusPill
@@ -102,12 +103,12 @@ class WaitingMoments:
         self._panel.confirm_bar.cancel()
         self._panel.enter(PanelState.HANDED_OFF)
         self._panel.handoff_bar.show_reason(reason)
-        self._call(tr("Page Agent: your turn"), hand_off_words(reason, NOTIFIED_REASON_MAX))
+        self._call(tr("Page Agent: your turn"), hand_off_words(reason, NOTIFIED_REASON_MAX), urgent=True)
 
     # --- calling the person ------------------------------------------------------------------------------------
 
-    def _call(self, title: str, message: str) -> None:
-        self.attention.call(title, message, sound=self._sound())
+    def _call(self, title: str, message: str, *, urgent: bool = False) -> None:
+        self.attention.call(title, message, sound=self._sound(), urgent=urgent)
 
     def over(self) -> None:
         """Nothing waits for the person any more: the call back ends."""

@@ -12,6 +12,7 @@ PANEL_WIDTH = 420
 # On narrow screens the panel never takes more than this share, so the page stays usable.
 MAX_PANEL_SHARE = 0.45
 MIN_PANEL_WIDTH = 320
+SNAP = 40  # a panel's top or bottom this close to the screen's goes to it (the room guessed for a title bar)
 
 Rect = tuple[int, int, int, int]  # x, y, width, height
 
@@ -72,7 +73,8 @@ def tile(available: RectLike | Rect, panel: Rect, panel_min_width: int = MIN_PAN
 
     The panel goes to the screen edge nearer its centre, no wider than leaves Chromium MIN_BROWSER_WIDTH (but never
     narrower than ``panel_min_width``: on a screen too small for both, Chromium gets what is left), and stays on
-    screen vertically. Chromium takes the full height of the rest.
+    screen vertically, its top and bottom snapped to the screen's when they are near. Chromium takes the full height
+    of the rest.
     """
     x, y, width, height = (
         available
@@ -82,8 +84,13 @@ def tile(available: RectLike | Rect, panel: Rect, panel_min_width: int = MIN_PAN
     panel_x, panel_y, panel_width, panel_height = panel
     at_left = panel_x + panel_width / 2 <= x + width / 2
     new_width = max(min(panel_width, width - MIN_BROWSER_WIDTH), min(panel_min_width, width))
-    new_height = min(panel_height, height)
-    new_y = min(max(panel_y, y), y + height - new_height)
+    top = min(max(panel_y, y), y + height - min(panel_height, height))
+    bottom = top + min(panel_height, height)
+    # An edge a title bar's height or less from the screen's goes to it: the frame is guessed until the window manager
+    # has framed the window, and the panel would otherwise sit that much below Chromium's top.
+    top = y if top - y <= SNAP else top
+    bottom = y + height if y + height - bottom <= SNAP else bottom
+    new_y, new_height = top, bottom - top
     rest = width - new_width
     if at_left:
         return Placement(panel=(x, new_y, new_width, new_height), browser=(x + new_width, y, rest, height))

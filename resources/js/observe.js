@@ -22,10 +22,53 @@
 // range measurement per text node, only inside the region.
 //
 // Type-checked by TypeScript (`// @ts-check`, jsconfig.json at the top of the checkout; packaging/setup.sh --test).
+//
+// What Python reads: one typedef for each model of app/browser/observer.py, by the same name
+// (tests/browser/test_observe_types.py holds each to its model's fields; one optional here has a default there).
 /**
  * @typedef {{top: number, bottom: number, left: number, right: number}} Region
+ * @typedef {{kind: 'el', depth: number, ref: number, tag: string, attrs: [string, string][], text: string,
+ *   key?: string, lines?: boolean, isNew: boolean}} ElementItem
+ * @typedef {{kind: 'text', depth: number, text: string}} TextItem
+ * @typedef {{kind: 'frame', depth: number, slot: string, region: Region, alpha: number}} FrameItem
+ * @typedef {ElementItem | TextItem | FrameItem} Item
+ * @typedef {{width: number, height: number}} Viewport
+ * @typedef {{y: number, height: number}} Scroll
+ * @typedef {{title: string, url: string, origin: string, viewport: Viewport, scroll: Scroll, items: Item[],
+ *   truncated: boolean}} FrameSnapshot
+ */
+// The script's own:
+/**
  * @typedef {{nonce: string, margin: number, region?: Region, alpha?: number, skip?: string | null, dry?: boolean}} Options
+ * An element of the page as this script reads it: the properties of form controls, images, labels and <details> are
+ * read only where its tag says it has them (the typed controls' own, where it reads more, as casts).
+ * @typedef {Pick<HTMLInputElement, 'type' | 'labels' | 'required' | 'disabled' | 'readOnly' | 'alt' | 'multiple'>
+ *   & Pick<HTMLLabelElement, 'control'> & Pick<HTMLDetailsElement, 'open'>} ControlParts
+ * @typedef {HTMLElement & Partial<ControlParts> & {__pageAgentSlot?: string}} El
+ * What an element does to what it paints: opacity, and the clip of in-flow, absolutely and fixed positioned content.
+ * @typedef {{alpha: number, clip: Region | null, abs: Region | null, fixed: Region | null}} Paint
+ * [red, green, blue, alpha], the colours from 0 to 255.
+ * @typedef {[number, number, number, number]} Rgba
+ * An element on screen and its span in visiting order (its descendants are the elements visited in between).
+ * @typedef {{el: El, rect: DOMRect, first: number, last: number}} Box
+ * A listed item whose cover check waits until everything that might lie on top of it has been seen.
+ * @typedef {{box: Box, item: number, end: number, opaqueOnly: boolean}} Pending
+ * Where the walk is: how deep the listing is, and what the elements around say of this one (see visit).
+ * @typedef {{depth: number, parentPointer: boolean | undefined, inInteractive: boolean, inText: boolean,
+ *   inRow: boolean, choices: El | null, lines: boolean}} Context
+ * @typedef {{shown: string, named: string, whole: string}} Words
+ * @typedef {{key: string, pointer: string, styled: string}} HoverRules
+ * A node with the links of the composed tree it may have: an element's or a text's slot, a shadow root's host.
+ * @typedef {Node & {assignedSlot?: HTMLSlotElement | null, host?: Element}} ComposedNode
+ * The observer's state on the document's window (observer.py, typing.py and screenshot.py read parts of it).
+ * @typedef {{known: WeakSet<Element>, observed: boolean, nonce: string, elements: El[], controls: WeakMap<El, El>,
+ *   hover?: HoverRules, hrefs?: {key: string, map: Map<string, string | null>}, typed?: El | null,
+ *   itemOf?: (el: El) => string}} State
+ * @typedef {(name: string, value: string | number | boolean | null | undefined) => void} AddAttribute
+ */
+/**
  * @param {Options} options
+ * @returns {FrameSnapshot}
  */
 (options) => {
   const STATE_KEY = '__pageAgent';
@@ -97,6 +140,7 @@
   const SYMBOLS = new Set(['+', '\u2212', '\uff0b', '\u00d7', '\u2715', '\u2716', '\u2606', '\u2605', '\u2661', '\u2665',
     '\u25b2', '\u25bc', '\u25b4', '\u25be', '\u22ee', '\u22ef', '\u270e', '\u270f']);
   // Click handlers a script sets as properties: the markup shows none of them.
+  /** @type {('onclick' | 'onmousedown' | 'onmouseup' | 'onpointerdown' | 'onpointerup')[]} */
   const HANDLERS = ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'onpointerup'];
   // Something inside that would be listed on its own: then the element is a group, not an icon.
   const INTERACTIVE_INSIDE = 'a[href], button, input, select, textarea, [tabindex], [onclick], '
@@ -104,31 +148,44 @@
   const TEXT_INPUT_TYPES = new Set(['text', 'email', 'search', 'tel', 'url', 'number', 'date', 'time',
     'datetime-local', 'month', 'week', 'color', 'range']);
 
-  let state = options.dry ? {} : window[STATE_KEY];
-  if (!state) {
+  // Filled in below: the init script that preloads the observer (observer.py) leaves all but its own parts to it.
+  const fresh = () => /** @type {State} */ ({});
+  const host = /** @type {Window & {[STATE_KEY]?: State}} */ (window);
+  let found = options.dry ? fresh() : host[STATE_KEY];
+  if (!found) {
     // Non-enumerable so that pages iterating window see nothing of us.
-    state = {};
-    Object.defineProperty(window, STATE_KEY, {value: state, configurable: true});
+    found = fresh();
+    Object.defineProperty(window, STATE_KEY, {value: found, configurable: true});
   }
+  const state = found;
   // The init script that preloads the observer (observer.py) leaves the state to the first look.
-  if (!state.known) Object.assign(state, {known: new WeakSet(), observed: false, nonce: '', elements: []});
+  if (!state.known) {
+    Object.assign(state, {known: /** @type {WeakSet<Element>} */ (new WeakSet()), observed: false, nonce: '',
+      elements: []});
+  }
   // A document that outlived an app update keeps the older observer's state.
-  if (!state.controls) state.controls = new WeakMap();
+  if (!state.controls) state.controls = /** @type {WeakMap<El, El>} */ (new WeakMap());
   // Nothing is "new" on the first look at a document: the marker is about what changed since the last step.
   const markNew = state.observed;
+  /** @type {El[]} */
   const elements = [];
+  /** @type {Item[]} */
   const items = [];
   let frameSlots = 0;
   let truncated = false;
   // Boxes of the elements on screen, each with its span in visiting order: descendants of an element are exactly
   // the elements visited between `first` and `last`, which makes "related" a pair of comparisons.
+  /** @type {Box[]} */
   const onScreen = [];
   let visited = 0;
   // Listed candidates whose cover check waits until every element that might lie on top has been seen.
+  /** @type {Pending[]} */
   const pending = [];
   // Controls under their own label's decoration, and the label that takes their clicks.
+  /** @type {Map<El, El>} */
   const standIns = new Map();
-  // Wrappers listed through the elements inside them (mergeWrapper).
+  // Wrappers listed through the elements inside them (mergeWrapper): their items' indices.
+  /** @type {Set<number>} */
   const merged = new Set();
 
   const vw = window.innerWidth;
@@ -140,24 +197,32 @@
   const pageBounds = () => ({left: 0, right: vw, top: -scroller.scrollTop,
     bottom: scroller.scrollHeight - scroller.scrollTop});
   let page = pageBounds();
+  /** @type {Paint} */
   const ROOT_PAINT = {alpha: options.alpha ?? 1, clip: null, abs: null, fixed: null};
 
   // Per look: styles, paint contexts and backgrounds are read at most once per element.
+  /** @type {Map<Element, CSSStyleDeclaration>} */
   let styles = new Map();
+  /** @type {Map<Element, Paint>} */
   let paints = new Map();
+  /** @type {Map<Element, Rgba[] | null>} */
   let backgrounds = new Map();
+  /** @type {Map<Element, boolean>} */
   let textStyles = new Map();
   const range = document.createRange();
 
   const SKIP = options.skip ? options.skip.toUpperCase() : null;
 
+  /** @type {(s: string) => string} */
   const clean = (s) => s.replace(/\s+/g, ' ').trim();
+  /** @type {(s: string, max: number) => string} */
   const cut = (s, max) => (s.length > max ? s.slice(0, max - 1) + '…' : s);
 
   // The page's :hover rules, as selectors without the :hover (read again only when its style sheets change):
   // `pointer`, what shows a pointer only under the mouse (a feed item's icons); `styled`, what reacts to the mouse
   // on its own (each action of a toolbar that sets the pointer once for all of them). '' when none.
   const HOVER_SELECTORS_MAX = 200;
+  /** @returns {HoverRules} */
   function hoverRules() {
     const sheets = document.styleSheets;
     let key = `${sheets.length}`;
@@ -171,10 +236,14 @@
       }
     }
     if (state.hover && state.hover.key === key) return state.hover;
+    /** @type {string[]} */
     const pointer = [];
+    /** @type {string[]} */
     const styled = [];
-    const read = (rules) => {
-      for (const rule of rules) {
+    const read = (/** @type {CSSRuleList} */ rules) => {
+      for (const any of rules) {
+        // A style rule has a selector and a style; a grouping rule (@media, @supports, @layer) has rules.
+        const rule = /** @type {CSSStyleRule} */ (any);
         if (pointer.length + styled.length >= HOVER_SELECTORS_MAX) return;
         const selector = rule.selectorText;
         if (!selector) {
@@ -192,7 +261,7 @@
       }
     };
     for (const sheet of readable) read(sheet.cssRules);
-    const valid = (list) => {
+    const valid = (/** @type {string[]} */ list) => {
       const joined = list.join(', ');
       try {
         document.createDocumentFragment().querySelector(joined || '*');
@@ -213,6 +282,7 @@
   }
   let hover = hoverRules();
 
+  /** @param {Element} el */
   function styleOf(el) {
     let style = styles.get(el);
     if (!style) {
@@ -222,8 +292,15 @@
     return style;
   }
 
-  const composedParent = (el) => el.assignedSlot || el.parentElement || (el.parentNode && el.parentNode.host) || null;
+  /** The element's parent in the composed tree (a slot it is assigned to, a shadow root's host). */
+  const composedParent = (/** @type {Element} */ el) => /** @type {El | null} */ (el.assignedSlot || el.parentElement
+    || (el.parentNode && /** @type {ComposedNode} */ (el.parentNode).host) || null);
 
+  /**
+   * @param {Region | null} a
+   * @param {Region | null} b
+   * @returns {Region | null}
+   */
   function intersect(a, b) {
     if (!a) return b;
     if (!b) return a;
@@ -232,12 +309,22 @@
   }
 
   // Whether enough of `rect` is left inside `clip` (null: unclipped) for a person to see anything.
+  /**
+   * @param {Region} rect
+   * @param {Region | null} clip
+   */
   function shows(rect, clip) {
-    const r = intersect(rect, clip);
+    const r = /** @type {Region} */ (intersect(rect, clip));
     return r.right - r.left > BOX_MIN && r.bottom - r.top > BOX_MIN;
   }
 
   // The box that `clip: rect(...)` or a clip-path that hides everything leaves of an element; null when none.
+  /**
+   * @param {El} el
+   * @param {CSSStyleDeclaration} style
+   * @param {DOMRect} rect
+   * @returns {Region | null}
+   */
   function clipBox(el, style, rect) {
     const path = style.clipPath;
     if (path && path !== 'none') {
@@ -250,6 +337,7 @@
     if (!positioned || !style.clip || style.clip === 'auto') return null;
     const edges = /rect\(([^,\s]+)[,\s]+([^,\s]+)[,\s]+([^,\s]+)[,\s]+([^,)\s]+)\)/.exec(style.clip);
     if (!edges) return null;
+    /** @type {(value: string, auto: number) => number} */
     const at = (value, auto) => (value === 'auto' ? auto : parseFloat(value));
     return {top: rect.top + at(edges[1], 0), right: rect.left + at(edges[2], rect.width),
       bottom: rect.top + at(edges[3], rect.height), left: rect.left + at(edges[4], 0)};
@@ -257,6 +345,13 @@
 
   // What an element does to the content it paints (its children, its text): opacity multiplied down the tree, and
   // what overflow clipping leaves visible, for in-flow, absolutely and fixed positioned content (null: unclipped).
+  /**
+   * @param {El} el
+   * @param {CSSStyleDeclaration} style
+   * @param {DOMRect} rect
+   * @param {Paint} outer
+   * @returns {Paint}
+   */
   function paintInside(el, style, rect, outer) {
     const position = style.position;
     let clip = position === 'fixed' ? outer.fixed : position === 'absolute' ? outer.abs : outer.clip;
@@ -288,6 +383,7 @@
   }
 
   // filter: opacity(x), alone or in a chain, multiplies what the element paints, as opacity does.
+  /** @param {string} filter */
   function filterAlpha(filter) {
     if (filter === 'none' || !filter.includes('opacity')) return 1;
     let alpha = 1;
@@ -297,6 +393,7 @@
 
   // A mask of fully transparent colours only (a gradient from transparent to transparent), or a transform that
   // skews the content nearly flat: a person sees nothing readable.
+  /** @param {CSSStyleDeclaration} style */
   function hiddenByPaint(style) {
     const mask = style.webkitMaskImage;
     if (mask && mask !== 'none' && !mask.includes('url(')) {
@@ -311,6 +408,12 @@
     return Math.abs(a * c + b * d) > SKEW_MAX_COS * Math.hypot(a, b) * Math.hypot(c, d);
   }
 
+  /**
+   * @param {El} el
+   * @param {CSSStyleDeclaration} [style]
+   * @param {DOMRect} [rect]
+   * @returns {Paint}
+   */
   function paintOf(el, style, rect) {
     let paint = paints.get(el);
     if (!paint) {
@@ -323,6 +426,10 @@
   }
 
   // [r, g, b, a] of a computed colour; null for a colour space we do not read (then nothing is judged by it).
+  /**
+   * @param {string} value
+   * @returns {Rgba | null}
+   */
   function rgba(value) {
     const m = /^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/.exec(value);
     return m ? [+m[1], +m[2], +m[3], m[4] === undefined ? 1 : +m[4]] : null;
@@ -330,15 +437,20 @@
 
   // The colours behind an element's text: the first solid enough background up the tree (white at the root), or
   // the colours of a gradient there; null behind an image or an unreadable colour.
+  /**
+   * @param {Element} el
+   * @returns {Rgba[] | null}
+   */
   function backgroundOf(el) {
-    if (backgrounds.has(el)) return backgrounds.get(el);
+    if (backgrounds.has(el)) return /** @type {Rgba[] | null} */ (backgrounds.get(el));
     const style = styleOf(el);
+    /** @type {Rgba[] | null} */
     let colours;
     const image = style.backgroundImage;
     if (image !== 'none') {
       const stops = image.includes('url(') ? null : image.match(/rgba?\([^)]*\)/g);
-      colours = stops ? stops.map(rgba) : null;
-      if (colours && colours.some((c) => c === null || c[3] < 0.5)) colours = null;
+      const read = stops ? stops.map(rgba) : null;
+      colours = read && !read.some((c) => c === null || c[3] < 0.5) ? /** @type {Rgba[]} */ (read) : null;
     } else {
       const own = rgba(style.backgroundColor);
       const parent = composedParent(el);
@@ -352,7 +464,7 @@
 
   /** @param {number[]} rgb  red, green, blue (and alpha) from 0 to 255 */
   function luminance([r, g, b]) {
-    const lin = (c) => {
+    const lin = (/** @type {number} */ c) => {
       const v = c / 255;
       return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
     };
@@ -360,6 +472,7 @@
   }
 
   // Whether the text an element holds directly can be seen, as far as its style says (visibility, size, colour).
+  /** @param {El} el */
   function textStyleShows(el) {
     if (textStyles.has(el)) return textStyles.get(el);
     const style = styleOf(el);
@@ -367,7 +480,8 @@
     // The colour glyphs are painted in; SVG text is painted by its fill (and stroke).
     let colour = ok ? rgba(style.webkitTextFillColor) : null;
     if (ok && el instanceof SVGElement) {
-      const painted = (paint, opacity) => paint !== 'none' && parseFloat(opacity) >= ALPHA_MIN;
+      const painted = (/** @type {string} */ paint, /** @type {string} */ opacity) => paint !== 'none'
+        && parseFloat(opacity) >= ALPHA_MIN;
       ok = painted(style.fill, style.fillOpacity)
         || (painted(style.stroke, style.strokeOpacity) && parseFloat(style.strokeWidth) > 0);
       colour = ok && style.fill !== 'none' && style.stroke === 'none' ? rgba(style.fill) : null;
@@ -393,6 +507,10 @@
   }
 
   // Whether a person can see a text node: its element's style, its opacity, and where its glyphs land.
+  /**
+   * @param {Text} node
+   * @param {El} el
+   */
   function textShows(node, el) {
     if (!textStyleShows(el)) return false;
     const paint = paintOf(el);
@@ -402,8 +520,12 @@
   }
 
   // A closed <details> shows its <summary> only.
-  const isClosedDetails = (el, tag = el.tagName) => tag === 'DETAILS' && !el.open;
+  const isClosedDetails = (/** @type {El} */ el, tag = el.tagName) => tag === 'DETAILS' && !el.open;
 
+  /**
+   * @param {El} el
+   * @param {string} tag
+   */
   function isCheapInteractive(el, tag) {
     if (NATIVE_TAGS.has(tag)) return !(tag === 'INPUT' && el.type === 'hidden');
     if (tag === 'A' && el.hasAttribute('href')) return true;
@@ -423,14 +545,19 @@
   }
 
   // a contains b in the composed tree (through slots and shadow hosts).
+  /**
+   * @param {Node} a
+   * @param {Node} b
+   */
   function composedContains(a, b) {
-    for (let n = b; n; n = n.assignedSlot || n.parentNode || n.host) {
+    for (let n = /** @type {ComposedNode | null} */ (b); n; n = n.assignedSlot || n.parentNode || n.host || null) {
       if (n === a) return true;
     }
     return false;
   }
 
   // The point a click would aim at: the centre of the element's on-screen part, or null when none of it is on screen.
+  /** @param {Region} rect */
   function visibleCentre(rect) {
     const left = Math.max(rect.left, 0);
     const right = Math.min(rect.right, vw);
@@ -442,7 +569,9 @@
   // onScreen by horizontal band of the viewport, built at the first cover check: a box can only hold a centre that
   // lies in one of the bands it spans, so each check compares with a few boxes instead of every one on screen.
   const BAND = 64;  // px
+  /** @type {Box[][] | null} */
   let bands = null;
+  /** @param {number} y */
   function bandOf(y) {
     if (!bands) {
       bands = [];
@@ -454,6 +583,10 @@
     return bands[Math.floor(y / BAND)] || [];
   }
 
+  /**
+   * @param {Box} box
+   * @param {{x: number, y: number}} centre
+   */
   function mightBeCovered(box, centre) {
     return bandOf(centre.y).some((other) => (other.first < box.first || other.first > box.last)  // not inside it
       && !(other.first < box.first && other.last >= box.last)  // nor around it
@@ -462,13 +595,18 @@
   }
 
   // opaqueOnly: for what is read rather than clicked, only a box that hides it counts (a dimming veil does not).
+  /**
+   * @param {Box} box
+   * @param {boolean} opaqueOnly
+   */
   function isCovered(box, opaqueOnly) {
     // Off-screen (in the margin): hit testing is impossible there, so trust the other checks.
     const centre = visibleCentre(box.rect);
     if (!centre || !mightBeCovered(box, centre)) return false;
     const el = box.el;
     const root = el.getRootNode();
-    const hit = (root.elementFromPoint ? root : document).elementFromPoint(centre.x, centre.y);
+    // A shadow root hit-tests inside itself.
+    const hit = (root instanceof ShadowRoot ? root : document).elementFromPoint(centre.x, centre.y);
     if (!hit || hit === el || composedContains(el, hit) || composedContains(hit, el)) return false;
     if (hit.tagName === SKIP) return false;
     // A control under its own label's decoration (a custom checkbox's box): the click lands on the label, which
@@ -479,12 +617,13 @@
       return false;
     }
     if (!opaqueOnly) return true;
-    for (let n = hit; n && !composedContains(n, el); n = composedParent(n)) {
+    for (let n = /** @type {El | null} */ (hit); n && !composedContains(n, el); n = composedParent(n)) {
       if (hides(n)) return true;
     }
     return false;
   }
 
+  /** @param {El} el */
   function hides(el) {
     if (el.tagName === 'IMG' || el.tagName === 'VIDEO' || el.tagName === 'CANVAS' || el.tagName === 'IFRAME') {
       return true;
@@ -495,21 +634,26 @@
   }
 
   // Listed for an onclick attribute alone: nothing else in its markup makes it a control.
+  /** @type {(el: El, tag: string) => boolean} */
   const onlyHandler = (el, tag) => !NATIVE_TAGS.has(tag) && tag !== 'A' && !el.hasAttribute('role')
     && !el.hasAttribute('tabindex') && !el.isContentEditable && el.hasAttribute('onclick');
 
   // Whether an element's text stands apart from its neighbours' rather than continuing their word.
+  /** @type {(style: CSSStyleDeclaration) => boolean} */
   const setApart = (style) => style.display !== 'inline' || parseFloat(style.marginLeft) > 0
     || parseFloat(style.marginRight) > 0 || parseFloat(style.paddingLeft) > 0 || parseFloat(style.paddingRight) > 0;
   // Markup inside a word sits next to text ("y<b>A</b>"); two elements side by side are two pieces of a component
   // ("<span>Card title</span><span>More</span>"), set apart by styling more often than not.
+  /** @type {(node: Node) => boolean} */
   const afterElement = (node) => !!node.previousSibling && node.previousSibling.nodeType === Node.ELEMENT_NODE;
 
   // A <label> whose control is on the page: its words go on the control's line (label=), not on a line of their own.
+  /** @type {(el: El) => boolean} */
   const namesControl = (el) => el.tagName === 'LABEL' && !!el.control && el.control.getClientRects().length > 0;
 
   // Inline content that continues the sentence around it (a <label> that names no control reads as text:
   // "<label>Seats left:</label><span>7</span>").
+  /** @type {(el: El, tag?: string) => boolean} */
   const isInline = (el, tag = el.tagName) => INLINE_TAGS.has(tag) || (tag === 'LABEL' && !namesControl(el));
 
   // Text of an element's subtree without the text of nested interactive elements (those get their own line):
@@ -519,9 +663,16 @@
   // splits: the element is a clickable row, whose pieces drawn as controls of their own are listed apart (ownTarget).
   // An icon among the words is written as its name ("(disk icon) Save"); words of icons only are no words (shown
   // is '': the element is an icon, named by nameIcon).
+  /**
+   * @param {El} el
+   * @returns {Words}
+   */
   function labelOf(el, splits = false) {
+    /** @type {string[]} */
     const shown = [];
+    /** @type {string[]} */
     const named = [];
+    /** @type {string[]} */
     const whole = [];
     let shownLength = 0;
     let namedLength = 0;
@@ -529,6 +680,12 @@
     let words = false;  // shown holds more than icons
     let added = 0;  // pieces seen, counted to tell an element that showed nothing
     let differs = false;  // whole is not what is shown
+    /**
+     * @param {string} text
+     * @param {boolean} visible
+     * @param {boolean} announced
+     * @param {boolean} apart
+     */
     const add = (text, visible, announced, apart, icon = false) => {
       differs ||= !visible || apart || icon;
       if (!icon && wholeLength < LABEL_MAX) {
@@ -553,20 +710,30 @@
       named.push(' ');
       whole.push(' ');
     };
-    const childrenOf = (node) => (node.tagName === 'SLOT' && node.assignedNodes().length
-      ? node.assignedNodes() : (node.shadowRoot || node).childNodes);
+    const childrenOf = (/** @type {El} */ node) => (node.tagName === 'SLOT'
+      && /** @type {HTMLSlotElement} */ (node).assignedNodes().length
+      ? /** @type {HTMLSlotElement} */ (node).assignedNodes() : (node.shadowRoot || node).childNodes);
     // apart: inside a piece listed apart from the row (only its whole words count it).
+    /**
+     * @param {El} node
+     * @param {boolean} visible
+     * @param {boolean} announced
+     * @param {boolean} apart
+     */
     const walk = (node, visible, announced, apart) => {
-      for (const child of childrenOf(node)) {
+      for (const one of childrenOf(node)) {
         if (shownLength >= LABEL_MAX) return;
-        if (child.nodeType === Node.TEXT_NODE) {
-          const text = child.data.trim();
-          const parent = child.parentElement || node;
+        // Read as what its nodeType says it is.
+        const child = /** @type {El} */ (one);
+        if (one.nodeType === Node.TEXT_NODE) {
+          const piece = /** @type {Text} */ (one);
+          const text = piece.data.trim();
+          const parent = /** @type {El} */ (piece.parentElement || node);
           if (!text) {
-            if (child.data) gap();  // "<b>Ada</b> <i>@ada</i>" is two words
+            if (piece.data) gap();  // "<b>Ada</b> <i>@ada</i>" is two words
           } else {
-            add(child.data, visible && !isClosedDetails(node) && styleOf(parent).visibility === 'visible'
-              && textShows(child, parent), announced, apart);
+            add(piece.data, visible && !isClosedDetails(node) && styleOf(parent).visibility === 'visible'
+              && textShows(piece, parent), announced, apart);
           }
         } else if (child.nodeType === Node.ELEMENT_NODE && child.tagName === 'BR') {
           gap();
@@ -599,13 +766,17 @@
       }
     };
     walk(el, true, true, false);
-    const text = (parts) => cut(clean(parts.join('')), LABEL_MAX);
+    const text = (/** @type {string[]} */ parts) => cut(clean(parts.join('')), LABEL_MAX);
     const seen = text(shown);
     return {shown: words ? seen : '', named: text(named), whole: differs ? text(whole) : seen};
   }
 
   // A box small enough to be an icon among words, with nothing to read inside: an image, an SVG, an empty element
   // (an icon font's <i>, a sprite's <span>) or an icon font's ligature.
+  /**
+   * @param {El} el
+   * @param {DOMRect} rect
+   */
   function isGlyph(el, rect) {
     if (rect.width > GLYPH_MAX || rect.height > GLYPH_MAX || rect.width < BOX_MIN || rect.height < BOX_MIN) return false;
     const tag = el.tagName;
@@ -615,18 +786,22 @@
 
   // Direct text of a non-interactive element plus its inline formatting children: one readable sentence, of the
   // pieces a person can see.
+  /** @param {El} el */
   function ownText(el) {
     if (isClosedDetails(el)) return '';
     if (namesControl(el)) return '';
     let text = '';
     // A block child only separates words: one space stands for a run of them (a page's body has thousands).
     let gap = false;
-    for (let child = el.firstChild; child; child = child.nextSibling) {
-      const type = child.nodeType;
+    for (let one = el.firstChild; one; one = one.nextSibling) {
+      const type = one.nodeType;
+      // Read as what its nodeType says it is.
+      const child = /** @type {El} */ (one);
       const tag = type === Node.ELEMENT_NODE ? child.tagName : '';
       if (type === Node.TEXT_NODE) {
-        if (child.data.trim() && textShows(child, el)) {
-          text += gap ? ` ${child.data}` : child.data;
+        const piece = /** @type {Text} */ (one);
+        if (piece.data.trim() && textShows(piece, el)) {
+          text += gap ? ` ${piece.data}` : piece.data;
           gap = false;
         } else {
           gap = true;
@@ -650,13 +825,20 @@
 
   // The visible text of an inline element; a <br> still separates words ("demo1234<br>Any" is not "demo1234Any").
   // An icon in it is written as its name.
+  /**
+   * @param {El} el
+   * @returns {string}
+   */
   function inlineText(el) {
     if (styleOf(el).display === 'none' || paintOf(el).alpha < ALPHA_MIN) return '';
     if (LIGATURE_SET.test(el.getAttribute('class') || '')) return ` ${glyphText(el)} `;
     let text = '';
-    for (let child = el.firstChild; child; child = child.nextSibling) {
-      if (child.nodeType === Node.TEXT_NODE) text += child.data.trim() && textShows(child, el) ? child.data : ' ';
-      else if (child.nodeType === Node.ELEMENT_NODE) {
+    for (let one = el.firstChild; one; one = one.nextSibling) {
+      if (one.nodeType === Node.TEXT_NODE) {
+        const piece = /** @type {Text} */ (one);
+        text += piece.data.trim() && textShows(piece, el) ? piece.data : ' ';
+      } else if (one.nodeType === Node.ELEMENT_NODE) {
+        const child = /** @type {El} */ (one);
         // A nested control has its own line; a <br> still separates words.
         const tag = child.tagName;
         const own = tag === 'BR' || SKIP_TAGS.has(tag) || namesControl(child) || ownsLine(child, tag, el);
@@ -669,11 +851,13 @@
   }
 
   // An element inside words that is listed on a line of its own: a control, or where a pointer starts.
+  /** @type {(el: El, tag: string, parent: El) => boolean} */
   const ownsLine = (el, tag, parent) => listedApart(el, tag) || pointerOnHover(el)
     || (styleOf(el).cursor === 'pointer' && styleOf(parent).cursor !== 'pointer');
 
   // An icon among words as they are written: an image's alt text, else "(name icon)"; '' when it is none, is not
   // seen, or nothing names it.
+  /** @param {El} el */
   function glyphText(el) {
     const rect = el.getBoundingClientRect();
     const style = styleOf(el);
@@ -687,44 +871,53 @@
   }
 
   // Where a handler set by a script, not the markup, makes an element a control.
+  /** @param {El} el */
   function scripted(el) {
     for (const name of HANDLERS) if (el[name] != null) return true;
     return false;
   }
 
   // A lone symbol a person reads as a button ("+", "×", "☆"), not a word of a sentence ("5 + 2").
+  /** @param {El} el */
   function isSymbolControl(el) {
-    const only = el.firstChild;
+    const only = /** @type {Text | null} */ (el.firstChild);  // a text, or else no symbol
     if (!only || only !== el.lastChild || only.nodeType !== Node.TEXT_NODE || only.data.length > 8
       || !SYMBOLS.has(only.data.trim())) {
       return false;
     }
-    const words = (n) => !!n && n.nodeType === Node.TEXT_NODE && n.data.trim() !== '';
+    const words = (/** @type {Node | null} */ n) => !!n && n.nodeType === Node.TEXT_NODE
+      && /** @type {Text} */ (n).data.trim() !== '';
     return !(words(el.previousSibling) && words(el.nextSibling));
   }
 
   // Listed on its own, so its words are not its container's: a control, or what a script made one.
-  const listedApart = (el, tag = el.tagName) => isCheapInteractive(el, tag) || isSymbolControl(el)
+  const listedApart = (/** @type {El} */ el, tag = el.tagName) => isCheapInteractive(el, tag) || isSymbolControl(el)
     || (el.childElementCount <= 1 && !LIST_TAGS.has(tag) && scripted(el));
 
   // What a form control is called on screen: aria-labelledby, else its <label>s. Native controls have no text of
   // their own, and a field's label usually sits on another line, so the model could not tell fields apart. A hidden
   // label names only what nothing visible names (``unnamed``): it never renames a button that reads otherwise.
+  /**
+   * @param {El} el
+   * @param {boolean} unnamed
+   */
   function controlLabel(el, unnamed) {
     const ids = el.getAttribute('aria-labelledby');
+    /** @type {El[]} */
     let parts = [];
     if (ids) {
-      const root = el.getRootNode();
-      parts = ids.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : null)
-        || document.getElementById(id)).filter(Boolean);
+      // A document or a shadow root (an element outside the document is its own root, without ids to look up).
+      const root = /** @type {Node & Partial<Pick<Document, 'getElementById'>>} */ (el.getRootNode());
+      parts = /** @type {El[]} */ (ids.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : null)
+        || document.getElementById(id)).filter(Boolean));
     } else if (el.labels) {
       parts = Array.from(el.labels);
     }
-    parts = parts.map((label) => {
+    const words = parts.map((label) => {
       const {shown, named} = labelOf(label);
       return shown || (unnamed ? named : '');  // a visually hidden <label> still names its field
     });
-    const text = clean(parts.join(' '));
+    const text = clean(words.join(' '));
     return text ? cut(text, VALUE_MAX) : null;
   }
 
@@ -733,12 +926,13 @@
   function hrefCache() {
     const key = `${location.href}\n${document.baseURI}`;
     if (!state.hrefs || state.hrefs.key !== key || state.hrefs.map.size > HREFS_MAX) {
-      state.hrefs = {key, map: new Map()};
+      state.hrefs = {key, map: /** @type {Map<string, string | null>} */ (new Map())};
     }
     return state.hrefs.map;
   }
   let hrefs = hrefCache();
 
+  /** @param {El} el */
   function shortHref(el) {
     const raw = el.getAttribute('href');
     if (!raw || raw.startsWith('javascript:')) return null;
@@ -750,6 +944,10 @@
     return short;
   }
 
+  /**
+   * @param {string} raw
+   * @returns {string | null}
+   */
   function parseHref(raw) {
     let url;
     try {
@@ -771,12 +969,20 @@
   }
 
   // Long addresses differ at their end (an id, a page number) as often as at their start: keep both.
+  /**
+   * @param {string} s
+   * @param {number} max
+   */
   function cutMiddle(s, max) {
     if (s.length <= max) return s;
     const tail = Math.floor(max / 3);
     return `${s.slice(0, max - tail - 1)}…${s.slice(s.length - tail)}`;
   }
 
+  /**
+   * @param {El} el
+   * @param {CSSStyleDeclaration} style
+   */
   function scrollInfo(el, style) {
     if (el === document.scrollingElement || el === document.body) return null;
     const scrollsY = (style.overflowY === 'auto' || style.overflowY === 'scroll')
@@ -792,6 +998,7 @@
   }
 
   // Options as a line says them: the first few, and how many more (null for none).
+  /** @param {string[]} names */
   function optionList(names) {
     const named = names.filter(Boolean);
     if (!named.length) return null;
@@ -801,13 +1008,22 @@
 
   // name: the accessible name that names the element when nothing visible does (an icon button's sr-only text);
   // shown: its visible words.
+  /**
+   * @param {El} el
+   * @param {string} tag
+   * @param {string | null} scroll
+   * @param {string} name
+   * @param {string} shown
+   */
   function attributesOf(el, tag, scroll, name, shown) {
+    /** @type {[string, string][]} */
     const attrs = [];
+    /** @type {AddAttribute} */
     const add = (name, value) => {
       if (value === null || value === undefined || value === false) return;
       attrs.push([name, value === true ? '' : String(value)]);
     };
-    const get = (name) => {
+    const get = (/** @type {string} */ name) => {
       const v = el.getAttribute(name);
       return v === null || v === '' ? null : cut(clean(v), VALUE_MAX);
     };
@@ -816,40 +1032,45 @@
       if (label && label !== get('aria-label') && label !== get('placeholder')) add('label', label);
     }
     if (tag === 'INPUT') {
-      const type = el.type;
+      const input = /** @type {HTMLInputElement} */ (el);  // the tag says it is one
+      const type = input.type;
       add('type', type);
       add('name', get('name'));
       add('placeholder', get('placeholder'));
       const secretField = type !== 'password' && SECRET_AUTOCOMPLETE.test(get('autocomplete') || '');
       if (secretField) add('autocomplete', get('autocomplete'));
       if (type === 'password' || secretField) {
-        add('value', el.value ? '••••' : null);  // never the secret itself
+        add('value', input.value ? '••••' : null);  // never the secret itself
       } else if (type === 'checkbox' || type === 'radio') {
-        add('checked', el.checked);
+        add('checked', input.checked);
       } else if (type === 'file') {
         add('accept', get('accept'));
-        const names = el.files ? Array.from(el.files, (f) => f.name).join(', ') : '';
+        const names = input.files ? Array.from(input.files, (f) => f.name).join(', ') : '';
         add('value', names ? cut(names, VALUE_MAX) : null);
       } else if (TEXT_INPUT_TYPES.has(type) || !type) {
-        add('value', el.value ? cut(el.value, VALUE_MAX) : null);
+        add('value', input.value ? cut(input.value, VALUE_MAX) : null);
         // A datalist's suggestions are drawn outside the page, where no look reaches: the line says them.
-        if (el.list) add('options', optionList(Array.from(el.list.options, (o) => (o.disabled ? '' : clean(o.value)))));
+        if (input.list) {
+          add('options', optionList(Array.from(input.list.options, (o) => (o.disabled ? '' : clean(o.value)))));
+        }
       } else if (type === 'submit' || type === 'button' || type === 'reset') {
         add('value', get('value'));
       }
     } else if (tag === 'TEXTAREA') {
+      const area = /** @type {HTMLTextAreaElement} */ (el);
       add('name', get('name'));
       add('placeholder', get('placeholder'));
-      add('value', el.value ? cut(clean(el.value), VALUE_MAX) : null);
+      add('value', area.value ? cut(clean(area.value), VALUE_MAX) : null);
     } else if (tag === 'SELECT') {
+      const select = /** @type {HTMLSelectElement} */ (el);
       add('name', get('name'));
-      const chosen = el.selectedOptions;
+      const chosen = select.selectedOptions;
       const chosenText = chosen ? Array.from(chosen, (o) => clean(o.text)).join(', ') : '';
       add('value', chosenText ? cut(chosenText, VALUE_MAX) : null);
       // What the picker shows a person: Chromium leaves out hidden options, and options styled display: none.
-      add('options', optionList(Array.from(el.options,
+      add('options', optionList(Array.from(select.options,
         (o) => (o.hidden || styleOf(o).display === 'none' ? '' : clean(o.text)))));
-      add('multiple', el.multiple);
+      add('multiple', select.multiple);
     } else if (tag === 'A') {
       add('href', shortHref(el));
     } else if (tag === 'BUTTON') {
@@ -873,6 +1094,12 @@
   }
 
   // An element's line as the model reads it: its tag, visible text (else its accessible name) and attributes.
+  /**
+   * @param {El} el
+   * @param {string} tag
+   * @param {CSSStyleDeclaration} style
+   * @returns {ElementItem}
+   */
   function itemOf(el, tag, style) {
     const {shown, named, whole} = NATIVE_TAGS.has(tag) && tag !== 'BUTTON' && tag !== 'SUMMARY'
       ? {shown: '', named: '', whole: ''} : labelOf(el, !isControl(el, tag));
@@ -880,6 +1107,7 @@
     // A tooltip or name that repeats the visible text says nothing more.
     const attrs = attributesOf(el, tag, scrollInfo(el, style), shown ? '' : named, shown)
       .filter(([name, value]) => !((name === 'title' || name === 'aria-label') && value.toLowerCase() === said));
+    /** @type {ElementItem} */
     const item = {kind: 'el', depth: 0, ref: -1, tag: tag.toLowerCase(), attrs, text: shown, isNew: false};
     // What identifies it, when that is not what it shows: its words whatever the mouse is over or wherever it is
     // scrolled, without its icons, which hovering may change (a row's pieces drawn apart, a star filled in).
@@ -888,9 +1116,14 @@
   }
 
   // Parallel to items: the element an 'el' item stands for.
+  /** @type {(El | undefined)[]} */
   const owners = [];
   let listedCount = 0;  // 'el' items pushed so far
 
+  /**
+   * @param {Item} item
+   * @param {El} [owner]  the element an 'el' item stands for
+   */
   function push(item, owner) {
     if (items.length >= ITEMS_MAX) {
       truncated = true;
@@ -909,37 +1142,48 @@
   const STATE_ATTRS = ['role', 'level', 'children', 'aria-selected', 'aria-expanded', 'aria-checked', 'aria-pressed',
     'aria-haspopup'];
   // count: the listed elements inside it.
+  /**
+   * @param {number} outer
+   * @param {number} count
+   */
   function mergeWrapper(outer, count) {
-    const wrapper = items[outer];
+    const wrapper = /** @type {ElementItem} */ (items[outer]);
     if (count === 0 || wrapper.attrs.some(([name]) => name === 'scrollable' || name === 'aria-label')) return false;
     if (NATIVE_TAGS.has(wrapper.tag.toUpperCase())) return false;
     let inner = outer + 1;
     while (items[inner].kind !== 'el') inner++;
+    const first = /** @type {ElementItem} */ (items[inner]);
     if (!wrapper.text && count > 1) {
       if (wrapper.attrs.length) return false;
       merged.add(outer);
       return true;
     }
-    const only = wrapper.text ? inner === outer + 1 && items[inner].text === wrapper.text : count === 1;
-    if (!only || !items[inner].text) return false;
-    const names = new Set(items[inner].attrs.map(([name]) => name));
+    const only = wrapper.text ? inner === outer + 1 && first.text === wrapper.text : count === 1;
+    if (!only || !first.text) return false;
+    const names = new Set(first.attrs.map(([name]) => name));
     for (const attr of wrapper.attrs) {
-      if (STATE_ATTRS.includes(attr[0]) && !names.has(attr[0])) items[inner].attrs.push(attr);
+      if (STATE_ATTRS.includes(attr[0]) && !names.has(attr[0])) first.attrs.push(attr);
     }
     merged.add(outer);
     return true;
   }
 
   // A control whose visible <label> names it.
+  /** @type {(el: El) => boolean} */
   const hasShownLabel = (el) => !!el.labels && Array.from(el.labels, (label) => labelOf(label).shown).some(Boolean);
 
   // A link, a button or the like: what is inside it is part of it, not a target of its own.
+  /**
+   * @param {El} el
+   * @param {string} tag
+   */
   function isControl(el, tag) {
     const role = el.getAttribute('role');
     return CONTROL_TAGS.has(tag) || NATIVE_TAGS.has(tag) || role === 'button' || role === 'link';
   }
 
   // An icon that names itself (aria-label or title) and shows at most a ligature word of text ("star").
+  /** @param {El} el */
   function isNamedIcon(el) {
     if (!el.getAttribute('aria-label') && !el.getAttribute('title')) return false;
     const text = el.textContent.trim();
@@ -947,11 +1191,15 @@
   }
 
   // A pointer that shows only under the mouse (`.icon:hover {cursor: pointer}`).
-  const pointerOnHover = (el) => hover.pointer !== '' && el.matches(hover.pointer);
+  const pointerOnHover = (/** @type {El} */ el) => hover.pointer !== '' && el.matches(hover.pointer);
 
   // A piece of a clickable container that a person sees as a control of its own: it reacts to the mouse by itself,
   // it is drawn as a button (padded, with a border or a background), or it is one of the short captions of a bar,
   // set apart from the next; and it has words.
+  /**
+   * @param {El} el
+   * @param {CSSStyleDeclaration} style
+   */
   function standsApart(el, style) {
     if (!el.firstChild || !el.textContent.trim()) return false;
     if (hover.styled !== '' && el.matches(hover.styled)) return true;
@@ -968,7 +1216,9 @@
   // button. An item of a list or a table is one target however its words are laid out.
   const CAPTION_MAX = 24;
   const BAR_EXCLUDED = new Set(['LI', 'TR', 'TD', 'TH', 'DT', 'DD']);
+  /** @type {Map<Element, boolean>} */
   const bars = new Map();
+  /** @param {El | null} bar */
   function isCaptionBar(bar) {
     if (!bar) return false;
     let answer = bars.get(bar);
@@ -979,6 +1229,7 @@
     return answer;
   }
 
+  /** @param {El} bar */
   function readsAsCaptionBar(bar) {
     if (BAR_EXCLUDED.has(bar.tagName) || isCheapInteractive(bar, bar.tagName) || styleOf(bar).cursor !== 'pointer') {
       return false;
@@ -987,13 +1238,14 @@
     if (outer && styleOf(outer).cursor === 'pointer') return false;
     let captions = 0;
     let glued = false;  // the last caption ends where the next starts, with no space or box between
-    for (let n = bar.firstChild; n; n = n.nextSibling) {
-      if (n.nodeType === Node.TEXT_NODE) {
-        if (n.data.trim()) return false;
+    for (let one = bar.firstChild; one; one = one.nextSibling) {
+      if (one.nodeType === Node.TEXT_NODE) {
+        if (/** @type {Text} */ (one).data.trim()) return false;
         glued = false;
         continue;
       }
-      if (n.nodeType !== Node.ELEMENT_NODE) continue;
+      if (one.nodeType !== Node.ELEMENT_NODE) continue;
+      const n = /** @type {El} */ (one);
       const text = n.textContent.trim();
       if (!text) continue;  // an icon
       if (text.length > CAPTION_MAX || text.split(/\s+/).length > 3) return false;
@@ -1006,11 +1258,16 @@
   }
 
   // Inside a clickable row (not a link or a button), a child listed as its own target, whose words are not the row's.
+  /** @type {(el: El, style: CSSStyleDeclaration) => boolean} */
   const ownTarget = (el, style) => pointerOnHover(el) || (style.cursor === 'pointer' && standsApart(el, style));
 
   // An element listed with nothing naming it (no words, no label, no tooltip) is an icon: named by what its class,
   // symbol, image or tooltip says, else said to be unnamed and where it is. Not a group of other listed elements.
   const NAME_KEYS = new Set(['aria-label', 'title', 'alt', 'label', 'placeholder', 'value']);
+  /**
+   * @param {El} el
+   * @param {ElementItem} item
+   */
   function nameIcon(el, item) {
     if (item.text || (NATIVE_TAGS.has(el.tagName) && el.tagName !== 'BUTTON')
         || item.attrs.some(([key]) => NAME_KEYS.has(key))) {
@@ -1025,9 +1282,13 @@
   // image is painted from (its content or a background, its ::before's and ::after's), a tooltip on a box around it
   // that holds nothing else, the one word of its class or id that is not about looks ("star sprite"). Null when
   // nothing does.
+  /**
+   * @param {El} el
+   * @returns {string | null}
+   */
   function iconName(el) {
     const parts = [el];
-    for (const n of el.getElementsByTagName('*')) {
+    for (const n of /** @type {HTMLCollectionOf<El>} */ (el.getElementsByTagName('*'))) {
       if (parts.length >= ICON_PARTS_MAX) break;
       if (n.tagName === 'title' || (n.getClientRects().length && styleOf(n).visibility === 'visible'
         && paintOf(n).alpha >= ALPHA_MIN)) {
@@ -1057,8 +1318,13 @@
 
   // What names an icon by itself or by its parts (the element and, by default, its descendants): a tooltip, an SVG's
   // <title>, a sprite's symbol, an icon font's class or ligature, an image's file, its content or background image.
-  function glyphName(el, parts = el.firstElementChild ? [el, ...el.getElementsByTagName('*')].slice(0, ICON_PARTS_MAX)
-    : [el]) {
+  /**
+   * @param {El} el
+   * @param {El[]} [parts]
+   * @returns {string | null}
+   */
+  function glyphName(el, parts = el.firstElementChild
+    ? [el, .../** @type {HTMLCollectionOf<El>} */ (el.getElementsByTagName('*'))].slice(0, ICON_PARTS_MAX) : [el]) {
     for (const n of parts) {
       const tip = tooltipOf(n);
       if (tip) return tip;
@@ -1079,6 +1345,7 @@
     return null;
   }
 
+  /** @param {El} n */
   function tooltipOf(n) {
     for (const attr of TOOLTIP_ATTRS) {
       const value = n.getAttribute(attr);
@@ -1088,8 +1355,9 @@
   }
 
   // The name of the image a style paints (`content: url(...)`, `background-image`): its file's, in plain words.
-  const paintedName = (css) => plainName(fileName((/url\("?([^")]*)/.exec(css) || [])[1]));
+  const paintedName = (/** @type {string} */ css) => plainName(fileName((/url\("?([^")]*)/.exec(css) || [])[1]));
 
+  /** @param {El} use */
   function useName(use) {
     const href = use.getAttribute('href') || use.getAttribute('xlink:href') || '';
     const id = href.slice(href.indexOf('#') + 1);
@@ -1098,6 +1366,7 @@
     return m ? m[1] : id;
   }
 
+  /** @param {El} n */
   function classIcon(n) {
     const tokens = typeof n.className === 'string' ? n.className.split(/\s+/) : Array.from(n.classList);
     let afterSet = false;
@@ -1110,6 +1379,7 @@
     return null;
   }
 
+  /** @param {string | null | undefined} src */
   function fileName(src) {
     if (!src || src.startsWith('data:')) return null;
     const m = /([^/?#]+?)(?:\.\w{2,4})?(?:[?#].*)?$/.exec(src);
@@ -1118,6 +1388,10 @@
 
   // A class, an id or a file name in plain words, without those about looks, sizes or generated ones ("btn_reply@2x"
   // -> "reply"); null when none is left.
+  /**
+   * @param {string | null} name
+   * @returns {string | null}
+   */
   function plainName(name) {
     if (!name || PLAIN_PREFIX.test(name)) return null;
     const words = name.split(/[-_@.\s]+/).filter((w) => !/\d/.test(w) && !ICON_MODIFIER.test(w)
@@ -1127,6 +1401,7 @@
 
   // The one word of an element's class or id that is not about how it looks ("star sprite" -> star); null when there
   // is none, or more than one.
+  /** @param {El} n */
   function wordOf(n) {
     const tokens = typeof n.className === 'string' ? n.className.split(/\s+/) : Array.from(n.classList);
     const found = new Set([...tokens, n.id].map(plainName).filter(Boolean));
@@ -1135,6 +1410,7 @@
 
   // Where an unnamed icon is, in thirds of the card it belongs to (the nearest box around it with words in it), else
   // of the viewport.
+  /** @param {El} el */
   function placeOf(el) {
     let card = null;
     for (let n = composedParent(el), up = 0; n && up < CARD_DEPTH && n !== document.body; n = composedParent(n), up++) {
@@ -1154,8 +1430,12 @@
   }
 
   // A tree item's level and how many items it holds (a folder), as a person sees them in the tree's indentation.
+  /**
+   * @param {El} el
+   * @param {AddAttribute} add
+   */
   function treeAttrs(el, add) {
-    let level = parseInt(el.getAttribute('aria-level'), 10);
+    let level = parseInt(el.getAttribute('aria-level') || '', 10);
     if (!(level > 0)) {
       level = 1;
       for (let n = el.parentElement; n; n = n.parentElement) if (n.getAttribute('role') === 'treeitem') level += 1;
@@ -1163,7 +1443,7 @@
     add('level', level);
     let children = 0;
     for (const n of el.querySelectorAll('[role=treeitem]')) {
-      if (n.parentElement.closest('[role=treeitem]') === el) children += 1;
+      if (/** @type {Element} */ (n.parentElement).closest('[role=treeitem]') === el) children += 1;
     }
     add('children', children || null);
   }
@@ -1171,10 +1451,16 @@
   // A tree drawn as nested lists without ARIA roles (older widget libraries): the element that names an entry (its
   // first one with words) says whether the entry is a file or a folder, open or closed, and its level, as the
   // nesting shows them. A list is a tree when it says so (tree, folder, file) or lays a nested list out in its flow.
+  /** @type {Map<Element, boolean>} */
   const treeRoots = new Map();
   const ROLE_TREES = '[role=tree], [role=treeitem], [role=group], [role=menu], [role=menubar], [role=listbox]';
+  /**
+   * @param {ElementItem} item
+   * @param {El} el
+   * @param {Set<Element>} named  the list items whose name was told
+   */
   function plainTreeItem(item, el, named) {
-    const li = el.closest('li');
+    const li = /** @type {El | null} */ (el.closest('li'));
     if (!li || named.has(li) || (!item.text && el !== li) || li.closest(ROLE_TREES)) return;
     const list = li.parentElement;
     const sub = Array.from(li.children).find((c) => c.tagName === 'UL' || c.tagName === 'OL');
@@ -1198,6 +1484,7 @@
   }
 
   const NESTED_LISTS_MAX = 50;
+  /** @param {Element} root */
   function isTreeRoot(root) {
     let answer = treeRoots.get(root);
     if (answer === undefined) {
@@ -1217,6 +1504,12 @@
   // under it is its suggestions, whose items are choices whatever their cursor.
   const typed = state.typed && state.typed.isConnected && state.typed.ownerDocument === document ? state.typed : null;
   const typedRect = typed ? typed.getBoundingClientRect() : null;
+  /**
+   * @param {El} el
+   * @param {string} tag
+   * @param {CSSStyleDeclaration} style
+   * @param {DOMRect} rect
+   */
   function isSuggestions(el, tag, style, rect) {
     if (!typedRect || el === typed || el.contains(typed)) return false;
     const role = el.getAttribute('role');
@@ -1228,6 +1521,7 @@
   }
 
   // An item of the suggestions under the field typed into: a list item or option, or a child of the list itself.
+  /** @type {(el: El, tag: string, list: El) => boolean} */
   const isChoice = (el, tag, list) => tag === 'LI' || el.getAttribute('role') === 'option'
     || (el.parentElement === list && !LIST_TAGS.has(tag));
 
@@ -1236,7 +1530,12 @@
   //       inRow (the nearest listed ancestor is a clickable container, inside which an icon can be a target)}
   // What this element paints in is read from its parent's paint context (paintOf), which the walk has already
   // computed for any parent inside the region.
-  function visit(el, ctx) {
+  /**
+   * @param {Element} node
+   * @param {Context} ctx
+   */
+  function visit(node, ctx) {
+    const el = /** @type {El} */ (node);
     const tag = el.tagName;
     if (SKIP_TAGS.has(tag)) return;
     if (tag === SKIP) {
@@ -1286,6 +1585,14 @@
 
   // An element inside the region: listed, or written as text, and its children visited (kept apart from visit,
   // whose short path every element of a long page takes).
+  /**
+   * @param {El} el
+   * @param {string} tag
+   * @param {Context} ctx
+   * @param {DOMRect} rect
+   * @param {Box | null} box
+   * @param {boolean} cheap
+   */
   function visitInRegion(el, tag, ctx, rect, box, cheap) {
     const style = styleOf(el);
     if (style.display === 'none') return;
@@ -1375,7 +1682,7 @@
     };
     visitChildren(el, tag, childCtx);
     if (box) box.last = visited - 1;
-    if (listed && listedCount === listedBefore && !lines) nameIcon(el, items[own]);
+    if (listed && listedCount === listedBefore && !lines) nameIcon(el, /** @type {ElementItem} */ (items[own]));
     // A row whose words are on lines of its own says more than what it holds.
     if (listed && !lines && mergeWrapper(own, listedCount - listedBefore)) waiting = null;
     if (waiting) {
@@ -1384,10 +1691,17 @@
     }
   }
 
+  /**
+   * @param {El} el
+   * @param {string} tag
+   * @param {Context} ctx
+   */
   function visitChildren(el, tag, ctx) {
     // A drop-down's options are drawn only in its picker, and its line lists them (options=); a datalist is never
     // drawn. Their thousands of options on a long form are not measured.
-    if (tag === 'DATALIST' || (tag === 'SELECT' && !el.multiple && el.size <= 1)) return;
+    if (tag === 'DATALIST' || (tag === 'SELECT' && !el.multiple && /** @type {HTMLSelectElement} */ (el).size <= 1)) {
+      return;
+    }
     if (isClosedDetails(el, tag)) {
       for (let c = el.firstElementChild; c; c = c.nextElementSibling) if (c.tagName === 'SUMMARY') visit(c, ctx);
       return;
@@ -1398,7 +1712,7 @@
       return;  // light children only render where a <slot> puts them
     }
     if (tag === 'SLOT') {
-      const assigned = el.assignedElements();
+      const assigned = /** @type {HTMLSlotElement} */ (el).assignedElements();
       if (assigned.length) {
         for (const c of assigned) visit(c, ctx);
         return;
@@ -1411,6 +1725,12 @@
   }
 
   // The child frame's own document is observed from Python; tell it which part of the frame is worth listing.
+  /**
+   * @param {El} el
+   * @param {DOMRect} rect
+   * @param {number} depth
+   * @param {Box | null} box
+   */
   function frameSlot(el, rect, depth, box) {
     const originX = rect.left + el.clientLeft;
     const originY = rect.top + el.clientTop;
@@ -1443,20 +1763,23 @@
     dropped.add(item);
     if (!opaqueOnly) for (let i = item + 1; i < end; i++) items[i].depth -= 1;
   }
+  /** @type {Set<Element>} */
   const named = new Set();  // list items whose name was told
   items.forEach((item, i) => {
-    if (!dropped.has(i) && item.kind === 'el') plainTreeItem(item, owners[i], named);
+    if (!dropped.has(i) && item.kind === 'el') plainTreeItem(item, /** @type {El} */ (owners[i]), named);
   });
+  /** @type {Item[]} */
   const listing = [];
   items.forEach((item, i) => {
     if (dropped.has(i)) return;
     if (item.kind === 'el') {
+      const owner = /** @type {El} */ (owners[i]);
       item.ref = elements.length;
-      const standIn = standIns.get(owners[i]);
-      if (standIn) state.controls.set(standIn, owners[i]);
-      elements.push(standIn || owners[i]);
+      const standIn = standIns.get(owner);
+      if (standIn) state.controls.set(standIn, owner);
+      elements.push(standIn || owner);
       // Only now is it known: a covered element seen again once the overlay goes is news to the model.
-      state.known.add(owners[i]);
+      state.known.add(owner);
     }
     listing.push(item);
   });

@@ -1,8 +1,9 @@
 // The "Page Agent is working · Stop (Esc)" bar, installed by app/browser/stop_bar.py as an init script in every
 // document of the agent's Chromium. Called as `(source)(config)` with config {binding, hook, tag}: the Playwright
 // binding that reports to Python, the window property Python calls to show or hide the bar ({working, stop, action,
-// waiting, passive} or null: `action` is what the button reports, "stop" or "panel"; none, no button; `waiting` tints
-// the bar as the moments that wait for the person), and the bar's tag name.
+// waiting, paused, passive} or null: `action` is what the button reports, "stop" or "panel"; none, no button; `waiting`
+// tints the bar as the moments that wait for the person, `paused` as a routine the person paused), and the bar's tag
+// name.
 // All three are random per session, so a page cannot guess them before the bar exists.
 //
 // The bar lives in a CLOSED shadow root: page scripts can neither read nor restyle what is inside it. Esc is caught
@@ -58,9 +59,12 @@
       button:hover { background: #b91c1c; }
       .waiting button { background: #f9fafb; color: #0b6e69; }
       .waiting button:hover { background: #ccfbf1; }
+      .paused .dot { background: #fbbf24; }
+      .paused button { background: #f9fafb; color: #1f2937; }
+      .paused button:hover { background: #e5e7eb; }
       button:focus-visible { outline: 2px solid #fff; outline-offset: 2px; }`;
     const bar = document.createElement('div');
-    bar.className = labels.waiting ? 'bar waiting' : 'bar';
+    bar.className = labels.waiting ? 'bar waiting' : labels.paused ? 'bar paused' : 'bar';
     bar.setAttribute('role', 'status');
     const dot = document.createElement('span');
     dot.className = 'dot';
@@ -86,7 +90,7 @@
   }
 
   function show(labels) {
-    const words = [labels.working, labels.stop, labels.action, labels.waiting].join('\n');
+    const words = [labels.working, labels.stop, labels.action, labels.waiting, labels.paused].join('\n');
     if (host && shown === words) {
       place(host, labels.passive);
       return;

@@ -281,7 +281,7 @@ def test_a_risky_click_waits_for_the_persons_yes_on_a_terminal(
     with crm_site() as site:
         site.save_label = "Save and pay $9"  # the task says to save, not to pay: the click asks first
         with on_a_terminal(routine(rows, site.new_url), cli_env(home, llm_server)) as terminal:
-            told = terminal.read_until("Allow? [y/N] ")
+            told = terminal.read_until("Allow? [y/N; a: yes for every row] ")
             assert "Row 1 (window 1): " in told and "Save and pay $9" in told
             assert site.posts == 0  # nothing was sent before the yes
             terminal.type("y")
@@ -289,3 +289,19 @@ def test_a_risky_click_waits_for_the_persons_yes_on_a_terminal(
             assert terminal.process.returncode == 0, told
         assert site.emails() == ["ana@x.test"]
     assert [r["status"] for r in results(rows)] == ["done"]
+
+
+def test_a_risky_click_allowed_for_every_row_on_a_terminal_is_asked_once(
+    tmp_path: Path, home: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    rows = rows_file(tmp_path, ROWS.split("Dup", 1)[0])
+    with crm_site() as site:
+        site.save_label = "Save and pay $9"
+        with on_a_terminal(routine(rows, site.new_url), cli_env(home, llm_server)) as terminal:
+            terminal.read_until("Allow? [y/N; a: yes for every row] ")
+            terminal.type("a")
+            told = terminal.finish()
+            assert terminal.process.returncode == 0, told
+        assert told.count("Allow?") == 1, told  # no other row asked
+        assert site.emails() == ["ana@x.test", "bob@x.test", "chloe@x.test"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -13,7 +12,7 @@ from app.core.report import REPORT_SECTIONS
 from app.core.types import AgentStatus, ErrorEvent, ErrorKind, ObservationEvent, StepEvent
 from tests.core.conftest import AgentFactory
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
-from tests.waiting import until
+from tests.waiting import finishes, until
 
 
 async def test_completed_with_success(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
@@ -100,12 +99,10 @@ async def test_progress_report_is_built_from_history_when_final_call_fails(
 
 async def test_stop_during_slow_model_call_settles_fast(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
     agent, _ = make_agent()
-    llm_server.add(done_reply(delay=30))
+    llm_server.add(done_reply(delay=60))  # held past the test's own deadlines: only the stop can end the call
     run = asyncio.ensure_future(agent.execute("Slow task"))
     await llm_server.received()
-    started = time.monotonic()
-    await agent.stop()
-    assert time.monotonic() - started < 1.0
+    await finishes(agent.stop(), 10, "the stop")  # how fast: tests/bench/bench_engine.py
     result = await run
     assert result.status == AgentStatus.STOPPED
     assert agent.status == AgentStatus.STOPPED
@@ -118,12 +115,10 @@ async def test_stop_during_wait_tool(llm_server: FakeLLMServer, make_agent: Agen
     agent, _ = make_agent()
     executing: list[str] = []
     agent.on("activity", lambda a: executing.append(a.type))
-    llm_server.add(tool_reply({"wait": {"seconds": 30}}))
+    llm_server.add(tool_reply({"wait": {"seconds": 60}}))
     run = asyncio.ensure_future(agent.execute("Wait for it"))
     await until(lambda: "executing" in executing)
-    started = time.monotonic()
-    await agent.stop()
-    assert time.monotonic() - started < 1.0
+    await finishes(agent.stop(), 10, "the stop")  # not the minute's wait
     assert (await run).status == AgentStatus.STOPPED
 
 
@@ -202,10 +197,8 @@ async def test_follow_up_carries_previous_task_result_and_memory(
 
 async def test_time_budget_ends_with_report(llm_server: FakeLLMServer, make_agent: AgentFactory) -> None:
     agent, _ = make_agent(AgentConfig(max_duration=0.5))
-    llm_server.add(tool_reply({"wait": {"seconds": 5}}))
-    started = time.monotonic()
-    result = await agent.execute("Wait forever")
-    assert time.monotonic() - started < 3
+    llm_server.add(tool_reply({"wait": {"seconds": 60}}))
+    result = await finishes(agent.execute("Wait forever"), 20, "the end of the time budget")  # not the minute's wait
     assert result.status == AgentStatus.ERROR
     assert "Time budget" in result.data
     assert "## Completed work" in result.data

@@ -356,6 +356,15 @@ def test_a_price_on_a_choice_is_what_it_costs_not_a_payment() -> None:
     assert _risky_name(Act(how="choose", names=["Delete account"]), task) == "Delete account"
 
 
+def test_a_toggle_never_asks_whatever_its_words_and_the_button_that_sends_still_does() -> None:
+    from app.core.safety.risky import Act, _risky_name
+
+    task = "Add the customer Jane Doe"
+    assert _risky_name(Act(how="click", names=["Send the newsletter"], choice=True, toggle=True), task) is None
+    assert _risky_name(Act(how="click", names=["Delete the draft"], toggle=True), task) is None
+    assert _risky_name(Act(how="click", names=["Send the newsletter"]), task) == "Send the newsletter"
+
+
 @pytest.mark.parametrize(
     ("task", "name"),
     [

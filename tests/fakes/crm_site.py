@@ -5,7 +5,8 @@
 "Refused: â€¦" (an email without "@", or one already saved). An email in ``captcha_emails`` first gets a Security
 check page, which goes on by itself once the test ``solve()``s it, or once a person types ``captcha_code`` in its
 field and presses Verify (``codes``: what was typed there). ``form_version = 2`` renames the email field, the way a
-site changes between rows; ``save_label`` words the Save button ("Save and pay $9" makes it a risky click).
+site changes between rows; ``save_label`` words the Save button ("Save and pay $9" makes it a risky click),
+``newsletter_label`` the check box.
 ``on_post`` runs as each POST arrives (a test kills the routine there, in mid-row). ``foreign_keys`` stands for
 someone typing in the form's window while the agent types: the name field gets those characters after the agent's
 first key.
@@ -31,7 +32,7 @@ FORM = """<!doctype html><html lang=en><meta charset=utf-8><title>New customer â
 <p><label>{email_label} <input name={email_name} type=email></label></p>
 <p><label>Plan <select name=plan><option>Free</option><option>Starter</option><option>Pro</option></select></label></p>
 <p><label>Start date <input name=start type=date></label></p>
-<p><label><input type=checkbox name=newsletter> Newsletter</label></p>
+<p><label><input type=checkbox name=newsletter> {newsletter}</label></p>
 <p><button>{save}</button></p>
 </form>{script}</html>"""
 # What another person's keys do to the name field while the agent types into it.
@@ -64,6 +65,7 @@ class CrmSite:
     captcha_emails: set[str] = field(default_factory=set)
     form_version: int = 1
     save_label: str = "Save"
+    newsletter_label: str = "Newsletter"
     foreign_keys: str = ""
     captcha_code: str = "7Kq4Zx"
     codes: list[str] = field(default_factory=list)
@@ -101,6 +103,7 @@ class CrmSite:
             email_label=email_label,
             email_name=email_name,
             save=html.escape(self.save_label),
+            newsletter=html.escape(self.newsletter_label),
             script=script,
         ).encode()
 

@@ -203,7 +203,7 @@ def test_record_to_a_bad_place_fails_before_chromium(
     assert llm_server.requests == [] and not (home / "data" / "browser-profile").exists()
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="POSIX file modes, which root may ignore")
 def test_record_to_a_folder_that_cannot_be_written_fails_before_chromium(
     tmp_path: Path, home: Path, llm_server: FakeLLMServer
 ) -> None:

@@ -35,7 +35,7 @@ from tests.fakes.html_site import html_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, done_reply, tool_reply
 from tests.fakes.memory_keyring import memory_keyring  # noqa: F401  (fixture)
 from tests.fakes.page import FakePage
-from tests.waiting import until
+from tests.waiting import finishes, until
 
 NEVER = 3600.0  # an answer held this long is one that never comes (the fake server lets go when it stops)
 
@@ -130,10 +130,9 @@ async def test_a_page_stuck_in_a_script_is_told_to_the_model_after_the_observati
     llm_server.add(done_reply("The dashboard never finished loading.", success=False))
     agent = Agent(client_for(clients, settings_for(llm_server)), controller, AgentConfig(observe_timeout=1.5))
 
-    started = time.monotonic()
-    result = await asyncio.wait_for(agent.execute("Read the dashboard"), 30)
+    # One 1.5 s look and one model call, not the 240 s step deadline.
+    result = await finishes(agent.execute("Read the dashboard"), 30, "the run")
 
-    assert time.monotonic() - started < 8  # one 1.5 s look, one model call: not the 240 s step deadline
     assert result.status == AgentStatus.COMPLETED and result.data == "The dashboard never finished loading."
     # The model was asked, and told in plain words, once.
     prompt = user_text(llm_server.requests[0])
@@ -156,10 +155,9 @@ async def test_a_navigation_to_a_server_that_never_answers_gives_the_page_back_t
     )
     agent = Agent(client_for(clients, settings_for(llm_server)), controller, AgentConfig(observe_timeout=1.5))
 
-    started = time.monotonic()
-    result = await asyncio.wait_for(agent.execute("Open the reports"), 30)
+    # The navigation's and the look's own deadlines, not the 240 s step deadline.
+    result = await finishes(agent.execute("Open the reports"), 30, "the run")
 
-    assert time.monotonic() - started < 12
     assert result.status == AgentStatus.COMPLETED and len(llm_server.requests) == 2
     # The navigation ran out of its own time; the page it left behind did not answer the look that followed.
     assert "still loading after 2 s" in result.history[0].action.output  # type: ignore[union-attr]
@@ -189,10 +187,9 @@ async def test_a_page_that_keeps_not_responding_ends_the_run_as_failures_with_a_
     llm_server.fallback = answer
     agent = Agent(client_for(clients, settings_for(llm_server)), controller, AgentConfig(observe_timeout=1.0))
 
-    started = time.monotonic()
-    result = await asyncio.wait_for(agent.execute("Read the dashboard"), 40)
+    # Four looks of 1 s and the report, not a run that goes on failing to its step limit.
+    result = await finishes(agent.execute("Read the dashboard"), 40, "the run")
 
-    assert time.monotonic() - started < 15
     # The first time may be a slow page; the three that follow in a row are the run getting nowhere.
     assert result.status == AgentStatus.ERROR and result.steps == 4
     errors = [e.message for e in result.history if isinstance(e, ErrorEvent)]
@@ -279,18 +276,18 @@ def test_the_saved_model_answer_timeout_reaches_the_client() -> None:
 async def test_the_final_report_gets_only_what_is_left_of_the_time_budget(
     llm_server: FakeLLMServer, clients: list[OpenAICompatibleClient]
 ) -> None:
-    # One unusable answer ends the run at once (max_failures=1); the report's call then never answers.
+    # One unusable answer ends the run at once (max_failures=1); the report's call then never answers. The budget
+    # leaves the report most of itself even on a machine so loaded that the first answer takes seconds to read.
     llm_server.add(FakeResponse(body={"choices": []}))
     llm_server.fallback = lambda _body: done_reply(delay=NEVER)
     agent = Agent(
-        client_for(clients, settings_for(llm_server)), FakePage(), AgentConfig(max_failures=1, max_duration=2.0)
+        client_for(clients, settings_for(llm_server)), FakePage(), AgentConfig(max_failures=1, max_duration=8.0)
     )
 
-    started = time.monotonic()
-    result = await asyncio.wait_for(agent.execute("Fill in the form"), 30)
+    # What was left of the 8 s, not the report's own 60 s (nor the answer that never comes).
+    result = await finishes(agent.execute("Fill in the form"), 40, "the run")
 
-    elapsed = time.monotonic() - started
-    assert 1.5 < elapsed < 3.0  # what was left of the 2 s, not the report's own 60 s
+    assert "progress report" in user_text(llm_server.requests[-1])  # it was asked for, and given up on
     assert result.status == AgentStatus.ERROR
     assert all(f"## {section}" in result.data for section in REPORT_SECTIONS)  # made from the history
 
@@ -301,10 +298,9 @@ async def test_no_report_call_is_made_once_the_time_budget_is_spent(
     llm_server.fallback = lambda _body: tool_reply({"wait": {"seconds": 0.2}})
     agent = Agent(client_for(clients, settings_for(llm_server)), FakePage(), AgentConfig(max_duration=1.0))
 
-    started = time.monotonic()
-    result = await asyncio.wait_for(agent.execute("Fill in the form"), 30)
+    # Without the budget the model's waits would go on to the step limit.
+    result = await finishes(agent.execute("Fill in the form"), 30, "the run")
 
-    assert time.monotonic() - started < 1.5
     assert not any("progress report" in user_text(body) for body in llm_server.requests)
     budget = say(MessageId.TIME_BUDGET_EXCEEDED, seconds="1")
     assert result.history[-1] == ErrorEvent(message=budget.text, kind=ErrorKind.AGENT, said=budget)
@@ -358,9 +354,10 @@ def test_max_duration_is_a_hard_limit_for_the_whole_cli_run(
     result = json.loads(done.stdout)
     assert result["status"] == "error" and result["data"].startswith("## Task")
     assert say(MessageId.TIME_BUDGET_EXCEEDED, seconds="4").text in result["data"]
-    # The budget, plus Python's and Chromium's start and close (measured at about 4 s on a busy 2-core machine).
+    # The report's call never answers: without the hard limit the run would reach the test's 60 s timeout. How long
+    # it takes beyond the budget (Python's and Chromium's start and close, about 4 s on a busy 2-core machine) is a
+    # figure to read, not a limit a loaded machine could break.
     print(f"\n--max-duration {budget:g}: the CLI run took {elapsed:.1f} s")
-    assert elapsed < budget + 12
 
 
 # --- the setting -----------------------------------------------------------------------------------------------

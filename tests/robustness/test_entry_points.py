@@ -53,7 +53,7 @@ def test_the_mcp_server_stopped_while_it_starts_exits_0(
     importing(server, tmp_path)
 
     server.send_signal(signum)
-    _, stderr, _ = finish(server)
+    _, stderr = finish(server)
 
     assert server.returncode == 0, stderr
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
@@ -71,7 +71,7 @@ def test_the_mcp_server_reports_the_last_runs_hard_crash_and_keeps_a_log(
         sync_until(lambda: (home / "logs" / LOG_FILE).exists(), 30.0, "the log file was opened", alive=server)
     finally:
         server.send_signal(signal.SIGTERM)
-        _, stderr, _ = finish(server)
+        _, stderr = finish(server)
 
     report = crash_reports(home)[0]
     assert "Segmentation fault" in report.read_text(encoding="utf-8")
@@ -131,7 +131,7 @@ def test_the_panel_quits_on_a_stop_signal_and_closes_its_chromium(
             sync_until(lambda: asyncio.run(profile_pids(profile_of(home))), 60.0, "Chromium started", alive=panel)
         finally:
             panel.send_signal(signum)
-            _, stderr, _ = finish(panel)
+            _, stderr = finish(panel)
 
     assert panel.returncode == 0, stderr
     assert "Traceback" not in stderr, stderr

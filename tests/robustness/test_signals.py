@@ -21,8 +21,10 @@ from tests.fakes.llm_server import FakeLLMServer, done_reply
 from tests.waiting import sync_until
 
 SLOW_ANSWER = 60.0  # the model "thinks" far longer than any test waits
+# How long a test waits for the run to end once signalled: half the model's answer, so a stop that waited for the
+# answer (or for a slow Chromium) fails, while a loaded machine that is merely slow passes. How fast a stop is, is
+# tests/bench/bench_early_stop.py's figure.
 DEADLINE = 30.0
-PROMPT_STOP = 10.0  # a stop, Chromium closed included, takes well under this
 
 
 @pytest.fixture
@@ -47,15 +49,16 @@ def start(home: Path, llm_server: FakeLLMServer, *extra: str) -> subprocess.Pope
     )
 
 
-def finish(process: subprocess.Popen[str]) -> tuple[str, str, float]:
-    sent = time.monotonic()
+def finish(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """What the run printed, once it has ended; AssertionError when it has not ended within DEADLINE."""
     try:
-        stdout, stderr = process.communicate(timeout=DEADLINE)
+        return process.communicate(timeout=DEADLINE)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"the run did not end within {DEADLINE} s of the signal") from None
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
-    return stdout, stderr, time.monotonic() - sent
 
 
 def waiting_for_the_model(home: Path, llm_server: FakeLLMServer) -> subprocess.Popen[str]:
@@ -65,17 +68,20 @@ def waiting_for_the_model(home: Path, llm_server: FakeLLMServer) -> subprocess.P
     return process
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+# SIGHUP (a terminal closing) is POSIX's: on Windows, which has none, the others are still collected.
+STOP_SIGNALS = [signal.SIGTERM, *([signal.SIGHUP] if hasattr(signal, "SIGHUP") else []), signal.SIGINT]
+
+
+@pytest.mark.parametrize("signum", STOP_SIGNALS)
 def test_a_signal_stops_the_run_like_ctrl_c_with_the_report(
     signum: signal.Signals, home: Path, llm_server: FakeLLMServer
 ) -> None:
     process = waiting_for_the_model(home, llm_server)
 
     process.send_signal(signum)
-    stdout, stderr, took = finish(process)
+    stdout, stderr = finish(process)
 
     assert process.returncode == 3, stderr
-    assert took < PROMPT_STOP
     result = json.loads(stdout)
     assert result["status"] == "stopped" and result["success"] is False
     assert "Traceback" not in stderr
@@ -86,14 +92,12 @@ def test_a_second_ctrl_c_quits_at_once_without_a_traceback(home: Path, llm_serve
 
     # An impatient user: Ctrl+C again and again, through the stop and Chromium's closing, until the run ends.
     sent = time.monotonic()
-    while process.poll() is None and time.monotonic() - sent < PROMPT_STOP:
+    while process.poll() is None and time.monotonic() - sent < DEADLINE:
         process.send_signal(signal.SIGINT)
         time.sleep(0.02)
-    stdout, stderr, took = finish(process)
-    took += time.monotonic() - sent
+    stdout, stderr = finish(process)
 
     assert process.returncode == 3, stderr
-    assert took < PROMPT_STOP
     assert json.loads(stdout)["status"] == "stopped"
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
 
@@ -110,10 +114,9 @@ def test_ctrl_c_while_chromium_starts_stops_at_once(tmp_path: Path, home: Path, 
     sync_until(started.exists, DEADLINE, "Chromium began to start", alive=process)
 
     process.send_signal(signal.SIGINT)
-    stdout, stderr, took = finish(process)
+    stdout, stderr = finish(process)  # not after the slow Chromium's minute
 
     assert process.returncode == 3, stderr
-    assert took < PROMPT_STOP
     result = json.loads(stdout)
     assert result["status"] == "stopped" and result["data"] == "Stopped before the task started."
     assert llm_server.requests == []

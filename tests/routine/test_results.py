@@ -158,3 +158,13 @@ def test_rows_whose_columns_clash_even_with_the_prefixed_names_are_refused_in_pl
         f'{rows} has columns named "status" and "page_agent_status", which the results file needs for its own '
         "columns; rename one of them."
     )
+
+
+def test_the_panels_part_of_the_readme_explains_every_column_and_status_of_the_saved_results() -> None:
+    # A panel user reads "Routines in the panel", not the command line's part: the machine words of the file they
+    # saved (needs_person, window 2, a History id) are explained there.
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    panel = readme.split("### Routines in the panel", 1)[1].split("\n## ", 1)[0]
+    statuses = [status for status in RowStatus if status is not RowStatus.RUNNING]  # never in a results file
+    assert [name for name in (*RESULT_COLUMNS, *statuses) if f"`{name}`" not in panel] == []
+    assert "`window 2`" in panel

@@ -5,7 +5,6 @@ destroys, so a test sees whether the harm was done."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ from tests.browser.helpers import index_of
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse, agent_output, completion
 from tests.fakes.person import Person
 from tests.security.conftest import AgentOnPage, HostileSite
+from tests.waiting import finishes
 
 # Dialogs are told by tab id, and a tab remembers the dialogs it showed: each test starts a Chromium of its own.
 pytestmark = pytest.mark.fresh_browser
@@ -145,9 +145,7 @@ async def test_stop_while_a_confirm_waits_for_the_user_stops_at_once(
     )
     await asyncio.wait_for(person.asked.wait(), 30)
 
-    started = time.monotonic()
-    await asyncio.wait_for(agent.stop(), 5)
-    assert time.monotonic() - started < 2
+    await finishes(agent.stop(), 20, "the stop")  # not the question's own 60 s
     result = await run
     assert result.status == AgentStatus.STOPPED
     assert not hostile.received("/deleted-all-customers")

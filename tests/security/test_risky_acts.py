@@ -116,3 +116,17 @@ async def test_more_verbs_languages_and_no_exemption_for_a_negated_or_conditiona
     assert not hostile.received(report)
     [first] = [e.action.output for e in agent.history if isinstance(e, StepEvent)][:1]
     assert first.startswith("❌ The user did not allow clicking"), first
+
+
+async def test_ticking_a_check_box_a_switch_or_a_radio_button_asks_nothing_whatever_its_words(
+    hostile: HostileSite, agent_on_page: AgentOnPage, controller: PlaywrightPageController, llm_server: FakeLLMServer
+) -> None:
+    """A toggle sets a value that a later act commits, and a second click undoes it: "Send the newsletter" ticked on
+    each of a routine's 200 rows must not wait for a click each time (the Save that sends the form still asks)."""
+    person = Person(False)
+    obey(llm_server, click("type=checkbox", "Send the newsletter"), click("role=switch"), click("type=radio"))
+    _agent, run = await run_on(agent_on_page, controller, f"{hostile.page}/risky-acts.html", TASK, person)
+    await asyncio.wait_for(run, 60)
+    assert person.requests == []
+    for via in ("checkbox", "switch", "radio"):
+        assert hostile.received(f"/ticked?via={via}"), [hit.path for hit in hostile.hits]

@@ -49,7 +49,7 @@ async def test_the_demo_task_is_read_only_with_a_way_to_ones_own_model(
     assert not window.composer.try_demo.isVisible()  # already in the demo
     asked: list[bool] = []
     window.settingsRequested.connect(lambda: asked.append(True))
-    window.composer.own_model.linkActivated.emit("settings")
+    window.composer.own_model.click()
     assert asked
     screenshot(window, "demo_read_only_task")
 
@@ -109,7 +109,7 @@ async def test_try_the_demo_is_at_hand_whenever_a_task_can_start(window: MainWin
     window.demoRequested.connect(lambda: asked.append(True))
     link = window.composer.try_demo
     assert link.isVisible() and link.accessibleName() == "Try the demo"
-    link.linkActivated.emit("#")
+    link.click()
     assert asked
     llm_server.add(done_reply("Done."))
     window.composer.input.setPlainText("Quick task")
@@ -205,3 +205,39 @@ async def test_at_the_end_of_the_demo_it_offers_to_play_it_again(
     assert window.pill.state is PillState.SUCCESS and TASK in llm_server.user_message(-1)
     assert [type(item) for item in window.model.items].count(TaskItem) == 1  # started anew
     assert bar.isVisible()
+
+
+async def test_run_after_a_stop_in_the_demo_plays_it_from_the_start_not_from_where_it_stopped(
+    demo_window: tuple[MainWindow, TestRuntime], llm_server: FakeLLMServer
+) -> None:
+    window, _runtime = demo_window
+    llm_server.add(done_reply("Too late.", delay=30))
+    window.composer.run.click()
+    await llm_server.received(1, timeout=30)
+    window.stop()
+    await settle(window)
+    assert window.pill.state is PillState.STOPPED
+    llm_server.add(done_reply("Added Jane Doe."))
+
+    window.composer.run.click()
+    await settle(window)
+
+    assert window.pill.state is PillState.SUCCESS
+    tasks = [item for item in window.model.items if isinstance(item, TaskItem)]
+    assert len(tasks) == 1  # a new run of the demo, not a follow-up of the stopped one
+    assert "Too late" not in llm_server.user_message(-1) and "stopped" not in llm_server.user_message(-1).lower()
+
+
+async def test_leaving_the_demo_clears_the_red_browser_closed_pill(
+    demo_window: tuple[MainWindow, TestRuntime], llm_server: FakeLLMServer
+) -> None:
+    window, runtime = demo_window
+    llm_server.add(done_reply("Added Jane Doe."))
+    window.composer.run.click()
+    await settle(window)
+    runtime.close_browser()
+    assert window.pill.state is PillState.ERROR and window.pill.text() == "The browser was closed"
+
+    window.show_demo_mode(False)  # a model was set up in Settings
+
+    assert window.pill.state is PillState.IDLE and window.composer.mode is ComposerMode.NEW

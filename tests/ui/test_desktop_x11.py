@@ -120,3 +120,29 @@ def test_the_agent_works_beside_the_person_and_a_hand_off_reaches_a_minimized_pa
     finally:
         errors = app.end()
     assert app.process.returncode == 0, errors
+
+
+def test_the_notice_of_a_crash_last_time_is_in_front_of_chromium(
+    desktop: tuple[XDesktop, str, NotificationService], app_home: Path
+) -> None:
+    # The last run died hard: faulthandler left its tracebacks, which this start turns into a report and a notice.
+    logs = app_home / "logs"
+    logs.mkdir()
+    (logs / "crash-faults.log").write_text("Fatal Python error: Segmentation fault\n", encoding="utf-8")
+    screen, bus, _dunst = desktop
+    app = App(screen, bus, app_home)
+    try:
+
+        def both() -> tuple[list[int], list[int]] | None:
+            notice, chromium = screen.windows("--name", "^Page Agent Desktop"), screen.windows("--class", "chromium")
+            return (notice, chromium) if notice and chromium else None
+
+        notice, chromium = sync_until(both, message="the notice and Chromium", alive=app.process)
+        stacking = screen.root_windows("_NET_CLIENT_LIST_STACKING")  # bottom first
+        assert notice[0] in stacking and all(window in stacking for window in chromium)
+        assert stacking.index(notice[0]) > max(stacking.index(window) for window in chromium), "behind Chromium"
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        screen.screenshot(str(ARTIFACTS / "crash-notice-last-session.png"))
+    finally:
+        errors = app.end()
+    assert app.process.returncode == 0, errors

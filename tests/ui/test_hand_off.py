@@ -166,7 +166,13 @@ async def test_a_page_written_reason_is_shown_as_the_agents_quoted_words_never_a
     window: MainWindow, runtime: TestRuntime, llm_server: FakeLLMServer, alerts: list[str], monkeypatch
 ) -> None:
     called: list[tuple[str, str]] = []
-    monkeypatch.setattr(window.moments.attention, "call", lambda title, message, sound: called.append((title, message)))
+    urgency: list[bool] = []
+
+    def call(title: str, message: str, *, sound: bool, urgent: bool = False) -> None:
+        called.append((title, message))
+        urgency.append(urgent)
+
+    monkeypatch.setattr(window.moments.attention, "call", call)
     llm_server.add(
         tool_reply({"hand_off_to_user": {"reason": PRETENDER}}, next_goal="Let the user do it"),
         done_reply("Done."),
@@ -177,7 +183,7 @@ async def test_a_page_written_reason_is_shown_as_the_agents_quoted_words_never_a
     words = f"The agent says: {QUOTED}\nPage Agent never asks for your passwords or PINs."
     assert window.handoff_bar.heading.text() == "The agent needs you"
     assert window.handoff_bar.text.text() == words
-    assert called and called[-1][0] == "Page Agent: your turn"
+    assert called and called[-1][0] == "Page Agent: your turn" and urgency[-1]  # a hand-off's call is urgent
     message = called[-1][1]
     assert message.startswith("The agent says: “Page Agent Desktop security check: type your master password")
     assert message.endswith("”\nPage Agent never asks for your passwords or PINs.") and "<" not in message

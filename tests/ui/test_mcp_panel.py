@@ -95,6 +95,7 @@ async def test_an_mcp_task_shows_in_the_timeline_and_stop_in_the_panel_ends_it(
 
     assert panel.pill.state is PillState.STOPPED
     assert task.view.status == "stopped" and task.view.outcome is not None
+    assert task.view.outcome.final_words == "Stopped by the person in the panel."  # not the agent's "Task aborted"
     await tasks.close()
 
 
@@ -187,6 +188,44 @@ async def test_a_panel_in_demo_mode_refuses_a_clients_task(qapp: QApplication, p
     finally:
         window.close()
         await desktop.shutdown()
+
+
+async def test_a_task_the_client_cancels_says_so_in_its_final_words(
+    panel: MainWindow, paths: AppPaths, llm_server: FakeLLMServer
+) -> None:
+    llm_server.add(done_reply("Too late.", delay=60.0))
+    tasks = registry(paths)
+    task = await tasks.start("Read the page for me", "", "Cursor")
+    await llm_server.received(1, timeout=30)
+
+    await tasks.cancel(task.task_id)
+    await until(lambda: task.view.ended, timeout=30, message="the client sees it end")
+
+    assert task.view.status == "stopped" and task.view.outcome is not None
+    assert task.view.outcome.final_words == "Stopped: the client cancelled the task (cancel_task)."
+    await tasks.close()
+
+
+async def test_a_task_refused_in_routine_mode_says_why_to_the_client_and_to_the_person(
+    panel: MainWindow, paths: AppPaths, llm_server: FakeLLMServer
+) -> None:
+    panel.modes.routine_button.click()
+    routine = panel.modes.routine
+    assert routine is not None
+    tasks = registry(paths)
+
+    task = await tasks.start("Read the page for me", "", "Cursor")
+    await until(lambda: task.view.ended, timeout=30, message="the refusal")
+
+    assert task.view.status == "error" and task.view.outcome is not None
+    assert task.view.reason == task.view.outcome.final_words
+    assert task.view.reason.startswith("The Page Agent Desktop panel is in Routine mode")
+    assert routine.setup.note.text() == (
+        "Cursor sent a task over MCP; it did not run: Routine mode uses the browser. Switch to One task, then send it "
+        "again."
+    )
+    assert not panel.busy and not llm_server.requests
+    await tasks.close()
 
 
 async def test_a_routine_is_refused_while_the_panel_holds_the_browser_profile(

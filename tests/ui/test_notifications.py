@@ -150,3 +150,22 @@ async def test_a_pages_words_reach_the_service_escaped_and_clipped(
     assert "[image]" not in formatted
     urls = printed.split("\turls:", 1)[1].split("\tactions:", 1)[0]
     assert "[here]" not in urls and "[image]" not in urls
+
+
+@NEEDS_X_DESKTOP
+async def test_a_hand_off_is_notified_as_urgent_and_a_question_is_not(
+    qapp: QApplication, dunst: NotificationService
+) -> None:
+    panel = QWidget()
+    attention = Attention(panel)
+    try:
+        attention.call("Page Agent: your turn", "Solve the captcha.", sound=False, urgent=True)
+        await until(lambda: any(line.startswith("\turgency:") for line in dunst.received), message="the hand-off")
+        attention.dismiss()
+        attention.call("Page Agent asks you", "Which plan?", sound=False)
+        await until(lambda: sum(line.startswith("\turgency:") for line in dunst.received) == 2, message="the question")
+    finally:
+        await attention.shutdown()
+        panel.deleteLater()
+    urgencies = [line.strip() for line in dunst.received if line.startswith("\turgency:")]
+    assert urgencies == ["urgency: CRITICAL", "urgency: NORMAL"], urgencies

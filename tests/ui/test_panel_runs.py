@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 from pydantic import SecretStr
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.core.page import ElementInfo
 from app.core.safety.secrets import Secret, SecretVault
@@ -29,6 +28,13 @@ REPORT = (
 def type_and_run(window: MainWindow, text: str) -> None:
     window.composer.input.setPlainText(text)
     window.composer.run.click()
+
+
+def inked_columns(widget: QWidget) -> list[int]:
+    """The x of every column where ``widget`` draws something on its background."""
+    image = widget.grab().toImage()
+    background = image.pixel(0, 0)
+    return [x for x in range(image.width()) if any(image.pixel(x, y) != background for y in range(image.height()))]
 
 
 def kinds(window: MainWindow) -> list[type[TimelineItem]]:
@@ -82,22 +88,20 @@ async def test_type_a_task_and_run(window: MainWindow, llm_server: FakeLLMServer
     assert window.composer.input.isEnabled()
     assert window.composer.input.placeholderText() == "What next?"
     assert window.footer.text() == "300 tokens in · 60 out"
+    assert inked_columns(window.footer)[-1] < window.footer.width() - 10  # the whole line, clear of the edge
     assert window.pill.detail() == "3 steps"
     assert finished and finished[0][0].startswith("Create a customer") and finished[0][1].success
     screenshot(window, "completed")
 
 
 async def test_stop_during_a_slow_model_call(window: MainWindow, llm_server: FakeLLMServer) -> None:
-    llm_server.add(tool_reply({"scroll": {"down": True}}, delay=30))
+    llm_server.add(tool_reply({"scroll": {"down": True}}, delay=60))  # only the stop can end the call
     type_and_run(window, "Find the cheapest flight to Lisbon")
     await until(lambda: llm_server.requests and window.composer.mode is ComposerMode.RUNNING)
-    started = time.monotonic()
     window.stop()
     assert window.pill.state is PillState.STOPPING
     assert window.pill.text() == "Stopping…"
-    await settle(window, timeout=5)
-    elapsed = time.monotonic() - started
-    assert elapsed < 1.5, f"stop took {elapsed:.2f} s"
+    await settle(window, timeout=20)  # a third of the held call; how fast: tests/bench/bench_engine.py
     assert window.pill.state is PillState.STOPPED
     assert window.composer.mode is ComposerMode.FOLLOW_UP
     assert window.composer.input.isEnabled()

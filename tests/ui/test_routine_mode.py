@@ -153,3 +153,57 @@ async def test_a_spreadsheet_dropped_on_the_setup_opens_it(
     await until(lambda: built[0].rows_file is not None, message="the dropped file opened")
     assert setup.file_label.text() == "customers.csv — 4 rows, 5 columns"
     await built[0].shutdown()
+
+
+def test_a_risky_moment_in_the_queue_is_asked_in_the_persons_language(qapp: QApplication) -> None:
+    from app.core.safety.risky import ConfirmRequest
+    from app.routine.browsers import window_name
+    from app.routine.types import PersonRequest
+    from app.text.i18n import set_language
+    from app.ui.routine.needs_you import NeedsYouBar
+
+    question = ConfirmRequest(
+        kind="irreversible",
+        message="The agent wants to click “Delete customer”.",
+        url="http://crm.test/c/3",
+        quote="Delete customer",
+    )
+    set_language("zh")
+    try:
+        bar = NeedsYouBar()
+        bar.add(PersonRequest(1, 3, "confirm", f"{question.message} ({question.url})", window_name(2), question))
+        assert bar.which.text() == "第 3 行 · 窗口 2"
+        assert bar.text.text() == "允许吗？智能体想要点击“Delete customer”。（http://crm.test/c/3）"
+    finally:
+        set_language("en")
+
+
+async def test_a_spreadsheet_dropped_on_the_task_box_or_a_field_opens_as_the_rows_and_pastes_nothing(
+    window: MainWindow, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    from PySide6.QtCore import QMimeData, QPoint, QPointF, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+
+    from tests.cli.routine_helpers import rows_file
+
+    built = offer(window, tmp_path, llm_server)
+    window.modes.routine_button.click()
+    panel = built[0]
+    setup = panel.setup
+    rows = rows_file(tmp_path)
+    fields = ((setup.template.viewport(), setup.template.toPlainText), (setup.start_url, setup.start_url.text))
+    for target, text in fields:
+        panel.rows_file = None
+        data = QMimeData()  # as a file manager drags a file: its address, and its path as text
+        data.setUrls([QUrl.fromLocalFile(str(rows))])
+        data.setText(str(rows))
+        buttons, keys = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+        enter = QDragEnterEvent(QPoint(5, 5), Qt.DropAction.CopyAction, data, buttons, keys)
+        QApplication.sendEvent(target, enter)
+        assert enter.isAccepted()
+        drop = QDropEvent(QPointF(5, 5), Qt.DropAction.CopyAction, data, buttons, keys)
+        QApplication.sendEvent(target, drop)
+        await until(lambda: panel.rows_file == rows, message="the dropped file opened")
+        assert text() == ""  # its path was not pasted into the field
+    assert setup.file_label.text() == "customers.csv — 4 rows, 5 columns"
+    await panel.shutdown()

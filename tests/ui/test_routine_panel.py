@@ -11,20 +11,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.demo.routine import DEMO_ROUTINE_TEMPLATE, DemoRoutineBundle, demo_rows
-from app.routine.types import PersonRequest, RoutineSummary, RowStatus
+from app.routine.plan import plan_routine
+from app.routine.types import PersonRequest, RoutineOptions, RoutineSummary, RowStatus
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
+from app.ui.routine.calls import RowCalls
 from app.ui.routine.library import RoutineFolders
 from app.ui.routine.panel import RoutinePanel
 from app.ui.routine.session import RoutineHost
+from app.ui.routine.words import WAITING
 from tests.cli.routine_helpers import ROWS, rows_file
 from tests.fakes.crm_model import TEMPLATE, crm_model
 from tests.fakes.crm_site import CrmSite, crm_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse
 from tests.ui.conftest import ARTIFACTS
+from tests.ui_waiting import laid_out
 from tests.waiting import until
 
 DEADLINE = 120.0
@@ -180,10 +184,15 @@ async def test_a_small_routine_runs_to_the_end_and_the_site_stores_its_records(
     with crm_site() as again:
         panel.last = (dataclasses.replace(panel.last[0], start_url=again.new_url), *panel.last[1:])  # type: ignore[index]
         done = finished(panel)
+        lines: list[str] = []
+        panel.session.progress.connect(lambda _progress: lines.append(view.line.text()))
         assert await panel.retry_failed() is not None
         assert view.model.line(1).words == "Earlier: Saved Ana Núñez, Jr.."
+        assert (view.model.line(4).status, view.model.line(4).words) == (WAITING, "")  # not "Failed · Earlier: …"
         summary = await asyncio.wait_for(done, DEADLINE)
     assert summary.ran == 1 and summary.counts == {RowStatus.DONE: 4}  # the new site has no ana@x.test yet
+    # This run's counts: the row to retry is not counted "failed" before it ran again.
+    assert lines == ["0 of 1 rows · 3 kept from earlier runs", "1 of 1 rows · 1 done · 3 kept from earlier runs"]
     assert again.emails() == ["ana@x.test"] and statuses(panel) == ["done"] * 4
 
 
@@ -216,6 +225,30 @@ async def test_a_row_that_needs_the_person_waits_in_the_needs_you_queue_and_cont
     assert sorted(site.emails()) == ["ana@x.test", "bob@x.test", "chloe@x.test", "dee@x.test"]
 
 
+async def test_a_risky_save_allowed_for_every_row_in_the_panel_is_asked_once(
+    host: Host, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    llm_server.fallback = crm_model()
+    panel = host.panel
+    needed: list[PersonRequest] = []
+    panel.session.personNeeded.connect(needed.append)
+    with crm_site() as site:
+        site.save_label = "Save and pay $9"
+        site.newsletter_label = "Send the newsletter"  # a check box: ticking it asks nothing
+        await set_up(panel, rows_file(tmp_path, ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test")), site)
+        done = finished(panel)
+        await panel.run_routine()
+        bar = panel.run_view.needs_you
+        await until(lambda: bar.isVisible(), DEADLINE, "the first row's question")
+        assert bar.allow_button.isVisible() and bar.deny_button.isVisible() and bar.allow_all_button.isVisible()
+        assert not bar.continue_button.isVisible() and "Save and pay $9" in bar.text.text()
+        shot(panel, "allow-every-row")
+        bar.allow_all_button.click()
+        summary = await asyncio.wait_for(done, DEADLINE)
+    assert summary.counts == {RowStatus.DONE: 4}
+    assert [(r.number, r.kind) for r in needed] == [(1, "confirm")]
+
+
 async def test_stop_ends_the_rows_in_flight_as_stopped_and_skips_the_rest(
     host: Host, tmp_path: Path, llm_server: FakeLLMServer
 ) -> None:
@@ -236,6 +269,44 @@ async def test_stop_ends_the_rows_in_flight_as_stopped_and_skips_the_rest(
         summary = await asyncio.wait_for(done, 30)
     assert RowStatus.STOPPED in summary.counts and set(summary.counts) <= {RowStatus.STOPPED, RowStatus.SKIPPED}
     assert statuses(panel)[0] == "stopped" and not site.records
+
+
+async def test_a_row_that_may_have_reached_the_site_says_so_in_the_panels_words_and_runs_again_once_checked(
+    host: Host, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    """Stopped while its Save was on its way, row 1 is interrupted: the panel never tells the person to use a
+    command-line flag, and Check and run again… lists it with what happened; ticked, it runs again."""
+    llm_server.fallback = crm_model()
+    panel = host.panel
+    loop = asyncio.get_running_loop()
+    with crm_site() as site:
+        site.on_post = lambda _data: loop.call_soon_threadsafe(panel.stop)  # Stop as the Save reaches the site
+        await set_up(panel, rows_file(tmp_path, ROWS.split("Chlo", 1)[0]), site)
+        done = finished(panel)
+        await panel.run_routine()
+        summary = await asyncio.wait_for(done, DEADLINE)
+        site.on_post = None
+        assert summary.stopped and summary.counts == {RowStatus.INTERRUPTED: 1, RowStatus.SKIPPED: 1}
+        view = panel.run_view
+        row = view.model.line(1)
+        assert row.words == (
+            "You stopped the routine after this row may have sent its data. It runs again only if you choose it "
+            "under “Check and run again…”, once you have checked the site."
+        )
+        assert view.recheck_button.isVisible() and view.recheck_button.text() == "Check and run again… (1)"
+        assert view.line.text().startswith("Stopped after ")
+        shot(panel, "maybe-sent")
+
+        with site._lock:  # what the person finds on the site: row 1 is not there
+            site.records.clear()
+        dialog = view.check_and_run_again()
+        assert list(dialog.boxes) == [1] and not dialog.run_button.isEnabled()
+        dialog.boxes[1].setChecked(True)
+        done = finished(panel)
+        dialog.run_button.click()
+        summary = await asyncio.wait_for(done, DEADLINE)
+    assert summary.counts == {RowStatus.DONE: 2} and sorted(site.emails()) == ["ana@x.test", "bob@x.test"]
+    assert not view.recheck_button.isVisible()
 
 
 async def test_a_saved_routine_is_listed_and_fills_the_editor_again(
@@ -294,3 +365,159 @@ async def test_the_demo_routine_runs_offline_and_the_demo_crm_stores_five_custom
         ["jane@example.com", "arjun@quillworks.in", "sofia.rossi@vela.it", "kenji@harbor.jp", "lea.martin@atelier.fr"]
     )
     assert panel.run_view.path.text().startswith("1. Type “{first_name}” into the First name field")
+    assert panel.run_view.note.text() == (  # beside "14 model calls", under the banner's "No AI model is called"
+        "In the demo, a script on this computer gives the model's answers: no AI model is called."
+    )
+
+
+class Calls:
+    """What would call the person (app/ui/attention.py), recorded."""
+
+    def __init__(self) -> None:
+        self.made: list[tuple[str, str, bool, bool] | str] = []
+
+    def call(self, title: str, message: str, *, sound: bool, urgent: bool = False) -> None:
+        self.made.append((title, message, sound, urgent))
+
+    def dismiss(self) -> None:
+        self.made.append("dismissed")
+
+
+async def test_a_rows_notification_goes_once_it_is_answered_and_the_next_one_waiting_is_told_instead(
+    host: Host, tmp_path: Path
+) -> None:
+    panel = host.panel
+    panel.run_view.begin(plan_routine(RoutineOptions(rows_file(tmp_path), TEMPLATE)), "New customers")
+    calls = Calls()
+    RowCalls(panel, calls, lambda: True)
+    captcha = PersonRequest(1, 2, "hand_off", "Solve the captcha.", "window 1")
+    pay = PersonRequest(2, 3, "confirm", 'The agent wants to click "Pay $9".', "window 2")
+    panel.session.personNeeded.emit(captcha)
+    panel.session.personNeeded.emit(pay)
+    panel.session.personDone.emit(captcha)  # answered: its notification goes, row 3's is told (without a sound)
+    panel.session.personDone.emit(pay)
+    your_turn = "The agent says: “Solve the captcha.”\nPage Agent never asks for your passwords or PINs."
+    assert calls.made == [
+        ("Page Agent: row 2 needs you", your_turn, True, True),  # a hand-off is urgent
+        ("Page Agent: row 3 needs you", 'The agent wants to click "Pay $9".', True, False),
+        "dismissed",
+        ("Page Agent: row 3 needs you", 'The agent wants to click "Pay $9".', False, False),
+        "dismissed",
+    ]
+
+
+def in_sight(widget: QWidget) -> bool:
+    """Shown, and not scrolled out of the panel's view."""
+    return widget.isVisible() and not widget.visibleRegion().isEmpty()
+
+
+async def test_a_setup_never_saved_is_there_again_after_quit(
+    host: Host, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    panel = host.panel
+    rows = rows_file(tmp_path)
+    assert await panel.open_file(rows)
+    panel.setup.template.setPlainText(TEMPLATE)
+    panel.setup.start_url.setText("http://127.0.0.1:1/new")
+    panel.setup.parallel.setValue(2)
+    await panel.shutdown()  # the app quits: nothing was saved by name, nothing was asked
+
+    again = RoutinePanel(make_host(tmp_path, llm_server, [False], []))
+    try:
+        await until(lambda: again.rows_file == rows, message="the last setup's rows opened again")
+        setup = again.setup
+        assert setup.template.toPlainText() == TEMPLATE and setup.start_url.text() == "http://127.0.0.1:1/new"
+        assert setup.parallel.value() == 2 and setup.name.text() == ""  # no name was given: none is made up
+        assert setup.preview.rowCount() == 4 and setup.note.text() == "As you left it last time."
+        assert RoutineFolders(tmp_path / "data").load() == []  # kept as the last setup, not as a saved routine
+    finally:
+        await again.shutdown()
+        again.deleteLater()
+
+
+async def test_after_the_demo_routine_ones_own_file_starts_clean_and_the_demo_is_not_kept(
+    host: Host, tmp_path: Path, llm_server: FakeLLMServer
+) -> None:
+    host.demo[0] = True
+    panel = host.panel
+    await panel.use_demo()
+    assert panel.setup.name.text() == "Demo: add five customers" and panel.setup.start_url.text()
+    await panel.shutdown()
+    assert RoutineFolders(tmp_path / "data").last_setup() is None  # its site's address dies with the app
+
+    rows = rows_file(tmp_path)
+    assert await panel.open_file(rows)
+    setup = panel.setup
+    assert (setup.name.text(), setup.template.toPlainText(), setup.start_url.text()) == ("", "", "")
+    assert setup.chips.chips[0].text() == "{name}"  # its own columns
+
+
+async def test_saves_confirmation_run_and_what_is_wrong_stay_in_sight_on_a_short_screen(
+    host: Host, tmp_path: Path
+) -> None:
+    panel = host.panel
+    panel.resize(420, 520)
+    assert await panel.open_file(rows_file(tmp_path))
+    panel.setup.template.setPlainText("Add {customer} to the CRM")
+    panel.setup.name.setText("New customers")
+    await panel.save_routine()
+    laid_out(panel)
+    assert panel.setup.note.text() == "Saved as “New customers”."
+    assert in_sight(panel.setup.note) and in_sight(panel.setup.run_button)
+    assert await panel.run_routine() is None
+    laid_out(panel)
+    assert panel.setup.problem.text().startswith('The task names "customer"') and in_sight(panel.setup.problem)
+    assert in_sight(panel.setup.run_button)
+    shot(panel, "short-screen-problem")
+
+
+async def test_save_results_offers_the_rows_files_folder(host: Host, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.routine.types import RoutineOptions
+    from app.ui.routine.library import SavedRoutine
+
+    panel = host.panel
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    rows = rows_file(folder)
+    panel.last = (
+        RoutineOptions(rows_file=rows, template=TEMPLATE, results_file=tmp_path / "r.csv"),
+        SavedRoutine(name="New customers", template=TEMPLATE),
+        False,
+    )
+    panel.choose_results_file()
+    chooser = panel.findChild(QFileDialog)
+    assert chooser is not None
+    try:
+        assert Path(chooser.selectedFiles()[0]) == folder / "New customers results.csv"
+    finally:
+        chooser.reject()
+
+
+async def test_open_a_file_starts_in_documents_then_beside_the_rows_never_where_the_app_was_started(
+    host: Host, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    home = tmp_path / "home"
+    (home / "Documents").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(tmp_path)  # a launcher's working folder is no place of the person's
+
+    def offered() -> Path:
+        host.panel.choose_file()
+        chooser = host.panel.findChild(QFileDialog)
+        assert chooser is not None
+        try:
+            return Path(chooser.directory().absolutePath())
+        finally:
+            chooser.reject()
+            chooser.deleteLater()
+            QApplication.processEvents()
+
+    assert offered() == home / "Documents"
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    assert await host.panel.open_file(rows_file(folder))
+    assert offered() == folder

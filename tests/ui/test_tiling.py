@@ -117,3 +117,10 @@ async def test_maximizing_the_panel_maximizes_the_pair(qapp: QApplication) -> No
         assert panel.frameGeometry() == frame and sent[-1] == rest
     finally:
         panel.close()
+
+
+def test_a_panel_a_title_bar_below_the_top_snaps_to_the_top_of_the_screen_as_chromium_does() -> None:
+    # Placed before openbox framed it, with room for a 40 px title bar where openbox draws 20: 20 px low, 19 short.
+    placement = tile((0, 0, 1366, 768), (0, 20, 420, 729), 340)
+    assert placement.panel == (0, 0, 420, 768) and placement.browser[1] == placement.panel[1]
+    assert tile((0, 30, 1280, 690), (860, 90, 420, 500), 340).panel == (860, 90, 420, 500)  # the person's place

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
@@ -147,29 +145,22 @@ def test_every_kind_of_card_reads_as_plain_text() -> None:
     ]
 
 
-def test_two_hundred_steps_stay_smooth(view: TimelineView) -> None:
+def test_two_hundred_and_fifty_steps_are_followed_to_the_latest(view: TimelineView) -> None:
+    """How long they take to tell, lay out and scroll through: tests/bench/bench_timeline.py."""
     model = view.timeline
     model.start_run("Fill in 250 fields", follow_up=False)
     history = long_history(250)
-    started = time.perf_counter()
     for event in history:  # one event_added at a time, as a run tells them
         model.add_event(event)
-    synced = time.perf_counter() - started
     QApplication.processEvents()
     view.grab()
-    laid_out = time.perf_counter() - started
     bar = view.verticalScrollBar()
     assert model.rowCount() == 1 + len(history)
     assert view.following and bar.value() == bar.maximum() > 0
-    scroll_started = time.perf_counter()
     for value in range(bar.maximum(), 0, -max(1, bar.maximum() // 40)):
         bar.setValue(value)
         view.viewport().repaint()
-    scrolled = time.perf_counter() - scroll_started
-    # Generous bounds: a sanity check against quadratic work, not a benchmark.
-    assert synced < 3.0, f"sync took {synced:.2f} s"
-    assert laid_out < 8.0, f"layout took {laid_out:.2f} s"
-    assert scrolled < 8.0, f"40 repaints took {scrolled:.2f} s"
+    assert bar.value() < bar.maximum() and not view.following  # scrolled up: the latest is no longer followed
 
 
 def test_follow_tail_and_jump_to_latest(view: TimelineView) -> None:

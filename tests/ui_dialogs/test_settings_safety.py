@@ -396,3 +396,67 @@ async def test_the_height_stays_between_tabs_and_comes_back_after_a_message(open
     dialog.model_page.base_url_edit.setText("https://api.openai.com/v1")
     dialog.error_area.hide()  # the next Save starts by clearing it
     await until(lambda: dialog.height() == height, message="the dialog back to its height")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_every_tab_is_measured_at_the_width_it_is_shown_at_so_the_height_never_depends_on_the_tabs_seen(
+    open_dialog, language: str
+) -> None:  # type: ignore[no-untyped-def]
+    from app.text import i18n
+
+    i18n.set_language(language)
+    try:
+        dialog = open_dialog(Settings(language=language))
+        laid_out(dialog)
+        dialog.fit_to_screen(QRect(0, 0, 1280, 720))
+        laid_out(dialog)
+        unseen = [page.sizeHint().height() for page in dialog._pages]
+        height = dialog.height()
+        for index in range(dialog.tabs.count()):
+            dialog.tabs.setCurrentIndex(index)
+            laid_out(dialog)
+        assert [page.sizeHint().height() for page in dialog._pages] == unseen
+        dialog.tabs.setCurrentIndex(0)
+        laid_out(dialog)
+        assert dialog.height() == height
+    finally:
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_test_connection_is_whole_in_sight_on_a_1280x720_first_run(open_dialog, language: str) -> None:  # type: ignore[no-untyped-def]
+    from app.text import i18n
+
+    i18n.set_language(language)
+    try:
+        dialog = open_dialog(Settings(language=language), first_run=True)
+        laid_out(dialog)
+        dialog.fit_to_screen(QRect(0, 0, 1280, 720))
+        laid_out(dialog)
+        button = dialog.model_page.test_button
+        assert button.visibleRegion().boundingRect() == button.rect()  # not cut by the page's scrolling
+        screenshot(dialog, f"settings_first_run_1280x720_{language}")
+    finally:
+        i18n.set_language("en")
+
+
+async def test_without_a_keyring_the_secrets_tab_says_where_the_values_are_kept(
+    open_dialog, memory_keyring: MemoryKeyring
+) -> None:  # type: ignore[no-untyped-def]
+    from tests.fakes.memory_keyring import NoKeyring
+
+    keyring.set_keyring(NoKeyring())
+    try:
+        dialog = open_dialog()
+        page = dialog.secrets_page
+        await until(lambda: "No system keyring" in page.keeping.text(), message="the keyring looked for")
+        assert page.keeping.text() == (
+            "No system keyring: a value added here is kept until you quit. Install one (GNOME Keyring, KWallet) to "
+            "keep them, or give each as PAGE_AGENT_SECRET_<NAME>."
+        )
+        assert "kept in your system keyring" not in page.keeping.text()
+    finally:
+        keyring.set_keyring(memory_keyring)
+    dialog = open_dialog()
+    await dialog.secrets_page.check_keyring()
+    assert dialog.secrets_page.keeping.text().startswith("Values are kept in your system keyring")

@@ -1,7 +1,8 @@
 """Risky moments that wait for the person: a page's confirm()/prompt()/beforeunload, and an irreversible act.
 
 An act is irreversible when what it sets off reads as an act that cannot be undone (risky_words.py): the element
-clicked, by any of its names (its words, accessible name, title, value, alt), the option chosen in a drop-down or a
+clicked, by any of its names (its words, accessible name, title, value, alt; never a check box, a radio button or a
+switch, which only set a value the form sends later), the option chosen in a drop-down or a
 list box, the control a key press activates, and the submit control of a form that Enter submits. All of them pass
 the one check below (``confirm_irreversible``), called by the page at the moment of acting (``ActGate``). Such an act
 needs the person's OK unless the task, in the user's own words, plainly asked for that very act on that very thing;
@@ -68,6 +69,9 @@ class Act(BaseModel):
     # It picks a value (an option, a radio button, a tab) rather than commits: a price on it is no payment. A choice
     # in a drop-down (how == "choose") is one too.
     choice: bool = False
+    # It flips a state (a check box, a radio button, a switch): it sends nothing by itself, a later act (the form's
+    # Save) commits it, and a second click undoes it. Whatever its words ("Send the newsletter"), it never asks.
+    toggle: bool = False
     key: str = ""  # how == "key": the key pressed ("Enter")
     page: str = ""  # the page's address and title: a payment or account-deletion page makes an unsure act ask
 
@@ -82,6 +86,8 @@ def is_irreversible(name: str, choice: bool = False) -> bool:
 
 def _risky_name(act: Act, task: str) -> str | None:
     """The first name of ``act`` that reads as irreversible and the task did not plainly ask for; None if none."""
+    if act.toggle:
+        return None
     names = [name for name in act.names if name.strip()]
     choice = act.choice or act.how == "choose"
     for name in names:

@@ -19,6 +19,7 @@ from app.settings.atomic import write_atomic
 
 FOLDER = "routines"
 LIBRARY = "routines.json"
+LAST_SETUP = "last setup.json"
 
 
 class SavedRoutine(BaseModel):
@@ -38,6 +39,13 @@ class SavedRoutine(BaseModel):
 
 class _Library(BaseModel):
     routines: list[SavedRoutine] = Field(default_factory=list)
+
+
+class LastSetup(BaseModel):
+    """What the editor held when the app last closed (or a routine last started)."""
+
+    routine: SavedRoutine
+    named: bool  # the person named it (else its name is the editor's stand-in, not shown again)
 
 
 class RoutineFolders:
@@ -67,6 +75,16 @@ class RoutineFolders:
         """Saves ``routine``, replacing the one of the same name."""
         kept = [r for r in self.load() if r.name.casefold() != routine.name.casefold()]
         write_atomic(self.library, _Library(routines=[routine, *kept]).model_dump_json(indent=1))
+
+    def keep_last_setup(self, routine: SavedRoutine, *, named: bool) -> None:
+        write_atomic(self.root / LAST_SETUP, LastSetup(routine=routine, named=named).model_dump_json(indent=1))
+
+    def last_setup(self) -> LastSetup | None:
+        """The setup ``keep_last_setup`` kept; None when there is none, or it is damaged."""
+        try:
+            return LastSetup.model_validate_json((self.root / LAST_SETUP).read_text(encoding="utf-8"))
+        except (OSError, ValidationError):
+            return None
 
     def delete(self, name: str) -> None:
         kept = [r for r in self.load() if r.name != name]

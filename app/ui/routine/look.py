@@ -10,9 +10,11 @@ def routine_stylesheet(t: Theme) -> str:
     c = {name: css_color(getattr(t, name)) for name in Theme.__dataclass_fields__ if name != "dark"}
     turn = your_turn_color(t)
     return f"""
-    QScrollArea#RoutineScroll, QScrollArea#RoutineScroll > QWidget > QWidget {{
+    QScrollArea#RoutineScroll, QScrollArea#RoutineScroll > QWidget > QWidget,
+    QScrollArea#RoutinePathArea, QScrollArea#RoutinePathArea > QWidget > QWidget {{
         background: transparent; border: none;
     }}
+    QScrollArea#RoutinePathArea:focus {{ border: 2px solid {c["accent"]}; border-radius: 6px; }}
     QLabel#RoutineHeading {{
         color: {c["muted"]}; font-size: 11px; font-weight: 700; letter-spacing: 0.5px; text-transform: uppercase;
         padding-top: 6px;
@@ -34,11 +36,15 @@ def routine_stylesheet(t: Theme) -> str:
         border-radius: 11px; padding: 2px 10px; font-family: monospace; min-height: 18px;
     }}
     QPushButton#ColumnChip:hover {{ border: 1px solid {c["accent"]}; }}
+    QPushButton#ColumnChip:focus {{ border: 2px solid {c["accent"]}; padding: 1px 9px; }}
     QTableView, QTableWidget {{
         background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border"]}; border-radius: 8px;
         gridline-color: {c["border"]}; selection-background-color: {css_color(t.soft(t.accent, 0.22))};
         selection-color: {c["text"]};
     }}
+    QTableView:focus, QTableWidget:focus {{ border: 2px solid {c["accent"]}; }}
+    QCheckBox {{ border: 2px solid transparent; border-radius: 6px; padding: 2px 4px; }}
+    QCheckBox:focus {{ border-color: {c["accent"]}; }}
     QTableView QHeaderView::section, QTableWidget QHeaderView::section {{
         background: {c["sunken"]}; color: {c["muted"]}; border: none; border-bottom: 1px solid {c["border"]};
         padding: 3px 6px; font-weight: 600;
@@ -61,5 +67,6 @@ def modes_stylesheet(t: Theme) -> str:
     QPushButton#ModeSegment:checked {{
         background: {css_color(t.soft(t.accent, 0.16))}; color: {c["accent"]}; border-color: {c["accent"]};
     }}
+    QPushButton#ModeSegment:focus {{ border: 2px solid {c["accent"]}; padding: 4px 9px; }}
     QPushButton#ModeSegment:disabled {{ color: {css_color(t.soft(t.muted, 0.6))}; }}
     """

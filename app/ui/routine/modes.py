@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QPushButton, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QStackedWidget, QVBoxLayout, QWidget
 
 from app.text.i18n import tr
 from app.ui.routine.look import modes_stylesheet
@@ -28,10 +28,6 @@ class PanelModes(QWidget):
         self.task_button.setChecked(True)
         self._task_busy = False
         self._routine_busy = False
-        group = QButtonGroup(self)
-        group.setExclusive(True)
-        group.addButton(self.task_button)
-        group.addButton(self.routine_button)
         self.switch = QWidget(self)
         row = QHBoxLayout(self.switch)
         row.setContentsMargins(14, 0, 14, 6)
@@ -65,16 +61,20 @@ class PanelModes(QWidget):
         return self.routine is not None and self.stack.currentWidget() is self.routine
 
     def show_routine(self, routine: bool) -> None:
-        if self._factory is None or routine == self.routine_shown:
-            return
-        if routine and self.routine is None:
+        changed = self._factory is not None and routine != self.routine_shown
+        if changed and routine and self.routine is None:
+            assert self._factory is not None
             self.routine = self._factory()
             self.routine.runningChanged.connect(self._routine_running)
             self.stack.addWidget(self.routine)
-        self.stack.setCurrentIndex(1 if routine else 0)
-        self.routine_button.setChecked(routine)
-        self.task_button.setChecked(not routine)
-        self.changed.emit(routine)
+        if changed:
+            self.stack.setCurrentIndex(1 if routine else 0)
+        # Two buttons, not an exclusive group (whose unchecked one is no Tab stop): a click on the one already
+        # checked unchecks it, so both are set again.
+        self.routine_button.setChecked(self.routine_shown)
+        self.task_button.setChecked(not self.routine_shown)
+        if changed:
+            self.changed.emit(routine)
 
     def submit(self, task: Callable[[], object]) -> None:
         """Ctrl+Enter: the routine's Run in Routine mode, else ``task`` (what the task box does)."""

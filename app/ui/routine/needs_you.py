@@ -1,6 +1,8 @@
 """The "Needs you (N)" queue: rows waiting for the person, served one at a time, oldest first. A hand-off (a
 captcha, a code): that row's window comes to the front, the person acts there and presses continue (or gives the row
-up). A risky moment: Allow or Deny. The other rows go on meanwhile."""
+up). A risky moment: Allow, Deny, or Allow for every row (the same act on the other rows is then allowed without
+asking). The routine past its limit of model calls or money (Settings → Agent → Routines): Go on, or Stop the routine.
+The other rows go on meanwhile."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.routine.types import PersonRequest
+from app.text.confirm_words import allow_question
 from app.text.hand_off import hand_off_words, unclear_words
 from app.text.i18n import tr
 
@@ -16,6 +19,7 @@ class NeedsYouBar(QFrame):
     continueRequested = Signal(object)  # PersonRequest
     giveUpRequested = Signal(object)
     answered = Signal(object, bool)  # PersonRequest, allowed
+    allowedEveryRow = Signal(object)  # PersonRequest: allowed, and the same act on every other row
     showRequested = Signal(int)  # the row's number: its window to the front
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -39,6 +43,8 @@ class NeedsYouBar(QFrame):
         self.deny_button = QPushButton(tr("Deny"), self)
         self.allow_button = QPushButton(tr("Allow"), self)
         self.allow_button.setProperty("role", "primary")
+        self.allow_all_button = QPushButton(tr("Allow for every row"), self)
+        self.allow_all_button.setToolTip(tr("Allow it now, and on the other rows of this routine without asking"))
         self.show_button.setProperty("role", "ghost")
         which = QHBoxLayout()
         which.addWidget(self.which, 1)
@@ -46,7 +52,13 @@ class NeedsYouBar(QFrame):
         buttons = QHBoxLayout()
         buttons.setSpacing(6)
         buttons.addStretch(1)
-        for button in (self.give_up_button, self.continue_button, self.deny_button, self.allow_button):
+        for button in (
+            self.give_up_button,
+            self.continue_button,
+            self.deny_button,
+            self.allow_all_button,
+            self.allow_button,
+        ):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
@@ -61,6 +73,7 @@ class NeedsYouBar(QFrame):
         self.give_up_button.clicked.connect(lambda: self._settle(self.giveUpRequested))
         self.allow_button.clicked.connect(lambda: self._answer(True))
         self.deny_button.clicked.connect(lambda: self._answer(False))
+        self.allow_all_button.clicked.connect(lambda: self._settle(self.allowedEveryRow))
         self.hide()
 
     @property
@@ -86,20 +99,30 @@ class NeedsYouBar(QFrame):
             self.hide()
             return
         self.heading.setText(tr("Needs you ({n})", n=len(self.requests)))
-        self.which.setText(tr("Row {number} · {browser}", number=request.number, browser=request.browser))
-        hand_off = request.kind != "confirm"
-        if request.kind == "unclear":
+        limit = request.kind == "limit"
+        row = tr("Row {number} · {browser}", number=request.number, browser=request.browser)
+        self.which.setText(tr("The whole routine is paused") if limit else row)
+        self.show_button.setVisible(not limit)
+        self.allow_button.setText(tr("Go on") if limit else tr("Allow"))
+        self.deny_button.setText(tr("Stop the routine") if limit else tr("Deny"))
+        hand_off = request.kind not in ("confirm", "limit")
+        if limit:
+            self.text.setText(
+                request.words + "\n" + tr("Go on past your limit, or stop here: the rows left run next time.")
+            )
+        elif request.kind == "unclear":
             self.text.setText(unclear_words(request.words))
         elif hand_off:
             self.text.setText(hand_off_words(request.words) + "\n" + tr("Do it in its window, then press continue."))
         else:
-            self.text.setText(tr("Allow this? {words}", words=request.words))
+            self.text.setText(tr("Allow this? {words}", words=allow_question(request)))
         for button in (self.give_up_button, self.continue_button):
             button.setVisible(hand_off)
         for button in (self.deny_button, self.allow_button):
             button.setVisible(not hand_off)
+        self.allow_all_button.setVisible(request.kind == "confirm")
         self.show()
-        if new_front:
+        if new_front and not limit:
             self.showRequested.emit(request.number)  # the person acts in that row's window
 
     def _show_window(self) -> None:

@@ -5,18 +5,23 @@ the person queue."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import logging
 import shutil
 from datetime import datetime
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QStandardPaths, Signal
 from PySide6.QtGui import QGuiApplication, QShowEvent
-from PySide6.QtWidgets import QFileDialog, QScrollArea, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QStackedWidget, QVBoxLayout, QWidget
 
 from app.background import Background
+from app.routine.cost import before_run, limit_of
 from app.routine.plan import RoutinePlan
 from app.routine.rows import RowsError, read_rows
+from app.routine.template import parse_template
 from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished
+from app.text.cost_words import before_run_words
 from app.text.i18n import tr
 from app.ui.dialog_style import dialog_stylesheet
 from app.ui.routine.library import RoutineFolders, SavedRoutine, earlier_outcomes
@@ -25,6 +30,8 @@ from app.ui.routine.run_view import RunView
 from app.ui.routine.session import RoutineHost, RoutineSession, check
 from app.ui.routine.setup_view import ROWS_FILTER, SetupView
 from app.ui.style import theme
+
+log = logging.getLogger(__name__)
 
 NO_MODEL = (
     "No AI model is set up, so only the demo routine can run. Add a model and its API key in Settings to run "
@@ -42,17 +49,14 @@ class RoutinePanel(QWidget):
         self.folders = RoutineFolders(host.paths.data_dir)
         self.rows_file: Path | None = None
         self.last: tuple[RoutineOptions, SavedRoutine, bool] | None = None  # what ran last: options, setup, demo
+        self._demo_setup: SavedRoutine | None = None  # the demo routine's, while the editor shows it
         self._background = Background("routine panel")
         self._demo = host.demo_routine
 
         self.setup = SetupView(self)
-        scroll = QScrollArea(self)
-        scroll.setObjectName("RoutineScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.setup)
         self.run_view = RunView(self)
         self.pages = QStackedWidget(self)
-        self.pages.addWidget(scroll)
+        self.pages.addWidget(self.setup)
         self.pages.addWidget(self.run_view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -60,7 +64,7 @@ class RoutinePanel(QWidget):
         self._connect()
         self.restyle()
         self.setup.demo_button.setVisible(host.demo())
-        self._background.spawn(self._load_saved())
+        self._background.spawn(self._begin())
 
     def _connect(self) -> None:
         setup, run, session = self.setup, self.run_view, self.session
@@ -71,9 +75,11 @@ class RoutinePanel(QWidget):
         setup.saveRequested.connect(lambda: self._background.spawn(self.save_routine()))
         setup.runRequested.connect(lambda: self._background.spawn(self.run_routine()))
         setup.demoRequested.connect(lambda: self._background.spawn(self.use_demo()))
+        setup.template.textChanged.connect(self.show_estimate)
         run.pauseToggled.connect(self.toggle_pause)
         run.stopRequested.connect(self.stop)
         run.retryRequested.connect(lambda: self._background.spawn(self.retry_failed()))
+        run.rerunRequested.connect(lambda keys: self._background.spawn(self.run_again(keys)))
         run.timelineRequested.connect(session.host.open_run)
         run.copyRequested.connect(lambda: self._background.spawn(self.copy_results()))
         run.saveRequested.connect(self.choose_results_file)
@@ -82,7 +88,9 @@ class RoutinePanel(QWidget):
         needs.continueRequested.connect(session.continue_row)
         needs.giveUpRequested.connect(session.give_up)
         needs.answered.connect(session.answer)
+        needs.allowedEveryRow.connect(session.allow_every_row)
         needs.showRequested.connect(session.bring_to_front)
+        session.rowsPlanned.connect(run.model.planned)
         session.rowStarted.connect(run.model.started)
         session.rowStarted.connect(run.row_started)
         session.rowActivity.connect(run.model.activity)
@@ -100,6 +108,7 @@ class RoutinePanel(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.setup.demo_button.setVisible(self.session.host.demo())  # the demo may have begun or ended since
+        self.show_estimate()  # so may the settings
 
     @property
     def running(self) -> bool:
@@ -108,13 +117,23 @@ class RoutinePanel(QWidget):
     # --- rows --------------------------------------------------------------------------------------------------
 
     def choose_file(self) -> None:
-        chooser = QFileDialog(self, tr("Open the rows"))
+        chooser = QFileDialog(self, tr("Open the rows"), str(self._rows_folder()))
         chooser.setFileMode(QFileDialog.FileMode.ExistingFile)
         chooser.setNameFilter(tr(ROWS_FILTER))
         chooser.fileSelected.connect(lambda path: self._background.spawn(self.open_file(Path(path))))
         chooser.open()  # never exec(): a nested loop would stall the rows in flight (the panel owns it)
 
     async def open_file(self, path: Path) -> bool:
+        """The person's own rows (opened, dropped or pasted): shown, and what the demo routine had set up goes."""
+        if not await self._show_rows(path):
+            return False
+        if self._demo_setup is not None and path != self._demo.rows:
+            self.setup.forget(self._demo_setup)
+            self._demo_setup = None
+        self.setup.to_the_task()
+        return True
+
+    async def _show_rows(self, path: Path) -> bool:
         """Read ``path`` and show its preview and columns, or what is wrong with it."""
         try:
             table = await asyncio.to_thread(read_rows, path)
@@ -125,6 +144,7 @@ class RoutinePanel(QWidget):
             return False
         self.rows_file = path
         self.setup.show_table(table)
+        self.show_estimate()
         return True
 
     async def paste_rows(self, text: str) -> bool:
@@ -136,23 +156,62 @@ class RoutinePanel(QWidget):
         path = await asyncio.to_thread(self.folders.save_pasted, text)
         return await self.open_file(path)
 
+    def show_estimate(self) -> None:
+        """Above Run routine: about what the rows will cost, and the limit in Settings (none in the demo, which
+        calls no model)."""
+        table, host = self.setup.table, self.session.host
+        if table is None or host.demo():
+            self.setup.show_estimate("")
+            return
+        settings = host.settings()
+        try:
+            columns = len(set(parse_template(self.setup.template.toPlainText()).columns))
+            words = before_run_words(
+                len(table.rows), before_run(len(table.rows), columns, settings), limit_of(settings)
+            )
+        except ValueError as exc:  # a brace without its pair (said at Run); a limit of money without a price
+            words = str(exc)
+        self.setup.show_estimate(words)
+
     # --- saved routines ----------------------------------------------------------------------------------------
 
     async def _load_saved(self) -> None:
         self.setup.show_saved(await asyncio.to_thread(self.folders.load))
 
+    async def _begin(self) -> None:
+        """The saved routines listed, and what was set up when the app last closed, saved by name or not."""
+        folders = self.folders
+        routines, last = await asyncio.to_thread(lambda: (folders.load(), folders.last_setup()))
+        self.setup.show_saved(routines)
+        if last is not None and self.rows_file is None and not self.setup.template.toPlainText():
+            await self.use_saved(last.routine)
+            if not last.named:
+                self.setup.name.clear()
+            self.setup.note.setText(tr("As you left it last time."))
+
     async def use_saved(self, routine: SavedRoutine) -> None:
         self.setup.use(routine)
         rows = Path(routine.rows_file) if routine.rows_file else None
         if rows is not None and await asyncio.to_thread(rows.is_file):
-            await self.open_file(rows)
+            await self._show_rows(rows)
+
+    async def keep_setup(self) -> None:
+        """Keep what is set up now (not the demo's, whose site is gone at quit), for the next time Routine mode
+        opens: a routine set up, or even run, but never saved is not lost at quit."""
+        routine = self.setup.routine(self.rows_file)
+        if (self.rows_file is None and not routine.template.strip()) or self._is_demo(routine):
+            return
+        try:
+            await asyncio.to_thread(self.folders.keep_last_setup, routine, named=bool(self.setup.name.text().strip()))
+        except OSError as exc:
+            log.warning("the routine's setup was not kept: %s", exc)
 
     async def save_routine(self) -> SavedRoutine:
         routine = self.setup.routine(self.rows_file)
         await asyncio.to_thread(self.folders.save, routine)
         await self._load_saved()
         self.setup.name.setText(routine.name)
-        self.setup.file_label.setText(self.setup.file_label.text() + "\n" + tr("Saved as “{name}”.", name=routine.name))
+        self.setup.note.setText(tr("Saved as “{name}”.", name=routine.name))
         return routine
 
     # --- running -----------------------------------------------------------------------------------------------
@@ -160,10 +219,11 @@ class RoutinePanel(QWidget):
     async def use_demo(self) -> None:
         """The demo routine: five customers from the bundled file into the demo CRM."""
         demo = self._demo
-        self.setup.use(
-            SavedRoutine(name=demo.name, template=demo.template, start_url=await demo.start_url(), parallel=1)
+        self._demo_setup = SavedRoutine(
+            name=demo.name, template=demo.template, start_url=await demo.start_url(), parallel=1
         )
-        await self.open_file(demo.rows)
+        self.setup.use(self._demo_setup)
+        await self._show_rows(demo.rows)
 
     def _is_demo(self, routine: SavedRoutine) -> bool:
         return self.rows_file == self._demo.rows and routine.template == self._demo.template
@@ -180,6 +240,7 @@ class RoutinePanel(QWidget):
         if self.session.host.demo() and not demo:
             self.setup.show_problem(tr(NO_MODEL))
             return None
+        await self.keep_setup()  # a crash during the run loses nothing of the setup either
         # The demo starts anew every time; a routine of yours continues where it left off on the same file.
         name = f"{routine.name} {datetime.now():%Y%m%d-%H%M%S}" if demo else routine.name
         results = self.folders.results_for(name, self.rows_file)
@@ -204,6 +265,13 @@ class RoutinePanel(QWidget):
             RoutineOptions(**{**options.__dict__, "retry_failed": True}), routine, demo, back_to_setup=False
         )
 
+    async def run_again(self, keys: frozenset[str]) -> RoutinePlan | None:
+        """Check and run again…: the rows that may have reached the site which the person checked run again."""
+        if self.last is None or self.session.running:
+            return None
+        options, routine, demo = self.last
+        return await self._start(dataclasses.replace(options, rerun=keys), routine, demo, back_to_setup=False)
+
     async def _start(
         self, options: RoutineOptions, routine: SavedRoutine, demo: bool, *, back_to_setup: bool = True
     ) -> RoutinePlan | None:
@@ -217,7 +285,8 @@ class RoutinePanel(QWidget):
         self.setup.show_problem("")
         self.last = (options, routine, demo)
         self.run_view.begin(plan, routine.name)
-        self.run_view.model.earlier(await asyncio.to_thread(earlier_outcomes, options.results_path(), plan.table))
+        earlier = await asyncio.to_thread(earlier_outcomes, options.results_path(), plan.table)
+        self.run_view.model.earlier(earlier, options, plan.keys)
         self.pages.setCurrentIndex(1)
         model = self._demo.models() if demo else None
         self.session.start(plan, allowed_sites=routine.allowed_sites, model=model)
@@ -228,6 +297,13 @@ class RoutinePanel(QWidget):
         """Ctrl+Enter in Routine mode: run the routine being set up."""
         if self.pages.currentIndex() == 0:
             self.setup.runRequested.emit()
+
+    def say(self, words: str) -> None:
+        """A line for the person on the page they see: beside Save, or under the run."""
+        if self.pages.currentIndex() == 0:
+            self.setup.note.setText(words)
+        else:
+            self.run_view.say(words)
 
     def toggle_pause(self) -> None:
         if self.session.paused:
@@ -263,6 +339,10 @@ class RoutinePanel(QWidget):
         self.runningChanged.emit(False)
         self.run_view.finish(summary)
         self.run_view.show_path(self.session.path)
+        if self.last is not None and self.last[2]:  # its "model calls" next to the banner's "No AI model is called"
+            self.run_view.say(
+                tr("In the demo, a script on this computer gives the model's answers: no AI model is called.")
+            )
 
     def _failed(self, words: str) -> None:
         self.runningChanged.emit(False)
@@ -293,9 +373,27 @@ class RoutinePanel(QWidget):
         chooser.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         chooser.setDefaultSuffix("csv")
         chooser.setNameFilter(tr("CSV (*.csv)"))
-        chooser.selectFile(str(Path.home() / f"{self.last[1].name if self.last else 'routine'} results.csv"))
+        chooser.selectFile(str(self._results_folder() / f"{self.last[1].name if self.last else 'routine'} results.csv"))
         chooser.fileSelected.connect(lambda path: self._background.spawn(self.save_results(Path(path))))
         chooser.open()
+
+    def _results_folder(self) -> Path:
+        """Beside the rows file; the home folder for rows the app keeps itself (pasted ones, the demo's)."""
+        rows = self.last[0].rows_file if self.last is not None else None
+        return rows.parent if rows is not None and self._persons_own(rows) else Path.home()
+
+    def _rows_folder(self) -> Path:
+        """Where Open a file… starts: beside the rows in use, else the person's Documents (else home); never the
+        folder the app happened to be started in."""
+        rows = self.rows_file
+        if rows is not None and self._persons_own(rows):
+            return rows.parent
+        documents = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or "~")
+        return documents if documents.is_absolute() and documents.is_dir() else Path.home()
+
+    def _persons_own(self, rows: Path) -> bool:
+        """``rows`` is a file of the person's, not one the app keeps itself (pasted rows, the demo's)."""
+        return not rows.is_relative_to(self.folders.root) and rows != self._demo.rows
 
     async def save_results(self, path: Path) -> None:
         results = self._results()
@@ -315,6 +413,7 @@ class RoutinePanel(QWidget):
         await self.session.leave()
 
     async def shutdown(self) -> None:
+        await self.keep_setup()
         await self.session.close()
         await self._demo.close()
 

@@ -1,29 +1,47 @@
 """The live row table: one line per row with its status (a word and a colour), and what it does now or how it
-ended. Fed by the runner's events (row_started, row_activity, row_finished)."""
+ended. Fed by the runner's events (rows_planned, row_started, row_activity, row_finished): a row this run will run
+reads Waiting until it starts, whatever an earlier run left on it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QSize, Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from app.routine.plan import RoutinePlan
-from app.routine.types import RowActivity, RowFinished, RowOutcome, RowStarted, RowStatus
+from app.routine.types import (
+    RoutineOptions,
+    RowActivity,
+    RowFinished,
+    RowOutcome,
+    RowsPlanned,
+    RowStarted,
+    RowStatus,
+)
 from app.text.element_words import clip
 from app.text.i18n import tr
-from app.ui.routine.words import WAITING, status_color, status_words
+from app.ui.routine.words import (
+    WAITING,
+    may_have_reached_the_site,
+    outcome_words,
+    status_color,
+    status_words,
+)
 from app.ui.style import theme
 
 _ROW, _STATUS, _WHAT = range(3)
+_KNOWN = frozenset(RowStatus)
 _WORDS_MAX = 140
+_ROWS_IN_SIGHT = 6  # the rows the table keeps room for, whatever is below it
 
 
 @dataclass
 class RowLine:
     number: int
     label: str  # the row's first cells, so the person knows which row it is
+    key: str  # its key in the routine's state
     status: str = WAITING
     words: str = ""  # the current step while it runs; its result once it ended
     outcome: RowOutcome | None = None
@@ -49,13 +67,31 @@ class RowsModel(QAbstractTableModel):
         """Every line, in the file's order."""
         return [self._shown(number) for number in range(1, self._count + 1)]
 
-    def earlier(self, outcomes: list[tuple[str, str]]) -> None:
-        """What earlier runs of the same routine on the same file left (status, result), in the file's order: a
-        done row is not run again, and says so."""
-        for number, (status, result) in enumerate(outcomes[: self._count], 1):
-            if status:
-                line = self.line(number)
-                line.status, line.words = status, tr("Earlier: {result}", result=result) if result else ""
+    def earlier(self, outcomes: list[tuple[str, str]], options: RoutineOptions, keys: list[str]) -> None:
+        """What earlier runs of the same routine on the same file left (status, result, from its results file), in
+        the file's order, before the run says which rows it runs (``planned``): a row that runs again reads Waiting,
+        a done row is not run again and says so."""
+        for number, ((status, result), key) in enumerate(zip(outcomes[: self._count], keys, strict=False), 1):
+            if status in _KNOWN and not options.runs_again(RowOutcome(RowStatus(status), result), key):
+                self._kept(self.line(number), RowOutcome(RowStatus(status), result))
+        self._all_changed()
+
+    def planned(self, event: RowsPlanned) -> None:
+        """The run says which rows it runs (they wait for their turn) and which it leaves as earlier runs ended
+        them."""
+        for number in event.queued:
+            self._lines.pop(number, None)  # a line nothing happened to reads Waiting
+        for number, outcome in event.kept.items():
+            self._kept(self.line(number), outcome)
+        self._all_changed()
+
+    @staticmethod
+    def _kept(line: RowLine, outcome: RowOutcome) -> None:
+        line.status, line.outcome = outcome.status, outcome
+        words = outcome_words(outcome)
+        line.words = tr("Earlier: {result}", result=words) if words else ""
+
+    def _all_changed(self) -> None:
         if self._count:
             self.dataChanged.emit(self.index(0, 0), self.index(self._count - 1, 2))
 
@@ -74,7 +110,14 @@ class RowsModel(QAbstractTableModel):
             raise IndexError(number)
         first = self._plan.table.columns[0]
         hidden = first in self._plan.secrets
-        return RowLine(number, "•••" if hidden else self._plan.table.rows[number - 1].values[first].strip() or "—")
+        label = "•••" if hidden else self._plan.table.rows[number - 1].values[first].strip() or "—"
+        return RowLine(number, label, self._plan.keys[number - 1])
+
+    def maybe_sent(self) -> list[RowLine]:
+        """The rows that may have reached the site (interrupted, or sent with an unclear answer): they run again only
+        once the person checked the site and chose them."""
+        kept = sorted(self._lines.values(), key=lambda line: line.number)
+        return [line for line in kept if line.outcome is not None and may_have_reached_the_site(line.outcome)]
 
     def started(self, event: RowStarted) -> None:
         line = self.line(event.number)
@@ -86,12 +129,14 @@ class RowsModel(QAbstractTableModel):
         line = self.line(event.number)
         if line.status == RowStatus.RUNNING:
             line.words = event.words
+            if event.paused:
+                line.words = tr("Paused at your limit") if event.at_limit else tr("Paused by you")
             self._changed(event.number)
 
     def finished(self, event: RowFinished) -> None:
         line = self.line(event.number)
         line.status, line.outcome = event.outcome.status, event.outcome
-        line.words = event.outcome.result
+        line.words = outcome_words(event.outcome)
         self._changed(event.number)
 
     def waiting_for_person(self, number: int, waiting: bool) -> None:
@@ -157,6 +202,14 @@ class RowsView(QTableView):
         header.setSectionResizeMode(_ROW, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(_STATUS, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(_WHAT, QHeaderView.ResizeMode.Stretch)
+        model.modelReset.connect(self.updateGeometry)  # another number of rows: another room to keep
+
+    def minimumSizeHint(self) -> QSize:
+        """Room for its first rows (up to six): a long learned path below scrolls rather than squeeze them away."""
+        shown = min(self.model().rowCount(), _ROWS_IN_SIGHT)
+        frame = 2 * self.frameWidth()
+        height = self.horizontalHeader().sizeHint().height() + shown * self.verticalHeader().defaultSectionSize()
+        return QSize(super().minimumSizeHint().width(), height + frame)
 
     def selected_number(self) -> int | None:
         rows = self.selectionModel().selectedRows()

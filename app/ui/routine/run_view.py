@@ -1,11 +1,23 @@
 """Routine mode while and after it runs: the progress bar with counts and time left, Pause/Resume and Stop, the
-"Needs you" queue, the live row table, and at the end Retry failed rows, a row's timeline, the results (copy or
-save) and the learned path in plain words."""
+"Needs you" queue, the live row table, and at the end Retry failed rows, Check and run again… (the rows that may have
+reached the site), a row's timeline, the results (copy or save) and the learned path in plain words, which scrolls in
+the room the rows' table leaves it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.routine.path import RoutinePath
 from app.routine.plan import RoutinePlan
@@ -13,6 +25,7 @@ from app.routine.types import Progress, RoutineSummary, RowStarted, RowStatus
 from app.text.i18n import tr
 from app.text.wording import format_duration
 from app.ui.routine.needs_you import NeedsYouBar
+from app.ui.routine.recheck import RecheckDialog
 from app.ui.routine.rows_table import RowsModel, RowsView
 from app.ui.routine.setup_view import heading
 from app.ui.routine.words import counts_words, path_words, progress_words, rows_through
@@ -22,6 +35,7 @@ class RunView(QWidget):
     pauseToggled = Signal()
     stopRequested = Signal()
     retryRequested = Signal()
+    rerunRequested = Signal(frozenset)  # the state keys of the rows the person checked: they run again
     timelineRequested = Signal(str)  # the row's run id in History
     copyRequested = Signal()
     saveRequested = Signal()
@@ -53,6 +67,8 @@ class RunView(QWidget):
         self.timeline_button = QPushButton(tr("Open the row's timeline"), self)
         self.timeline_button.setEnabled(False)
         self.retry_button = QPushButton(tr("Retry failed rows"), self)
+        self.recheck_button = QPushButton(tr("Check and run again…"), self)
+        self.recheck_button.setToolTip(tr("Rows that may have reached the site: check them there, then run them again"))
         self.copy_button = QPushButton(tr("Copy results"), self)
         self.save_button = QPushButton(tr("Save results…"), self)
         self.edit_button = QPushButton(tr("Edit routine"), self)
@@ -62,10 +78,12 @@ class RunView(QWidget):
         self.path.setWordWrap(True)
         self.path.setTextFormat(Qt.TextFormat.PlainText)
         self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.path_area = PathArea(self.path, self)
         self._lay_out()
         self.pause_button.clicked.connect(self.pauseToggled)
         self.stop_button.clicked.connect(self.stopRequested)
         self.retry_button.clicked.connect(self.retryRequested)
+        self.recheck_button.clicked.connect(self.check_and_run_again)
         self.copy_button.clicked.connect(self.copyRequested)
         self.save_button.clicked.connect(self.saveRequested)
         self.edit_button.clicked.connect(self.editRequested)
@@ -80,6 +98,7 @@ class RunView(QWidget):
         controls.addWidget(self.stop_button)
         after = QHBoxLayout()
         after.addWidget(self.retry_button)
+        after.addWidget(self.recheck_button)
         after.addStretch(1)
         after.addWidget(self.timeline_button)
         results = QHBoxLayout()
@@ -100,7 +119,7 @@ class RunView(QWidget):
         layout.addLayout(results)
         layout.addWidget(self.note)
         layout.addWidget(self.path_heading)
-        layout.addWidget(self.path)
+        layout.addWidget(self.path_area)
 
     # --- states ------------------------------------------------------------------------------------------------
 
@@ -133,12 +152,14 @@ class RunView(QWidget):
             button.setVisible(not running)
         self.say("")
         self.retry_button.setEnabled(False)
+        self.recheck_button.setVisible(False)
 
     def stopping(self) -> None:
         self.stop_button.setEnabled(False)
         self.line.setText(tr("Stopping every row…"))
 
     def show_progress(self, progress: Progress) -> None:
+        self.bar.setRange(0, max(1, progress.total))
         self.bar.setValue(rows_through(progress))
         self.line.setText(progress_words(progress))
         self.pause_button.setText(tr("Resume") if progress.paused else tr("Pause"))
@@ -149,17 +170,17 @@ class RunView(QWidget):
         self.bar.setRange(0, max(1, summary.rows))
         self.bar.setValue(summary.rows)
         counts = counts_words(summary.counts) or tr("nothing to do: every row was done before")
-        self.line.setText(
-            tr(
-                "Finished in {time}: {counts}. {calls} model calls.",
-                time=format_duration(summary.seconds),
-                counts=counts,
-                calls=summary.model_calls,
-            )
-        )
+        said = {"time": format_duration(summary.seconds), "counts": counts, "calls": summary.model_calls}
+        if summary.stopped:
+            self.line.setText(tr("Stopped after {time}: {counts}. {calls} model calls.", **said))
+        else:
+            self.line.setText(tr("Finished in {time}: {counts}. {calls} model calls.", **said))
         failed = summary.counts.get(RowStatus.FAILED, 0)
         self.retry_button.setEnabled(failed > 0)
         self.retry_button.setText(tr("Retry failed rows ({n})", n=failed) if failed else tr("Retry failed rows"))
+        unsure = len(self.model.maybe_sent())
+        self.recheck_button.setVisible(unsure > 0)
+        self.recheck_button.setText(tr("Check and run again… ({n})", n=unsure))
 
     def fail(self, words: str) -> None:
         self.set_running(False)
@@ -173,10 +194,24 @@ class RunView(QWidget):
     def show_path(self, path: RoutinePath | None) -> None:
         lines = path_words(path)
         self.path_heading.setVisible(bool(lines))
-        self.path.setVisible(bool(lines))
+        self.path_area.setVisible(bool(lines))
         self.path.setText("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
+        self.path_area.updateGeometry()
         if path is not None:
             self.path_heading.setText(tr("What it learned from row {row}", row=path.learned_from))
+
+    # --- rows that may have reached the site --------------------------------------------------------------------
+
+    def check_and_run_again(self) -> RecheckDialog:
+        """Check and run again…: those rows with what happened to each; the ones the person ticks run again."""
+        dialog = RecheckDialog(self.model.maybe_sent(), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.chosen.connect(self._rerun)
+        dialog.open()  # never exec(): a nested loop would stall the panel's loop
+        return dialog
+
+    def _rerun(self, numbers: list[int]) -> None:
+        self.rerunRequested.emit(frozenset(self.model.line(number).key for number in numbers))
 
     # --- a row's timeline --------------------------------------------------------------------------------------
 
@@ -192,3 +227,33 @@ class RunView(QWidget):
         run = self._selected_run()
         if run:
             self.timelineRequested.emit(run)
+
+
+class PathArea(QScrollArea):
+    """The learned path's lines: as tall as they are when there is room, else at least three of them, scrolled (the
+    rows' table keeps its rows in sight first). A Tab stop, so the keyboard scrolls it too."""
+
+    def __init__(self, label: QLabel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RoutinePathArea")
+        self.setWidget(label)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+
+    def sizeHint(self) -> QSize:
+        label = self.widget()
+        margins = self.contentsMargins()
+        height = label.heightForWidth(max(1, self.viewport().width())) if label is not None else 0
+        return QSize(super().sizeHint().width(), height + margins.top() + margins.bottom())
+
+    def minimumSizeHint(self) -> QSize:
+        lines = 3 * self.fontMetrics().lineSpacing()
+        return QSize(super().minimumSizeHint().width(), min(lines, self.sizeHint().height()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # its lines wrap anew: another height

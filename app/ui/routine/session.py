@@ -65,6 +65,8 @@ class RoutineHost:
     open_run: Callable[[str], object]  # a row's run in History, by its id
     demo_routine: DemoRoutine
     headless: bool = False
+    # The panel comes forward ("Show the panel" in a window that waits for the person).
+    bring_back: Callable[[], None] = lambda: None
 
 
 async def check(options: RoutineOptions) -> RoutinePlan:
@@ -73,6 +75,7 @@ async def check(options: RoutineOptions) -> RoutinePlan:
 
 
 class RoutineSession(QObject):
+    rowsPlanned = Signal(object)  # RowsPlanned
     rowStarted = Signal(object)  # RowStarted
     rowActivity = Signal(object)  # RowActivity
     rowFinished = Signal(object)  # RowFinished
@@ -131,6 +134,7 @@ class RoutineSession(QObject):
                     allowed_domains=allowed_sites or None,
                     llm_factory=model,
                     on_stop_pressed=self.stop,
+                    on_panel_pressed=host.bring_back,
                     window=host.window(),
                 ),
             )
@@ -141,6 +145,7 @@ class RoutineSession(QObject):
             self.failed.emit(tr("The routine could not start: {reason}", reason=str(exc) or type(exc).__name__))
             return
         runner = self._open.runner
+        runner.on("rows_planned", self.rowsPlanned.emit)
         runner.on("row_started", self.rowStarted.emit)
         runner.on("row_activity", self.rowActivity.emit)
         runner.on("row_finished", self.rowFinished.emit)
@@ -193,6 +198,10 @@ class RoutineSession(QObject):
     def answer(self, request: PersonRequest, allow: bool) -> None:
         if self._open is not None:
             self._open.runner.answer(request.id, allow)
+
+    def allow_every_row(self, request: PersonRequest) -> None:
+        if self._open is not None:
+            self._open.runner.answer(request.id, True, every_row=True)
 
     def bring_to_front(self, number: int) -> None:
         if self._open is not None:

@@ -6,11 +6,13 @@ Widgets only: the panel (app/ui/routine/panel.py) reads the files and runs the r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QCheckBox,
     QComboBox,
     QFormLayout,
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -32,6 +35,7 @@ from app.routine.rows import CSV_SUFFIXES, XLSX_SUFFIXES, RowTable
 from app.text.i18n import tr
 from app.ui.routine.chips import ColumnChips
 from app.ui.routine.library import SavedRoutine
+from app.ui.shortcuts import tab_chain
 
 PREVIEW_ROWS = 5
 ROWS_FILTER = "Spreadsheets (*.csv *.xlsx *.xlsm *.tsv *.txt)"
@@ -82,6 +86,7 @@ class SetupView(QWidget):
         self.preview.setAccessibleName(tr("The first rows"))
         self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.preview.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.preview.setTabKeyNavigation(False)  # one Tab stop (arrows move in it), never one per cell
         self.preview.verticalHeader().setDefaultSectionSize(24)
         self.preview.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.preview.hide()
@@ -122,10 +127,27 @@ class SetupView(QWidget):
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.problem.hide()
+        self.estimate = QLabel(self)  # about what it will cost (the panel fills it)
+        self.estimate.setObjectName("RoutineHint")
+        self.estimate.setWordWrap(True)
+        self.estimate.hide()
         self.save_button = QPushButton(tr("Save routine"), self)
+        self.note = QLabel(self)  # beside Save: "Saved as …", the setup kept from last time, a task refused
+        self.note.setObjectName("RoutineHint")
+        self.note.setWordWrap(True)
         self.run_button = QPushButton(tr("Run routine"), self)
         self.run_button.setProperty("role", "primary")
         self._lay_out()
+        for child in self.findChildren(QWidget):  # a spreadsheet dropped on a field opens as the rows, too
+            if child.acceptDrops():
+                child.installEventFilter(self)
+        self._task_in_sight = QTimer(self)
+        self._task_in_sight.setSingleShot(True)
+        self._task_in_sight.setInterval(0)
+        self._task_in_sight.timeout.connect(self._show_the_task)
+        application = QApplication.instance()
+        if isinstance(application, QApplication):
+            application.focusChanged.connect(self._focus_moved)
         self.open_button.clicked.connect(self.openRequested)
         self.paste_button.clicked.connect(self.pasteRequested)
         self.demo_button.clicked.connect(self.demoRequested)
@@ -133,6 +155,7 @@ class SetupView(QWidget):
         self.run_button.clicked.connect(self.runRequested)
 
     def _lay_out(self) -> None:
+        """The setup scrolls; what is wrong, Save and Run stay in sight below it."""
         top = QHBoxLayout()
         top.addWidget(self.saved, 1)
         files = QHBoxLayout()
@@ -147,29 +170,47 @@ class SetupView(QWidget):
         form.addRow(tr("Secret columns"), self.secret_columns)
         form.addRow(tr("Output columns"), self.output_columns)
         form.addRow(tr("Allowed sites"), self.allowed_sites)
+        content = QWidget(self)
+        page = QVBoxLayout(content)
+        page.setContentsMargins(14, 6, 14, 8)
+        page.setSpacing(8)
+        page.addLayout(top)
+        page.addWidget(self.name)
+        page.addWidget(heading(tr("Rows"), content))
+        page.addLayout(files)
+        page.addWidget(self.demo_button)
+        page.addWidget(self.file_label)
+        page.addWidget(self.preview)
+        page.addWidget(heading(tr("Task for each row"), content))
+        page.addWidget(self.chips_hint)
+        page.addWidget(self.chips)
+        page.addWidget(self.template)
+        page.addWidget(heading(tr("Options"), content))
+        page.addLayout(form)
+        page.addStretch(1)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setObjectName("RoutineScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setFocusPolicy(
+            Qt.FocusPolicy.NoFocus
+        )  # no stop of its own (Tab scrolls each field into sight)
+        self.scroll_area.setWidget(content)
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
-        buttons.addStretch(1)
+        buttons.addWidget(self.note, 1)
         buttons.addWidget(self.run_button)
+        footer = QVBoxLayout()
+        footer.setContentsMargins(14, 6, 14, 12)
+        footer.setSpacing(8)
+        footer.addWidget(self.problem)
+        footer.addWidget(self.estimate)
+        footer.addLayout(buttons)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 6, 14, 12)
-        layout.setSpacing(8)
-        layout.addLayout(top)
-        layout.addWidget(self.name)
-        layout.addWidget(heading(tr("Rows"), self))
-        layout.addLayout(files)
-        layout.addWidget(self.demo_button)
-        layout.addWidget(self.file_label)
-        layout.addWidget(self.preview)
-        layout.addWidget(heading(tr("Task for each row"), self))
-        layout.addWidget(self.chips_hint)
-        layout.addWidget(self.chips)
-        layout.addWidget(self.template)
-        layout.addWidget(heading(tr("Options"), self))
-        layout.addLayout(form)
-        layout.addWidget(self.problem)
-        layout.addStretch(1)
-        layout.addLayout(buttons)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.scroll_area, 1)
+        layout.addLayout(footer)
 
     # --- what the panel shows here -----------------------------------------------------------------------------
 
@@ -199,12 +240,36 @@ class SetupView(QWidget):
         self.preview.setFixedHeight(24 * (len(shown) + 1) + scrollbar + 6)
         self.preview.show()
         self.chips.set_columns(table.columns)
+        tab_chain(self.preview, *self.chips.chips, self.template)  # the chips are new: in reading order for Tab
         self.chips_hint.show()
         self.show_problem("")
+
+    def show_estimate(self, text: str) -> None:
+        self.estimate.setText(text)
+        self.estimate.setVisible(bool(text))
 
     def show_problem(self, text: str) -> None:
         self.problem.setText(text)
         self.problem.setVisible(bool(text))
+        if text:
+            self.note.clear()
+
+    def to_the_task(self) -> None:
+        """Rows just opened: the task comes next, so an empty task box takes the keyboard, scrolled into sight."""
+        if not self.template.toPlainText().strip():
+            self.template.setFocus(Qt.FocusReason.OtherFocusReason)
+            self._task_in_sight.start()  # once the preview's new rows have moved it (on the loop's next turn)
+
+    def _focus_moved(self, _old: QWidget | None, new: QWidget | None) -> None:
+        """What takes the keyboard in the form is scrolled into sight, however it came there (Tab from the mode switch
+        above, the task box after the rows opened)."""
+        content = self.scroll_area.widget()
+        if new is not None and content is not None and content.isAncestorOf(new):
+            self.scroll_area.ensureWidgetVisible(new)
+
+    def _show_the_task(self) -> None:
+        if self.template.hasFocus():  # unless the person has gone on elsewhere meanwhile
+            self.scroll_area.ensureWidgetVisible(self.template)
 
     def insert_column(self, column: str) -> None:
         self.template.insertPlainText("{" + column + "}")
@@ -234,6 +299,16 @@ class SetupView(QWidget):
         self.output_columns.setText(", ".join(routine.output_columns))
         self.allowed_sites.setText(", ".join(routine.allowed_sites))
 
+    def forget(self, routine: SavedRoutine) -> None:
+        """Empty each field that still holds what ``routine`` put there (the demo's, once the person's own rows
+        come)."""
+        if self.name.text() == routine.name:
+            self.name.clear()
+        if self.template.toPlainText() == routine.template:
+            self.template.clear()
+        if self.start_url.text() == routine.start_url:
+            self.start_url.clear()
+
     def routine(self, rows_file: Path | None) -> SavedRoutine:
         """What is set up now, as a routine to save or run."""
         return SavedRoutine(
@@ -260,8 +335,21 @@ class SetupView(QWidget):
             event.acceptProposedAction()
             self.fileDropped.emit(path)
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A field that takes drops (the task, a line) would paste a spreadsheet's path: it opens as the rows."""
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop):
+            drop = cast(QDropEvent, event)
+            path = _dropped_file(drop)
+            if path is not None:
+                drop.acceptProposedAction()
+                if kind == QEvent.Type.Drop:
+                    self.fileDropped.emit(path)
+                return True
+        return super().eventFilter(watched, event)
 
-def _dropped_file(event: QDragEnterEvent | QDropEvent) -> Path | None:
+
+def _dropped_file(event: QDropEvent) -> Path | None:
     urls = event.mimeData().urls() if event.mimeData() is not None else []
     if len(urls) != 1 or not urls[0].isLocalFile():
         return None

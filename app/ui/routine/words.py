@@ -1,12 +1,13 @@
-"""What the Routine mode says: a row's status in a word and a colour, the progress line, the learned path in plain
-words. Everything comes from typed values (RowStatus, Progress, RoutinePath), never from English read back."""
+"""What the Routine mode says: a row's status in a word and a colour, how it ended, the progress line, the learned path
+in plain words. Everything comes from typed values (RowStatus, RowOutcome, Progress, RoutinePath), never from English
+read back."""
 
 from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
 from app.routine.path import PathStep, RoutinePath
-from app.routine.types import Progress, RowStatus
+from app.routine.types import MaybeSent, Progress, RowOutcome, RowStatus
 from app.text.element_words import target_words
 from app.text.i18n import tr
 from app.text.wording import describe_action, format_duration
@@ -30,6 +31,37 @@ def status_words(status: str) -> str:
         RowStatus.INTERRUPTED: tr("Interrupted"),
         RowStatus.SKIPPED: tr("Skipped"),
     }.get(status, status)
+
+
+def may_have_reached_the_site(outcome: RowOutcome) -> bool:
+    """A row that ended before anyone knew whether its data reached the site: it runs again only once the person
+    checked the site and chose it (Check and run again…)."""
+    return outcome.status == RowStatus.INTERRUPTED or outcome.unclear
+
+
+def outcome_words(outcome: RowOutcome) -> str:
+    """How a row ended, as the panel says it: its result; for a row that may have reached the site, what happened and
+    what the person can do here (the results file's words name the command line's flag)."""
+    if not may_have_reached_the_site(outcome):
+        return outcome.result
+    what = {
+        MaybeSent.BROWSER_GONE: tr("Its browser went away in the middle of the row: its data may have been sent."),
+        MaybeSent.STOPPED: tr("You stopped the routine after this row may have sent its data."),
+        MaybeSent.ERROR: tr("Something went wrong after this row may have sent its data."),
+        MaybeSent.ANSWER_UNCLEAR: tr(
+            "It was sent, and the site's answer was unclear: the next step could have sent it again, so it was held "
+            "back."
+        ),
+        MaybeSent.FOREIGN_KEYS: tr(
+            "It was sent after keys the agent did not type reached its page: the site may hold it garbled."
+        ),
+        None: tr("It may have reached the site before it ended."),
+    }[outcome.maybe_sent]
+    return (
+        what
+        + " "
+        + tr("It runs again only if you choose it under “Check and run again…”, once you have checked the site.")
+    )
 
 
 def status_color(status: str, t: Theme) -> QColor:
@@ -64,21 +96,24 @@ def counts_words(counts: dict[str, int]) -> str:
 
 
 def rows_through(progress: Progress) -> int:
-    """Rows that have an outcome (this run's or an earlier run's)."""
+    """Rows of this run that have an outcome."""
     return sum(progress.counts.get(status, 0) for status in _COUNTED)
 
 
 def progress_words(progress: Progress) -> str:
-    """The line under the progress bar: how many rows are through, the counts, and the time left."""
+    """The line under the progress bar, of this run: how many of its rows are through, the counts, and the time
+    left (the rows earlier runs ended, which it leaves, in a word at the end)."""
     through = rows_through(progress)
     line = tr("{done} of {total} rows", done=through, total=progress.total)
     counts = counts_words(progress.counts)
     if counts:
         line += " · " + counts
     if progress.paused:
-        line += " · " + tr("paused")
+        line += " · " + (tr("paused at your limit") if progress.at_limit else tr("paused by you"))
     elif progress.left and progress.seconds_left is not None:
         line += " · " + tr("about {time} left", time=format_duration(progress.seconds_left))
+    if progress.earlier:
+        line += " · " + tr("{n} kept from earlier runs", n=progress.earlier)
     return line
 
 

@@ -12,6 +12,7 @@ from PySide6.QtGui import (
     QKeySequence,
     QPainter,
     QPaintEvent,
+    QPen,
     QResizeEvent,
 )
 from PySide6.QtWidgets import QAbstractItemView, QGraphicsDropShadowEffect, QListView, QMenu, QPushButton, QWidget
@@ -164,6 +165,7 @@ class TimelineView(QListView):
         Down and Enter work without a click first."""
         chosen = self.currentIndex().isValid()
         super().focusInEvent(event)  # Qt would make the first card (the task, far above) the current one
+        self.viewport().update()  # the focus ring
         if chosen or self.model().rowCount() == 0:
             return
         model = self.timeline
@@ -171,6 +173,10 @@ class TimelineView(QListView):
         if self._follow or not index.isValid():
             index = model.index(model.rowCount() - 1)
         self.setCurrentIndex(index)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        super().focusOutEvent(event)
+        self.viewport().update()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -207,6 +213,12 @@ class TimelineView(QListView):
         super().paintEvent(event)
         if self.model().rowCount() == 0:
             self._paint_empty()
+        if self.hasFocus():  # the focus ring a Tab stop shows (the list itself has no border to colour)
+            painter = QPainter(self.viewport())
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(QPen(theme().accent, 2))
+            painter.drawRoundedRect(QRectF(self.viewport().rect()).adjusted(1, 1, -1, -1), 6, 6)
+            painter.end()
 
     def _paint_empty(self) -> None:
         """A friendly first screen instead of a blank list."""
