@@ -30,14 +30,14 @@ class RunLedger:
         await asyncio.to_thread(self._store.start, self._plan.keys[number - 1], number, browser)
         self._count(number, RowStatus.RUNNING)
 
-    async def finish(self, numbers: int | list[int], outcome: RowOutcome, *, rest: bool = False) -> list[int]:
-        """The rows' ending, saved and counted, and the results written when due. ``rest``: the rest of a run, never
-        begun: only the rows the state knows get it there; the others get it in the results only (one write,
-        whatever their number), and run next time as any row the state does not know. The rows, as a list."""
-        numbers = [numbers] if isinstance(numbers, int) else numbers
-        saved = [n for n in numbers if n in self.known] if rest else numbers
-        if rest:
-            self._rest = outcome
+    async def finish(self, numbers: int | list[int], outcome: RowOutcome) -> list[int]:
+        """A row's ending, saved and counted, and the results written when due; or the same ending for the rest of a
+        run (a list, never begun): only the rows the state knows get it there, the others in the results only (one
+        write, whatever their number), and they run next time as any row the state does not know. The rows."""
+        if isinstance(numbers, int):
+            numbers = saved = [numbers]
+        else:
+            saved, self._rest = [n for n in numbers if n in self.known], outcome
         keys = self._plan.keys
         await asyncio.to_thread(self._store.finish_all, [(keys[n - 1], n) for n in saved], outcome)
         for number in numbers:

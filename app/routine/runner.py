@@ -94,8 +94,7 @@ class RoutineRunner:
         ``price``: the model's (None: not known); ``limit``: past it the routine pauses and asks (cost.py)."""
         self.plan = plan
         self._store = store
-        self._lanes = list(lanes)
-        self._lanes_left = len(self._lanes)
+        self._lanes, self._lanes_left = list(lanes), len(lanes)
         self._model = model
         self._config = config.model_copy(update={"result_fields": plan.options.output_columns})
         self._guardrails = guardrails
@@ -289,7 +288,8 @@ class RoutineRunner:
             stopped = self._stopping
             reason = tr("The routine was stopped before this row started.") if stopped else no_browser_left(self._lanes)
             left, self._todo = list(self._todo), deque()
-            await self._finish(left, RowOutcome(RowStatus.SKIPPED if stopped else RowStatus.ERROR, reason), rest=True)
+            if left:
+                await self._finish(left, RowOutcome(RowStatus.SKIPPED if stopped else RowStatus.ERROR, reason))
             await self._ledger.write(final=True)
         counts = Counter(outcome.status for outcome in kept.values()) + self._ledger.counts
         return RoutineSummary(
@@ -433,8 +433,8 @@ class RoutineRunner:
             log.warning("the routine's saved path could not be read; it is learned again")
             return None
 
-    async def _finish(self, numbers: int | list[int], outcome: RowOutcome, *, rest: bool = False) -> None:
-        numbers = await self._ledger.finish(numbers, outcome, rest=rest)
+    async def _finish(self, numbers: int | list[int], outcome: RowOutcome) -> None:
+        numbers = await self._ledger.finish(numbers, outcome)
         many = len(numbers) > BIG_FILE  # the rest of a huge file: one event, not one per row
         for event in [RowsFinished(len(numbers), outcome)] if many else [RowFinished(n, outcome) for n in numbers]:
             self._emit("rows_finished" if many else "row_finished", event)
