@@ -16,6 +16,9 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 # "<div class=overlay>…</div> intercepts pointer events": the element another one covers.
 _INTERCEPT = re.compile(r"(<[^>]*>.*?) intercepts pointer events")
+# A server that refused the connection for now: "Unexpected status 429 when connecting to http://…/json/version/."
+# (CDP over http) or "WebSocket error: ws://… 503 Service Unavailable" (CDP or a Playwright server over ws).
+_BUSY_ANSWER = re.compile(r"(?:Unexpected status|WebSocket error: \S+) (429|503)\b")
 # Why an element was not ready when an action's wait ran out, as Playwright's call log says it.
 _NOT_READY = (
     "element is not visible",
@@ -71,3 +74,10 @@ def profile_in_use(exc: PlaywrightError) -> bool:
 def missing_library(exc: PlaywrightError, library: str) -> bool:
     """Chromium could not start because the system lacks ``library`` (the loader names it: "libatomic.so.1")."""
     return library in message_of(exc)
+
+
+def busy_answer(exc: BaseException) -> int | None:
+    """The HTTP status (429 or 503) a browser endpoint refused a connection with because it is full for now (its
+    queue, a rate limit): worth asking again later. None for any other failure."""
+    found = _BUSY_ANSWER.search(first_line(exc))
+    return int(found.group(1)) if found else None

@@ -17,6 +17,8 @@ import asyncio
 import dataclasses
 import json
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,10 +40,20 @@ from app.core.clean_text import valid_text
 from app.core.safety.secrets import mask_everywhere
 from app.engine_args import base_url_problem, resolve_settings
 from app.routine.paths import PathChange
-from app.routine.plan import plan_routine
-from app.routine.rows import RowsError
+from app.routine.plan import pace_words, plan_routine
+from app.routine.rows import ReadingStopped, RowsError
 from app.routine.state import RoutineBusy
-from app.routine.types import LimitReached, Progress, RoutineOptions, RoutineSummary, RowFinished, RowStarted, RowStatus
+from app.routine.types import (
+    BrowserNote,
+    LimitReached,
+    Progress,
+    RoutineOptions,
+    RoutineSummary,
+    RowFinished,
+    RowsFinished,
+    RowStarted,
+    RowStatus,
+)
 from app.safety_from_settings import check_upload_dirs
 from app.settings.model import SettingsUnreadable, endpoint_ready, read_settings
 from app.settings.paths import app_paths
@@ -122,10 +134,21 @@ async def run_routine(
         _tell(printer, refused)
         return EXIT_ERROR
     paths = app_paths()
+    reading_stopped = threading.Event()  # Ctrl+C while a big file is read: the reading ends
+
+    async def stop_reading() -> None:
+        reading_stopped.set()
+
     try:
-        plan = await asyncio.to_thread(plan_routine, routine_options(args))
+        planning = asyncio.ensure_future(asyncio.to_thread(plan_routine, routine_options(args), reading_stopped.is_set))
+        plan = await signals.until_stopped(planning, stop_reading)
+        if plan is None:
+            raise ReadingStopped("")
         loaded = await asyncio.to_thread(read_settings, paths.settings_file)
         upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
+    except ReadingStopped:
+        _tell(printer, "Stopped before the routine started.")
+        return EXIT_STOPPED
     except (RowsError, SettingsUnreadable, ValueError) as exc:
         _tell(printer, str(exc))
         return EXIT_ERROR
@@ -172,6 +195,9 @@ async def run_routine(
     runner.on("row_started", lambda started: _started(printer, started, total))
     runner.on("row_finished", lambda finished: _finished(printer, say, finished, total))
     runner.on("path_changed", lambda change: _path_changed(printer, say, change))
+    runner.on("browser_note", lambda note: _browser_note(printer, say, note))
+    runner.on("row_finished", _pace(say, total, args.parallel))
+    runner.on("rows_finished", lambda rest: _rest(printer, say, rest))
     _tell_costs(runner, say, printer, person_present)
     person = TerminalPerson(runner, sys.stdin.fileno(), say, windowless=args.headless) if person_present else None
     teacher = TerminalTeacher(runner, sys.stdin.fileno(), say, printer) if args.teach else None
@@ -270,3 +296,36 @@ def _finished(printer: EventPrinter | None, say: Say, finished: RowFinished, tot
         return
     words = valid_text(mask_everywhere(outcome.result.splitlines()[0] if outcome.result else ""))
     say.line(f"Row {finished.number} of {total}: {outcome.status} — {words[:200]}")
+
+
+def _rest(printer: EventPrinter | None, say: Say, rest: RowsFinished) -> None:
+    """The rest of a huge file ended alike (a Stop): one line, not one per row."""
+    if printer is not None:
+        printer.event("rows_finished", {"rows": rest.rows, "status": str(rest.outcome.status)})
+    else:
+        say.line(f"{rest.rows:,} rows {rest.outcome.status}: {rest.outcome.result}")
+
+
+def _pace(say: Say, total: int, parallel: int) -> Callable[[RowFinished], None]:
+    """After the first row that ran, for a huge file: what the whole file means at that pace."""
+    told = False
+
+    def heard(finished: RowFinished) -> None:
+        nonlocal told
+        if not told and finished.outcome.seconds > 0:
+            told = True
+            words = pace_words(total, finished.outcome.seconds, parallel)
+            if words is not None:
+                say.line(words)
+
+    return heard
+
+
+def _browser_note(printer: EventPrinter | None, say: Say, note: BrowserNote) -> None:
+    """What a remote browser does to the routine (a grid's queue, a full endpoint, a pause), as it happens."""
+    if printer is not None:
+        words = valid_text(mask_everywhere(note.words))
+        payload = {"browser": note.browser, "kind": note.kind, "words": words, "seconds": round(note.seconds, 1)}
+        printer.event("browser_note", payload)
+        return
+    say.line(valid_text(mask_everywhere(note.words)))

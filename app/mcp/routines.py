@@ -11,7 +11,6 @@ rows. Neither is ever a hidden or key-like file, nor inside the app's own folder
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import os
 import secrets
@@ -28,7 +27,7 @@ from app.mcp.tasks import CANCEL_WAIT, FindPanel
 from app.mcp.views import RoutineStatus, RoutineView
 from app.routine.files import NotAFile, kind_words, read_regular
 from app.routine.plan import RoutinePlan, plan_routine
-from app.routine.results import results_text
+from app.routine.results import header_text
 from app.routine.types import Progress, RoutineOptions
 
 if TYPE_CHECKING:
@@ -239,9 +238,7 @@ def _check_results_ours(plan: RoutinePlan) -> None:
         raise ValueError(f"results_path: {exc} The results are written only to a file of their own.") from None
     except OSError as exc:
         raise ValueError(f"results_path {path} cannot be read: {exc.strerror or exc}.") from None
-    header = results_text(
-        dataclasses.replace(plan.table, rows=()), [], {}, list(plan.secrets), plan.options.output_columns
-    )
+    header = header_text(plan.table, plan.options.output_columns)
     if not first.startswith(("\ufeff" + header).encode()):
         raise ValueError(
             f"{path} already exists and is not this routine's results (its first line is not the header the app "

@@ -170,10 +170,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         await asyncio.to_thread(store.close)
         raise
     if setup.on_stop_pressed is not None:  # Esc or Stop in any of the routine's windows, in every browser
-        for bar in browsers.stop_bars:
-            with contextlib.suppress(Exception):
-                await bar.install(setup.on_stop_pressed, setup.on_panel_pressed)
-                await bar.show()
+        await browsers.stop_with(setup.on_stop_pressed, setup.on_panel_pressed)
     config = settings.agent_config()
     if setup.max_duration:
         config = config.model_copy(update={"max_duration": setup.max_duration})
@@ -182,7 +179,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     runner = RoutineRunner(
         plan,
         store,
-        browsers.slots,
+        browsers.lanes,
         model,
         config=config,
         guardrails=guardrails,
@@ -193,6 +190,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         price=token_price(settings),
         limit=limit,
     )
+    browsers.tell(runner.browser_note)
     if setup.on_stop_pressed is not None:
         from app.routine.bars import RoutineBars
 

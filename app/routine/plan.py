@@ -4,18 +4,20 @@ output columns named. Everything wrong is a RowsError in plain words, raised bef
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.routine.results import RESULT_COLUMNS, check_results_file, result_columns, write_results
+from app.routine.results import BIG_FILE, RESULT_COLUMNS, check_results_file, result_columns
 from app.routine.rows import RowsError, RowTable, columns_words, read_rows
-from app.routine.state import RowRecord, row_keys
+from app.routine.state import row_keys
 from app.routine.template import Template, bind_columns, check_row, parse_template, render, secret_names
 from app.routine.types import RoutineOptions
 
 # An output column is a key of the done tool's data object: a plain name the model can write back exactly.
 _OUTPUT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 MAX_PARALLEL = 8
+# A cell written like a secret placeholder (check_row) starts so.
+_PLACEHOLDER_OPENS = re.compile("<secret>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -40,11 +42,6 @@ class RoutinePlan:
         client wrote."""
         return "" if self.options.from_client else self.template.literal_text
 
-    def write_results(self, records: Mapping[str, RowRecord]) -> None:
-        """The results file as ``records`` say (it writes the disk: off the event loop)."""
-        keys, secrets, outputs = self.keys, list(self.secrets), self.options.output_columns
-        write_results(self.options.results_path(), self.table, keys, records, secrets, outputs)
-
     def task(self, number: int) -> str:
         row = self.table.rows[number - 1]
         return render(self.template, row, self.secrets, self.options.output_columns)
@@ -55,14 +52,14 @@ class RoutinePlan:
         return {column: value for column, value in row.values.items() if column not in self.secrets}
 
 
-def plan_routine(options: RoutineOptions) -> RoutinePlan:
-    """Reads the rows file: call it off the event loop."""
+def plan_routine(options: RoutineOptions, stopped: Callable[[], bool] = lambda: False) -> RoutinePlan:
+    """Reads the rows file (rows.ReadingStopped once ``stopped()`` says so): call it off the event loop."""
     if not options.template.strip():
         raise RowsError("The task is empty; say what the agent should do for each row, with {column} for its values.")
     if not 1 <= options.parallel <= MAX_PARALLEL:
         raise RowsError(f"--parallel must be 1 to {MAX_PARALLEL}, not {options.parallel}.")
     template = parse_template(options.template)
-    table = read_rows(options.rows_file)
+    table = read_rows(options.rows_file, stopped)
     template = bind_columns(template, table.columns)
     if not template.columns:
         raise RowsError(
@@ -76,7 +73,9 @@ def plan_routine(options: RoutineOptions) -> RoutinePlan:
         check_results_file(options.results_path(), options.rows_file)
     except ValueError as exc:
         raise RowsError(str(exc)) from None
-    problems = {row.number: problem for row in table.rows if (problem := check_row(row, secrets, codes))}
+    problems = {}
+    if secrets or table.rows.contain(_PLACEHOLDER_OPENS):  # else no row has a problem: not looked at one by one
+        problems = {row.number: problem for row in table.rows if (problem := check_row(row, secrets, codes))}
     return RoutinePlan(
         options=options,
         table=table,
@@ -85,6 +84,19 @@ def plan_routine(options: RoutineOptions) -> RoutinePlan:
         one_time_codes=codes,
         keys=row_keys(table.rows, list(secrets)),
         problems=problems,
+    )
+
+
+def pace_words(rows: int, seconds_a_row: float, parallel: int) -> str | None:
+    """What a huge file means, once its first row has set the pace: "500,000 rows: about 23 days at the first row's
+    pace; use --parallel or split the file". None for a file that is not huge (up to results.BIG_FILE rows)."""
+    if rows <= BIG_FILE:
+        return None
+    hours = rows * seconds_a_row / max(1, parallel) / 3600
+    took = f"{hours / 24:,.0f} days" if hours >= 48 else f"{hours:,.0f} hours"
+    advice = "split the file" if parallel >= MAX_PARALLEL else "use --parallel or split the file"
+    return (
+        f"{rows:,} rows: about {took} at the first row's pace ({seconds_a_row:.1f} s, {parallel} at a time); {advice}."
     )
 
 

@@ -18,6 +18,7 @@ from app.core.tools.control import DONE
 from app.core.types import AgentStatus, ExecutionResult, StepEvent
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
+from app.routine.teach import Teachable
 from app.routine.types import MaybeSent, RowOutcome, RowStatus
 from app.text.hand_off import quoted_reason
 from app.text.i18n import tr
@@ -43,6 +44,18 @@ class RowSlot(Protocol):
 
     @property
     def foreign_keys(self) -> Sequence[ForeignKeys]: ...
+
+
+class Slot(RowSlot, Teachable, Protocol):
+    """A row's window as the runner uses it (Show me once shows a row in it too)."""
+
+
+class RunRecorder(Protocol):
+    """Saves a row's run in History (app/history/recorder.py)."""
+
+    async def finish(self) -> str:
+        """Waits for the save; the run's id ("" when none was saved)."""
+        ...
 
 
 def row_guardrails(base: Guardrails, plan: RoutinePlan, number: int, confirm: ConfirmHandler | None) -> Guardrails:

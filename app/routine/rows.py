@@ -10,35 +10,35 @@ import csv
 import datetime as dt
 import io
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from app.routine.files import NotAFile, read_regular
+from app.routine.packed import PackedRows, RowPacker
 
 CSV_SUFFIXES = frozenset({".csv", ".txt", ".tsv"})
 XLSX_SUFFIXES = frozenset({".xlsx", ".xlsm"})
 # Enough for the largest spreadsheet a person would hand a browser routine; a bigger file is refused, not read whole.
 MAX_BYTES = 50 * 1024 * 1024
+# An .xlsx is compressed: its first sheet (and the text its cells share) is counted unpacked, as it is read.
+MAX_UNPACKED = 4 * MAX_BYTES
+_STOP_EVERY = 1000  # rows read between looks at whether the person stopped
 
 
 class RowsError(ValueError):
     """The rows file cannot be used; the message says why and what to do, in plain words."""
 
 
-@dataclass(frozen=True)
-class Row:
-    """One data row: ``number`` counts data rows from 1 (the header is not one), as the user reads the sheet."""
-
-    number: int
-    values: Mapping[str, str]
+class ReadingStopped(RowsError):
+    """The person stopped the routine while its rows file was being read."""
 
 
 @dataclass(frozen=True)
 class RowTable:
     path: Path
     columns: tuple[str, ...]
-    rows: tuple[Row, ...]
+    rows: PackedRows  # a Row is made when one is asked for
     # The CSV's delimiter (the results file is written with the same one, as the user's Excel expects); "," for xlsx.
     delimiter: str = ","
 
@@ -51,8 +51,9 @@ def columns_words(columns: tuple[str, ...] | list[str]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
-def read_rows(path: Path) -> RowTable:
-    """The file's header and rows. Reads the disk: call it off the event loop."""
+def read_rows(path: Path, stopped: Callable[[], bool] = lambda: False) -> RowTable:
+    """The file's header and rows, read as a stream; ReadingStopped as soon as ``stopped()`` says so. Reads the disk:
+    call it off the event loop."""
     suffix = path.suffix.lower()
     if suffix == ".xls":
         raise RowsError(f"{path} is an old Excel file (.xls); open it in Excel and save it as .xlsx or CSV.")
@@ -71,14 +72,12 @@ def read_rows(path: Path) -> RowTable:
     if not data.strip():
         raise RowsError(f"The rows file {path} is empty: it needs a header row with the column names, then rows.")
     if suffix in XLSX_SUFFIXES or data[:4] == b"PK\x03\x04":
-        header, cells = _xlsx(path, data)
-        delimiter = ","
-    else:
-        header, cells, delimiter = _csv(path, data)
-    return _table(path, header, cells, delimiter)
+        return _xlsx(path, data, stopped)
+    header, cells, delimiter = _csv(path, data)
+    return _table(path, header, cells, delimiter, stopped)
 
 
-def _csv(path: Path, data: bytes) -> tuple[list[str], list[list[str]], str]:
+def _csv(path: Path, data: bytes) -> tuple[list[str], Iterator[list[str]], str]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -86,13 +85,18 @@ def _csv(path: Path, data: bytes) -> tuple[list[str], list[list[str]], str]:
             f'{path} is not UTF-8 text. In Excel, save it as "CSV UTF-8 (Comma delimited)", or save it as .xlsx.'
         ) from None
     delimiter = _delimiter(text, path.suffix.lower())
+    records = _csv_records(path, csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
+    header = next(records, None)
+    if header is None:
+        raise RowsError(f"The rows file {path} is empty: it needs a header row with the column names, then rows.")
+    return header, records, delimiter
+
+
+def _csv_records(path: Path, reader: Iterator[list[str]]) -> Iterator[list[str]]:
     try:
-        records = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
+        yield from reader
     except csv.Error as exc:
         raise RowsError(f"{path} is not a CSV file that can be read: {exc}.") from None
-    if not records:
-        raise RowsError(f"The rows file {path} is empty: it needs a header row with the column names, then rows.")
-    return records[0], records[1:], delimiter
 
 
 def _delimiter(text: str, suffix: str) -> str:
@@ -109,25 +113,45 @@ def _outside_quotes(line: str) -> str:
     return "".join(part for i, part in enumerate(line.split('"')) if i % 2 == 0)
 
 
-def _xlsx(path: Path, data: bytes) -> tuple[list[str], list[list[str]]]:
+def _xlsx(path: Path, data: bytes, stopped: Callable[[], bool]) -> RowTable:
     import openpyxl  # only for .xlsx files
     from openpyxl.utils.exceptions import InvalidFileException
 
     try:
+        _check_unpacked(path, data)
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except (InvalidFileException, zipfile.BadZipFile, OSError, KeyError, ValueError) as exc:
+        if isinstance(exc, RowsError):
+            raise
         raise RowsError(f"{path} is not an Excel workbook that can be read ({exc}); save it again as .xlsx.") from None
     try:
         if not book.worksheets:
             raise RowsError(f"{path} has no sheet.")
-        records = [[_cell(value) for value in row] for row in book.worksheets[0].iter_rows(values_only=True)]
+        records = ([_cell(value) for value in row] for row in book.worksheets[0].iter_rows(values_only=True))
+        header = next((record for record in records if any(record)), None)  # blank lines above the header go
+        if header is None:
+            raise RowsError(
+                f"The first sheet of {path} is empty: it needs a header row with the column names, then rows."
+            )
+        return _table(path, header, records, ",", stopped)
     finally:
         book.close()
-    while records and not any(records[0]):
-        records.pop(0)  # blank lines above the header
-    if not records:
-        raise RowsError(f"The first sheet of {path} is empty: it needs a header row with the column names, then rows.")
-    return records[0], records[1:]
+
+
+def _check_unpacked(path: Path, data: bytes) -> None:
+    """RowsError for a workbook whose sheets and shared text unpack to more than MAX_UNPACKED (a small file can hold
+    a sheet of hundreds of MB): the zip's own directory says, before anything is unpacked."""
+    with zipfile.ZipFile(io.BytesIO(data)) as book:
+        unpacked = sum(
+            info.file_size
+            for info in book.infolist()
+            if info.filename.startswith("xl/worksheets/") or info.filename == "xl/sharedStrings.xml"
+        )
+    if unpacked > MAX_UNPACKED:
+        raise RowsError(
+            f"{path} unpacks to {unpacked // (1024 * 1024)} MB of sheets (more than {MAX_UNPACKED // (1024 * 1024)} "
+            "MB); split it into smaller files, or save its rows as CSV."
+        )
 
 
 def _cell(value: object) -> str:
@@ -146,7 +170,9 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def _table(path: Path, header: list[str], records: list[list[str]], delimiter: str) -> RowTable:
+def _table(
+    path: Path, header: list[str], records: Iterable[list[str]], delimiter: str, stopped: Callable[[], bool]
+) -> RowTable:
     names = [name.strip() for name in header]
     while names and not names[-1]:
         names.pop()  # empty cells after the last column (Excel leaves them)
@@ -163,9 +189,11 @@ def _table(path: Path, header: list[str], records: list[list[str]], delimiter: s
             f"{path} has more than one column named {columns_words(twice)}; give every column its own name "
             f"(columns found: {found})."
         )
-    rows: list[Row] = []
+    rows = RowPacker(tuple(names))
     for line, record in enumerate(records, 2):
-        cells = list(record)
+        if line % _STOP_EVERY == 0 and stopped():
+            raise ReadingStopped(f"Stopped while reading {path}.")
+        cells = record
         if not any(cell.strip() for cell in cells):
             continue  # a blank line (Excel often ends a file with some)
         extra = [cell for cell in cells[len(names) :] if cell.strip()]
@@ -175,7 +203,7 @@ def _table(path: Path, header: list[str], records: list[list[str]], delimiter: s
                 "for a missing column name or an unquoted separator."
             )
         cells += [""] * (len(names) - len(cells))
-        rows.append(Row(number=len(rows) + 1, values=dict(zip(names, cells[: len(names)], strict=True))))
-    if not rows:
+        rows.add(cells[: len(names)])
+    if not len(rows):
         raise RowsError(f"{path} has a header ({found}) but no rows below it: add the rows the routine should run.")
-    return RowTable(path=path, columns=tuple(names), rows=tuple(rows), delimiter=delimiter)
+    return RowTable(path=path, columns=tuple(names), rows=rows.rows(), delimiter=delimiter)

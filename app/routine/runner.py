@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from app.background import Background
 from app.core.abort import AbortSignal
@@ -34,16 +34,20 @@ from app.core.types import (
     ThinkingActivity,
 )
 from app.routine.cost import NO_LIMIT, Meter, first_row_calls
+from app.routine.lanes import Lane, no_browser_left, window_unless
 from app.routine.learning import Learning
+from app.routine.ledger import RunLedger
 from app.routine.path import RoutinePath, may_send
 from app.routine.paths import PathBook
 from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
-from app.routine.row import RowSlot, build_agent, outcome_of, row_guardrails
-from app.routine.state import RoutineStore, status_counts
-from app.routine.teach import Teachable, Teaching, show_row
+from app.routine.results import BIG_FILE
+from app.routine.row import RunRecorder, Slot, build_agent, outcome_of, row_guardrails
+from app.routine.state import RoutineStore
+from app.routine.teach import Teaching, show_row
 from app.routine.types import (
+    BrowserNote,
     Limit,
     PersonRequest,
     Progress,
@@ -52,6 +56,7 @@ from app.routine.types import (
     RowActivity,
     RowFinished,
     RowOutcome,
+    RowsFinished,
     RowsPlanned,
     RowStarted,
     RowStatus,
@@ -67,29 +72,14 @@ log = logging.getLogger(__name__)
 WIND_DOWN = 30.0
 
 
-class Slot(RowSlot, Teachable, Protocol):
-    pass
-
-
-class RunRecorder(Protocol):
-    """Saves a row's run in History (app/history/recorder.py)."""
-
-    async def finish(self) -> str:
-        """Waits for the save; the run's id ("" when none was saved)."""
-        ...
-
-
 class RoutineRunner:
-    """``await run()`` once. Events (``on``): rows_planned(RowsPlanned), row_started(RowStarted),
-    row_activity(RowActivity), row_finished(RowFinished), person_needed(PersonRequest), person_done(PersonRequest),
-    progress(Progress), limit_reached(LimitReached), path_changed(PathChange); with Show me once,
-    teach_started(TeachStarted), taught_step(TaughtStep) and path_shown(PathShown), answered through ``teaching``."""
+    """``await run()`` once; its events (``on``) and their payloads are listed at ``types.RoutineEvent``."""
 
     def __init__(
         self,
         plan: RoutinePlan,
         store: RoutineStore,
-        slots: Sequence[Slot],
+        lanes: Sequence[Lane],
         model: LLMClient,
         *,
         config: AgentConfig,
@@ -107,7 +97,7 @@ class RoutineRunner:
         ``price``: the model's (None: not known); ``limit``: past it the routine pauses and asks (cost.py)."""
         self.plan = plan
         self._store = store
-        self._slots = list(slots)
+        self._lanes, self._lanes_left = list(lanes), len(lanes)
         self._model = model
         self._config = config.model_copy(update={"result_fields": plan.options.output_columns})
         self._guardrails = guardrails
@@ -132,7 +122,7 @@ class RoutineRunner:
         self._paths = Learning(plan, store, guardrails.secrets.mask, self._emit)
         self.teaching: Teaching | None = None  # the row the person is showing (Show me once), while they do
         self._hand_off_wait = hand_off_wait
-        self._write_lock = asyncio.Lock()
+        self._ledger = RunLedger(plan, store)
         self._models: dict[int, RowModel] = {}  # the rows in flight
         columns = len(set(plan.template.columns))
         self._meter = Meter(price=price, limit=limit, first_row=first_row_calls(columns), replays=plan.options.replay)
@@ -243,17 +233,15 @@ class RoutineRunner:
             await slot.bring_to_front()
 
     def progress(self) -> Progress:
-        waiting = {self.plan.keys[number - 1] for number in self._todo}  # their records are earlier runs'
-        counts = status_counts(self._store.records(), [key for key in self._this_run if key not in waiting])
+        counts = {status: n for status, n in self._ledger.counts.items() if n and status != RowStatus.RUNNING}
         left = len(self._todo) + len(self._agents)
-        counts.pop(RowStatus.RUNNING, None)
         learns = self._paths.learns_next
         return Progress(
             total=len(self._this_run),
             counts=counts,
             in_flight=len(self._agents),
             left=left,
-            seconds_left=self._meter.seconds_left(left=left, learns=learns, at_once=len(self._live_slots())),
+            seconds_left=self._meter.seconds_left(left=left, learns=learns, at_once=self._lanes_left),
             paused=self._paused,
             at_limit=self.person_queue.limit_asked is not None,
             path_learned=bool(self._paths.book.live()),
@@ -294,8 +282,11 @@ class RoutineRunner:
             record = records.get(key)
             if record is None or options.runs_again(record.outcome, key):
                 self._todo.append(number)
+                if record is not None:
+                    self._ledger.known.add(number)
             else:
                 kept[number] = record.outcome
+        records = {}  # every record let go
         self._this_run = [self.plan.keys[number - 1] for number in self._todo]
         self._emit("rows_planned", RowsPlanned(tuple(self._todo), kept))
         self._emit("progress", self.progress())  # what it is about to cost, before any row
@@ -303,21 +294,20 @@ class RoutineRunner:
             self._todo.remove(number)
             await self._finish(number, RowOutcome(RowStatus.ERROR, self.plan.problems[number]))
         ran = len(self._todo)
-        await self._write()
+        await self._ledger.write()
         try:
-            await asyncio.gather(*(self._work(slot) for slot in self._slots))
+            await asyncio.gather(*(self._work(lane) for lane in self._lanes))
         finally:
-            gone = tr("Every browser of the routine went away before this row could start.")
-            reason = tr("The routine was stopped before this row started.") if self._stopping else gone
-            left = list(self._todo)
-            self._todo.clear()
-            for number in left:
-                status = RowStatus.SKIPPED if self._stopping else RowStatus.ERROR
-                await self._finish(number, RowOutcome(status, reason))
-            await self._write()
+            stopped = self._stopping
+            reason = tr("The routine was stopped before this row started.") if stopped else no_browser_left(self._lanes)
+            left, self._todo = list(self._todo), deque()
+            if left:
+                await self._finish(left, RowOutcome(RowStatus.SKIPPED if stopped else RowStatus.ERROR, reason))
+            await self._ledger.write(final=True)
+        counts = Counter(outcome.status for outcome in kept.values()) + self._ledger.counts
         return RoutineSummary(
             rows=len(self.plan.table.rows),
-            counts=status_counts(await asyncio.to_thread(self._store.records), self.plan.keys),
+            counts=dict(counts),
             results=options.results_path(),
             model_calls=self._meter.calls,
             ran=ran,
@@ -327,15 +317,20 @@ class RoutineRunner:
 
     # --- scheduling --------------------------------------------------------------------------------------------
 
-    def _live_slots(self) -> list[Slot]:
-        return [slot for slot in self._slots if slot.alive]
+    async def _work(self, lane: Lane) -> None:
+        """A lane's rows, one after another, each once the lane has a window for it (a queue waits, never fails)."""
+        try:
+            while (slot := await window_unless(lane, self._nothing_to_take())) is not None:
+                taken = await self._next_row()
+                if taken is None:
+                    return
+                lane.row_ended(await self._run_row(slot, *taken))
+        finally:
+            self._lanes_left -= 1
 
-    async def _work(self, slot: Slot) -> None:
-        while slot.alive:
-            taken = await self._next_row()
-            if taken is None:
-                return
-            await self._run_row(slot, *taken)
+    async def _nothing_to_take(self) -> None:
+        async with self._wake:
+            await self._wake.wait_for(lambda: self._stopping or not self._todo)
 
     async def _next_row(self) -> tuple[int, bool] | None:
         """The next row that may start, and whether it learns a path: a row no path fits (or the one the person
@@ -348,6 +343,8 @@ class RoutineRunner:
                 return None
             self._todo.remove(startable[0])
             self._learning += int(startable[1])
+            if not self._todo:
+                self._wake.notify_all()  # the lanes still waiting for a window need none now
             return startable
 
     def _startable(self) -> tuple[int, bool] | None:
@@ -359,14 +356,14 @@ class RoutineRunner:
 
     # --- one row -----------------------------------------------------------------------------------------------
 
-    async def _run_row(self, slot: Slot, number: int, learning: bool) -> None:
+    async def _run_row(self, slot: Slot, number: int, learning: bool) -> bool:
+        """Runs the row; whether it failed for its browser's sake (it went away, or the row could not start in it)."""
         plan = self.plan
-        key = plan.keys[number - 1]
         values = plan.public_values(number)
-        await asyncio.to_thread(self._store.start, key, number, slot.name)
+        await self._ledger.start(number, slot.name)
         if learning and self._paths.teach:
             await self._taught_row(slot, number)
-            return
+            return False
         followed = self._paths.choose(number)
         path = followed.path if followed is not None else None
         model = RowModel(self._model, number, values, path)
@@ -381,11 +378,13 @@ class RoutineRunner:
         agent.on("event_added", lambda event: self._hold_if_paused(number, agent, event))
         self._emit("row_started", RowStarted(number, slot.name, path is not None))
         started = time.monotonic()
+        could_not_start = False
         try:
             if plan.options.start_url:
                 await slot.open(plan.options.start_url, AbortSignal())
             result = await agent.execute(plan.task(number), own_words=plan.own_words)
         except Exception as exc:  # the start page could not open, the browser went away before the row began
+            could_not_start = True
             said = tr("The row could not start: {reason}", reason=exc)
             result = ExecutionResult(success=False, data=said, status=AgentStatus.ERROR)
         finally:
@@ -410,12 +409,14 @@ class RoutineRunner:
         )
         self._sent.discard(number)
         self._unanswered.discard(number)
+        self._slot_of.pop(number, None)  # a window renewed since is let go with it
         await self._paths.after_row(number, model, followed, outcome, bool(slot.foreign_keys), self._todo)
         self._meter.row_ended(outcome, model.usage)
         await agent.dispose()
         await self._finish(number, outcome)
         self._check_limit()
         await self._notify()
+        return could_not_start or not slot.alive
 
     async def _taught_row(self, slot: Slot, number: int) -> None:
         """Show me once: the person does the row (``teach.show_row``); the path they take is followed from now on."""
@@ -432,17 +433,12 @@ class RoutineRunner:
             self._learning -= 1
             await self._notify()
 
-    async def _finish(self, number: int, outcome: RowOutcome) -> None:
-        key = self.plan.keys[number - 1]
-        await asyncio.to_thread(self._store.finish, key, number, outcome)
-        await self._write()
-        self._emit("row_finished", RowFinished(number, outcome))
+    async def _finish(self, numbers: int | list[int], outcome: RowOutcome) -> None:
+        numbers = await self._ledger.finish(numbers, outcome)
+        many = len(numbers) > BIG_FILE  # the rest of a huge file: one event, not one per row
+        for event in [RowsFinished(len(numbers), outcome)] if many else [RowFinished(n, outcome) for n in numbers]:
+            self._emit("rows_finished" if many else "row_finished", event)
         self._emit("progress", self.progress())
-
-    async def _write(self) -> None:
-        async with self._write_lock:
-            records = await asyncio.to_thread(self._store.records)
-            await asyncio.to_thread(self.plan.write_results, records)
 
     # --- what rows do ------------------------------------------------------------------------------------------
 
@@ -485,6 +481,10 @@ class RoutineRunner:
         if self._paused and isinstance(event, StepEvent) and number not in self._held:
             self._held.add(number)
             agent.pause()
+
+    def browser_note(self, note: BrowserNote) -> None:
+        """What a remote endpoint does to the routine (waiting, busy, paused, ...), as the ``browser_note`` event."""
+        self._emit("browser_note", note)
 
     def _person_changed(self, request: PersonRequest, added: bool) -> None:
         self._emit("person_needed" if added else "person_done", request)

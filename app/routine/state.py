@@ -20,13 +20,13 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from app.routine.files import NotAFile, open_private, refuse_link
-from app.routine.rows import Row
+from app.routine.packed import Row
 from app.routine.types import RowOutcome, RowStatus
 
 _SCHEMA = """
@@ -170,8 +170,14 @@ class RoutineStore:
             )
 
     def finish(self, key: str, number: int, outcome: RowOutcome) -> None:
-        with self._mutex:
-            self._db.execute(
+        self.finish_all([(key, number)], outcome)
+
+    def finish_all(self, rows: Sequence[tuple[str, int]], outcome: RowOutcome) -> None:
+        """The same ending for every (key, number) of ``rows``, in one write (the rest of a stopped routine)."""
+        outputs, now = json.dumps(outcome.outputs, ensure_ascii=False), time.time()
+        with self._mutex, self._db:  # one transaction: commits at its end, or none of it
+            self._db.execute("BEGIN")
+            self._db.executemany(
                 "INSERT INTO rows (key, number, status, result, steps, model_calls, seconds, browser, run, outputs, "
                 "replayed, unclear, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE "
                 "SET number=excluded.number, status=excluded.status, result=excluded.result, steps=excluded.steps, "
@@ -179,19 +185,22 @@ class RoutineStore:
                 "run=excluded.run, outputs=excluded.outputs, replayed=excluded.replayed, unclear=excluded.unclear, "
                 "updated=excluded.updated",
                 (
-                    key,
-                    number,
-                    outcome.status,
-                    outcome.result,
-                    outcome.steps,
-                    outcome.model_calls,
-                    outcome.seconds,
-                    outcome.browser,
-                    outcome.run,
-                    json.dumps(outcome.outputs, ensure_ascii=False),
-                    int(outcome.replayed),
-                    int(outcome.unclear),
-                    time.time(),
+                    (
+                        key,
+                        number,
+                        outcome.status,
+                        outcome.result,
+                        outcome.steps,
+                        outcome.model_calls,
+                        outcome.seconds,
+                        outcome.browser,
+                        outcome.run,
+                        outputs,
+                        int(outcome.replayed),
+                        int(outcome.unclear),
+                        now,
+                    )
+                    for key, number in rows
                 ),
             )
 
@@ -272,12 +281,3 @@ def _take(lock: IO[bytes]) -> str | None:
     lock.write(str(os.getpid()).encode())
     lock.flush()
     return None
-
-
-def status_counts(records: Mapping[str, RowRecord], keys: Sequence[str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for key in keys:
-        record = records.get(key)
-        if record is not None:
-            counts[record.outcome.status] = counts.get(record.outcome.status, 0) + 1
-    return counts

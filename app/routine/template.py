@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from app.core.safety.secrets import PLACEHOLDER, SECRET_NAME, check_secret, placeholder
 from app.core.safety.untrusted import inert, json_quoted
-from app.routine.rows import Row, RowsError, columns_words
+from app.routine.packed import Row
+from app.routine.rows import RowsError, columns_words
 from app.secret_sources.sources import check_source
 
 _PIECE = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")

@@ -155,6 +155,14 @@ class RowFinished:
     outcome: RowOutcome
 
 
+@dataclass(frozen=True)
+class RowsFinished:
+    """The rest of a run of a huge file, all ended alike (``skipped`` on a Stop): one event instead of one per row."""
+
+    rows: int
+    outcome: RowOutcome
+
+
 RequestKind = Literal["hand_off", "unclear", "confirm", "limit"]
 
 
@@ -173,6 +181,22 @@ class PersonRequest:
     words: str
     browser: str
     question: ConfirmRequest | None = None  # confirm: the question as typed data, for words in the person's language
+
+
+BrowserNoteKind = Literal["waiting", "busy", "paused", "reconnecting", "gone"]
+
+
+@dataclass(frozen=True)
+class BrowserNote:
+    """What a remote browser endpoint is doing to the routine, in plain words: ``waiting`` in a Selenium Grid's queue,
+    ``busy`` (it answered 429 or 503: asked again in ``seconds``), ``paused`` (several rows in a row failed there: no
+    row starts there for ``seconds``, the others go on), ``reconnecting`` (its browser went away between rows), or
+    ``gone`` (no more rows go there; ``words`` says why)."""
+
+    browser: str  # the endpoint, as shown (never its token)
+    kind: BrowserNoteKind
+    words: str
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -244,11 +268,17 @@ class PathShown:
     path: RoutinePath
 
 
+# A routine runner's events, each with its payload: rows_planned (RowsPlanned), row_started (RowStarted),
+# row_activity (RowActivity), row_finished (RowFinished), rows_finished (RowsFinished: the rest of a huge file at
+# once), person_needed / person_done (PersonRequest), progress (Progress), limit_reached (LimitReached),
+# browser_note (BrowserNote), path_changed (PathChange); with Show me once, teach_started (TeachStarted),
+# taught_step (TaughtStep) and path_shown (PathShown), answered through the runner's ``teaching``.
 RoutineEvent = Literal[
     "rows_planned",
     "row_started",
     "row_activity",
     "row_finished",
+    "rows_finished",
     "person_needed",
     "person_done",
     "progress",
@@ -257,4 +287,5 @@ RoutineEvent = Literal[
     "taught_step",
     "path_shown",
     "path_changed",
+    "browser_note",
 ]

@@ -16,6 +16,9 @@ scripted model (tests/fakes/crm_model.py), side by side in one session:
     .venv/bin/python -m tests.bench.bench_routine [--rows 50] [--model-delay 0] [--part all]
 
 ``--model-delay`` holds each model answer that long, as a real model's latency would (the fake answers at once).
+
+``--grid N`` measures a routine at scale instead (tests/bench/bench_routine_grid.py): N rows at ``--grid-parallel``
+(8) over a Selenium Grid 4 standalone on loopback, by its address.
 """
 
 from __future__ import annotations
@@ -269,7 +272,14 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=50)
     parser.add_argument("--model-delay", type=float, default=0.0)
     parser.add_argument("--part", choices=("all", *PARTS), default="all")
+    parser.add_argument("--grid", type=int, default=0, metavar="ROWS", help="rows over a Selenium Grid instead")
+    parser.add_argument("--grid-parallel", type=int, default=8)
     args = parser.parse_args()
+    if args.grid:
+        from tests.bench.bench_routine_grid import grid_bench
+
+        grid_bench(args.grid, args.grid_parallel, args.model_delay)
+        return
     server = FakeLLMServer().start()
     model = crm_model()
 

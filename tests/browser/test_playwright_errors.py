@@ -4,15 +4,17 @@ fails here, by name."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from pathlib import Path
 
 import pytest
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import Page, async_playwright
 
 from app.browser.controller import PlaywrightPageController
 from app.browser.playwright_errors import (
+    busy_answer,
     covering_element,
     document_replaced,
     first_line,
@@ -22,6 +24,9 @@ from app.browser.playwright_errors import (
     tab_crashed,
 )
 from app.browser.session import BrowserSession, LaunchOptions
+from tests.cli.test_cli import unused_port
+from tests.fakes.busy_endpoint import busy_endpoint
+from tests.fakes.external_chromium import external_chromium
 
 PAGE = """data:text/html,
 <button id=covered style="position:absolute;top:10px;left:10px">Save</button>
@@ -102,3 +107,20 @@ def test_a_missing_library_is_named_as_the_loader_names_it() -> None:
     )
     assert missing_library(exc, "libatomic") and not missing_library(exc, "libnss3")
     assert first_line(exc).startswith("BrowserType.launch_persistent_context")
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_an_endpoint_that_is_full_for_now_is_said_to_be_busy(tmp_path: Path, status: int) -> None:
+    with external_chromium(tmp_path / "remote") as (cdp, _), busy_endpoint(cdp, [status] * 3) as busy:
+        asyncio.run(_refused_as_busy(busy.address, status))
+
+
+async def _refused_as_busy(address: str, status: int) -> None:
+    websocket = "ws" + address.removeprefix("http") + "/devtools/browser/x"
+    async with async_playwright() as playwright:
+        over_http = await _failure(playwright.chromium.connect_over_cdp(address, timeout=5_000))
+        over_ws = await _failure(playwright.chromium.connect_over_cdp(websocket, timeout=5_000))
+        served = await _failure(playwright.chromium.connect(websocket, timeout=5_000))
+        assert [busy_answer(over_http), busy_answer(over_ws), busy_answer(served)] == [status] * 3
+        nobody = await _failure(playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{unused_port()}"))
+        assert busy_answer(nobody) is None, first_line(nobody)

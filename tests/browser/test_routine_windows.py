@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pytest import MonkeyPatch
+
 from app.browser.processes import profile_pids
 from app.browser.session import LaunchOptions
+from app.routine import browsers as browsers_module
 from app.routine.browsers import local_browsers
 
 TIMERS = """async () => {
@@ -40,6 +43,34 @@ async def test_each_window_keeps_its_own_tabs_and_runs_at_full_speed(tmp_path: P
         popup = await opened.value
         assert popup in second.pages and len(second.pages) == 2
         assert all(popup not in slot.session.pages for slot in (browsers.slots[0], browsers.slots[2]))
+    finally:
+        await browsers.close()
+    assert await profile_pids(profile) == []
+
+
+async def test_a_window_that_ran_its_rows_is_replaced_by_a_fresh_one(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    # A page's memory grows with every row it runs: after RENEW_EVERY rows the lane's next row gets a fresh window,
+    # opened before the old one closes; the other lanes keep theirs.
+    monkeypatch.setattr(browsers_module, "RENEW_EVERY", 2)
+    profile = tmp_path / "profile"
+    browsers = await local_browsers(LaunchOptions(profile_dir=profile, headless=True), 2)
+    try:
+        first, other = browsers.lanes
+        used = await first.ready()
+        kept = await other.ready()
+        assert used is not None and kept is not None
+        old_page, kept_page = used.session.active_page, kept.session.active_page
+        for _ in range(2):
+            assert await first.ready() is used
+            first.row_ended(False)
+            other.row_ended(False)
+        fresh = await first.ready()
+        assert fresh is not None and fresh is not used and fresh.alive and fresh.name == "window 1"
+        assert old_page.is_closed() and not used.alive
+        assert fresh.controller.stop_bar is kept.controller.stop_bar  # one Stop for the whole browser, as before
+        await fresh.session.active_page.set_content("<p>fresh</p>")
+        assert await other.ready() is not kept and kept_page.is_closed()  # its turn came too
+        assert len(browsers.slots) == 2
     finally:
         await browsers.close()
     assert await profile_pids(profile) == []

@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -31,8 +30,8 @@ from tests.fakes.llm_server import (
     error_reply,
     tool_reply,
 )
+from tests.fakes.ports import ROOT, unused_port
 
-ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 45.0
 
 # The button reports its press to the server, so a test knows the click reached the real page.
@@ -83,12 +82,6 @@ def cli_env(home: Path, llm_server: FakeLLMServer, **extra: str) -> dict[str, st
     )
     env.update(extra)
     return env
-
-
-def unused_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def cli(*args: str) -> list[str]:

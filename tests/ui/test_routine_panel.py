@@ -359,7 +359,7 @@ async def test_the_demo_routine_runs_offline_and_the_demo_crm_stores_five_custom
     summary = await asyncio.wait_for(done, DEADLINE)
     assert summary.counts == {RowStatus.DONE: 5} and not llm_server.requests
     assert summary.model_calls <= 9 + 1 + 4  # the scripted first row, then one confirming call per replayed row
-    page = panel.session._open.runner._slots[0].session.active_page  # type: ignore[union-attr]
+    page = panel.session._open.runner._lanes[0].slot.session.active_page  # type: ignore[union-attr]
     stored = json.loads(await page.evaluate("localStorage.getItem('acme.customers')"))
     assert sorted(c["email"] for c in stored) == sorted(
         ["jane@example.com", "arjun@quillworks.in", "sofia.rossi@vela.it", "kenji@harbor.jp", "lea.martin@atelier.fr"]

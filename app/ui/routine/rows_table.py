@@ -48,35 +48,39 @@ class RowLine:
 
 
 class RowsModel(QAbstractTableModel):
+    """One line per row of the file, whatever their number: a line is kept only once something happened to its row;
+    the others are made when the view shows them (half a million rows cost nothing until they run)."""
+
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.lines: list[RowLine] = []
+        self._plan: RoutinePlan | None = None
+        self._count = 0
+        self._lines: dict[int, RowLine] = {}
 
     def reset(self, plan: RoutinePlan) -> None:
         self.beginResetModel()
-        first = plan.table.columns[0]
-        hidden = first in plan.secrets
-        self.lines = [
-            RowLine(row.number, "•••" if hidden else row.values[first].strip() or "—", key)
-            for row, key in zip(plan.table.rows, plan.keys, strict=True)
-        ]
+        self._plan, self._count, self._lines = plan, len(plan.table.rows), {}
         self.endResetModel()
+
+    @property
+    def lines(self) -> list[RowLine]:
+        """Every line, in the file's order."""
+        return [self._shown(number) for number in range(1, self._count + 1)]
 
     def earlier(self, outcomes: list[tuple[str, str]], options: RoutineOptions, keys: list[str]) -> None:
         """What earlier runs of the same routine on the same file left (status, result, from its results file), in
         the file's order, before the run says which rows it runs (``planned``): a row that runs again reads Waiting,
         a done row is not run again and says so."""
-        for line, (status, result), key in zip(self.lines, outcomes, keys, strict=False):
+        for number, ((status, result), key) in enumerate(zip(outcomes[: self._count], keys, strict=False), 1):
             if status in _KNOWN and not options.runs_again(RowOutcome(RowStatus(status), result), key):
-                self._kept(line, RowOutcome(RowStatus(status), result))
+                self._kept(self.line(number), RowOutcome(RowStatus(status), result))
         self._all_changed()
 
     def planned(self, event: RowsPlanned) -> None:
         """The run says which rows it runs (they wait for their turn) and which it leaves as earlier runs ended
         them."""
         for number in event.queued:
-            line = self.line(number)
-            line.status, line.words, line.outcome = WAITING, "", None
+            self._lines.pop(number, None)  # a line nothing happened to reads Waiting
         for number, outcome in event.kept.items():
             self._kept(self.line(number), outcome)
         self._all_changed()
@@ -88,16 +92,32 @@ class RowsModel(QAbstractTableModel):
         line.words = tr("Earlier: {result}", result=words) if words else ""
 
     def _all_changed(self) -> None:
-        if self.lines:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self.lines) - 1, 2))
+        if self._count:
+            self.dataChanged.emit(self.index(0, 0), self.index(self._count - 1, 2))
 
     def line(self, number: int) -> RowLine:
-        return self.lines[number - 1]
+        """The row's line, kept from now on."""
+        found = self._lines.get(number)
+        if found is None:
+            found = self._lines[number] = self._shown(number)
+        return found
+
+    def _shown(self, number: int) -> RowLine:
+        found = self._lines.get(number)
+        if found is not None:
+            return found
+        if self._plan is None or not 1 <= number <= self._count:
+            raise IndexError(number)
+        first = self._plan.table.columns[0]
+        hidden = first in self._plan.secrets
+        label = "•••" if hidden else self._plan.table.rows[number - 1].values[first].strip() or "—"
+        return RowLine(number, label, self._plan.keys[number - 1])
 
     def maybe_sent(self) -> list[RowLine]:
         """The rows that may have reached the site (interrupted, or sent with an unclear answer): they run again only
         once the person checked the site and chose them."""
-        return [line for line in self.lines if line.outcome is not None and may_have_reached_the_site(line.outcome)]
+        kept = sorted(self._lines.values(), key=lambda line: line.number)
+        return [line for line in kept if line.outcome is not None and may_have_reached_the_site(line.outcome)]
 
     def started(self, event: RowStarted) -> None:
         line = self.line(event.number)
@@ -138,7 +158,7 @@ class RowsModel(QAbstractTableModel):
     # --- Qt --------------------------------------------------------------------------------------------------------
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.lines)
+        return 0 if parent.isValid() else self._count
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else 3
@@ -151,7 +171,7 @@ class RowsModel(QAbstractTableModel):
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
-        line = self.lines[index.row()]
+        line = self._shown(index.row() + 1)
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             if column == _ROW:
@@ -185,6 +205,7 @@ class RowsView(QTableView):
         self.verticalHeader().hide()
         self.verticalHeader().setDefaultSectionSize(26)
         header = self.horizontalHeader()
+        header.setResizeContentsPrecision(0)  # sized to the rows in view, not to every row of a huge file
         header.setSectionResizeMode(_ROW, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(_STATUS, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(_WHAT, QHeaderView.ResizeMode.Stretch)
