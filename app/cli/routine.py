@@ -219,12 +219,15 @@ def _teach_refused(args: argparse.Namespace) -> str:
     return ""
 
 
+# How many of the rows that will follow a path a path_changed event lists (a file may have half a million).
+_LISTED_ROWS = 100
+
+
 def _path_changed(printer: EventPrinter | None, say: Say, change: PathChange) -> None:
     words = change_words(change)
     if printer is not None:
-        printer.event(
-            "path_changed", {"row": change.number, "how": change.origin, "rows": list(change.rows), "words": words}
-        )
+        rows = {"rows": list(change.rows[:_LISTED_ROWS]), "rows_count": len(change.rows)}  # a line stays short
+        printer.event("path_changed", {"row": change.number, "how": change.origin, **rows, "words": words})
     else:
         say.line(words)
 

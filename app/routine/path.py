@@ -24,29 +24,45 @@ from pydantic import BaseModel, Field
 
 from app.core.page import ElementIdentity, ListedElement
 from app.core.safety.secrets import PLACEHOLDER
-from app.core.tools.control import DONE, HAND_OFF
+from app.core.tools.base import Tool
+from app.core.tools.registry import ALL_TOOLS
 from app.routine.dates import as_field_date, date_order
 from app.routine.template import parse_template
 
 FORMAT = 1
-# Actions a path never holds: the row's own ending, and the moments that belong to the person.
-_NOT_REPLAYED = frozenset({DONE, HAND_OFF, "ask_user", "wait"})
-# Input fields that carry a value to type, choose or open; "url" ones are written into an address.
-_VALUE_FIELDS = {"input_text": "text", "select_dropdown_option": "text", "upload_file": "path"}
-_URL_FIELDS = {"go_to_url": "url", "open_new_tab": "url"}
 _YES = frozenset({"yes", "y", "true", "1", "x", "on", "✓", "✔"})
 _NO = frozenset({"no", "n", "false", "0", "off", ""})
-# Actions that cannot send a row's data anywhere: typing into a field, looking, waiting, asking. Any other action (a
-# click, a key, a choice in a list, a page opened, a script, an upload) may submit a form: once one has begun, a row
-# that is stopped or breaks is ``interrupted``, never retried blindly; and once a row's path step that sends it has
-# been taken, the row model refuses every other (replay.py).
-QUIET_TOOLS = frozenset({"input_text", "hover_element", "scroll", "switch_to_tab", "wait", DONE, "ask_user", HAND_OFF})
 _SHORTEST_PART = 3  # a cell found inside a longer value: shorter ones would match by chance ("1" in "10")
 _WORDS = re.compile(r"[^\w]+")
 
 
-def may_send(tool: str) -> bool:
-    return tool not in QUIET_TOOLS
+def declared(action: str) -> Tool[Any] | None:
+    """The tool an action uses, as declared (``Tool.may_send``, ``value_field``, …); None for one that no longer
+    exists (a path saved by an older version)."""
+    return ALL_TOOLS.get(action)
+
+
+def may_send(action: str) -> bool:
+    """Whether an action may send a row's data somewhere (``Tool.may_send``; an unknown one may): once one has begun,
+    a row that is stopped or breaks is ``interrupted``, never retried blindly; and once a row's path step that sends
+    it has been taken, the row model refuses every other (replay.py)."""
+    tool = declared(action)
+    return tool is None or tool.may_send
+
+
+def _replayed(action: str) -> bool:
+    tool = declared(action)
+    return tool is None or tool.replayed
+
+
+def value_field(action: str) -> str | None:
+    tool = declared(action)
+    return tool.value_field if tool is not None else None
+
+
+def url_field(action: str) -> str | None:
+    tool = declared(action)
+    return tool.url_field if tool is not None else None
 
 
 def truth(value: str) -> bool | None:
@@ -118,7 +134,7 @@ def learn_path(
     steps: list[PathStep] = []
     covered: set[str] = set()
     for action in taken:
-        if not action.ok or (action.action in _NOT_REPLAYED and not action.kept):
+        if not action.ok or (not _replayed(action.action) and not action.kept):
             continue
         step = _step(action, values, literal)
         covered.update(columns_in(step))
@@ -134,7 +150,7 @@ def learn_path(
 def _reformatted(action: Taken, values: Mapping[str, str]) -> set[str]:
     """The columns a value the model typed is a new form of (a date, a phone number written another way): the
     model decides that step for each row, so those columns are the model's there."""
-    field = _VALUE_FIELDS.get(action.action)
+    field = value_field(action.action)
     typed = action.input.get(field) if field is not None else None
     if not isinstance(typed, str):
         return set()
@@ -167,22 +183,23 @@ def _step(action: Taken, values: Mapping[str, str], literal: str) -> PathStep:
     )
     if isinstance(index, int) and element is None:
         step.ask_model = True  # acted on an element the listing did not show: nothing to find it by again
-    value_field = _VALUE_FIELDS.get(action.action)
-    if value_field is not None and isinstance(given.get(value_field), str):
-        template = as_template(given[value_field], values, literal)
-        dated = date_order(given[value_field], values) if template is None and _is_date(element) else None
+    value = value_field(action.action)
+    if value is not None and isinstance(given.get(value), str):
+        template = as_template(given[value], values, literal)
+        dated = date_order(given[value], values) if template is None and _is_date(element) else None
         if dated is not None:
             template, step.date_order = "{" + dated[0] + "}", dated[1]
         if template is None:
             step.ask_model = True
         else:
-            step.input[value_field] = template
-            step.templated.append(value_field)
-    url_field = _URL_FIELDS.get(action.action)
-    if url_field is not None and isinstance(given.get(url_field), str):
-        step.input[url_field] = _url_template(given[url_field], values)
-        step.templated.append(url_field)
-    if element is not None and action.action in ("click_element_by_index", "hover_element"):
+            step.input[value] = template
+            step.templated.append(value)
+    url = url_field(action.action)
+    if url is not None and isinstance(given.get(url), str):
+        step.input[url] = _url_template(given[url], values)
+        step.templated.append(url)
+    tool = declared(action.action)
+    if element is not None and tool is not None and tool.picks_element:
         _bind_element(step, element, action, values)
     return step
 
@@ -323,7 +340,3 @@ def find_target(step: PathStep, listing: Sequence[ListedElement], values: Mappin
 def _unnamed(attrs: Mapping[str, str]) -> dict[str, str]:
     """The attributes that say what kind of element it is, without the words that name it."""
     return {k: v for k, v in attrs.items() if k in ("type", "role")}
-
-
-def url_field(action: str) -> str | None:
-    return _URL_FIELDS.get(action)

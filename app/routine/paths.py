@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.page import ElementIdentity
-from app.routine.path import PathStep, RoutinePath, columns_in, truth
+from app.routine.path import PathStep, RoutinePath, columns_in, declared, truth
 from app.routine.template import parse_template
 
 FORMAT = 2
@@ -73,8 +73,10 @@ def choice_columns(path: RoutinePath) -> set[str]:
     for step in path.steps:
         if step.target_column is not None:
             found.add(step.target_column)
-        text = step.input.get("text")
-        if step.action == "select_dropdown_option" and "text" in step.templated and isinstance(text, str):
+        tool = declared(step.action)
+        field = tool.value_field if tool is not None and tool.picks_option else None
+        text = step.input.get(field) if field is not None and field in step.templated else None
+        if isinstance(text, str):
             parsed = parse_template(text)
             if len(parsed.columns) == 1 and not "".join(parsed.literals).strip():
                 found.add(parsed.columns[0])

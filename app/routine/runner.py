@@ -115,7 +115,7 @@ class RoutineRunner:
         self._agents: dict[int, Agent] = {}
         self._held: set[int] = set()
         self._parked: set[int] = set()  # rows waiting for the person on a hand-off
-        self._sent: set[int] = set()  # rows in flight that may have sent their data (see path.QUIET_TOOLS)
+        self._sent: set[int] = set()  # rows in flight that may have sent their data (see Tool.may_send)
         self._given_up: dict[int, str] = {}
         self._unanswered: set[int] = set()  # rows whose hand-off nobody took in time
         self._slot_of: dict[int, Slot] = {}

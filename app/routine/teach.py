@@ -23,7 +23,7 @@ from app.browser.recorder import BarWords, Ending, RecordedStep
 from app.core.abort import AbortSignal
 from app.core.page import ListedElement
 from app.core.tools.control import HAND_OFF
-from app.routine.path import RoutinePath, Taken, learn_path, may_send
+from app.routine.path import RoutinePath, Taken, learn_path, may_send, value_field
 from app.routine.plan import RoutinePlan
 from app.routine.types import PathShown, RowOutcome, RowStarted, RowStatus, TaughtStep, TeachStarted
 from app.text.element_words import target_words
@@ -268,7 +268,7 @@ def _merged(steps: Sequence[RecordedStep]) -> list[RecordedStep]:
         if (
             last is not None
             and step.action == last.action
-            and step.action in ("input_text", "select_dropdown_option")
+            and value_field(step.action) is not None
             and _element(step) == _element(last)
         ):
             merged[-1] = step.model_copy(update={"loads": last.loads + step.loads})

@@ -26,7 +26,7 @@ class RowStatus(StrEnum):
     STOPPED = "stopped"  # the person stopped the routine while the row ran, before it could send anything
     ERROR = "error"  # something else went wrong before the row could send anything: a limit, the model; its cells
     # In flight when the process or its browser died, or stopped / broken after an action that may submit its form
-    # had begun (path.QUIET_TOOLS): its data may have been sent, so it is never run again blindly.
+    # had begun (Tool.may_send): its data may have been sent, so it is never run again blindly.
     INTERRUPTED = "interrupted"
     SKIPPED = "skipped"  # not started: the routine was stopped first
     RUNNING = "running"  # in flight (only in the state store, and only while a process holds the routine)

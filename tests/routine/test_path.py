@@ -6,9 +6,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+from pydantic import BaseModel
+
 from app.core.abort import AbortSignal
 from app.core.llm import LLMReply, Message, ToolCall, ToolSpec
 from app.core.page import ListedElement
+from app.core.tools.base import Tool, ToolWords
+from app.core.tools.page_tools import perform
+from app.core.tools.registry import ALL_TOOLS
 from app.core.types import ActionRecord, StepEvent
 from app.routine.path import Taken, learn_path
 from app.routine.replay import CONFIRM, SENT, TAKE_OVER, RowModel
@@ -113,3 +119,24 @@ async def test_the_model_takes_over_where_the_page_differs() -> None:
     assert replay.took_over == "something new appeared on the page (Contact email)"
     assert model.seen[-1].endswith("<sys>" + TAKE_OVER.format(reason=replay.took_over) + "</sys>")
     assert replay.calls == 1
+
+
+class _Autofill(BaseModel):
+    index: int
+    value: str
+
+
+async def test_a_new_tool_that_takes_a_value_replays_each_rows_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # What the tool means for a routine is on its declaration, not in a list of tool names the path keeps.
+    autofill = Tool("autofill", "", _Autofill, perform, ToolWords("Fill {target}", "Filling…"), value_field="value")
+    monkeypatch.setitem(ALL_TOOLS, "autofill", autofill)
+    taken = [
+        Taken("autofill", {"index": 2, "value": "ana@x.test"}, True, FORM, 0, FORM),
+        Taken("click_element_by_index", {"index": 6}, True, FORM, 0, FORM),
+    ]
+    path = learn_path(taken, 1, ROW1, ["email"], "Add customers")
+    assert path is not None and path.steps[0].input == {"value": "{email}"}
+    model = Model({"done": {"text": "ok", "success": True}})
+    replay = RowModel(model, 2, {**ROW1, "email": "bo@x.test"}, path)
+    reply = await replay.invoke([Message(role="user", content="page", elements=FORM)], TOOL, AbortSignal())
+    assert action(reply) == {"autofill": {"value": "bo@x.test", "index": 2}}

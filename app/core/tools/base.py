@@ -64,7 +64,8 @@ class ToolWords:
 @dataclass(frozen=True)
 class Tool(Generic[InputT]):
     """Everything about a tool lives in its definition: what the model is told (name, description, input model),
-    what it does (``run``), and how a person reads it (``words``); lists, schema, validation and wording follow."""
+    what it does (``run``), how a person reads it (``words``) and what a use of it means for a routine (``may_send``
+    and below); lists, schema, validation, wording and a routine's path follow."""
 
     name: str
     description: str
@@ -74,6 +75,15 @@ class Tool(Generic[InputT]):
     # Runs before anything about the call is shown or recorded: a tool that learns a secret from its input (a
     # password typed without a placeholder) registers it here, so that every output from then on masks it.
     prepare: Callable[[ToolContext, InputT], None] | None = None
+    # What a use of it means for a routine (app/routine/path.py), read by the path and the row's runner:
+    # whether it may send a form's data somewhere (a click, a key, a choice, a page opened, a script, an upload).
+    # Only a tool that cannot says False: once an action that may send has begun, a row is never run blindly again.
+    may_send: bool = True
+    replayed: bool = True  # a learned path holds it; False for a run's own ending and the person's moments
+    value_field: str | None = None  # the input field with a value typed, chosen or uploaded: a cell there is its column
+    url_field: str | None = None  # the input field with an address: the cells written in it are their columns
+    picks_element: bool = False  # the element acted on may be a row's choice: a radio button a cell names, a box ticked
+    picks_option: bool = False  # the value field names one of the page's options: the cell there picks it
 
     def input_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = _compact(self.input_model.model_json_schema())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -58,14 +59,26 @@ done_tool = Tool(
     DoneInput,
     _done,
     ToolWords("Finish: {success:task done|could not complete}", "Wrapping up…"),
+    may_send=False,
+    replayed=False,
 )
-wait_tool = Tool("wait", "", WaitInput, _wait, ToolWords("Wait {seconds:g} s", "Waiting for the page…"))
+wait_tool = Tool(
+    "wait",
+    "",
+    WaitInput,
+    _wait,
+    ToolWords("Wait {seconds:g} s", "Waiting for the page…"),
+    may_send=False,
+    replayed=False,
+)
 ask_user_tool = Tool(
     "ask_user",
     "",
     AskUserInput,
     _ask_user,
     ToolWords("Ask you a question", "Waiting for your answer…"),
+    may_send=False,
+    replayed=False,
 )
 
 
@@ -83,7 +96,7 @@ def done_with_data(fields: tuple[str, ...]) -> Tool[DoneInput]:
         __base__=DoneInput,
         data=(data, Field(description="what you found, under exactly these keys")),
     )
-    return Tool(DONE, done_tool.description, model, _done, done_tool.words)
+    return dataclasses.replace(done_tool, input_model=model)
 
 
 hand_off_tool = Tool(
@@ -92,4 +105,6 @@ hand_off_tool = Tool(
     HandOffInput,
     _hand_off,
     ToolWords("Hand the browser to you: {reason:said}", "Handing the browser to you…"),
+    may_send=False,
+    replayed=False,
 )

@@ -1,9 +1,10 @@
 """Tools that act on the page. Each one's input is its own model, which the PageController performs as real trusted
 input (app/browser/controller.py); the tools that guard a moment (a risky click, a secret, a file) do so first.
 
-Adding a page tool: its input model here (and in ``PageAction``), its ``Tool`` in ``PAGE_TOOLS`` with its words, and
-its case in the controller's ``perform``. The tool list, the schema the model is sent, validation, repair and the
-plain words in the panel follow from the definition.
+Adding a page tool: its input model here (and in ``PageAction``), its ``Tool`` in ``PAGE_TOOLS`` with its words and
+what it means for a routine (``may_send``, ``value_field``, …), and its case in the controller's ``perform``. The
+tool list, the schema the model is sent, validation, repair and the plain words in the panel follow from the
+definition.
 """
 
 from __future__ import annotations
@@ -160,6 +161,7 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
         ClickInput,
         guarded,
         ToolWords("Click {target}", "Clicking {target}…", "Clicked {target}"),
+        picks_element=True,
     ),
     Tool(
         "input_text",
@@ -168,6 +170,8 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
         _input_text,
         ToolWords("Type {text:typed} into {target}", "Typing into {target}…", "Typed into {target}", "a text field"),
         prepare=_remember_password,
+        may_send=False,
+        value_field="text",
     ),
     Tool(
         "select_dropdown_option",
@@ -175,6 +179,8 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
         SelectOptionInput,
         guarded,
         ToolWords("Choose {text:quote} in {target:list}", "Choosing {text:quote} in {target:list}…"),
+        value_field="text",
+        picks_option=True,
     ),
     Tool("send_keys", "To the focused element.", SendKeysInput, guarded, ToolWords("Press {keys}", "Pressing {keys}…")),
     Tool(
@@ -183,6 +189,8 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
         HoverInput,
         perform,
         ToolWords("Point at {target}", "Pointing at {target}…"),
+        may_send=False,
+        picks_element=True,
     ),
     Tool(
         "scroll",
@@ -190,11 +198,26 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
         ScrollInput,
         perform,
         ToolWords("Scroll {down:down|up} {num_pages:pages}[ in {target}]", "Scrolling {down:down|up}…"),
+        may_send=False,
     ),
-    Tool("go_to_url", "", GoToUrlInput, perform, ToolWords("Go to {url}", "Opening {url:host}…")),
+    Tool("go_to_url", "", GoToUrlInput, perform, ToolWords("Go to {url}", "Opening {url:host}…"), url_field="url"),
     Tool("go_back", "", GoBackInput, perform, ToolWords("Go back", "Going back…")),
-    Tool("open_new_tab", "", OpenTabInput, perform, ToolWords("Open {url} in a new tab", "Opening {url:host}…")),
-    Tool("switch_to_tab", "", SwitchTabInput, perform, ToolWords("Switch to another tab", "Switching tabs…")),
+    Tool(
+        "open_new_tab",
+        "",
+        OpenTabInput,
+        perform,
+        ToolWords("Open {url} in a new tab", "Opening {url:host}…"),
+        url_field="url",
+    ),
+    Tool(
+        "switch_to_tab",
+        "",
+        SwitchTabInput,
+        perform,
+        ToolWords("Switch to another tab", "Switching tabs…"),
+        may_send=False,
+    ),
     Tool("close_tab", "", CloseTabInput, perform, ToolWords("Close a tab", "Switching tabs…")),
     Tool(
         "upload_file",
@@ -202,6 +225,7 @@ PAGE_TOOLS: tuple[Tool[Any], ...] = (
         UploadFileInput,
         _upload,
         ToolWords("Upload {path:file} with {target}", "Uploading a file…", element="a file field"),
+        value_field="path",
     ),
 )
 
