@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.background import Background
 from app.core.abort import AbortSignal
@@ -18,7 +18,7 @@ from app.core.agent import Agent
 from app.core.errors import BrowserClosedError
 from app.core.llm import LLMClient
 from app.core.safety.guardrails import Guardrails
-from app.core.safety.risky import ConfirmHandler, ConfirmRequest
+from app.core.safety.risky import ConfirmHandler, ConfirmRequest, RiskyMode
 from app.core.safety.secrets import Secret
 from app.core.tools.base import AskUserHandler
 from app.llm.cassette import Cassette, RecordingClient, ReplayClient
@@ -77,7 +77,7 @@ class RuntimeOptions:
     allowed_domains: list[str] | None = None
     secrets_file: Path | None = None
     upload_dirs: list[Path] = field(default_factory=list)
-    risky: Literal["ask", "allow", "deny"] = "ask"
+    risky: RiskyMode = "ask"
     # Someone can take the browser when the agent hands it over; False (the CLI without a terminal): a hand-off ends
     # the run as needs_person.
     person_present: bool = True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import SecretStr
 
@@ -19,16 +19,34 @@ from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.settings.secrets import GivenSecret, SecretsSourceError, env_secrets, get_secret, read_secrets_file
 
-if TYPE_CHECKING:
-    from app.runtime import RuntimeOptions
-
 log = logging.getLogger(__name__)
+
+
+class SafetyOverrides(Protocol):
+    """What a face may set over the saved safety settings (the command line's flags; ``RuntimeOptions`` is one):
+    None or empty leaves the saved settings in force."""
+
+    @property
+    def allowed_domains(self) -> list[str] | None: ...
+    @property
+    def secrets_file(self) -> Path | None: ...
+    @property
+    def upload_dirs(self) -> list[Path]: ...
+    @property
+    def start_url(self) -> str:
+        """The page the run opens first, a site its secrets may go to ("": the saved start page)."""
+        ...
+
+    @property
+    def demo(self) -> bool:
+        """The bundled demo, on its own local site, where the allowed sites do not apply."""
+        ...
 
 
 def build_guardrails(
     settings: Settings,
     paths: AppPaths,
-    options: RuntimeOptions,
+    options: SafetyOverrides,
     confirm: ConfirmHandler | None,
     demo_secret: Secret | None = None,
 ) -> Guardrails:
@@ -61,7 +79,7 @@ def _masking(confirm: ConfirmHandler | None, vault: SecretVault) -> ConfirmHandl
     return ask
 
 
-def default_secret_sites(settings: Settings, options: RuntimeOptions, navigation: NavigationPolicy) -> tuple[str, ...]:
+def default_secret_sites(settings: Settings, options: SafetyOverrides, navigation: NavigationPolicy) -> tuple[str, ...]:
     """Where a secret that names no sites of its own may be typed: the start page's site and the allowed sites (and
     the sites the task names, which the vault adds per task). A page that steers the agent to another site, a
     look-alike sign-in page included, gets nothing."""
@@ -72,7 +90,7 @@ def default_secret_sites(settings: Settings, options: RuntimeOptions, navigation
     return tuple(dict.fromkeys([*([site] if site else []), *navigation.allowed_domains]))
 
 
-def load_secrets(settings: Settings, options: RuntimeOptions, sources: SecretSources | None = None) -> list[Secret]:
+def load_secrets(settings: Settings, options: SafetyOverrides, sources: SecretSources | None = None) -> list[Secret]:
     """Every named secret the agent may type. SecretsSourceError (plain words, no value) for a bad source.
 
     A value comes from the --secrets-file, else PAGE_AGENT_SECRET_<NAME> (or PAGE_AGENT_TOTP_<NAME>), else the
@@ -128,7 +146,7 @@ def unreadable_setting(where: str, field: str) -> str:
     )
 
 
-def upload_policy(settings: Settings, paths: AppPaths, options: RuntimeOptions) -> UploadPolicy:
+def upload_policy(settings: Settings, paths: AppPaths, options: SafetyOverrides) -> UploadPolicy:
     """Upload folders from Settings and --upload-dir together; the app's own files are never uploadable."""
     allowed = [Path(folder) for folder in settings.upload_dirs if folder.strip()] + list(options.upload_dirs)
     own = [*_app_folders(paths), *([options.secrets_file] if options.secrets_file is not None else [])]
@@ -167,7 +185,7 @@ def _app_folders(paths: AppPaths) -> list[Path]:
     return [paths.config_dir, paths.data_dir, paths.log_dir, paths.profile_dir, paths.runs_dir, paths.downloads_dir]
 
 
-def navigation_policy(settings: Settings, options: RuntimeOptions) -> NavigationPolicy:
+def navigation_policy(settings: Settings, options: SafetyOverrides) -> NavigationPolicy:
     """The allowed sites: the command line's, else the saved ones. ValueError names a bad one and where it is.
 
     The bundled demo replays a recording on its own local site, so the allowed sites do not apply to it.
@@ -185,7 +203,7 @@ def navigation_policy(settings: Settings, options: RuntimeOptions) -> Navigation
         raise ValueError(f"{where}: {exc}") from exc
 
 
-def check_navigation(settings: Settings, options: RuntimeOptions, url: str | None) -> None:
+def check_navigation(settings: Settings, options: SafetyOverrides, url: str | None) -> None:
     """Before Chromium starts: the allowed sites are valid, and the page the user asked to open first is one of
     them. The user's own start page is held to the user's own list too: opening it anyway would hand the agent a
     site the user said it may not use, and blocking it silently would leave the user wondering."""

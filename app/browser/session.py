@@ -23,7 +23,7 @@ from app.browser.private_files import private_folder
 from app.browser.processes import kill_profile_processes, runs_profile
 from app.browser.profile import quiet_profile
 from app.browser.window_focus import WindowFocus
-from app.core.errors import BrowserClosedError
+from app.core.errors import BrowserClosedError, CannotStart
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +142,7 @@ class BrowserSession:
                     downloads_path=str(downloads),
                 )
             except PlaywrightError as exc:
-                raise RuntimeError(_launch_failure(exc, executable, profile)) from exc
+                raise CannotStart(_launch_failure(exc, executable, profile)) from exc
             # Unfinished downloads stay inside the private profile until they are complete.
             session = cls(
                 playwright,

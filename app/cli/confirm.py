@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Literal, TextIO
+from typing import TextIO
 
 from app.cli.terminal import Say, TerminalUnreadable, discard_typed_ahead, is_terminal, read_line
 from app.core.abort import AbortSignal
 from app.core.safety import risky
-from app.core.safety.risky import ConfirmHandler, ConfirmRequest
-
-RiskyMode = Literal["ask", "allow", "deny"]
+from app.core.safety.risky import ConfirmHandler, ConfirmRequest, RiskyMode
 
 
 def cli_confirm(

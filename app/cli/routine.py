@@ -37,8 +37,8 @@ from app.cli.routine_teach import TerminalTeacher
 from app.cli.signals import StopSignals
 from app.cli.terminal import Say, is_terminal
 from app.core.clean_text import valid_text
+from app.core.errors import CannotStart
 from app.core.safety.secrets import mask_everywhere
-from app.engine_args import base_url_problem, resolve_settings
 from app.routine.paths import PathChange
 from app.routine.plan import pace_words, plan_routine
 from app.routine.rows import ReadingStopped, RowsError
@@ -54,10 +54,7 @@ from app.routine.types import (
     RowStarted,
     RowStatus,
 )
-from app.safety_from_settings import check_upload_dirs
-from app.settings.model import SettingsUnreadable, endpoint_ready, read_settings
-from app.settings.paths import app_paths
-from app.settings.secrets import missing_key_problem
+from app.run_setup import load_run_setup
 from app.text.cost_words import estimate_words, limit_words
 from app.text.path_words import change_words
 
@@ -133,7 +130,6 @@ async def run_routine(
     if refused:
         _tell(printer, refused)
         return EXIT_ERROR
-    paths = app_paths()
     reading_stopped = threading.Event()  # Ctrl+C while a big file is read: the reading ends
 
     async def stop_reading() -> None:
@@ -144,37 +140,28 @@ async def run_routine(
         plan = await signals.until_stopped(planning, stop_reading)
         if plan is None:
             raise ReadingStopped("")
-        loaded = await asyncio.to_thread(read_settings, paths.settings_file)
-        upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
+        run = await load_run_setup(args)
     except ReadingStopped:
         _tell(printer, "Stopped before the routine started.")
         return EXIT_STOPPED
-    except (RowsError, SettingsUnreadable, ValueError) as exc:
+    except (RowsError, CannotStart) as exc:
         _tell(printer, str(exc))
-        return EXIT_ERROR
-    settings, api_key = resolve_settings(args, loaded.settings)
-    problem = base_url_problem(settings.base_url)
-    if problem is not None:
-        _tell(printer, f"{problem} (It came from OPENAI_BASE_URL or the saved Settings.)")
-        return EXIT_ERROR
-    if not endpoint_ready(settings, api_key):  # before a browser starts and every row fails the same way
-        _tell(printer, missing_key_problem(settings.base_url, args.api_key_env))
         return EXIT_ERROR
     person_present = is_terminal(sys.stdin)
     confirm = None
     if not (person_present and args.risky == "ask"):
         confirm = cli_confirm(args.risky, stopped=signals.stop, events=printer is not None)
     setup = RoutineSetup(
-        settings=settings,
-        paths=paths,
-        api_key=api_key,
+        settings=run.settings,
+        paths=run.paths,
+        api_key=run.api_key,
         headless=args.headless and not args.teach,  # Show me once: the person works in the window
         person_present=person_present,
         confirm=confirm,
         risky=args.risky,
         allowed_domains=args.allowed_domains,
         secrets_file=args.secrets_file,
-        upload_dirs=upload_dirs,
+        upload_dirs=run.safety.upload_dirs,
         max_duration=args.max_duration,
         hand_off_wait=None if args.hand_off_timeout is None else args.hand_off_timeout * 60,
         driver=driver,
@@ -183,7 +170,7 @@ async def run_routine(
     try:
         opening = asyncio.ensure_future(open_routine(plan, setup))
         routine = await signals.until_stopped(opening)
-    except (RoutineBusy, RuntimeError, ValueError) as exc:
+    except (RoutineBusy, CannotStart, RuntimeError, ValueError) as exc:
         _tell(printer, str(exc))
         return EXIT_ERROR
     if routine is None:

@@ -24,14 +24,12 @@ from app.cli.routine_args import without_rows
 from app.cli.signals import StopSignals
 from app.cli.terminal import Say, is_terminal
 from app.core.clean_text import printable, terminal_json, valid_text
+from app.core.errors import CannotStart
 from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult
 from app.crash_report import crash_message, install_crash_reports
-from app.engine_args import base_url_problem, resolve_settings
-from app.safety_from_settings import check_navigation, check_upload_dirs, load_secrets
-from app.settings.model import SettingsUnreadable, endpoint_ready, read_settings
+from app.run_setup import load_run_setup
 from app.settings.paths import app_paths
-from app.settings.secrets import missing_key_problem
 from app.text.hand_off import hand_off_line
 
 if TYPE_CHECKING:
@@ -61,11 +59,11 @@ def check_record_file(path: Path) -> None:
     paid model call is made."""
     folder = path.parent
     if path.is_dir():
-        raise ValueError(f"--record {path}: that is a folder; give a file name for the cassette.")
+        raise CannotStart(f"--record {path}: that is a folder; give a file name for the cassette.")
     if not folder.is_dir():
-        raise ValueError(f"--record {path}: the folder {folder} does not exist.")
+        raise CannotStart(f"--record {path}: the folder {folder} does not exist.")
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ValueError(f"--record {path}: you cannot write there; choose a folder you may write to.")
+        raise CannotStart(f"--record {path}: you cannot write there; choose a folder you may write to.")
 
 
 async def run_task(
@@ -73,46 +71,30 @@ async def run_task(
 ) -> int:
     from app.runtime import Runtime, RuntimeOptions
 
-    paths = app_paths()
     # Only someone at a terminal can take the browser when the agent hands it over.
     person_present = is_terminal(sys.stdin)
-    try:
-        loaded = await asyncio.to_thread(read_settings, paths.settings_file)
-    except SettingsUnreadable as exc:
-        return _cannot_run(args, printer, str(exc))
-    settings, api_key = resolve_settings(args, loaded.settings)
-    endpoint_problem = None if args.replay else base_url_problem(settings.base_url)
-    if endpoint_problem is not None:  # from OPENAI_BASE_URL or the saved settings; before Chromium starts
-        return _cannot_run(args, printer, f"{endpoint_problem} (It came from OPENAI_BASE_URL or the saved Settings.)")
-    if not args.replay and not endpoint_ready(settings, api_key):  # before Chromium starts and a call fails
-        return _cannot_run(args, printer, missing_key_problem(settings.base_url, args.api_key_env))
-    try:
-        upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
+    try:  # before Chromium starts and a paid call is made
+        setup = await load_run_setup(args, model=not args.replay)
         if args.record is not None:
             await asyncio.to_thread(check_record_file, args.record)
-    except ValueError as exc:  # before Chromium starts
+    except CannotStart as exc:
         return _cannot_run(args, printer, str(exc))
+    safety = setup.safety
     options = RuntimeOptions(
         headless=args.headless,
         cdp_url=args.cdp_url,
         replay=args.replay,
         record=args.record,
         max_duration=args.max_duration,
-        allowed_domains=args.allowed_domains,
-        secrets_file=args.secrets_file,
-        upload_dirs=upload_dirs,
+        allowed_domains=safety.allowed_domains,
+        secrets_file=safety.secrets_file,
+        upload_dirs=safety.upload_dirs,
         risky=args.risky,
         person_present=person_present,
         driver=driver,
-        start_url=args.url or "",
+        start_url=safety.start_url,
     )
-    try:
-        # Refused here, before Chromium starts; the agent reads them again when it is built.
-        check_navigation(settings, options, args.url)
-        await asyncio.to_thread(load_secrets, settings, options)
-    except ValueError as exc:  # SecretsSourceError included
-        return _cannot_run(args, printer, str(exc))
-    runtime = Runtime(settings, paths, options, api_key=api_key)
+    runtime = Runtime(setup.settings, setup.paths, options, api_key=setup.api_key)
     runtime.set_confirm(cli_confirm(args.risky, stopped=signals.stop, events=printer is not None))
     hand_off: TerminalHandOff | None = None
     try:

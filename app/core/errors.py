@@ -27,3 +27,9 @@ class HandOffNeeded(ToolError):
     def __init__(self, message: str, words: str) -> None:
         super().__init__(message)
         self.words = words
+
+
+class CannotStart(Exception):
+    """A run cannot start: a setting, a file, the model's endpoint, the browser or a safety setting that cannot be
+    used. The message is the person's, in plain words; the faces say it (exit 2, an error result, the panel's line)
+    where any other exception is a fault of the program and gets a crash report."""

@@ -40,11 +40,12 @@ async def _serve(args: argparse.Namespace) -> int:
         token = os.environ.get(args.token_env, "") if args.token_env else secrets.token_urlsafe(24)
         if not token:
             return _refuse(f"--token-env {args.token_env}: that environment variable is empty or not set.")
+    from app.core.errors import CannotStart
     from app.mcp.setup import load_setup
 
     try:
         setup = await load_setup(args)
-    except ValueError as exc:
+    except CannotStart as exc:
         return _refuse(str(exc))
     from app.history.store import RunStore
     from app.instance import open_panel, socket_path

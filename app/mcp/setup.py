@@ -4,17 +4,15 @@ command line. The client can set none of it: no tool takes a model, a key, a sit
 from __future__ import annotations
 
 import argparse
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.abort import AbortSignal
 from app.core.safety.risky import ConfirmRequest
-from app.engine_args import base_url_problem, resolve_settings
+from app.run_setup import load_run_setup
 from app.runtime import RuntimeOptions
-from app.safety_from_settings import check_navigation, check_upload_dirs, load_secrets
-from app.settings.model import Settings, SettingsUnreadable, read_settings
-from app.settings.paths import AppPaths, app_paths
+from app.settings.model import Settings
+from app.settings.paths import AppPaths
 
 
 @dataclass(frozen=True)
@@ -48,28 +46,16 @@ async def refuse(_request: ConfirmRequest, _signal: AbortSignal) -> bool:
 
 
 async def load_setup(args: argparse.Namespace) -> McpSetup:
-    """ValueError, in plain words, for anything ``run`` would refuse before Chromium starts."""
-    paths = app_paths()
-    try:
-        loaded = await asyncio.to_thread(read_settings, paths.settings_file)
-    except SettingsUnreadable as exc:
-        raise ValueError(str(exc)) from exc
-    settings, api_key = resolve_settings(args, loaded.settings)
-    problem = base_url_problem(settings.base_url)
-    if problem is not None:
-        raise ValueError(f"{problem} (It came from OPENAI_BASE_URL or the saved Settings.)")
-    upload_dirs = await asyncio.to_thread(check_upload_dirs, args.upload_dir, paths)
-    setup = McpSetup(
-        settings=settings,
-        paths=paths,
-        api_key=api_key,
+    """CannotStart, in plain words, for anything ``run`` would refuse before Chromium starts (a missing key aside:
+    the server starts, and a task says so)."""
+    run = await load_run_setup(args, key=False)
+    return McpSetup(
+        settings=run.settings,
+        paths=run.paths,
+        api_key=run.api_key,
         headless=args.headless,
-        allowed_domains=args.allowed_domains,
-        secrets_file=args.secrets_file,
-        upload_dirs=upload_dirs,
+        allowed_domains=run.safety.allowed_domains,
+        secrets_file=run.safety.secrets_file,
+        upload_dirs=run.safety.upload_dirs,
         max_duration=args.max_duration,
     )
-    options = setup.runtime_options()
-    check_navigation(settings, options, None)
-    await asyncio.to_thread(load_secrets, settings, options)
-    return setup

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from app.away_notifier import AwayNotifier
 from app.core.agent import Agent
 from app.core.llm import LLMClient
-from app.core.safety.risky import ConfirmHandler
+from app.core.safety.risky import ConfirmHandler, RiskyMode
 from app.history.recorder import RunRecorder
 from app.history.store import RunStore
 from app.routine.cost import limit_of, token_price
@@ -44,7 +44,7 @@ class RoutineSetup:
     person_present: bool = True
     # Risky moments: None asks the person through the queue; a handler answers them itself (--risky allow/deny).
     confirm: ConfirmHandler | None = None
-    risky: Literal["ask", "allow", "deny"] = "ask"
+    risky: RiskyMode = "ask"
     allowed_domains: list[str] | None = None
     secrets_file: Path | None = None
     upload_dirs: list[Path] = field(default_factory=list)
@@ -126,8 +126,8 @@ class _History:
 
 
 async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
-    """RoutineBusy when another process runs this routine; RuntimeError (plain words) for a browser that will not
-    start or an endpoint that cannot be reached; ValueError for a safety setting that cannot be used."""
+    """RoutineBusy when another process runs this routine; CannotStart (plain words) for a Chromium that will not
+    launch, RuntimeError for an endpoint that cannot be reached; ValueError for a safety setting that cannot be used."""
     from app.routine.browsers import local_browsers, remote_browsers
     from app.runtime import RuntimeOptions
 

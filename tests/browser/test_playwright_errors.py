@@ -24,6 +24,7 @@ from app.browser.playwright_errors import (
     tab_crashed,
 )
 from app.browser.session import BrowserSession, LaunchOptions
+from app.core.errors import CannotStart
 from tests.cli.test_cli import unused_port
 from tests.fakes.busy_endpoint import busy_endpoint
 from tests.fakes.external_chromium import external_chromium
@@ -89,7 +90,7 @@ async def test_a_profile_another_chromium_holds_is_said_to_be_in_use(tmp_path: P
     options = LaunchOptions(profile_dir=tmp_path / "profile", downloads_dir=tmp_path / "downloads", headless=True)
     first = await BrowserSession.launch(options)
     try:
-        with pytest.raises(RuntimeError) as refused:
+        with pytest.raises(CannotStart) as refused:
             await BrowserSession.launch(options)
         cause = refused.value.__cause__
         assert isinstance(cause, PlaywrightError) and profile_in_use(cause), first_line(cause or refused.value)

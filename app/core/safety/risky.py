@@ -28,12 +28,16 @@ __all__ = [
     "ActGate",
     "ConfirmHandler",
     "ConfirmRequest",
+    "RiskyMode",
     "confirm_irreversible",
     "confirm_upload",
     "irreversible_kinds",
     "is_irreversible",
     "task_asks_for",
 ]
+
+# Who answers a risky moment when no panel asks the person: ``ask`` them (at a terminal), or ``allow``/``deny`` it.
+RiskyMode = Literal["ask", "allow", "deny"]
 
 # How long the person has to answer; then the answer is "no" (the page's dialog is cancelled, the click refused).
 CONFIRM_TIMEOUT = 60.0

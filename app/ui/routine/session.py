@@ -16,6 +16,7 @@ from typing import Protocol
 from PySide6.QtCore import QObject, Signal
 
 from app.background import Background
+from app.core.errors import CannotStart
 from app.core.llm import LLMClient
 from app.routine.launch import OpenRoutine, RoutineSetup, open_routine
 from app.routine.path import RoutinePath
@@ -152,7 +153,7 @@ class RoutineSession(QObject):
         except RoutineBusy:
             self.failed.emit(tr("This routine is running in another window of Page Agent (or the CLI) right now."))
             return
-        except (RuntimeError, ValueError, OSError) as exc:
+        except (CannotStart, RuntimeError, ValueError, OSError) as exc:
             self.failed.emit(tr("The routine could not start: {reason}", reason=str(exc) or type(exc).__name__))
             return
         runner = self._open.runner
