@@ -30,8 +30,8 @@ from app.cli.output import (
     EXIT_SUCCESS,
     EXIT_UNSUCCESSFUL,
     EventPrinter,
+    tell,
 )
-from app.cli.output import tell as _tell
 from app.cli.routine_person import TerminalPerson
 from app.cli.routine_teach import TerminalTeacher
 from app.cli.signals import StopSignals
@@ -124,11 +124,11 @@ async def run_routine(
     clash = next((f"--{name.replace('_', '-')}" for name in _NOT_WITH_ROWS if getattr(args, name, None)), None)
     if clash is not None:
         hint = " (use --browser-endpoint for a browser that runs elsewhere)" if clash == "--cdp-url" else ""
-        _tell(printer, f"{clash} does not work with --rows{hint}.")
+        tell(printer, f"{clash} does not work with --rows{hint}.")
         return EXIT_ERROR
     refused = _teach_refused(args)
     if refused:
-        _tell(printer, refused)
+        tell(printer, refused)
         return EXIT_ERROR
     reading_stopped = threading.Event()  # Ctrl+C while a big file is read: the reading ends
 
@@ -142,10 +142,10 @@ async def run_routine(
             raise ReadingStopped("")
         run = await load_run_setup(args)
     except ReadingStopped:
-        _tell(printer, "Stopped before the routine started.")
+        tell(printer, "Stopped before the routine started.")
         return EXIT_STOPPED
     except (RowsError, CannotStart) as exc:
-        _tell(printer, str(exc))
+        tell(printer, str(exc))
         return EXIT_ERROR
     person_present = is_terminal(sys.stdin)
     confirm = None
@@ -171,10 +171,10 @@ async def run_routine(
         opening = asyncio.ensure_future(open_routine(plan, setup))
         routine = await signals.until_stopped(opening)
     except (RoutineBusy, CannotStart, RuntimeError, ValueError) as exc:
-        _tell(printer, str(exc))
+        tell(printer, str(exc))
         return EXIT_ERROR
     if routine is None:
-        _tell(printer, "Stopped before the routine started.")
+        tell(printer, "Stopped before the routine started.")
         return EXIT_STOPPED
     say = Say(printer is not None)
     runner = routine.runner
@@ -198,7 +198,7 @@ async def run_routine(
             await teacher.close()
         await routine.close()
     if summary is None:
-        _tell(printer, "Stopped at once; the rows in flight may not have finished.")
+        tell(printer, "Stopped at once; the rows in flight may not have finished.")
         return EXIT_STOPPED
     if args.json:
         print(summary_json(summary))
