@@ -353,12 +353,14 @@ class RoutinePanel(QWidget):
         self.run_view.show_paths(self.session.paths)
 
     def _person_needed(self, request: PersonRequest) -> None:
-        self.run_view.model.waiting_for_person(request.number, True)
+        if request.kind != "limit":  # the whole routine's question is no row's
+            self.run_view.model.waiting_for_person(request.number, True)
         self.run_view.needs_you.add(request)
 
     def _person_done(self, request: PersonRequest) -> None:
         self.run_view.needs_you.remove(request)
-        self.run_view.model.waiting_for_person(request.number, False)
+        if request.kind != "limit":
+            self.run_view.model.waiting_for_person(request.number, False)
 
     def _progress(self, progress: Progress) -> None:
         self.run_view.show_progress(progress)

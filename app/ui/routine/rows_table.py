@@ -147,8 +147,6 @@ class RowsModel(QAbstractTableModel):
         self._changed(event.number)
 
     def waiting_for_person(self, number: int, waiting: bool) -> None:
-        if not 1 <= number <= self._count:  # the whole routine's question (its limit) is no row's
-            return
         line = self.line(number)
         if line.status in (RowStatus.RUNNING, RowStatus.NEEDS_PERSON) and line.outcome is None:
             line.status = RowStatus.NEEDS_PERSON if waiting else RowStatus.RUNNING
