@@ -40,4 +40,4 @@ async def test_the_demo_routine_runs_in_the_profile_and_one_task_brings_the_brow
     assert window.modes.task_button.isEnabled()
     window.modes.task_button.click()
     await until(lambda: runtime.page_url().startswith("http://127.0.0.1"), timeout=60, message="the browser back")
-    assert page.session.path is None  # the routine's windows are closed
+    assert page.session.paths is None  # the routine's windows are closed

@@ -19,7 +19,6 @@ from app.background import Background
 from app.core.errors import CannotStart
 from app.core.llm import LLMClient
 from app.routine.launch import OpenRoutine, RoutineSetup, open_routine
-from app.routine.path import RoutinePath
 from app.routine.paths import PathBook
 from app.routine.plan import RoutinePlan, plan_routine
 from app.routine.state import RoutineBusy
@@ -106,10 +105,6 @@ class RoutineSession(QObject):
     @property
     def current(self) -> asyncio.Task[None] | None:
         return self._task
-
-    @property
-    def path(self) -> RoutinePath | None:
-        return self._open.runner.path if self._open is not None else None
 
     @property
     def paths(self) -> PathBook | None:
