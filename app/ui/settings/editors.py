@@ -32,6 +32,7 @@ from app.text.i18n import tr
 from app.ui.dialog_widgets import labelled_row, section, select_data, small_label
 
 E = TypeVar("E", bound="SettingEditor")
+NumberBox = TypeVar("NumberBox", QSpinBox, QDoubleSpinBox)
 
 _NUMBER_WIDTH = 120  # a spin box needs no more than a few digits' width
 
@@ -74,12 +75,17 @@ class CheckEditor(SettingEditor):
         return self.check.isChecked()
 
 
+def _number_box(box: NumberBox, editor: Number) -> NumberBox:
+    """A spin box holding ``editor``'s range, with its unit after the number."""
+    box.setRange(editor.minimum, editor.maximum)
+    box.setSuffix(tr(editor.suffix) if editor.suffix else "")
+    box.setMaximumWidth(_NUMBER_WIDTH)
+    return box
+
+
 class WholeEditor(SettingEditor):
     def __init__(self, info: SettingInfo, editor: Number, parent: QWidget) -> None:
-        self.spin = QSpinBox(parent)
-        self.spin.setRange(editor.minimum, editor.maximum)
-        self.spin.setSuffix(tr(editor.suffix) if editor.suffix else "")
-        self.spin.setMaximumWidth(_NUMBER_WIDTH)
+        self.spin = _number_box(QSpinBox(parent), editor)
         super().__init__(info, self.spin)
 
     def fill(self, value: Scalar) -> None:
@@ -92,10 +98,8 @@ class WholeEditor(SettingEditor):
 class DecimalEditor(SettingEditor):
     def __init__(self, info: SettingInfo, editor: Number, parent: QWidget) -> None:
         self.spin = QDoubleSpinBox(parent)
-        self.spin.setDecimals(editor.decimals)
-        self.spin.setRange(editor.minimum, editor.maximum)
-        self.spin.setSuffix(tr(editor.suffix) if editor.suffix else "")
-        self.spin.setMaximumWidth(_NUMBER_WIDTH)
+        self.spin.setDecimals(editor.decimals)  # before the range, which it rounds
+        _number_box(self.spin, editor)
         super().__init__(info, self.spin)
 
     def fill(self, value: Scalar) -> None:
