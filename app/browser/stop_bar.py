@@ -38,8 +38,9 @@ log = logging.getLogger(__name__)
 
 SCRIPT = "js/stop_bar.js"
 _APPLY = "([hook, labels]) => { const set = window[hook]; if (set) set(labels); }"
-# An Esc the agent itself pressed (send_keys) reaches the bar a moment after the key action returned.
-_AGENT_KEYS_GRACE = 0.5
+# An Esc reaches the bar a moment after it was pressed: one the agent pressed itself (send_keys) after the key action
+# returned, one the person pressed at an Allow/Cancel question after the question ended. Neither is a stop.
+_LATE_ESC_GRACE = 0.5
 # The tool whose answer only the person can give.
 _ASK_USER = "ask_user"
 
@@ -65,7 +66,7 @@ class StopBar:
         # Every tab that asked for the bar (the other windows of a routine's browser too), kept to update it.
         self._asked: dict[Page, None] = {}
         self._agent_keys = 0
-        self._agent_keys_until = 0.0
+        self._late_esc_until = 0.0
         self._passive = False
         self._lock = asyncio.Lock()
         self._background = Background("stop bar")
@@ -104,7 +105,7 @@ class StopBar:
             yield
         finally:
             self._agent_keys -= 1
-            self._agent_keys_until = time.monotonic() + _AGENT_KEYS_GRACE
+            self._late_esc_until = time.monotonic() + _LATE_ESC_GRACE
 
     @property
     def mode(self) -> Mode:
@@ -153,6 +154,7 @@ class StopBar:
         try:
             yield
         finally:
+            self._late_esc_until = time.monotonic() + _LATE_ESC_GRACE
             if self._mode == "waiting":
                 self._mode = before
                 self._background.spawn(self._apply())
@@ -188,7 +190,7 @@ class StopBar:
             return self._labels(self.mode_in(page))
         mode = self.mode_in(page)
         if what in ("stop", "escape") and mode == "working":
-            if what == "escape" and (self._agent_keys or time.monotonic() < self._agent_keys_until):
+            if what == "escape" and (self._agent_keys or time.monotonic() < self._late_esc_until):
                 return None
             log.info("stop asked from Chromium (%s)", what)
             self._on_stop()
