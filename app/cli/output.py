@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from app.cli.line_writer import LineWriter
 from app.core.clean_text import printable, terminal_json, valid_text
 from app.core.safety.secrets import mask_everywhere
 from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, RunOutcome
@@ -38,17 +39,24 @@ def exit_code(result: ExecutionResult) -> int:
 class EventPrinter:
     """--events: status changes, activities, new history events and log records as JSON lines with a monotonic ``t``.
 
-    With --events stderr carries nothing else, so that a script can parse every line of it.
+    With --events stderr carries nothing else, so that a script can parse every line of it. Every line reaches it,
+    however slowly it is read (``LineWriter``); ``close()`` once the run is over.
     """
 
     def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
+        stream.flush()
+        self._encoding = stream.encoding or "utf-8"
+        self._lines = LineWriter(stream.fileno())
         self._started = time.monotonic()
 
     def _write(self, kind: str, payload: dict[str, Any]) -> None:
         line = {"t": round(time.monotonic() - self._started, 4), "event": kind, **payload}
-        self._stream.write(terminal_json(valid_text(mask_everywhere(json.dumps(line, ensure_ascii=False)))) + "\n")
-        self._stream.flush()
+        text = terminal_json(valid_text(mask_everywhere(json.dumps(line, ensure_ascii=False)))) + "\n"
+        self._lines.put(text.encode(self._encoding, "backslashreplace"))
+
+    def close(self) -> None:
+        """The lines still on their way are written (as the reader takes them)."""
+        self._lines.close()
 
     def event(self, kind: str, payload: dict[str, Any]) -> None:
         """Any other event (a routine's row_started, row_finished...)."""

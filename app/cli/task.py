@@ -154,6 +154,8 @@ async def run(args: argparse.Namespace, driver: DriverStart | None, signals: Sto
         return await _run(args, printer, driver, signals)
     finally:
         reports.uninstall()
+        if printer is not None:
+            await asyncio.to_thread(printer.close)
 
 
 async def _run(

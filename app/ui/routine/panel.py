@@ -112,6 +112,7 @@ class RoutinePanel(QWidget):
         session.rowStarted.connect(run.row_started)
         session.rowActivity.connect(run.model.activity)
         session.rowFinished.connect(self._row_finished)
+        session.rowsFinished.connect(run.model.rest_finished)
         session.personNeeded.connect(self._person_needed)
         session.personDone.connect(self._person_done)
         session.progress.connect(self._progress)

@@ -1,6 +1,7 @@
 """The live row table: one line per row with its status (a word and a colour), and what it does now or how it
-ended. Fed by the runner's events (rows_planned, row_started, row_activity, row_finished): a row this run will run
-reads Waiting until it starts, whatever an earlier run left on it."""
+ended. Fed by the runner's events (rows_planned, row_started, row_activity, row_finished, and rows_finished for the
+rest of a huge file at once): a row this run will run reads Waiting until it starts, whatever an earlier run left on
+it."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from app.routine.types import (
     RowActivity,
     RowFinished,
     RowOutcome,
+    RowsFinished,
     RowsPlanned,
     RowStarted,
     RowStatus,
@@ -56,10 +58,11 @@ class RowsModel(QAbstractTableModel):
         self._plan: RoutinePlan | None = None
         self._count = 0
         self._lines: dict[int, RowLine] = {}
+        self._rest: RowOutcome | None = None  # how the rows this run never began ended (rows_finished)
 
     def reset(self, plan: RoutinePlan) -> None:
         self.beginResetModel()
-        self._plan, self._count, self._lines = plan, len(plan.table.rows), {}
+        self._plan, self._count, self._lines, self._rest = plan, len(plan.table.rows), {}, None
         self.endResetModel()
 
     @property
@@ -79,6 +82,7 @@ class RowsModel(QAbstractTableModel):
     def planned(self, event: RowsPlanned) -> None:
         """The run says which rows it runs (they wait for their turn) and which it leaves as earlier runs ended
         them."""
+        self._rest = None
         for number in event.queued:
             self._lines.pop(number, None)  # a line nothing happened to reads Waiting
         for number, outcome in event.kept.items():
@@ -111,7 +115,10 @@ class RowsModel(QAbstractTableModel):
         first = self._plan.table.columns[0]
         hidden = first in self._plan.secrets
         label = "•••" if hidden else self._plan.table.rows[number - 1].values[first].strip() or "—"
-        return RowLine(number, label, self._plan.keys[number - 1])
+        line = RowLine(number, label, self._plan.keys[number - 1])
+        if self._rest is not None:  # a row this run never began
+            self._ended(line, self._rest)
+        return line
 
     def maybe_sent(self) -> list[RowLine]:
         """The rows that may have reached the site (interrupted, or sent with an unclear answer): they run again only
@@ -141,10 +148,22 @@ class RowsModel(QAbstractTableModel):
             self._changed(event.number)
 
     def finished(self, event: RowFinished) -> None:
-        line = self.line(event.number)
-        line.status, line.outcome = event.outcome.status, event.outcome
-        line.words = outcome_words(event.outcome)
+        self._ended(self.line(event.number), event.outcome)
         self._changed(event.number)
+
+    def rest_finished(self, event: RowsFinished) -> None:
+        """The rest of a huge file ended alike (skipped on a Stop): every row this run never began, that is every row
+        without a line of its own yet, reads so from now on. One update for the whole table, no line made."""
+        self._rest = event.outcome
+        for line in self._lines.values():
+            if line.status == WAITING:
+                self._ended(line, event.outcome)
+        self._all_changed()
+
+    @staticmethod
+    def _ended(line: RowLine, outcome: RowOutcome) -> None:
+        line.status, line.outcome = outcome.status, outcome
+        line.words = outcome_words(outcome)
 
     def waiting_for_person(self, number: int, waiting: bool) -> None:
         line = self.line(number)

@@ -81,6 +81,7 @@ class RoutineSession(QObject):
     rowStarted = Signal(object)  # RowStarted
     rowActivity = Signal(object)  # RowActivity
     rowFinished = Signal(object)  # RowFinished
+    rowsFinished = Signal(object)  # RowsFinished: the rest of a huge file, at once
     personNeeded = Signal(object)  # PersonRequest
     personDone = Signal(object)  # PersonRequest
     progress = Signal(object)  # Progress
@@ -156,6 +157,7 @@ class RoutineSession(QObject):
         runner.on("row_started", self.rowStarted.emit)
         runner.on("row_activity", self.rowActivity.emit)
         runner.on("row_finished", self.rowFinished.emit)
+        runner.on("rows_finished", self.rowsFinished.emit)
         runner.on("person_needed", self.personNeeded.emit)
         runner.on("person_done", self.personDone.emit)
         runner.on("progress", self.progress.emit)
