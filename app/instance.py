@@ -33,6 +33,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from app.core.types import RunOutcome
 from app.settings.paths import AppPaths, runtime_dir
 
 log = logging.getLogger(__name__)
@@ -82,9 +83,10 @@ class Progress(BaseModel):
 
 
 class Finished(BaseModel):
+    """The run ended so, with the agent's final words (``data``)."""
+
     kind: Literal["finished"] = "finished"
-    status: str
-    success: bool
+    outcome: RunOutcome
     data: str
     steps: int
     run_id: str = ""  # the run in History the task was saved to ("" when it was not)

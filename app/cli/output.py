@@ -2,8 +2,8 @@
 its exit codes, the line on stderr that says why it failed or stopped (``tell``), ``--events`` (every event and log
 record as a JSON line on stderr) and where its log records go.
 
-Exit codes: 0 completed with success, 1 completed with success=false, 2 error, 3 stopped, 4 a person is needed and
-nobody could be asked (a routine's is its worst row's, app/cli/routine.py).
+Exit codes (``EXIT_CODES``): 0 completed with success, 1 completed with success=false, 2 error, 3 stopped, 4 a person
+is needed and nobody could be asked (a routine's is its worst row's, app/cli/routine.py).
 """
 
 from __future__ import annotations
@@ -21,15 +21,18 @@ from app.core.types import AgentStatus, ExecutionResult, HistoricalEvent, RunOut
 from app.logging_setup import configure_logging
 from app.settings.paths import app_paths
 
-EXIT_SUCCESS, EXIT_UNSUCCESSFUL, EXIT_ERROR, EXIT_STOPPED, EXIT_NEEDS_PERSON = 0, 1, 2, 3, 4
-
-EXIT_CODES = {
-    RunOutcome.SUCCESS: EXIT_SUCCESS,
-    RunOutcome.FAILED: EXIT_UNSUCCESSFUL,
-    RunOutcome.NEEDS_PERSON: EXIT_NEEDS_PERSON,
-    RunOutcome.STOPPED: EXIT_STOPPED,
-    RunOutcome.ERROR: EXIT_ERROR,
+# How a run ended, as the process's exit code: a task's, and a routine's worst row's (app/cli/routine.py), worst
+# first. The README's exit codes are this table's (tests/test_endings.py).
+EXIT_CODES: dict[RunOutcome, int] = {
+    RunOutcome.ERROR: 2,
+    RunOutcome.STOPPED: 3,
+    RunOutcome.NEEDS_PERSON: 4,
+    RunOutcome.FAILED: 1,
+    RunOutcome.SUCCESS: 0,
 }
+EXIT_SUCCESS = EXIT_CODES[RunOutcome.SUCCESS]
+EXIT_ERROR = EXIT_CODES[RunOutcome.ERROR]  # bad input too, before anything runs
+EXIT_STOPPED = EXIT_CODES[RunOutcome.STOPPED]
 
 
 def exit_code(result: ExecutionResult) -> int:

@@ -18,20 +18,12 @@ import dataclasses
 import json
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.cli.confirm import cli_confirm
-from app.cli.output import (
-    EXIT_ERROR,
-    EXIT_NEEDS_PERSON,
-    EXIT_STOPPED,
-    EXIT_SUCCESS,
-    EXIT_UNSUCCESSFUL,
-    EventPrinter,
-    tell,
-)
+from app.cli.output import EXIT_CODES, EXIT_ERROR, EXIT_STOPPED, EXIT_SUCCESS, EventPrinter, tell
 from app.cli.routine_person import TerminalPerson
 from app.cli.routine_teach import TerminalTeacher
 from app.cli.signals import StopSignals
@@ -57,32 +49,25 @@ from app.routine.types import (
 from app.run_setup import load_run_setup
 from app.text.cost_words import estimate_words, limit_words
 from app.text.path_words import change_words
+from app.text.row_words import counts_words, row_words
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
     from app.routine.runner import RoutineRunner
 
-# The worst outcome wins the exit code, in this order.
-_EXIT_ORDER = (
-    ((RowStatus.ERROR, RowStatus.INTERRUPTED), EXIT_ERROR),
-    ((RowStatus.STOPPED, RowStatus.SKIPPED), EXIT_STOPPED),
-    ((RowStatus.NEEDS_PERSON,), EXIT_NEEDS_PERSON),
-    ((RowStatus.FAILED,), EXIT_UNSUCCESSFUL),
-)
 _NOT_WITH_ROWS = ("record", "replay", "cdp_url")
 FIRST_ROW_TELLS = "a guess from the template's columns until the first row has run: it then tells the time and the cost"
 
 
-def exit_code(counts: dict[str, int], stopped: bool = False) -> int:
-    """The worst row's code. A routine the person stopped before its end exits 3 unless a row ended in an error: the
-    rows its Stop caught after they may have sent their data are ``interrupted``, and that is the Stop's doing."""
+def exit_code(counts: Mapping[str, int], stopped: bool = False) -> int:
+    """The worst row's code (``EXIT_CODES`` is worst first; an interrupted row counts as an error, a skipped one as
+    stopped). A routine the person stopped before its end exits 3 unless a row ended in an error: the rows its Stop
+    caught after they may have sent their data are ``interrupted``, and that is the Stop's doing."""
+    ended = {RowStatus(status).ends_as for status, count in counts.items() if count}
     cut_short = any(counts.get(status) for status in (RowStatus.STOPPED, RowStatus.SKIPPED, RowStatus.INTERRUPTED))
     if stopped and cut_short and not counts.get(RowStatus.ERROR):
         return EXIT_STOPPED
-    for statuses, code in _EXIT_ORDER:
-        if any(counts.get(status) for status in statuses):
-            return code
-    return EXIT_SUCCESS
+    return next((code for outcome, code in EXIT_CODES.items() if outcome in ended), EXIT_SUCCESS)
 
 
 def summary_json(summary: RoutineSummary) -> str:
@@ -267,8 +252,8 @@ def _opening(rows: Path, total: int, parallel: int, endpoints: list[str]) -> str
 
 
 def _closing(summary: RoutineSummary) -> str:
-    counts = ", ".join(f"{count} {status}" for status, count in sorted(summary.counts.items()))
-    return f"{counts or 'no rows run'}; {summary.model_calls} model calls. Results: {summary.results}"
+    counts = counts_words(summary.counts) or "no rows run"
+    return f"{counts}; {summary.model_calls} model calls. Results: {summary.results}"
 
 
 def _started(printer: EventPrinter | None, started: RowStarted, total: int) -> None:
@@ -285,7 +270,7 @@ def _finished(printer: EventPrinter | None, say: Say, finished: RowFinished, tot
         )
         return
     words = valid_text(mask_everywhere(outcome.result.splitlines()[0] if outcome.result else ""))
-    say.line(f"Row {finished.number} of {total}: {outcome.status} — {words[:200]}")
+    say.line(f"Row {finished.number} of {total}: {row_words(outcome.status)} — {words[:200]}")
 
 
 def _rest(printer: EventPrinter | None, say: Say, rest: RowsFinished) -> None:
@@ -293,7 +278,7 @@ def _rest(printer: EventPrinter | None, say: Say, rest: RowsFinished) -> None:
     if printer is not None:
         printer.event("rows_finished", {"rows": rest.rows, "status": str(rest.outcome.status)})
     else:
-        say.line(f"{rest.rows:,} rows {rest.outcome.status}: {rest.outcome.result}")
+        say.line(f"{rest.rows:,} rows {row_words(rest.outcome.status).lower()}: {rest.outcome.result}")
 
 
 def _pace(say: Say, total: int, parallel: int) -> Callable[[RowFinished], None]:

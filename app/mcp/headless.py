@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from app.background import Background
 from app.core.types import (
     AgentActivity,
-    AgentStatus,
     HandOffActivity,
     HistoricalEvent,
+    RunOutcome,
     StepEvent,
 )
 from app.mcp.setup import McpSetup, refuse
@@ -68,7 +68,7 @@ class HeadlessTasks:
 
     async def _start(self, task: McpTask) -> None:
         if task.cancel_requested.is_set():
-            task.fail("Cancelled before it started.", AgentStatus.STOPPED)
+            task.fail("Cancelled before it started.", RunOutcome.STOPPED)
             return
         task.update("running", "Starting the browser…")
         runtime = self._runtime_now()
@@ -80,7 +80,7 @@ class HeadlessTasks:
             task.fail(str(exc) or type(exc).__name__)
             return
         if task.cancel_requested.is_set():
-            task.fail("Cancelled before it started.", AgentStatus.STOPPED)
+            task.fail("Cancelled before it started.", RunOutcome.STOPPED)
             return
         await self._execute(task, agent)
 
@@ -117,7 +117,7 @@ class HeadlessTasks:
             await self._recorder.flush()  # in History before the client hears it ended
             record = self._recorder.current
             run_id = record.id if record is not None else ""
-        task.finish(result, run_id)
+        task.finish(result.outcome, result.data, result.steps, run_id)
 
     def _runtime_now(self) -> Runtime:
         if self._runtime is None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from app.core.types import AgentStatus, ExecutionResult
 from app.instance import LINE_LIMIT, Cancel, Finished, Progress, Refused, RunRequest, Shown, encode, read_update
 from app.mcp.tasks import YOUR_TURN, McpTask
 from app.text.hand_off import hand_off_line
@@ -29,11 +28,7 @@ async def run_in_panel(task: McpTask, reader: asyncio.StreamReader, writer: asyn
                 task.fail(update.reason)
                 return
             if isinstance(update, Finished):
-                status = AgentStatus(update.status)
-                task.finish(
-                    ExecutionResult(success=update.success, data=update.data, status=status, steps=update.steps),
-                    update.run_id,
-                )
+                task.finish(update.outcome, update.data, update.steps, update.run_id)
                 return
             if isinstance(update, Progress):
                 if update.needs_person:

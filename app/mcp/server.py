@@ -15,6 +15,7 @@ from app import __version__
 from app.core.safety.secrets import mask_everywhere
 from app.mcp.views import RoutineView, RunList, RunListItem, TaskView
 from app.routine.plan import MAX_PARALLEL
+from app.text.row_words import counts_words
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context, MCPServer
@@ -164,7 +165,8 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
             finished = sum(view.counts.values())
             if finished != told:  # once per row that ended, not at every change of status
                 told = finished
-                await ctx.report_progress(finished, view.rows, f"{finished} of {view.rows} rows")
+                said = " · ".join(filter(None, (f"{finished} of {view.rows} rows", counts_words(view.counts))))
+                await ctx.report_progress(finished, view.rows, said)
         return view
 
     @tool("The latest runs in History, newest first (secrets masked).", read_only=True)
@@ -178,7 +180,7 @@ def build_server(tasks: "TaskRegistry", routines: "RoutineRegistry", runs: "RunS
                     run_id=s.id,
                     started_at=s.started_at.isoformat(),
                     title=mask_everywhere(s.title),
-                    status=str(s.status),
+                    status=s.status,
                     success=s.success,
                     steps=s.steps,
                 )

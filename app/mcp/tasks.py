@@ -11,9 +11,9 @@ from typing import Literal
 
 from app.background import Background
 from app.core.safety.secrets import mask_everywhere
-from app.core.types import AgentStatus, ExecutionResult
+from app.core.types import RunOutcome
 from app.instance import UntrustedPanel
-from app.mcp.views import TaskOutcome, TaskStatus, TaskView
+from app.mcp.views import TaskOutcome, TaskStatus, TaskView, task_status
 from app.text.hand_off import hand_off_line
 
 log = logging.getLogger(__name__)
@@ -72,10 +72,11 @@ class McpTask:
             )
         )
 
-    def finish(self, result: ExecutionResult, run_id: str = "", *, reason: str = "") -> None:
-        """``reason``: why a task that could not run did not (what ``fail`` was told)."""
-        status: TaskStatus = _STATUS.get(result.status, "error")
-        words = mask_everywhere(result.data)
+    def finish(self, outcome: RunOutcome, words: str, steps: int, run_id: str = "", *, reason: str = "") -> None:
+        """The task ended so, with the agent's final ``words`` after ``steps`` steps. ``reason``: why a task that could
+        not run did not (what ``fail`` was told)."""
+        status = task_status(outcome)
+        words = mask_everywhere(words)
         reason = mask_everywhere(reason)
         if status == "needs_person":
             said = hand_off_line(words)
@@ -86,17 +87,17 @@ class McpTask:
                     "status": status,
                     "now": "Ended.",
                     "reason": reason,
-                    "steps": result.steps,
+                    "steps": steps,
                     "outcome": TaskOutcome(
-                        success=result.success, final_words=words, steps=result.steps, run_id=run_id
+                        success=outcome is RunOutcome.SUCCESS, final_words=words, steps=steps, run_id=run_id
                     ),
                 }
             )
         )
 
-    def fail(self, message: str, status: AgentStatus = AgentStatus.ERROR) -> None:
+    def fail(self, message: str, outcome: RunOutcome = RunOutcome.ERROR) -> None:
         """The task could not run, or not on: ``message`` is its final words and the reason the client reads."""
-        self.finish(ExecutionResult(success=False, data=message, status=status, steps=self._view.steps), reason=message)
+        self.finish(outcome, message, self._view.steps, reason=message)
 
     async def changed(self, timeout: float) -> None:
         """Return at the next change, or after ``timeout`` seconds."""
@@ -113,13 +114,6 @@ class McpTask:
         self._changed.set()
         self._changed = asyncio.Event()
 
-
-_STATUS: dict[AgentStatus, TaskStatus] = {
-    AgentStatus.COMPLETED: "completed",
-    AgentStatus.ERROR: "error",
-    AgentStatus.STOPPED: "stopped",
-    AgentStatus.NEEDS_PERSON: "needs_person",
-}
 
 TaskRunner = Callable[[McpTask], Awaitable[None]]
 PanelConnection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -172,7 +166,7 @@ class TaskRegistry:
         task = self.get(task_id)
         task.cancel_requested.set()
         if task.view.status == "queued":
-            task.fail("Cancelled before it started.", AgentStatus.STOPPED)
+            task.fail("Cancelled before it started.", RunOutcome.STOPPED)
         deadline = asyncio.get_running_loop().time() + CANCEL_WAIT
         while not task.view.ended and (left := deadline - asyncio.get_running_loop().time()) > 0:
             await task.changed(left)

@@ -6,10 +6,29 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from app.core.types import AgentStatus, RunOutcome
+
+# A task's status: before it ends, and how it ended (``task_status``: success and failed are both "completed",
+# the outcome's ``success`` tells them apart).
 TaskStatus = Literal["queued", "running", "needs_person", "completed", "error", "stopped"]
-ENDED: frozenset[str] = frozenset({"completed", "error", "stopped"})
+
+
+def task_status(outcome: RunOutcome) -> TaskStatus:
+    """The status of a task that ended so."""
+    match outcome:
+        case RunOutcome.SUCCESS | RunOutcome.FAILED:
+            return "completed"
+        case RunOutcome.NEEDS_PERSON:
+            return "needs_person"
+        case RunOutcome.STOPPED:
+            return "stopped"
+        case RunOutcome.ERROR:
+            return "error"
+
+
 # Ended for a headless task (nobody can take the browser); a pause in the panel, which carries on afterwards.
 NEEDS_PERSON = "needs_person"
+ENDED: frozenset[TaskStatus] = frozenset(task_status(outcome) for outcome in RunOutcome) - {NEEDS_PERSON}
 
 
 class TaskOutcome(BaseModel):
@@ -61,7 +80,7 @@ class RunListItem(BaseModel):
     run_id: str
     started_at: str
     title: str
-    status: str
+    status: AgentStatus
     success: bool
     steps: int
 

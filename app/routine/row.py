@@ -15,7 +15,7 @@ from app.core.safety.risky import ConfirmHandler
 from app.core.safety.secrets import SecretVault
 from app.core.safety.untrusted import quoted
 from app.core.tools.control import DONE
-from app.core.types import AgentStatus, ExecutionResult, StepEvent
+from app.core.types import ExecutionResult, RunOutcome, StepEvent
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
 from app.routine.teach import Teachable
@@ -166,15 +166,14 @@ def outcome_of(
 
 
 def _status(result: ExecutionResult, slot: RowSlot, gave_up: str) -> RowStatus:
-    if result.status == AgentStatus.COMPLETED:
-        return RowStatus.DONE if result.success else RowStatus.FAILED
-    if result.status == AgentStatus.NEEDS_PERSON or (gave_up and result.status == AgentStatus.STOPPED):
+    """The run's outcome as the row's, but a hand-off given up (a stop) needs a person, and a row whose browser died
+    before the agent ended it is interrupted."""
+    outcome = result.outcome
+    if gave_up and outcome is RunOutcome.STOPPED:
         return RowStatus.NEEDS_PERSON
-    if not slot.alive:
+    if not slot.alive and outcome in (RunOutcome.STOPPED, RunOutcome.ERROR):
         return RowStatus.INTERRUPTED
-    if result.status == AgentStatus.STOPPED:
-        return RowStatus.STOPPED
-    return RowStatus.ERROR
+    return RowStatus.of(outcome)
 
 
 def _first_line(text: str) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from app.core.safety.risky import ConfirmRequest
+from app.core.types import RunOutcome
 
 if TYPE_CHECKING:
     from app.core.page import ElementIdentity
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
 
 
 class RowStatus(StrEnum):
+    """How a row stands: how its run ended (``RowStatus.of`` a ``RunOutcome``, under the word the results file has
+    always stored), or one of the row's own (interrupted, skipped, running)."""
+
     DONE = "done"  # the agent finished and said the row's work succeeded (checked on the page)
     FAILED = "failed"  # the agent finished and said it did not succeed (the site refused, the data was wrong)
     # A captcha, a code or a question nobody was there to answer; or a row sent once whose site's answer the agent
@@ -30,6 +34,28 @@ class RowStatus(StrEnum):
     INTERRUPTED = "interrupted"
     SKIPPED = "skipped"  # not started: the routine was stopped first
     RUNNING = "running"  # in flight (only in the state store, and only while a process holds the routine)
+
+    @classmethod
+    def of(cls, outcome: RunOutcome) -> RowStatus:
+        """A row whose run ended so."""
+        match outcome:
+            case RunOutcome.SUCCESS:
+                return cls.DONE
+            case RunOutcome.FAILED:
+                return cls.FAILED
+            case RunOutcome.NEEDS_PERSON:
+                return cls.NEEDS_PERSON
+            case RunOutcome.STOPPED:
+                return cls.STOPPED
+            case RunOutcome.ERROR:
+                return cls.ERROR
+
+    @property
+    def ends_as(self) -> RunOutcome | None:
+        """The outcome the row counts as where a routine is told in one word (its exit code): its run's, and for
+        the row's own an interrupted row as an error (one to look at) and a skipped one as stopped (None: running)."""
+        own = {RowStatus.INTERRUPTED: RunOutcome.ERROR, RowStatus.SKIPPED: RunOutcome.STOPPED}
+        return own.get(self) or next((outcome for outcome in RunOutcome if RowStatus.of(outcome) is self), None)
 
 
 # What a row's status makes of it on the next run of the same routine (an unclear row is as an interrupted one).

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from app.background import Background
 from app.core.types import (
     AgentActivity,
-    AgentStatus,
     ExecutionResult,
     HandOffActivity,
     HistoricalEvent,
     PausedActivity,
+    RunOutcome,
     StepEvent,
 )
 from app.instance import (
@@ -133,13 +133,10 @@ class PanelDoor:
             bridge.activity.disconnect(reporter.on_activity)
             bridge.eventAdded.disconnect(reporter.on_event)
         await reporter.drained()
-        status, run_id = str(result.status), self._run_id()
-        data = result.data
-        if result.status == AgentStatus.STOPPED:  # the agent's "Task aborted" says nothing of who stopped it
+        data, run_id = result.data, self._run_id()
+        if result.outcome is RunOutcome.STOPPED:  # the agent's "Task aborted" says nothing of who stopped it
             data = CANCELLED if stopper.done() and not stopper.cancelled() and stopper.result() else STOPPED
-        await _send(
-            writer, Finished(status=status, success=result.success, data=data, steps=result.steps, run_id=run_id)
-        )
+        await _send(writer, Finished(outcome=result.outcome, data=data, steps=result.steps, run_id=run_id))
 
     def _refusal(self, client: str) -> tuple[str, str] | None:
         """Why the panel cannot take a client's task now: what the client is told, and what the person reads."""

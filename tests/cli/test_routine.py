@@ -49,7 +49,7 @@ def test_rows_are_saved_exactly_a_refused_row_fails_and_the_rest_replay_with_one
         assert summary["rows"] == 4 and summary["counts"] == {"done": 3, "failed": 1}
         assert summary["model_calls"] == sum(calls_by_row(table)) == len(llm_server.requests)
         assert summary["results"] == str(rows.with_name("customers-results.csv"))
-        assert "Row 4 of 4: failed — The CRM refused it" in done.stderr
+        assert "Row 4 of 4: Failed — The CRM refused it" in done.stderr
 
         # The same command again continues the routine: nothing done is redone, the failed row is kept.
         again = run(routine(rows, site.new_url, "--json"), cli_env(home, llm_server))

@@ -1,5 +1,5 @@
 """Another local user (``nobody``) at the panel's socket: a process of theirs listening where the panel's socket would
-be, answering a task with a forged "completed", or knocking on the panel's own socket. Each is forked from the test
+be, answering a task with a forged "success", or knocking on the panel's own socket. Each is forked from the test
 process and switched to that user's id (so it needs no interpreter it could read), and reports every line it
 receives to the test through a pipe. Only root can switch users: the tests that use it are skipped otherwise."""
 
@@ -19,7 +19,7 @@ import pytest
 
 NOBODY = 65534
 TIMEOUT = 30.0
-FORGED = {"kind": "finished", "status": "completed", "success": True, "data": "Forged.", "steps": 1}
+FORGED = {"kind": "finished", "outcome": "success", "data": "Forged.", "steps": 1}
 needs_root = pytest.mark.skipif(
     os.name != "posix" or os.geteuid() != 0, reason="only root can run a process as another user"
 )

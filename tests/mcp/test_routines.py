@@ -49,7 +49,7 @@ async def test_a_routine_runs_every_row_and_reports_counts(
             )
 
         assert view["status"] == "done", view
-        assert progress[-1] == (4, 4, "4 of 4 rows"), progress
+        assert progress[-1] == (4, 4, "4 of 4 rows · 3 done · 1 failed"), progress
         assert [value for value, _, _ in progress] == sorted(value for value, _, _ in progress)
         assert view["counts"] == {"done": 3, "failed": 1}
         assert view["results_path"] == str(rows.with_name("customers-results.csv"))

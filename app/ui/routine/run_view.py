@@ -25,13 +25,14 @@ from app.routine.plan import RoutinePlan
 from app.routine.types import Progress, RoutineSummary, RowStarted, RowStatus, TeachStarted
 from app.text.i18n import tr
 from app.text.path_words import change_words, path_words
+from app.text.row_words import counts_words
 from app.text.wording import format_duration
 from app.ui.routine.needs_you import NeedsYouBar
 from app.ui.routine.recheck import RecheckDialog
 from app.ui.routine.rows_table import RowsModel, RowsView
 from app.ui.routine.setup_view import heading
 from app.ui.routine.teach_box import TeachBox
-from app.ui.routine.words import counts_words, learned_words, progress_words, rows_through
+from app.ui.routine.words import learned_words, progress_words, rows_through
 
 
 class RunView(QWidget):

@@ -1,6 +1,6 @@
-"""What the Routine mode says: a row's status in a word and a colour, how it ended, the progress line, the paths
-learned, with the rows each serves. Everything comes from typed values (RowStatus, RowOutcome, Progress, PathBook),
-never from English read back."""
+"""What the Routine mode says: a row's status in a word (app/text/row_words.py's, or "Waiting") and a colour, how it
+ended, the progress line, the paths learned, with the rows each serves. Everything comes from typed values (RowStatus,
+RowOutcome, Progress, PathBook), never from English read back."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from app.routine.paths import PathBook
 from app.routine.types import MaybeSent, Progress, RowOutcome, RowStatus
 from app.text.i18n import tr
 from app.text.path_words import key_words, path_words, rows_words
+from app.text.row_words import COUNTED, counts_words, row_words
 from app.text.wording import format_duration
 from app.ui.status_pill import your_turn_color
 from app.ui.style import Theme
@@ -21,18 +22,8 @@ WAITING = "waiting"
 
 
 def status_words(status: str) -> str:
-    """A row's status as the table shows it."""
-    return {
-        WAITING: tr("Waiting"),
-        RowStatus.RUNNING: tr("Running"),
-        RowStatus.DONE: tr("Done"),
-        RowStatus.FAILED: tr("Failed"),
-        RowStatus.NEEDS_PERSON: tr("Needs you"),
-        RowStatus.STOPPED: tr("Stopped"),
-        RowStatus.ERROR: tr("Error"),
-        RowStatus.INTERRUPTED: tr("Interrupted"),
-        RowStatus.SKIPPED: tr("Skipped"),
-    }.get(status, status)
+    """A row's status as the table shows it: its words (app/text/row_words.py), or "Waiting" before it starts."""
+    return tr("Waiting") if status == WAITING else row_words(RowStatus(status))
 
 
 def may_have_reached_the_site(outcome: RowOutcome) -> bool:
@@ -79,27 +70,9 @@ def status_color(status: str, t: Theme) -> QColor:
     return colors.get(status, t.muted)
 
 
-# The order the counts are said in: what went well first, then what needs a look.
-_COUNTED = (
-    RowStatus.DONE,
-    RowStatus.FAILED,
-    RowStatus.NEEDS_PERSON,
-    RowStatus.ERROR,
-    RowStatus.INTERRUPTED,
-    RowStatus.STOPPED,
-    RowStatus.SKIPPED,
-)
-
-
-def counts_words(counts: dict[str, int]) -> str:
-    """ "3 done · 1 failed" (only the statuses that occur)."""
-    parts = [f"{counts[status]} {status_words(status).lower()}" for status in _COUNTED if counts.get(status)]
-    return " · ".join(parts)
-
-
 def rows_through(progress: Progress) -> int:
     """Rows of this run that have an outcome."""
-    return sum(progress.counts.get(status, 0) for status in _COUNTED)
+    return sum(progress.counts.get(status, 0) for status in COUNTED)
 
 
 def progress_words(progress: Progress) -> str:
