@@ -82,7 +82,7 @@ class RoutineSession(QObject):
     rowFinished = Signal(object)  # RowFinished
     personNeeded = Signal(object)  # PersonRequest
     personDone = Signal(object)  # PersonRequest
-    progress = Signal(object)  # Progress
+    progress = Signal(object)  # RoutineProgress
     finished = Signal(object)  # RoutineSummary
     failed = Signal(str)  # the routine could not start, in plain words
     pathChanged = Signal(object)  # PathChange
