@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,7 @@ class RoutineSetup:
     max_duration: float | None = None
     driver: DriverStart | None = None
     llm_factory: Callable[[], LLMClient] | None = None  # in place of the configured model (tests, the demo)
+    demo: bool = False  # llm_factory is the bundled demo's scripted model: History saves the rows as the demo's
     on_stop_pressed: Callable[[], None] | None = None  # Esc or the bar's Stop inside Chromium
     # The bar's "Show the panel" in a window that waits for the person (None: they are at a terminal).
     on_panel_pressed: Callable[[], None] | None = None
@@ -184,6 +186,8 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     if setup.max_duration:
         config = config.model_copy(update={"max_duration": setup.max_duration})
     runs = RunStore(paths.runs_dir)
+    # The demo's rows are saved as the demo's (no model was called); its safety stays the routine's own.
+    saved_as = dataclasses.replace(options, demo=setup.demo)
     wait = setup.hand_off_wait if setup.hand_off_wait is not None else settings.hand_off_timeout * 60
     runner = RoutineRunner(
         plan,
@@ -194,7 +198,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         guardrails=guardrails,
         person_present=setup.person_present,
         confirm=setup.confirm,
-        history=lambda agent: _History(agent, runs, settings, setup.api_key, options),
+        history=lambda agent: _History(agent, runs, settings, setup.api_key, saved_as),
         hand_off_wait=wait or None,
         price=token_price(settings),
         limit=limit,

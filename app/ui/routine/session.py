@@ -139,6 +139,7 @@ class RoutineSession(QObject):
                     confirm=None,
                     allowed_domains=allowed_sites or None,
                     llm_factory=model,
+                    demo=model is not None,
                     on_stop_pressed=self.stop,
                     on_panel_pressed=host.bring_back,
                     window=host.window(),
