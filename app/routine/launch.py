@@ -116,7 +116,9 @@ class _History:
     """A row's run in History; ``finish()`` waits for the save and says its id ("" when it could not be saved: the
     results never name an entry History does not have)."""
 
-    def __init__(self, agent: Agent, runs: RunStore, settings: Settings, api_key: str | None, choices: RunChoices):
+    def __init__(
+        self, agent: Agent, runs: RunStore, settings: Settings, api_key: str | None, choices: RunChoices
+    ) -> None:
         from app.run_parts import run_recorder
 
         self._saved = True
