@@ -71,7 +71,7 @@ class Refused(BaseModel):
     reason: str
 
 
-class Progress(BaseModel):
+class TaskProgress(BaseModel):
     """The run moved on: ``steps`` taken so far, ``words`` what it does now; ``needs_person`` while it waits for the
     person's hand-off (``reason`` says what they are asked to do)."""
 
@@ -92,10 +92,10 @@ class Finished(BaseModel):
     run_id: str = ""  # the run in History the task was saved to ("" when it was not)
 
 
-PanelUpdate = Annotated[Shown | Refused | Progress | Finished, Field(discriminator="kind")]
+PanelUpdate = Annotated[Shown | Refused | TaskProgress | Finished, Field(discriminator="kind")]
 PanelHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 _REQUEST: TypeAdapter[Show | RunRequest | Cancel] = TypeAdapter(Request)
-_UPDATE: TypeAdapter[Shown | Refused | Progress | Finished] = TypeAdapter(PanelUpdate)
+_UPDATE: TypeAdapter[Shown | Refused | TaskProgress | Finished] = TypeAdapter(PanelUpdate)
 
 
 def socket_path(paths: AppPaths) -> Path:
@@ -172,7 +172,7 @@ def read_request(line: bytes) -> Show | RunRequest | Cancel:
     return _REQUEST.validate_json(line)
 
 
-def read_update(line: bytes) -> Shown | Refused | Progress | Finished:
+def read_update(line: bytes) -> Shown | Refused | TaskProgress | Finished:
     return _UPDATE.validate_json(line)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from app.background import Background
+from app.browser.screen_rect import ScreenRect
 from app.core.abort import AbortSignal
 from app.core.agent import Agent
 from app.core.errors import BrowserClosedError
@@ -21,8 +22,8 @@ from app.core.safety.guardrails import Guardrails
 from app.core.safety.risky import ConfirmHandler, ConfirmRequest, RiskyMode
 from app.core.safety.secrets import Secret
 from app.core.tools.base import AskUserHandler
-from app.llm.cassette import Cassette, RecordingClient, ReplayClient
-from app.llm.client import OpenAICompatibleClient
+from app.llm.cassette import ReplayClient
+from app.run_parts import close_model, launch_options, model_client, start_preparing
 from app.safety_from_settings import build_guardrails, check_start_page, navigation_policy
 from app.settings.model import Settings
 from app.settings.paths import AppPaths
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-WindowRect = tuple[int, int, int, int]
 # Builds the model client in place of the configured one (tests/demo/record_cassette.py scripts its own model).
 LLMFactory = Callable[[], LLMClient]
 
@@ -71,7 +71,7 @@ class RuntimeOptions:
     replay: Path | None = None
     record: Path | None = None
     max_duration: float | None = None
-    window: WindowRect | None = None
+    window: ScreenRect | None = None
     replay_pace: float | None = None
     # CLI safety options; None/empty: the saved settings apply.
     allowed_domains: list[str] | None = None
@@ -166,7 +166,7 @@ class Runtime:
         """Call ``callback()`` when the person maximizes Chromium's window (the pair then fills the screen)."""
         self._maximized_callbacks.append(callback)
 
-    async def place_browser(self, rect: WindowRect) -> None:
+    async def place_browser(self, rect: ScreenRect) -> None:
         """Move and size Chromium's window (x, y, width, height); remembered for a Chromium launched later."""
         self.options.window = rect
         if self._browser is not None and self._browser.is_connected:
@@ -288,27 +288,20 @@ class Runtime:
     # --- building ----------------------------------------------------------------------------------------------
 
     def _prepare_llm(self) -> asyncio.Future[None] | None:
-        """Build the model client now and let it get ready (import its SDK) while Chromium starts: on a cold start
-        the two take about as long as each other, side by side rather than one after the other."""
+        """Build the model client now, for the agent built next, and let it get ready while Chromium starts."""
         self._llm_ready = self._build_llm()
-        prepare = getattr(self._llm_ready, "prepare", None)
-        return asyncio.ensure_future(prepare()) if prepare is not None else None
+        return start_preparing(self._llm_ready)
 
     def _build_llm(self) -> LLMClient:
         if self._llm_factory is not None:
             return self._llm_factory()
         if self.options.demo:
             return self._the_demo().model(self.options.replay, self.options.replay_pace)
-        if self.options.replay is not None:
-            return ReplayClient(Cassette.load(self.options.replay), pace=self.options.replay_pace or 0.0)
-        client: LLMClient = OpenAICompatibleClient(self.settings.llm_settings(self._api_key))
-        if self.options.record is not None:
-            client = RecordingClient(client, self.options.record, on_failure=self._recording_failed)
-        return client
+        return model_client(self.settings, self._api_key, self.options, self._recording_failed)
 
     async def _launch_browser(self) -> None:
         from app.browser.controller import PlaywrightPageController
-        from app.browser.session import BrowserSession, LaunchOptions
+        from app.browser.session import BrowserSession
 
         launched_with = self.options.window
         playwright = await self.options.driver.take() if self.options.driver is not None else None
@@ -318,15 +311,7 @@ class Runtime:
             )
         else:
             session = await BrowserSession.launch(
-                LaunchOptions(
-                    executable=self.settings.browser_path or None,
-                    data_dir=self.paths.data_dir,
-                    profile_dir=self.paths.profile_dir,
-                    downloads_dir=self.paths.downloads_dir,
-                    headless=self.options.headless,
-                    window=self.options.window,
-                ),
-                playwright=playwright,
+                launch_options(self.settings, self.paths, self.options), playwright=playwright
             )
         window = self.options.window
         if window is not None and window != launched_with and not self.options.cdp_url and not self.options.headless:
@@ -424,8 +409,6 @@ class Runtime:
         if self._agent is not None:
             await self._agent.dispose()
             self._agent = None
-        close = getattr(self._llm, "close", None)
-        if close is not None:
-            await close()
+        await close_model(self._llm)
         self._llm = None
         self._llm_ready = None  # built for settings that may have changed since (it has nothing open yet)

@@ -9,9 +9,9 @@ from typing import Any
 from playwright.async_api import BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 
-_CDP_TIMEOUT = 5.0
+from app.browser.screen_rect import ScreenRect
 
-Rect = tuple[int, int, int, int]  # x, y, width, height
+_CDP_TIMEOUT = 5.0
 
 
 async def window_state(context: BrowserContext, page: Page) -> str:
@@ -19,18 +19,18 @@ async def window_state(context: BrowserContext, page: Page) -> str:
     return str((await _window_command(context, page, None))["bounds"].get("windowState", "normal"))
 
 
-async def window_bounds(context: BrowserContext, page: Page) -> Rect:
+async def window_bounds(context: BrowserContext, page: Page) -> ScreenRect:
     """The window holding ``page`` as x, y, width, height."""
     bounds = (await _window_command(context, page, None))["bounds"]
     return bounds["left"], bounds["top"], bounds["width"], bounds["height"]
 
 
-async def set_window_bounds(context: BrowserContext, page: Page, rect: Rect) -> None:
+async def set_window_bounds(context: BrowserContext, page: Page, rect: ScreenRect) -> None:
     """Move and size the window holding ``page``, un-maximising it first (a maximised window ignores bounds)."""
     await _window_command(context, page, rect)
 
 
-async def _window_command(context: BrowserContext, page: Page, rect: Rect | None) -> dict[str, Any]:
+async def _window_command(context: BrowserContext, page: Page, rect: ScreenRect | None) -> dict[str, Any]:
     cdp = await context.new_cdp_session(page)
     try:
         window = await asyncio.wait_for(cdp.send("Browser.getWindowForTarget"), _CDP_TIMEOUT)

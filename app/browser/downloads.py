@@ -35,7 +35,7 @@ _SUFFIX_MAX = 16
 
 
 @dataclass(frozen=True)
-class Finished:
+class FinishedDownload:
     """A download that ended: ``saved`` is where it is now (None when it failed, and ``failure`` says why)."""
 
     name: str
@@ -51,7 +51,7 @@ class Downloads:
         self._staging = staging.resolve()
         self.folder = folder
         self._names: dict[str, str] = {}
-        self._listeners: list[Callable[[Finished], None]] = []
+        self._listeners: list[Callable[[FinishedDownload], None]] = []
         self._background = Background("downloads")
         cdp.on("Browser.downloadWillBegin", self._began)
         cdp.on("Browser.downloadProgress", self._progressed)
@@ -67,7 +67,7 @@ class Downloads:
         )
         return downloads
 
-    def on_finished(self, listener: Callable[[Finished], None]) -> None:
+    def on_finished(self, listener: Callable[[FinishedDownload], None]) -> None:
         self._listeners.append(listener)
 
     def _began(self, event: dict[str, Any]) -> None:
@@ -85,19 +85,19 @@ class Downloads:
         source = Path(file_path)
         name = download_name(suggested or source.name)
         if not file_path or (await asyncio.to_thread(source.resolve)).parent != self._staging:
-            self._tell(Finished(name, None, "the browser did not say where it saved it"))
+            self._tell(FinishedDownload(name, None, "the browser did not say where it saved it"))
             return
         try:
             target = await asyncio.to_thread(_save_in, source, self.folder, name)
         except OSError as exc:
-            self._tell(Finished(name, None, f"it could not be saved ({exc.strerror or exc})"))
+            self._tell(FinishedDownload(name, None, f"it could not be saved ({exc.strerror or exc})"))
             return
-        self._tell(Finished(name, target))
+        self._tell(FinishedDownload(name, target))
 
     async def _failed(self, suggested: str) -> None:
-        self._tell(Finished(download_name(suggested), None, "it was cancelled or interrupted"))
+        self._tell(FinishedDownload(download_name(suggested), None, "it was cancelled or interrupted"))
 
-    def _tell(self, finished: Finished) -> None:
+    def _tell(self, finished: FinishedDownload) -> None:
         for listener in list(self._listeners):
             listener(finished)
 

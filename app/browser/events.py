@@ -24,7 +24,7 @@ from playwright.async_api import Dialog, Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from app.background import Background
-from app.browser.downloads import Finished
+from app.browser.downloads import FinishedDownload
 from app.browser.session import BrowserSession
 from app.core.abort import AbortController, AbortError
 from app.core.errors import BrowserClosedError
@@ -310,7 +310,7 @@ class PageEvents:
                 page.remove_listener("close", closed)
         return None if allowed else _REFUSED
 
-    def _downloaded(self, finished: Finished) -> None:
+    def _downloaded(self, finished: FinishedDownload) -> None:
         if finished.saved is not None:
             # The name it was saved under, which is what the agent reports: "name (1).csv" when "name.csv" existed.
             text = f"Downloaded {_quote(finished.saved.name)} to {finished.saved}."

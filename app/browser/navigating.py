@@ -29,7 +29,7 @@ class RefusedLanding(ToolError):
     """A navigation led to an address the policy refuses; the tab was kept or taken back where it may be."""
 
 
-class Owner(Protocol):
+class NavigationOwner(Protocol):
     """The controller's parts a navigation uses (the composition root and tests may replace them)."""
 
     session: BrowserSession
@@ -38,7 +38,9 @@ class Owner(Protocol):
 
 
 class Navigator:
-    def __init__(self, owner: Owner, guard: NavigationGuard, events: PageEvents, navigation_ms: float) -> None:
+    def __init__(
+        self, owner: NavigationOwner, guard: NavigationGuard, events: PageEvents, navigation_ms: float
+    ) -> None:
         self._owner = owner
         self._guard = guard
         self._events = events

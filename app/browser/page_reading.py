@@ -28,7 +28,7 @@ from app.core.safety.guardrails import Guardrails
 log = logging.getLogger(__name__)
 
 
-class Owner(Protocol):
+class ReadingOwner(Protocol):
     """What the reader reads with: the controller's, which the composition root and tests may replace."""
 
     session: BrowserSession
@@ -39,7 +39,7 @@ class Owner(Protocol):
 
 
 class PageReader:
-    def __init__(self, owner: Owner, guard: NavigationGuard, navigation_ms: float) -> None:
+    def __init__(self, owner: ReadingOwner, guard: NavigationGuard, navigation_ms: float) -> None:
         self._owner = owner
         self._guard = guard
         self._navigation_ms = navigation_ms

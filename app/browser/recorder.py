@@ -40,7 +40,7 @@ _APPLY = "([hook, answer]) => { const apply = window[hook]; return apply ? apply
 _TYPED = frozenset({"typed", "address_bar", "auto_bookmark", "generated", "keyword", "keyword_generated"})
 _APPLY_TIMEOUT = 2.0
 
-Ending = Literal["done", "cancel"]
+ShowingEnd = Literal["done", "cancel"]  # how the person ended showing a row: Done or Cancel on the bar
 
 
 class BarWords(BaseModel):
@@ -90,7 +90,7 @@ class PageRecorder:
         self._words: BarWords | None = None
         self._loads = 0
         self._on_step: Callable[[RecordedStep], None] = lambda _step: None
-        self._on_end: Callable[[Ending, list[ListedElement]], None] = lambda _end, _listing: None
+        self._on_end: Callable[[ShowingEnd, list[ListedElement]], None] = lambda _end, _listing: None
         self._secret_name: Callable[[str], str | None] = lambda _value: None
         self._disposables: list[Any] = []
         self._cdp: CDPSession | None = None
@@ -102,7 +102,7 @@ class PageRecorder:
         self,
         words: BarWords,
         on_step: Callable[[RecordedStep], None],
-        on_end: Callable[[Ending, list[ListedElement]], None],
+        on_end: Callable[[ShowingEnd, list[ListedElement]], None],
         secret_name: Callable[[str], str | None],
     ) -> None:
         """Record the window's active tab from now on, with the bar saying ``words``; the page events the agent has not

@@ -20,7 +20,7 @@ from app.core.abort import AbortSignal
 from app.core.errors import ToolError
 
 
-class SecretEntry(StrEnum):
+class SecretPut(StrEnum):
     """How putting a secret into a field ended (what the in-page script answers)."""
 
     TYPED = "typed"
@@ -60,13 +60,13 @@ _PUT_SECRET_JS = """(el, value) => {
 async def put_secret(element: ElementHandle, value: str, label: str, signal: AbortSignal) -> None:
     """Put ``value`` into the field behind ``element`` (``label`` names it for the model); ToolError, naming no
     value, when it could not go there and only there."""
-    outcome = SecretEntry(await signal.race(element.evaluate(_PUT_SECRET_JS, value)))
-    if outcome is SecretEntry.TYPED:
+    outcome = SecretPut(await signal.race(element.evaluate(_PUT_SECRET_JS, value)))
+    if outcome is SecretPut.TYPED:
         return
     reasons = {
-        SecretEntry.NO_FIELD: "it is not a text field, and holds none; use the index of the field itself",
-        SecretEntry.FOCUS_MOVED: "the page moved the focus away from it the moment it got it (a secret goes only "
+        SecretPut.NO_FIELD: "it is not a text field, and holds none; use the index of the field itself",
+        SecretPut.FOCUS_MOVED: "the page moved the focus away from it the moment it got it (a secret goes only "
         "into the field you chose, never to wherever the focus is); do not try it another way, and tell the user",
-        SecretEntry.NOT_TAKEN: "the field did not keep the value (the page changed it back)",
+        SecretPut.NOT_TAKEN: "the field did not keep the value (the page changed it back)",
     }
     raise ToolError(f"Nothing was typed into {label}: {reasons[outcome]}.")

@@ -22,6 +22,7 @@ from app.browser.playwright_errors import first_line, missing_library, profile_i
 from app.browser.private_files import private_folder
 from app.browser.processes import kill_profile_processes, runs_profile
 from app.browser.profile import quiet_profile
+from app.browser.screen_rect import ScreenRect
 from app.browser.window_focus import WindowFocus
 from app.core.errors import BrowserClosedError, CannotStart
 
@@ -39,7 +40,7 @@ class LaunchOptions(BaseModel):
     profile_dir: Path
     downloads_dir: Path | None = None  # None: <profile_dir>/../downloads
     headless: bool = False
-    window: tuple[int, int, int, int] | None = None  # x, y, width, height of the headed window
+    window: ScreenRect | None = None  # where the headed window goes
     viewport: tuple[int, int] = (1280, 800)  # headless only; a headed page follows its window
     extra_args: list[str] = Field(default_factory=list)
 
@@ -381,11 +382,11 @@ class BrowserSession:
         """Chromium's window state: normal, maximized, minimized or fullscreen."""
         return await window_state(self.context, self.active_page)
 
-    async def window_bounds(self) -> tuple[int, int, int, int]:
+    async def window_bounds(self) -> ScreenRect:
         """Chromium's window (the one holding the active tab) as x, y, width, height."""
         return await window_bounds(self.context, self.active_page)
 
-    async def set_window_bounds(self, rect: tuple[int, int, int, int]) -> None:
+    async def set_window_bounds(self, rect: ScreenRect) -> None:
         """Move and size Chromium's window, un-maximising it first (a maximised window ignores bounds)."""
         await set_window_bounds(self.context, self.active_page, rect)
 

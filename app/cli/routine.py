@@ -38,8 +38,8 @@ from app.routine.state import RoutineBusy
 from app.routine.types import (
     BrowserNote,
     LimitReached,
-    Progress,
     RoutineOptions,
+    RoutineProgress,
     RoutineSummary,
     RowFinished,
     RowsFinished,
@@ -223,7 +223,7 @@ def _tell_costs(runner: RoutineRunner, say: Say, printer: EventPrinter | None, p
     (``limit_reached``), and with nobody at the terminal to ask, that it stops there (TerminalPerson asks else)."""
     told: list[int] = []  # the rows ended when the estimate was told
 
-    def progress(progress: Progress) -> None:
+    def progress(progress: RoutineProgress) -> None:
         ended = sum(progress.counts.values())
         if not progress.total or (told and (told[-1] or not ended)):
             return

@@ -131,13 +131,13 @@ class HeadlessTasks:
         return self._runtime
 
     def _record(self, agent: Agent) -> None:
-        from app.history.recorder import RunRecorder
         from app.history.store import RunStore
+        from app.run_parts import run_recorder
 
+        setup = self._setup
         previous = self._recorder
-        self._recorder = RunRecorder(
-            agent, RunStore(self._setup.paths.runs_dir), self._setup.settings, secrets=[self._setup.api_key]
-        )
+        runs = RunStore(setup.paths.runs_dir)
+        self._recorder = run_recorder(agent, runs, setup.settings, setup.api_key, setup.runtime_options())
         if previous is not None:
             self._background.spawn(previous.close())
 

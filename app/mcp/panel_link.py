@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from app.instance import LINE_LIMIT, Cancel, Finished, Progress, Refused, RunRequest, Shown, encode, read_update
+from app.instance import LINE_LIMIT, Cancel, Finished, Refused, RunRequest, Shown, TaskProgress, encode, read_update
 from app.mcp.tasks import YOUR_TURN, McpTask
 from app.text.hand_off import hand_off_line
 
@@ -30,7 +30,7 @@ async def run_in_panel(task: McpTask, reader: asyncio.StreamReader, writer: asyn
             if isinstance(update, Finished):
                 task.finish(update.outcome, update.data, update.steps, update.run_id)
                 return
-            if isinstance(update, Progress):
+            if isinstance(update, TaskProgress):
                 if update.needs_person:
                     task.update(
                         "needs_person",

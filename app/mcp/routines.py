@@ -28,7 +28,7 @@ from app.mcp.views import RoutineStatus, RoutineView
 from app.routine.files import NotAFile, kind_words, read_regular
 from app.routine.plan import RoutinePlan, plan_routine
 from app.routine.results import header_text
-from app.routine.types import Progress, RoutineOptions
+from app.routine.types import RoutineOptions, RoutineProgress
 
 if TYPE_CHECKING:
     from app.routine.runner import RoutineRunner
@@ -200,7 +200,7 @@ class RoutineRegistry:
                     await routine.runner.stop()
                 self._set(routine_id, "running")
 
-                def on_progress(progress: Progress) -> None:
+                def on_progress(progress: RoutineProgress) -> None:
                     self._set(routine_id, "running", counts=dict(progress.counts))
 
                 routine.runner.on("progress", on_progress)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.routine.types import PersonRequest, Progress
+from app.routine.types import PersonRequest, RoutineProgress
 
 if TYPE_CHECKING:
     from app.routine.browsers import Browsers
@@ -38,7 +38,7 @@ class RoutineBars:
             if slot.name == browser or not browser:  # no window named: the whole routine's (its limit)
                 slot.controller.stop_bar.say_in_window(slot.session, "waiting" if waiting else None)
 
-    def _progress(self, progress: Progress) -> None:
+    def _progress(self, progress: RoutineProgress) -> None:
         if progress.paused != self._paused:
             self._paused = progress.paused
             for bar in self._browsers.stop_bars:

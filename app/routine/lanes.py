@@ -7,11 +7,11 @@ import asyncio
 from collections.abc import Coroutine, Sequence
 from typing import Any, Protocol
 
-from app.routine.row import Slot
+from app.routine.row import RunnerSlot
 from app.text.i18n import tr
 
 
-class Lane(Protocol):
+class RunnerLane(Protocol):
     """One row at a time in one window (app/routine/browsers.py's Lane)."""
 
     @property
@@ -19,21 +19,21 @@ class Lane(Protocol):
         """Why it runs no more rows ("" while it may)."""
         ...
 
-    async def ready(self) -> Slot | None:
+    async def ready(self) -> RunnerSlot | None:
         """The window for the next row, once there is one (None: no more rows here). Safe to cancel."""
         ...
 
     def row_ended(self, failed: bool) -> None: ...
 
 
-def no_browser_left(lanes: Sequence[Lane]) -> str:
+def no_browser_left(lanes: Sequence[RunnerLane]) -> str:
     """Why the rows left end ``error``: no browser is left, and the last reason a lane gave for it."""
     gone = tr("Every browser of the routine went away before this row could start.")
     said = next((words for lane in reversed(lanes) if (words := lane.ended_words)), "")
     return f"{gone} {said}" if said else gone
 
 
-async def window_unless(lane: Lane, idle: Coroutine[Any, Any, None]) -> Slot | None:
+async def window_unless(lane: RunnerLane, idle: Coroutine[Any, Any, None]) -> RunnerSlot | None:
     """The lane's window, or None when ``idle`` ends first (no row is left to take): what the lane was asking for
     (a grid's session in its queue) is let go."""
     ready = asyncio.ensure_future(lane.ready())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,10 +14,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from app.away_notifier import AwayNotifier
+from app.browser.screen_rect import ScreenRect
 from app.core.agent import Agent
 from app.core.llm import LLMClient
 from app.core.safety.risky import ConfirmHandler, RiskyMode
-from app.history.recorder import RunRecorder
 from app.history.store import RunStore
 from app.routine.cost import limit_of, token_price
 from app.routine.plan import RoutinePlan
@@ -29,8 +30,8 @@ from app.settings.secrets import get_notify_url
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
-    from app.browser.session import LaunchOptions
     from app.routine.browsers import Browsers
+    from app.run_parts import RunChoices
 
 
 @dataclass
@@ -51,10 +52,11 @@ class RoutineSetup:
     max_duration: float | None = None
     driver: DriverStart | None = None
     llm_factory: Callable[[], LLMClient] | None = None  # in place of the configured model (tests, the demo)
+    demo: bool = False  # llm_factory is the bundled demo's scripted model: History saves the rows as the demo's
     on_stop_pressed: Callable[[], None] | None = None  # Esc or the bar's Stop inside Chromium
     # The bar's "Show the panel" in a window that waits for the person (None: they are at a terminal).
     on_panel_pressed: Callable[[], None] | None = None
-    window: tuple[int, int, int, int] | None = None  # the local Chromium's window: x, y, width, height (the panel)
+    window: ScreenRect | None = None  # the local Chromium's window: x, y, width, height (the panel)
     # Seconds a row waits at a hand-off before it is left for the person (0: until answered); None takes Settings'
     # hand_off_timeout (the CLI's --hand-off-timeout gives it).
     hand_off_wait: float | None = None
@@ -95,9 +97,9 @@ class OpenRoutine:
             if self._away is not None:
                 self._away.close()
             await self._browsers.close()
-            close = getattr(self._model, "close", None)
-            if close is not None:
-                await close()
+            from app.run_parts import close_model
+
+            await close_model(self._model)
         finally:
             await asyncio.to_thread(self._store.close)
 
@@ -111,10 +113,20 @@ class OpenRoutine:
 
 
 class _History:
-    """A row's run in History; ``finish()`` waits for the save and says its id."""
+    """A row's run in History; ``finish()`` waits for the save and says its id ("" when it could not be saved: the
+    results never name an entry History does not have)."""
 
-    def __init__(self, agent: Agent, store: RunStore, settings: Settings, api_key: str | None) -> None:
-        self._recorder = RunRecorder(agent, store, settings, secrets=[api_key])
+    def __init__(
+        self, agent: Agent, runs: RunStore, settings: Settings, api_key: str | None, choices: RunChoices
+    ) -> None:
+        from app.run_parts import run_recorder
+
+        self._saved = True
+        self._recorder = run_recorder(agent, runs, settings, api_key, choices, self._not_saved)
+
+    def _not_saved(self, _reason: str) -> None:
+        """Told on the loop before ``flush()`` returns (the writer tells it before its save is done)."""
+        self._saved = False
 
     async def finish(self) -> str:
         try:
@@ -122,17 +134,19 @@ class _History:
         finally:
             await self._recorder.close()
         current = self._recorder.current
-        return current.id if current is not None and current.tasks else ""
+        return current.id if current is not None and current.tasks and self._saved else ""
 
 
 async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     """RoutineBusy when another process runs this routine; CannotStart (plain words) for a Chromium that will not
     launch, RuntimeError for an endpoint that cannot be reached; ValueError for a safety setting that cannot be used."""
     from app.routine.browsers import local_browsers, remote_browsers
+    from app.run_parts import launch_options, model_client, start_preparing
     from app.runtime import RuntimeOptions
 
     options = RuntimeOptions(
         headless=setup.headless,
+        window=setup.window,
         # The routine's start page is a site its secrets may go to, unless an MCP client named it.
         start_url="" if plan.options.from_client else plan.options.start_url,
         allowed_domains=setup.allowed_domains,
@@ -149,9 +163,8 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     notify_url = await asyncio.to_thread(get_notify_url) if setup.person_present else ""
     store = await asyncio.to_thread(RoutineStore.open, plan.options.results_path())
     try:
-        model = setup.llm_factory() if setup.llm_factory is not None else _model(settings, setup.api_key)
-        prepare = getattr(model, "prepare", None)
-        preparing = asyncio.ensure_future(prepare()) if prepare is not None else None
+        model = setup.llm_factory() if setup.llm_factory is not None else model_client(settings, setup.api_key, options)
+        preparing = start_preparing(model)
         try:
             if plan.options.endpoints:
                 browsers = await remote_browsers(
@@ -159,7 +172,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
                 )
             else:
                 browsers = await local_browsers(
-                    _launch_options(settings, paths, setup),
+                    launch_options(settings, paths, options),
                     plan.options.parallel,
                     await setup.driver.take() if setup.driver is not None else None,
                 )
@@ -175,6 +188,8 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     if setup.max_duration:
         config = config.model_copy(update={"max_duration": setup.max_duration})
     runs = RunStore(paths.runs_dir)
+    # The demo's rows are saved as the demo's (no model was called); its safety stays the routine's own.
+    saved_as = dataclasses.replace(options, demo=setup.demo)
     wait = setup.hand_off_wait if setup.hand_off_wait is not None else settings.hand_off_timeout * 60
     runner = RoutineRunner(
         plan,
@@ -185,7 +200,7 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
         guardrails=guardrails,
         person_present=setup.person_present,
         confirm=setup.confirm,
-        history=lambda agent: _History(agent, runs, settings, setup.api_key),
+        history=lambda agent: _History(agent, runs, settings, setup.api_key, saved_as),
         hand_off_wait=wait or None,
         price=token_price(settings),
         limit=limit,
@@ -199,22 +214,3 @@ async def open_routine(plan: RoutinePlan, setup: RoutineSetup) -> OpenRoutine:
     if away is not None:
         runner.on("person_needed", away.person_needed)
     return OpenRoutine(runner, store, browsers, model, away)
-
-
-def _model(settings: Settings, api_key: str | None) -> LLMClient:
-    from app.llm.client import OpenAICompatibleClient
-
-    return OpenAICompatibleClient(settings.llm_settings(api_key))
-
-
-def _launch_options(settings: Settings, paths: AppPaths, setup: RoutineSetup) -> LaunchOptions:
-    from app.browser.session import LaunchOptions
-
-    return LaunchOptions(
-        executable=settings.browser_path or None,
-        data_dir=paths.data_dir,
-        profile_dir=paths.profile_dir,
-        downloads_dir=paths.downloads_dir,
-        headless=setup.headless,
-        window=setup.window,
-    )

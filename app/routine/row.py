@@ -46,11 +46,11 @@ class RowSlot(Protocol):
     def foreign_keys(self) -> Sequence[ForeignKeys]: ...
 
 
-class Slot(RowSlot, Teachable, Protocol):
+class RunnerSlot(RowSlot, Teachable, Protocol):
     """A row's window as the runner uses it (Show me once shows a row in it too)."""
 
 
-class RunRecorder(Protocol):
+class RowHistory(Protocol):
     """Saves a row's run in History (app/history/recorder.py)."""
 
     async def finish(self) -> str:

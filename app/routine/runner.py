@@ -34,7 +34,7 @@ from app.core.types import (
     ThinkingActivity,
 )
 from app.routine.cost import NO_LIMIT, Meter, first_row_calls
-from app.routine.lanes import Lane, no_browser_left, window_unless
+from app.routine.lanes import RunnerLane, no_browser_left, window_unless
 from app.routine.learning import Learning
 from app.routine.ledger import RunLedger
 from app.routine.path import RoutinePath, may_send
@@ -43,15 +43,15 @@ from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
 from app.routine.results import BIG_FILE
-from app.routine.row import RunRecorder, Slot, build_agent, outcome_of, row_guardrails
+from app.routine.row import RowHistory, RunnerSlot, build_agent, outcome_of, row_guardrails
 from app.routine.state import RoutineStore
 from app.routine.teach import Teaching, show_row
 from app.routine.types import (
     BrowserNote,
     Limit,
     PersonRequest,
-    Progress,
     RoutineEvent,
+    RoutineProgress,
     RoutineSummary,
     RowActivity,
     RowFinished,
@@ -79,14 +79,14 @@ class RoutineRunner:
         self,
         plan: RoutinePlan,
         store: RoutineStore,
-        lanes: Sequence[Lane],
+        lanes: Sequence[RunnerLane],
         model: LLMClient,
         *,
         config: AgentConfig,
         guardrails: Guardrails,
         person_present: bool,
         confirm: ConfirmHandler | None = None,
-        history: Callable[[Agent], RunRecorder] | None = None,
+        history: Callable[[Agent], RowHistory] | None = None,
         hand_off_wait: float | None = None,
         price: TokenPrice | None = None,
         limit: Limit = NO_LIMIT,
@@ -118,7 +118,7 @@ class RoutineRunner:
         self._sent: set[int] = set()  # rows in flight that may have sent their data (see Tool.may_send)
         self._given_up: dict[int, str] = {}
         self._unanswered: set[int] = set()  # rows whose hand-off nobody took in time
-        self._slot_of: dict[int, Slot] = {}
+        self._slot_of: dict[int, RunnerSlot] = {}
         self._paths = Learning(plan, store, guardrails.secrets.mask, self._emit)
         self.teaching: Teaching | None = None  # the row the person is showing (Show me once), while they do
         self._hand_off_wait = hand_off_wait
@@ -232,11 +232,11 @@ class RoutineRunner:
         if slot is not None:
             await slot.bring_to_front()
 
-    def progress(self) -> Progress:
+    def progress(self) -> RoutineProgress:
         counts = {status: n for status, n in self._ledger.counts.items() if n and status != RowStatus.RUNNING}
         left = len(self._todo) + len(self._agents)
         learns = self._paths.learns_next
-        return Progress(
+        return RoutineProgress(
             total=len(self._this_run),
             counts=counts,
             in_flight=len(self._agents),
@@ -317,7 +317,7 @@ class RoutineRunner:
 
     # --- scheduling --------------------------------------------------------------------------------------------
 
-    async def _work(self, lane: Lane) -> None:
+    async def _work(self, lane: RunnerLane) -> None:
         """A lane's rows, one after another, each once the lane has a window for it (a queue waits, never fails)."""
         try:
             while (slot := await window_unless(lane, self._nothing_to_take())) is not None:
@@ -356,7 +356,7 @@ class RoutineRunner:
 
     # --- one row -----------------------------------------------------------------------------------------------
 
-    async def _run_row(self, slot: Slot, number: int, learning: bool) -> bool:
+    async def _run_row(self, slot: RunnerSlot, number: int, learning: bool) -> bool:
         """Runs the row; whether it failed for its browser's sake (it went away, or the row could not start in it)."""
         plan = self.plan
         values = plan.public_values(number)
@@ -418,7 +418,7 @@ class RoutineRunner:
         await self._notify()
         return could_not_start or not slot.alive
 
-    async def _taught_row(self, slot: Slot, number: int) -> None:
+    async def _taught_row(self, slot: RunnerSlot, number: int) -> None:
         """Show me once: the person does the row (``teach.show_row``); the path they take is followed from now on."""
         teaching = self.teaching = Teaching(number)
         self._slot_of[number] = slot
@@ -445,7 +445,7 @@ class RoutineRunner:
     def _activity(
         self,
         number: int,
-        slot: Slot,
+        slot: RunnerSlot,
         model: RowModel,
         activity: AgentActivity,
         learning: bool,

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from app.browser.recorder import BarWords, Ending, RecordedStep
+from app.browser.recorder import BarWords, RecordedStep, ShowingEnd
 from app.core.abort import AbortSignal
 from app.core.page import ListedElement
 from app.core.tools.control import HAND_OFF
@@ -51,7 +51,7 @@ class Recorder(Protocol):
         self,
         words: BarWords,
         on_step: Callable[[RecordedStep], None],
-        on_end: Callable[[Ending, list[ListedElement]], None],
+        on_end: Callable[[ShowingEnd, list[ListedElement]], None],
         secret_name: Callable[[str], str | None],
     ) -> None: ...
 
@@ -112,7 +112,7 @@ class Teaching:
         if not self._over.done():
             self._over.set_result(how)
 
-    def _ended_in_page(self, how: Ending, listing: list[ListedElement]) -> None:
+    def _ended_in_page(self, how: ShowingEnd, listing: list[ListedElement]) -> None:
         if not self._over.done():
             self.final = listing
         self._end(how)

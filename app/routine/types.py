@@ -226,7 +226,7 @@ class BrowserNote:
 
 
 @dataclass(frozen=True)
-class Progress:
+class RoutineProgress:
     """Counts for a progress bar, of this run: its rows, their outcomes by status so far, rows left, the time left,
     and its model calls and money (so far, and about in all); ``earlier``: the rows it leaves as earlier runs ended
     them."""
@@ -296,7 +296,7 @@ class PathShown:
 
 # A routine runner's events, each with its payload: rows_planned (RowsPlanned), row_started (RowStarted),
 # row_activity (RowActivity), row_finished (RowFinished), rows_finished (RowsFinished: the rest of a huge file at
-# once), person_needed / person_done (PersonRequest), progress (Progress), limit_reached (LimitReached),
+# once), person_needed / person_done (PersonRequest), progress (RoutineProgress), limit_reached (LimitReached),
 # browser_note (BrowserNote), path_changed (PathChange); with Show me once, teach_started (TeachStarted),
 # taught_step (TaughtStep) and path_shown (PathShown), answered through the runner's ``teaching``.
 RoutineEvent = Literal[

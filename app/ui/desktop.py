@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QDialog
 from app.background import Background
 from app.browser.chromium import ChromiumNotFoundError
 from app.demo.bundle import DemoBundle
+from app.run_parts import run_recorder
 from app.runtime import Runtime, RuntimeOptions
 from app.settings.model import (
     LoadedSettings,
@@ -396,19 +397,12 @@ class Desktop:
 
     def _record_runs(self, agent: Agent) -> None:
         """Each new agent gets a recorder; a follow-up on the same agent joins the same saved run."""
-        from app.history.recorder import RunRecorder  # with the first agent, not on the way to the panel
-
         assert self.runtime is not None
+        runtime = self.runtime
         previous, self._recorder = (
             self._recorder,
-            RunRecorder(
-                agent,
-                self._run_store(),
-                self.runtime.settings,
-                demo=self.runtime.demo,
-                replay=self._choices.replay is not None and not self.runtime.demo,
-                secrets=[self._api_key],
-                on_save_failed=self._run_not_saved,
+            run_recorder(
+                agent, self._run_store(), runtime.settings, self._api_key, runtime.options, self._run_not_saved
             ),
         )
         if previous is not None:

@@ -27,11 +27,11 @@ from app.core.types import (
 from app.instance import (
     Cancel,
     Finished,
-    Progress,
     Refused,
     RunRequest,
     Show,
     Shown,
+    TaskProgress,
     encode,
     listen,
     read_request,
@@ -176,15 +176,15 @@ class _Reporter:
     def on_activity(self, activity: AgentActivity) -> None:
         if isinstance(activity, HandOffActivity):
             words = describe_activity(activity)  # the agent's words, quoted
-            self._write(Progress(steps=self._steps, words=words, needs_person=True, reason=activity.reason))
+            self._write(TaskProgress(steps=self._steps, words=words, needs_person=True, reason=activity.reason))
         elif not isinstance(activity, PausedActivity):
             self._words = describe_activity(activity)
-            self._write(Progress(steps=self._steps, words=self._words))
+            self._write(TaskProgress(steps=self._steps, words=self._words))
 
     def on_event(self, event: HistoricalEvent) -> None:
         if isinstance(event, StepEvent):
             self._steps = event.step_index
-            self._write(Progress(steps=self._steps, words=self._words))
+            self._write(TaskProgress(steps=self._steps, words=self._words))
 
     def _write(self, message: BaseModel) -> None:
         if not self._writer.is_closing():  # the client went away; the person's run goes on

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 from app.browser.controller import PlaywrightPageController
-from app.browser.recorder import BarWords, Ending, PageRecorder, RecordedStep
+from app.browser.recorder import BarWords, PageRecorder, RecordedStep, ShowingEnd
 from app.core.abort import AbortSignal
 from app.core.page import ElementIdentity, ListedElement
 from app.routine.teach import as_taken
@@ -24,7 +24,7 @@ class Recording:
         self.recorder = PageRecorder(controller)
         self.steps: list[RecordedStep] = []
         self._arrived: asyncio.Queue[RecordedStep] = asyncio.Queue()
-        self.ended: asyncio.Queue[tuple[Ending, list[ListedElement]]] = asyncio.Queue()
+        self.ended: asyncio.Queue[tuple[ShowingEnd, list[ListedElement]]] = asyncio.Queue()
 
     async def start(self) -> None:
         await self.recorder.start(

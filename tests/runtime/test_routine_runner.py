@@ -14,8 +14,8 @@ from app.routine.plan import plan_routine
 from app.routine.types import (
     LimitReached,
     PersonRequest,
-    Progress,
     RoutineOptions,
+    RoutineProgress,
     RowActivity,
     RowFinished,
     RowsPlanned,
@@ -243,7 +243,7 @@ async def test_a_second_run_counts_its_own_rows_and_says_which_rows_it_runs(
         )
         routine = await open_routine(again, setup(tmp_path, llm_server))
         planned: list[RowsPlanned] = []
-        progress: list[Progress] = []
+        progress: list[RoutineProgress] = []
         routine.runner.on("rows_planned", planned.append)
         routine.runner.on("progress", progress.append)
         try:
@@ -270,7 +270,7 @@ async def test_past_its_limit_of_model_calls_the_routine_pauses_before_the_next_
         reached: asyncio.Queue[LimitReached] = asyncio.Queue()
         needed: asyncio.Queue[PersonRequest] = asyncio.Queue()
         held = asyncio.Event()
-        progress: list[Progress] = []
+        progress: list[RoutineProgress] = []
         runner.on("limit_reached", reached.put_nowait)
         runner.on("person_needed", needed.put_nowait)
         runner.on("row_activity", lambda event: held.set() if event.paused else None)

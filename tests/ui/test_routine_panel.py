@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.demo.routine import DEMO_ROUTINE_TEMPLATE, DemoRoutineBundle, demo_rows
+from app.history.store import RunStore
 from app.routine.plan import plan_routine
 from app.routine.types import PersonRequest, RoutineOptions, RoutineSummary, RowStatus
 from app.settings.model import Settings
@@ -368,6 +369,8 @@ async def test_the_demo_routine_runs_offline_and_the_demo_crm_stores_five_custom
     assert panel.run_view.note.text() == (  # beside "14 model calls", under the banner's "No AI model is called"
         "In the demo, a script on this computer gives the model's answers: no AI model is called."
     )
+    saved = await asyncio.to_thread(RunStore(panel.session.host.paths.runs_dir).summaries)
+    assert len(saved) == 5 and all(run.demo for run in saved)  # History says so too: no model was called
 
 
 class Calls:

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication, QWidget
 
+from app.browser.screen_rect import ScreenRect
 from app.browser.session import BrowserSession, LaunchOptions
-from app.ui.placement.side_by_side import MIN_BROWSER_WIDTH, Rect, tile
+from app.ui.placement.side_by_side import MIN_BROWSER_WIDTH, tile
 from app.ui.placement.tiling import BrowserTiler
 from tests.waiting import until
 
 
-def _overlap(a: Rect, b: Rect) -> bool:
+def _overlap(a: ScreenRect, b: ScreenRect) -> bool:
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
@@ -23,7 +24,7 @@ def _overlap(a: Rect, b: Rect) -> bool:
 @pytest.mark.parametrize(
     "panel", [(0, 0, 420, 700), (500, 40, 420, 600), (900, 0, 420, 768), (100, 0, 1200, 700), (-300, -50, 500, 2000)]
 )
-def test_tiles_never_overlap_and_stay_on_screen(screen: Rect, panel: Rect) -> None:
+def test_tiles_never_overlap_and_stay_on_screen(screen: ScreenRect, panel: ScreenRect) -> None:
     x, y, width, height = screen
     panel = (panel[0] + x, panel[1] + y, panel[2], panel[3])
     placement = tile(screen, panel, 340)
@@ -84,7 +85,7 @@ async def test_chromium_follows_the_panel(qapp: QApplication, chromium: BrowserS
         panel.close()
 
 
-async def _until_bounds(chromium: BrowserSession, expected: Rect, timeout: float = 10.0) -> None:
+async def _until_bounds(chromium: BrowserSession, expected: ScreenRect, timeout: float = 10.0) -> None:
     """Chromium's window, as CDP reports it, reaches ``expected`` (the tiler waits for the panel to settle first)."""
 
     async def reached() -> bool:
@@ -94,9 +95,9 @@ async def _until_bounds(chromium: BrowserSession, expected: Rect, timeout: float
 
 
 async def test_maximizing_the_panel_maximizes_the_pair(qapp: QApplication) -> None:
-    sent: list[Rect] = []
+    sent: list[ScreenRect] = []
 
-    async def place_browser(rect: Rect) -> None:
+    async def place_browser(rect: ScreenRect) -> None:
         sent.append(rect)
 
     panel = QWidget()

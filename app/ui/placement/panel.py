@@ -7,11 +7,12 @@ from PySide6.QtCore import QByteArray, QRect
 from PySide6.QtGui import QGuiApplication, QScreen
 from PySide6.QtWidgets import QWidget
 
+from app.browser.screen_rect import ScreenRect
 from app.ui.placement.screen_geometry import frame_margins
-from app.ui.placement.side_by_side import Rect, side_by_side, tile
+from app.ui.placement.side_by_side import side_by_side, tile
 
 
-def place_beside_browser(panel: QWidget, screen: QScreen | None = None) -> Rect:
+def place_beside_browser(panel: QWidget, screen: QScreen | None = None) -> ScreenRect:
     """Put the panel at the left of ``screen``; returns Chromium's (x, y, width, height) for the rest."""
     screen = screen or panel.screen() or QGuiApplication.primaryScreen()
     placement = side_by_side(screen.availableGeometry())
@@ -21,7 +22,7 @@ def place_beside_browser(panel: QWidget, screen: QScreen | None = None) -> Rect:
     return placement.browser
 
 
-def tile_with_browser(panel: QWidget) -> Rect:
+def tile_with_browser(panel: QWidget) -> ScreenRect:
     """Snap a panel restored where the user left it to the nearer screen edge; returns Chromium's rect for the rest
     of the screen, so that neither window ever covers the other."""
     screen = panel.screen() or QGuiApplication.primaryScreen()

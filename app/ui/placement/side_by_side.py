@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from app.browser.screen_rect import ScreenRect
+
 PANEL_WIDTH = 420
 # On narrow screens the panel never takes more than this share, so the page stays usable.
 MAX_PANEL_SHARE = 0.45
 MIN_PANEL_WIDTH = 320
 SNAP = 40  # a panel's top or bottom this close to the screen's goes to it (the room guessed for a title bar)
-
-Rect = tuple[int, int, int, int]  # x, y, width, height
 
 
 class RectLike(Protocol):
@@ -26,11 +26,11 @@ class RectLike(Protocol):
 
 @dataclass(frozen=True)
 class Placement:
-    panel: Rect
-    browser: Rect
+    panel: ScreenRect
+    browser: ScreenRect
 
 
-def side_by_side(available: RectLike | Rect, panel_width: int = PANEL_WIDTH) -> Placement:
+def side_by_side(available: RectLike | ScreenRect, panel_width: int = PANEL_WIDTH) -> Placement:
     """Split ``available`` (a QRect or an (x, y, w, h) tuple) into the panel's rect and Chromium's rect.
 
     Rects are frame rects: window decorations are the window manager's business, so a small overlap on some
@@ -50,7 +50,7 @@ def side_by_side(available: RectLike | Rect, panel_width: int = PANEL_WIDTH) -> 
 MIN_BROWSER_WIDTH = 640
 
 
-def browser_beside(available: RectLike | Rect, panel: Rect) -> Rect:
+def browser_beside(available: RectLike | ScreenRect, panel: ScreenRect) -> ScreenRect:
     """Chromium's rect next to a panel the user has placed: the wider free side of ``available``, or all of it."""
     x, y, width, height = (
         available
@@ -68,7 +68,7 @@ def browser_beside(available: RectLike | Rect, panel: Rect) -> Rect:
     return (x, y, left, height)
 
 
-def tile(available: RectLike | Rect, panel: Rect, panel_min_width: int = MIN_PANEL_WIDTH) -> Placement:
+def tile(available: RectLike | ScreenRect, panel: ScreenRect, panel_min_width: int = MIN_PANEL_WIDTH) -> Placement:
     """The panel as the user placed it, made to tile ``available`` with Chromium: never overlapping it.
 
     The panel goes to the screen edge nearer its centre, no wider than leaves Chromium MIN_BROWSER_WIDTH (but never

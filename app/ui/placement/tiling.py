@@ -15,14 +15,15 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
 from app.background import Background
-from app.ui.placement.side_by_side import PANEL_WIDTH, Rect, tile
+from app.browser.screen_rect import ScreenRect
+from app.ui.placement.side_by_side import PANEL_WIDTH, tile
 
 log = logging.getLogger(__name__)
 
 # Long enough for a drag's stream of moves to end, short enough to feel like Chromium follows.
 SETTLE_MS = 300
 
-PlaceBrowser = Callable[[Rect], Awaitable[None]]
+PlaceBrowser = Callable[[ScreenRect], Awaitable[None]]
 
 
 class BrowserTiler(QObject):
@@ -32,7 +33,7 @@ class BrowserTiler(QObject):
         super().__init__(window)
         self._window = window
         self._place_browser = place_browser
-        self._sent: Rect | None = None
+        self._sent: ScreenRect | None = None
         self._background = Background("tiling")
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -98,7 +99,7 @@ class BrowserTiler(QObject):
             self._sent = placement.browser
             self._background.spawn(self._send(placement.browser))
 
-    async def _send(self, rect: Rect) -> None:
+    async def _send(self, rect: ScreenRect) -> None:
         try:
             await self._place_browser(rect)
         except Exception as exc:
@@ -106,5 +107,5 @@ class BrowserTiler(QObject):
             log.warning("could not move Chromium beside the panel: %s", exc)
 
 
-def _rect(rect: QRect) -> Rect:
+def _rect(rect: QRect) -> ScreenRect:
     return rect.x(), rect.y(), rect.width(), rect.height()

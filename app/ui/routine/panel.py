@@ -21,7 +21,7 @@ from app.routine.paths import PathChange
 from app.routine.plan import RoutinePlan
 from app.routine.rows import RowsError, read_rows
 from app.routine.template import parse_template
-from app.routine.types import PersonRequest, Progress, RoutineOptions, RoutineSummary, RowFinished, RowStatus
+from app.routine.types import PersonRequest, RoutineOptions, RoutineProgress, RoutineSummary, RowFinished, RowStatus
 from app.text.cost_words import before_run_words
 from app.text.i18n import tr
 from app.ui.dialog_style import dialog_stylesheet
@@ -363,7 +363,7 @@ class RoutinePanel(QWidget):
         if request.kind != "limit":
             self.run_view.model.waiting_for_person(request.number, False)
 
-    def _progress(self, progress: Progress) -> None:
+    def _progress(self, progress: RoutineProgress) -> None:
         self.run_view.show_progress(progress)
         if progress.path_learned and not self.run_view.path.text():  # a path saved by an earlier run
             self.run_view.show_paths(self.session.paths)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.routine.paths import PathBook, PathChange
 from app.routine.plan import RoutinePlan
-from app.routine.types import Progress, RoutineSummary, RowStarted, RowStatus, TeachStarted
+from app.routine.types import RoutineProgress, RoutineSummary, RowStarted, RowStatus, TeachStarted
 from app.text.i18n import tr
 from app.text.path_words import change_words, path_words
 from app.text.row_words import counts_words
@@ -180,7 +180,7 @@ class RunView(QWidget):
         self.stop_button.setEnabled(False)
         self.line.setText(tr("Stopping every row…"))
 
-    def show_progress(self, progress: Progress) -> None:
+    def show_progress(self, progress: RoutineProgress) -> None:
         self.bar.setRange(0, max(1, progress.total))
         self.bar.setValue(rows_through(progress))
         self.line.setText(progress_words(progress))

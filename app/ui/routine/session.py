@@ -16,6 +16,7 @@ from typing import Protocol
 from PySide6.QtCore import QObject, Signal
 
 from app.background import Background
+from app.browser.screen_rect import ScreenRect
 from app.core.errors import CannotStart
 from app.core.llm import LLMClient
 from app.routine.launch import OpenRoutine, RoutineSetup, open_routine
@@ -29,8 +30,6 @@ from app.settings.paths import AppPaths
 from app.text.i18n import tr
 
 log = logging.getLogger(__name__)
-
-WindowRect = tuple[int, int, int, int]
 
 
 class DemoRoutine(Protocol):
@@ -63,7 +62,7 @@ class RoutineHost:
     demo: Callable[[], bool]  # no model: only the demo routine can run
     release_browser: Callable[[], Awaitable[None]]  # the single task's Chromium lets go of the profile
     browser_back: Callable[[], object]  # the single task's Chromium opens again
-    window: Callable[[], WindowRect | None]  # where the browser goes, beside the panel
+    window: Callable[[], ScreenRect | None]  # where the browser goes, beside the panel
     open_run: Callable[[str], object]  # a row's run in History, by its id
     demo_routine: DemoRoutine
     headless: bool = False
@@ -84,7 +83,7 @@ class RoutineSession(QObject):
     rowsFinished = Signal(object)  # RowsFinished: the rest of a huge file, at once
     personNeeded = Signal(object)  # PersonRequest
     personDone = Signal(object)  # PersonRequest
-    progress = Signal(object)  # Progress
+    progress = Signal(object)  # RoutineProgress
     finished = Signal(object)  # RoutineSummary
     failed = Signal(str)  # the routine could not start, in plain words
     pathChanged = Signal(object)  # PathChange
@@ -141,6 +140,7 @@ class RoutineSession(QObject):
                     confirm=None,
                     allowed_domains=allowed_sites or None,
                     llm_factory=model,
+                    demo=model is not None,
                     on_stop_pressed=self.stop,
                     on_panel_pressed=host.bring_back,
                     window=host.window(),

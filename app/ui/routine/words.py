@@ -1,6 +1,6 @@
 """What the Routine mode says: a row's status in a word (app/text/row_words.py's, or "Waiting") and a colour, how it
 ended, the progress line, the paths learned, with the rows each serves. Everything comes from typed values (RowStatus,
-RowOutcome, Progress, PathBook), never from English read back."""
+RowOutcome, RoutineProgress, PathBook), never from English read back."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from PySide6.QtGui import QColor
 
 from app.routine.paths import PathBook
-from app.routine.types import MaybeSent, Progress, RowOutcome, RowStatus
+from app.routine.types import MaybeSent, RoutineProgress, RowOutcome, RowStatus
 from app.text.i18n import tr
 from app.text.path_words import key_words, path_words, rows_words
 from app.text.row_words import COUNTED, counts_words, row_words
@@ -70,12 +70,12 @@ def status_color(status: str, t: Theme) -> QColor:
     return colors.get(status, t.muted)
 
 
-def rows_through(progress: Progress) -> int:
+def rows_through(progress: RoutineProgress) -> int:
     """Rows of this run that have an outcome."""
     return sum(progress.counts.get(status, 0) for status in COUNTED)
 
 
-def progress_words(progress: Progress) -> str:
+def progress_words(progress: RoutineProgress) -> str:
     """The line under the progress bar, of this run: how many of its rows are through, the counts, and the time
     left (the rows earlier runs ended, which it leaves, in a word at the end)."""
     through = rows_through(progress)
