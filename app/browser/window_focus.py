@@ -103,6 +103,7 @@ class WindowFocus:
         self._watch: RootWatch | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._seen: set[int] = set()  # every window the window manager has managed
+        self._managed: list[int] = []  # the windows it manages now, as last heard (on the watch's thread)
         self._new: set[int] = set()  # Chromium's windows refused the keyboard for being new
         self._clients: set[int] = set()  # Chromium's X connections (X11.client_of)
         self._unasked: dict[int, float] = {}  # Chromium's windows it asked the keyboard for on its own, and when
@@ -132,7 +133,8 @@ class WindowFocus:
             return
         self._loop = asyncio.get_running_loop()
         self._keyboard = x.active_window()
-        self._seen = set(x.windows(_CLIENTS))
+        self._managed = x.windows(_CLIENTS)
+        self._seen = set(self._managed)
         self._watch = RootWatch.start((_ACTIVE, _CLIENTS, _STACKING), self)
 
     async def return_keyboard(self, to: int) -> None:
@@ -163,9 +165,7 @@ class WindowFocus:
         if refused is not None:
             refused.holds += 1
             return
-        hints = x.focus_hints(window)
-        self._refused[window] = _Refused(hints)
-        x.refuse_focus(window, hints)
+        self._refused[window] = _Refused(x.refuse_focus(window))
 
     def _allow(self, x: X11, window: int) -> None:
         refused = self._refused.get(window)
@@ -305,7 +305,9 @@ class WindowFocus:
         """Told as it is created, and again once it says its process: a window made on Chromium's X connection is
         known to be its own before it can say anything (a page's window may be mapped a moment after)."""
         with self._state:
-            if window in self._new or self._keyboard not in x.windows(_CLIENTS) or not self._not_showing.is_set():
+            # Nothing asked of the X server before the refusal but what it needs: Chromium maps its window a few
+            # milliseconds after creating it.
+            if window in self._new or self._keyboard not in self._managed or not self._not_showing.is_set():
                 return
             client = x.client_of(window)
             if client not in self._clients and not self._is_chromium(x.pid(window)):
@@ -320,7 +322,7 @@ class WindowFocus:
         assert loop is not None
         loop.call_soon_threadsafe(self._root_changes.set)
         with self._state:
-            clients = x.windows(_CLIENTS)
+            clients = self._managed = x.windows(_CLIENTS)
             for window in set(clients) - self._seen:
                 self._seen.add(window)
                 if window in self._new:  # on screen: it may take the keyboard once past the grace

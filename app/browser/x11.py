@@ -129,7 +129,7 @@ def _load() -> ctypes.CDLL | None:
     if name is None:
         return None
     try:
-        lib = ctypes.cdll.LoadLibrary(name)
+        lib = ctypes.PyDLL(name)
     except OSError:
         return None
     void, ulong, c_int, c_long = ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long
@@ -315,39 +315,42 @@ class X11:
 
     # --- taking the keyboard -----------------------------------------------------------------------------------
 
-    def focus_hints(self, window: int) -> FocusHints:
-        """The window's WM_HINTS input field and WM_PROTOCOLS."""
+    def restore_focus(self, window: int, hints: FocusHints) -> None:
+        """The window's hints as they were (what ``refuse_focus`` answered)."""
+        self._set_hints(window, hints)
+        if self.atom("WM_TAKE_FOCUS") in hints.protocols:  # taken out: back in
+            self._set_protocols(window, hints.protocols)
+
+    def refuse_focus(self, window: int) -> FocusHints:
+        """ICCCM's "no input" model: the window manager gives the window neither the keyboard nor WM_TAKE_FOCUS.
+        Answers the window's own WM_HINTS input field and WM_PROTOCOLS, to put back. The refusal is written first,
+        one request after reading the hints it keeps: a window just created is mapped a few milliseconds later, and
+        the window manager reads the hints as it maps it. Its protocols are written only to take WM_TAKE_FOCUS out
+        (a window just created may not have said them yet)."""
         flags, accepts, has_hints = 0, True, False
         hints = self._lib.XGetWMHints(self._display, window)
+        wanted = _WMHints()
         if hints:
-            try:
-                flags, accepts, has_hints = hints.contents.flags, bool(hints.contents.input), True
-            finally:
-                self._lib.XFree(hints)
+            flags, accepts, has_hints = hints.contents.flags, bool(hints.contents.input), True
+            wanted = hints.contents
+        wanted.flags = flags | _INPUT_HINT
+        wanted.input = 0
+        self._lib.XSetWMHints(self._display, window, ctypes.byref(wanted))
+        self._lib.XFlush(self._display)
+        if hints:
+            self._lib.XFree(hints)
         atoms = ctypes.POINTER(ctypes.c_ulong)()
         count = ctypes.c_int()
         protocols: tuple[int, ...] = ()
         if self._lib.XGetWMProtocols(self._display, window, ctypes.byref(atoms), ctypes.byref(count)):
             protocols = tuple(atoms[i] for i in range(count.value))
             self._lib.XFree(atoms)
+        take_focus = self.atom("WM_TAKE_FOCUS")
+        if take_focus in protocols:
+            self._set_protocols(window, tuple(p for p in protocols if p != take_focus))
         # Without the input flag (or without WM_HINTS at all), ICCCM says the window accepts input.
         accepts = accepts or not flags & _INPUT_HINT
         return FocusHints(flags=flags, accepts_input=accepts, protocols=protocols, has_hints=has_hints)
-
-    def restore_focus(self, window: int, hints: FocusHints) -> None:
-        """The window's hints as they were (``focus_hints``), after ``refuse_focus``."""
-        self._set_hints(window, hints)
-        if self.atom("WM_TAKE_FOCUS") in hints.protocols:  # taken out: back in
-            self._set_protocols(window, hints.protocols)
-
-    def refuse_focus(self, window: int, hints: FocusHints) -> None:
-        """ICCCM's "no input" model: the window manager gives the window neither the keyboard nor WM_TAKE_FOCUS.
-        ``hints`` are the window's own (``focus_hints``); its protocols are written only to take WM_TAKE_FOCUS out
-        (a window just created may not have said them yet)."""
-        self._set_hints(window, FocusHints(hints.flags | _INPUT_HINT, accepts_input=False, protocols=()))
-        take_focus = self.atom("WM_TAKE_FOCUS")
-        if take_focus in hints.protocols:
-            self._set_protocols(window, tuple(p for p in hints.protocols if p != take_focus))
 
     def _set_hints(self, window: int, hints: FocusHints) -> None:
         if hints.has_hints:

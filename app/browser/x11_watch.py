@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import select
+import sys
 import threading
 from typing import Protocol
 
@@ -20,6 +21,9 @@ from app.browser.x11 import X11
 log = logging.getLogger(__name__)
 
 _STOP_DEADLINE = 5.0
+# How long the event loop's thread may keep Python's lock from the watch once it has news (the interpreter's default
+# is 5 ms, a fair part of the moment between Chromium creating a window and mapping it).
+_SWITCH_INTERVAL = 0.001
 
 
 class RootListener(Protocol):
@@ -50,6 +54,7 @@ class RootWatch:
         if x is None:
             return None
         watch = cls(x, names, listener)
+        sys.setswitchinterval(min(sys.getswitchinterval(), _SWITCH_INTERVAL))
         watch._thread.start()
         return watch
 
