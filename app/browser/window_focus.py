@@ -213,11 +213,14 @@ class WindowFocus:
 
     def _hold_more(self, x: X11) -> None:
         """Hold Chromium's windows not held yet, except the one that has the keyboard."""
+        # Read before taking the lock: the watch, which may have a new window to refuse at once, waits for it only
+        # while the refusals are written.
+        active, stacking, windows = x.active_window(), x.windows(_STACKING), self._windows(x)
         with self._state:
             hold = self._hold
             if hold is None:
-                hold = self._hold = _Hold(active=x.active_window(), stacking=x.windows(_STACKING))
-            for window in self._windows(x):
+                hold = self._hold = _Hold(active=active, stacking=stacking)
+            for window in windows:
                 if window != hold.active and window not in hold.windows:
                     hold.windows.add(window)
                     self._refuse(x, window)
@@ -239,18 +242,18 @@ class WindowFocus:
         with self._state:
             for window in hold.windows:
                 self._allow(x, window)
-            clients = x.windows(_CLIENTS)
-            active = x.active_window()
-            # Moved to one of Chromium's windows, or to none: back where it was. Moved by the person to another
-            # program meanwhile: left there.
-            moved = active != hold.active and (active not in clients or active in self._windows(x))
-            if hold.active and hold.active in clients and moved:
-                x.activate(hold.active)
-            now = x.windows(_STACKING)
-            for window in hold.windows:
-                sibling = raised_over(hold.stacking, now, window)
-                if sibling:
-                    x.restack_below(window, sibling)
+        clients = x.windows(_CLIENTS)
+        active = x.active_window()
+        # Moved to one of Chromium's windows, or to none: back where it was. Moved by the person to another program
+        # meanwhile: left there.
+        moved = active != hold.active and (active not in clients or active in self._windows(x))
+        if hold.active and hold.active in clients and moved:
+            x.activate(hold.active)
+        now = x.windows(_STACKING)
+        for window in hold.windows:
+            sibling = raised_over(hold.stacking, now, window)
+            if sibling:
+                x.restack_below(window, sibling)
         x.sync()
 
     # --- the person's window -----------------------------------------------------------------------------------

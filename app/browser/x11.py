@@ -122,14 +122,17 @@ def _ignore(_display: int | None, _event: int | None) -> int:
 _ignore_error = _ERROR_HANDLER(_ignore)  # held here for as long as Xlib may call it
 
 
-def _load() -> ctypes.CDLL | None:
+def _load(keep_lock: bool) -> ctypes.CDLL | None:
+    """libX11, its functions typed. ``keep_lock``: its calls keep Python's lock (a thread that must act within a
+    millisecond of hearing news would otherwise wait for the lock again after each call); without it, they let other
+    threads run while they wait for the X server."""
     if not sys.platform.startswith("linux") or not os.environ.get("DISPLAY"):
         return None
     name = ctypes.util.find_library("X11")
     if name is None:
         return None
     try:
-        lib = ctypes.PyDLL(name)
+        lib = ctypes.PyDLL(name) if keep_lock else ctypes.CDLL(name)
     except OSError:
         return None
     void, ulong, c_int, c_long = ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long
@@ -216,8 +219,8 @@ class X11:
         lib.XSync(display, 0)
 
     @classmethod
-    def open(cls) -> X11 | None:
-        lib = _load()
+    def open(cls, keep_lock: bool = False) -> X11 | None:
+        lib = _load(keep_lock)
         if lib is None:
             return None
         lib.XSetErrorHandler(_ignore_error)

@@ -50,7 +50,7 @@ class RootWatch:
     @classmethod
     def start(cls, names: tuple[str, ...], listener: RootListener) -> RootWatch | None:
         """None where there is no X display."""
-        x = X11.open()
+        x = X11.open(keep_lock=True)  # news is acted on at once, without waiting for Python's lock after each call
         if x is None:
             return None
         watch = cls(x, names, listener)
