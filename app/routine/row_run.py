@@ -16,8 +16,6 @@ from app.core.agent import Agent
 from app.routine.replay import RowModel
 from app.routine.row import Slot
 from app.routine.teach import Teaching
-from app.routine.types import MaybeSent, RowOutcome, RowStatus
-from app.text.i18n import tr
 
 
 @dataclass(eq=False)
@@ -42,6 +40,11 @@ class RowRun:
         """Whether it holds back the other rows that learn: it learns, and is not waiting for the person."""
         return self.learns and not self.parked
 
+    @property
+    def live_agent(self) -> Agent | None:
+        """Its agent while it runs."""
+        return self.agent if self.running else None
+
     def ran(self) -> None:
         """Its agent's run (or the person's showing) has ended: it no longer counts as in flight, nor as learning."""
         self.teaching = None
@@ -49,14 +52,14 @@ class RowRun:
 
     def hold(self) -> None:
         """Its agent pauses (for a pause of the routine, or its limit) until ``release``."""
-        if self.running and self.agent is not None:
+        if (agent := self.live_agent) is not None:
             self.held = True
-            self.agent.pause()
+            agent.pause()
 
     def release(self) -> None:
         """Resume: a row that held goes on."""
-        if self.held and self.running and self.agent is not None:
-            self.agent.resume()
+        if self.held and (agent := self.live_agent) is not None:
+            agent.resume()
         self.held = False
 
 
@@ -75,18 +78,13 @@ class RowsInFlight:
     def get(self, number: int) -> RowRun | None:
         return self._rows.get(number)
 
-    def running(self, number: int) -> RowRun | None:
-        """The row whose agent runs now (None: none, or it ended)."""
-        row = self._rows.get(number)
-        return row if row is not None and row.running else None
-
     def __iter__(self) -> Iterator[RowRun]:
         return iter(list(self._rows.values()))
 
     @property
     def agents(self) -> list[Agent]:
         """The agents that run now."""
-        return [row.agent for row in self._rows.values() if row.running and row.agent is not None]
+        return [agent for row in self._rows.values() if (agent := row.live_agent) is not None]
 
     @property
     def models(self) -> list[RowModel]:
@@ -97,13 +95,3 @@ class RowsInFlight:
     def learning(self) -> int:
         """How many learn a path now (a row waiting for the person does not count)."""
         return sum(row.learning for row in self._rows.values())
-
-
-def cut_short(browser: str) -> RowOutcome:
-    """A row in flight when the routine ended on a fault of the program: it may or may not have sent its data, so it
-    is never run again blindly (never ``done``)."""
-    said = tr(
-        "The routine ended on an error while this row was running, so its form may or may not have been submitted. "
-        "It is not run again unless you ask for it with --retry-interrupted; check the site first."
-    )
-    return RowOutcome(RowStatus.INTERRUPTED, said, browser=browser, maybe_sent=MaybeSent.ERROR)

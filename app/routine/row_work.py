@@ -44,8 +44,8 @@ from app.routine.person import PersonQueue
 from app.routine.plan import RoutinePlan
 from app.routine.replay import RowModel
 from app.routine.results import BIG_FILE
-from app.routine.row import RunRecorder, Slot, build_agent, outcome_of, row_guardrails
-from app.routine.row_run import RowRun, RowsInFlight, cut_short
+from app.routine.row import RunRecorder, Slot, build_agent, cut_short, outcome_of, row_guardrails
+from app.routine.row_run import RowRun, RowsInFlight
 from app.routine.teach import Teaching, show_row
 from app.routine.types import (
     PersonRequest,

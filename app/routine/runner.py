@@ -158,8 +158,8 @@ class RoutineRunner(RowWork):
             row = self._rows.get(request.number)
             if row is not None:
                 row.sent = row.touched = True  # the person acted in the row's page: they may have sent its form
-            if row is not None and row.running and row.agent is not None:
-                row.agent.resume(note)
+            if row is not None and (agent := row.live_agent) is not None:
+                agent.resume(note)
 
     def give_up(self, request_id: int) -> None:
         """Nobody will do what a hand-off asked: that row ends ``needs_person`` (it is tried again next run)."""
@@ -167,8 +167,8 @@ class RoutineRunner(RowWork):
         row = self._rows.get(request.number) if request is not None else None
         if request is not None and self.person_queue.answer(request_id, False) and row is not None:
             row.given_up = request.words
-            if row.running and row.agent is not None:
-                self._background.spawn(row.agent.stop())
+            if (agent := row.live_agent) is not None:
+                self._background.spawn(agent.stop())
 
     def _nobody_came(self, request: PersonRequest) -> None:
         """A hand-off nobody took within ``hand_off_wait``: given up, and the row says so."""
@@ -209,7 +209,7 @@ class RoutineRunner(RowWork):
             return
         self.person_queue.ask_limit(limit_words(passed))
         self.pause()
-        row = self._rows.running(number) if number is not None else None
+        row = self._rows.get(number) if number is not None else None
         if row is not None:  # the row about to call the model holds at once
             row.hold()
 
