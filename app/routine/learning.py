@@ -37,7 +37,6 @@ class Learning:
         self.book = PathBook()
         # Show me once: the next row to learn from is the person's own (until they take a path they showed).
         self.teach = plan.options.teach and plan.options.replay
-        self.touched: set[int] = set()  # rows the person acted in (carried on from a hand-off): never learned from
 
     @property
     def on(self) -> bool:
@@ -89,14 +88,12 @@ class Learning:
         model: RowModel,
         followed: KnownPath | None,
         outcome: RowOutcome,
-        foreign_keys: bool,
+        touched: bool,
         todo: Iterable[int],
     ) -> None:
         """What a row that ended teaches: a path of its own when it succeeded without a path, or with one the model
         took over (a mend, or a path for its kind of row); nothing when the person acted in it, or when its page got
-        keys the agent did not type (``foreign_keys``)."""
-        touched = number in self.touched or foreign_keys
-        self.touched.discard(number)
+        keys the agent did not type (``touched``)."""
         if not self.on or outcome.status != RowStatus.DONE or touched or (followed is not None and not model.took_over):
             return
         values = self._plan.public_values(number)

@@ -165,6 +165,15 @@ def outcome_of(
     )
 
 
+def cut_short(browser: str) -> RowOutcome:
+    """A row in flight when the routine ended on a fault of the program: it may or may not have sent its data, so it
+    is never run again blindly (never ``done``)."""
+    said = tr(
+        "The routine ended on an error while this row was running, so its form may or may not have been submitted."
+    )
+    return RowOutcome(RowStatus.INTERRUPTED, f"{said} {_not_again()}", browser=browser, maybe_sent=MaybeSent.ERROR)
+
+
 def _status(result: ExecutionResult, slot: RowSlot, gave_up: str) -> RowStatus:
     """The run's outcome as the row's, but a hand-off given up (a stop) needs a person, and a row whose browser died
     before the agent ended it is interrupted."""
