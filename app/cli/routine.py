@@ -32,7 +32,7 @@ from app.core.clean_text import valid_text
 from app.core.errors import CannotStart
 from app.core.safety.secrets import mask_everywhere
 from app.routine.paths import PathChange
-from app.routine.plan import pace_words, plan_routine
+from app.routine.plan import RoutinePlan, pace_words, plan_routine
 from app.routine.rows import ReadingStopped, RowsError
 from app.routine.state import RoutineBusy
 from app.routine.types import (
@@ -46,13 +46,14 @@ from app.routine.types import (
     RowStarted,
     RowStatus,
 )
-from app.run_setup import load_run_setup
+from app.run_setup import RunSetup, load_run_setup
 from app.text.cost_words import estimate_words, limit_words
 from app.text.path_words import change_words
 from app.text.row_words import counts_words, row_words
 
 if TYPE_CHECKING:
     from app.browser.driver import DriverStart
+    from app.routine.launch import RoutineSetup
     from app.routine.runner import RoutineRunner
 
 _NOT_WITH_ROWS = ("record", "replay", "cdp_url")
@@ -104,27 +105,14 @@ def routine_options(args: argparse.Namespace) -> RoutineOptions:
 async def run_routine(
     args: argparse.Namespace, printer: EventPrinter | None, driver: DriverStart | None, signals: StopSignals
 ) -> int:
-    from app.routine.launch import RoutineSetup, open_routine
+    from app.routine.launch import open_routine
 
-    clash = next((f"--{name.replace('_', '-')}" for name in _NOT_WITH_ROWS if getattr(args, name, None)), None)
-    if clash is not None:
-        hint = " (use --browser-endpoint for a browser that runs elsewhere)" if clash == "--cdp-url" else ""
-        tell(printer, f"{clash} does not work with --rows{hint}.")
-        return EXIT_ERROR
-    refused = _teach_refused(args)
+    refused = _clash(args) or _teach_refused(args)
     if refused:
         tell(printer, refused)
         return EXIT_ERROR
-    reading_stopped = threading.Event()  # Ctrl+C while a big file is read: the reading ends
-
-    async def stop_reading() -> None:
-        reading_stopped.set()
-
     try:
-        planning = asyncio.ensure_future(asyncio.to_thread(plan_routine, routine_options(args), reading_stopped.is_set))
-        plan = await signals.until_stopped(planning, stop_reading)
-        if plan is None:
-            raise ReadingStopped("")
+        plan = await _plan(args, signals)
         run = await load_run_setup(args)
     except ReadingStopped:
         tell(printer, "Stopped before the routine started.")
@@ -133,27 +121,8 @@ async def run_routine(
         tell(printer, str(exc))
         return EXIT_ERROR
     person_present = is_terminal(sys.stdin)
-    confirm = None
-    if not (person_present and args.risky == "ask"):
-        confirm = cli_confirm(args.risky, stopped=signals.stop, events=printer is not None)
-    setup = RoutineSetup(
-        settings=run.settings,
-        paths=run.paths,
-        api_key=run.api_key,
-        headless=args.headless and not args.teach,  # Show me once: the person works in the window
-        person_present=person_present,
-        confirm=confirm,
-        risky=args.risky,
-        allowed_domains=args.allowed_domains,
-        secrets_file=args.secrets_file,
-        upload_dirs=run.safety.upload_dirs,
-        max_duration=args.max_duration,
-        hand_off_wait=None if args.hand_off_timeout is None else args.hand_off_timeout * 60,
-        driver=driver,
-        on_stop_pressed=signals.stop.set,
-    )
     try:
-        opening = asyncio.ensure_future(open_routine(plan, setup))
+        opening = asyncio.ensure_future(open_routine(plan, _setup(args, run, person_present, printer, driver, signals)))
         routine = await signals.until_stopped(opening)
     except (RoutineBusy, CannotStart, RuntimeError, ValueError) as exc:
         tell(printer, str(exc))
@@ -164,12 +133,7 @@ async def run_routine(
     say = Say(printer is not None)
     runner = routine.runner
     total = len(plan.table.rows)
-    runner.on("row_started", lambda started: _started(printer, started, total))
-    runner.on("row_finished", lambda finished: _finished(printer, say, finished, total))
-    runner.on("path_changed", lambda change: _path_changed(printer, say, change))
-    runner.on("browser_note", lambda note: _browser_note(printer, say, note))
-    runner.on("row_finished", _pace(say, total, args.parallel))
-    runner.on("rows_finished", lambda rest: _rest(printer, say, rest))
+    _follow(runner, printer, say, total, args.parallel)
     _tell_costs(runner, say, printer, person_present)
     person = TerminalPerson(runner, sys.stdin.fileno(), say, windowless=args.headless) if person_present else None
     teacher = TerminalTeacher(runner, sys.stdin.fileno(), say, printer) if args.teach else None
@@ -189,6 +153,70 @@ async def run_routine(
         print(summary_json(summary))
     say.line(_closing(summary))
     return exit_code(summary.counts, summary.stopped)
+
+
+def _clash(args: argparse.Namespace) -> str:
+    """Why an option given does not work with --rows ("": none)."""
+    clash = next((f"--{name.replace('_', '-')}" for name in _NOT_WITH_ROWS if getattr(args, name, None)), None)
+    if clash is None:
+        return ""
+    hint = " (use --browser-endpoint for a browser that runs elsewhere)" if clash == "--cdp-url" else ""
+    return f"{clash} does not work with --rows{hint}."
+
+
+async def _plan(args: argparse.Namespace, signals: StopSignals) -> RoutinePlan:
+    """The routine's plan, its rows read off the event loop; Ctrl+C meanwhile ends the reading (ReadingStopped)."""
+    reading_stopped = threading.Event()
+
+    async def stop_reading() -> None:
+        reading_stopped.set()
+
+    planning = asyncio.ensure_future(asyncio.to_thread(plan_routine, routine_options(args), reading_stopped.is_set))
+    plan = await signals.until_stopped(planning, stop_reading)
+    if plan is None:
+        raise ReadingStopped("")
+    return plan
+
+
+def _setup(
+    args: argparse.Namespace,
+    run: RunSetup,
+    person_present: bool,
+    printer: EventPrinter | None,
+    driver: DriverStart | None,
+    signals: StopSignals,
+) -> RoutineSetup:
+    from app.routine.launch import RoutineSetup  # with Playwright: loaded once a routine is to run
+
+    confirm = None
+    if not (person_present and args.risky == "ask"):
+        confirm = cli_confirm(args.risky, stopped=signals.stop, events=printer is not None)
+    return RoutineSetup(
+        settings=run.settings,
+        paths=run.paths,
+        api_key=run.api_key,
+        headless=args.headless and not args.teach,  # Show me once: the person works in the window
+        person_present=person_present,
+        confirm=confirm,
+        risky=args.risky,
+        allowed_domains=args.allowed_domains,
+        secrets_file=args.secrets_file,
+        upload_dirs=run.safety.upload_dirs,
+        max_duration=args.max_duration,
+        hand_off_wait=None if args.hand_off_timeout is None else args.hand_off_timeout * 60,
+        driver=driver,
+        on_stop_pressed=signals.stop.set,
+    )
+
+
+def _follow(runner: RoutineRunner, printer: EventPrinter | None, say: Say, total: int, parallel: int) -> None:
+    """The routine's events, said at the terminal (or as --events lines)."""
+    runner.on("row_started", lambda started: _started(printer, started, total))
+    runner.on("row_finished", lambda finished: _finished(printer, say, finished, total))
+    runner.on("path_changed", lambda change: _path_changed(printer, say, change))
+    runner.on("browser_note", lambda note: _browser_note(printer, say, note))
+    runner.on("row_finished", _pace(say, total, parallel))
+    runner.on("rows_finished", lambda rest: _rest(printer, say, rest))
 
 
 def _teach_refused(args: argparse.Namespace) -> str:

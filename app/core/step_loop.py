@@ -17,7 +17,7 @@ from app.core.errors import ToolError
 from app.core.llm import LLMClient, LLMError, LLMErrorKind, LLMReply, ToolSpec
 from app.core.messages import MessageId, Said, say
 from app.core.nudges import budget_warning
-from app.core.output import InvalidOutput, build_tool_spec, parse_agent_output
+from app.core.output import InvalidOutput, ParsedOutput, build_tool_spec, parse_agent_output
 from app.core.page import BrowserState, PageController, Screenshot
 from app.core.prompt import build_messages, system_prompt
 from app.core.report import build_report, has_report_sections, report_instruction
@@ -148,12 +148,8 @@ class StepLoop:
         state = await self._observe(run, signal)
         if state is None:
             return None
-        warning = budget_warning(self.config.max_steps - step_index + 1)
-        if warning:
-            self._record(run, ObservationEvent(content=warning))
-        nudge = run.loops.record_page(state)
-        if nudge:
-            self._record(run, ObservationEvent(content=nudge))
+        self._note(run, budget_warning(self.config.max_steps - step_index + 1))
+        self._note(run, run.loops.record_page(state))
 
         self._report(ThinkingActivity(step_index=step_index, max_steps=self.config.max_steps))
         try:
@@ -214,6 +210,20 @@ class StepLoop:
                 duration=loop.time() - started,
             ),
         )
+        ending = self._ending(run, parsed, result)
+        if ending is not None or signal.reason == PAUSED:
+            return ending  # None when taken over mid-step: the loop waits for the user's resume() or stop()
+        if not result.ok or run.unresponsive > 1:
+            run.failures += 1
+        elif not run.unresponsive:  # an action that worked on a page that never answered proves nothing
+            run.failures = 0
+        # The same index on another page, or on an element that now reads differently, is not a repeat.
+        where = f"{state.url}\n{target.model_dump_json() if target else ''}"
+        self._note(run, run.loops.record_action(parsed.action_name, params, where))
+        return None
+
+    def _ending(self, run: Run, parsed: ParsedOutput, result: ToolResult) -> Ending | None:
+        """How the run ends after this step's action (None: it goes on)."""
         if parsed.action_name == DONE:
             assert isinstance(parsed.action_input, DoneInput)
             return Ending(AgentStatus.COMPLETED, parsed.action_input.success, parsed.action_input.text)
@@ -222,18 +232,12 @@ class StepLoop:
             return self._hand_off(run, parsed.action_input.reason)
         if result.hand_off:  # the app's own: only the person can go on (a locked password manager, a refused code)
             return self._hand_off(run, result.hand_off)
-        if signal.reason == PAUSED:
-            return None  # taken over mid-step: the loop waits for the user's resume() or stop()
-        if not result.ok or run.unresponsive > 1:
-            run.failures += 1
-        elif not run.unresponsive:  # an action that worked on a page that never answered proves nothing
-            run.failures = 0
-        # The same index on another page, or on an element that now reads differently, is not a repeat.
-        where = f"{state.url}\n{target.model_dump_json() if target else ''}"
-        nudge = run.loops.record_action(parsed.action_name, params, where)
-        if nudge:
-            self._record(run, ObservationEvent(content=nudge))
         return None
+
+    def _note(self, run: Run, words: str | None) -> None:
+        """A note for the model in the run's history (none without ``words``)."""
+        if words:
+            self._record(run, ObservationEvent(content=words))
 
     async def _observe(self, run: Run, signal: AbortSignal) -> BrowserState | None:
         try:

@@ -173,6 +173,20 @@ def _cell(value: object) -> str:
 def _table(
     path: Path, header: list[str], records: Iterable[list[str]], delimiter: str, stopped: Callable[[], bool]
 ) -> RowTable:
+    names, found = _columns(path, header)
+    rows = RowPacker(tuple(names))
+    for line, record in enumerate(records, 2):
+        if line % _STOP_EVERY == 0 and stopped():
+            raise ReadingStopped(f"Stopped while reading {path}.")
+        if any(cell.strip() for cell in record):  # not a blank line (Excel often ends a file with some)
+            rows.add(_fitted(path, line, record, names, found))
+    if not len(rows):
+        raise RowsError(f"{path} has a header ({found}) but no rows below it: add the rows the routine should run.")
+    return RowTable(path=path, columns=tuple(names), rows=rows.rows(), delimiter=delimiter)
+
+
+def _columns(path: Path, header: list[str]) -> tuple[list[str], str]:
+    """The header's column names, each with a name of its own, and how they are listed in a message."""
     names = [name.strip() for name in header]
     while names and not names[-1]:
         names.pop()  # empty cells after the last column (Excel leaves them)
@@ -189,21 +203,15 @@ def _table(
             f"{path} has more than one column named {columns_words(twice)}; give every column its own name "
             f"(columns found: {found})."
         )
-    rows = RowPacker(tuple(names))
-    for line, record in enumerate(records, 2):
-        if line % _STOP_EVERY == 0 and stopped():
-            raise ReadingStopped(f"Stopped while reading {path}.")
-        cells = record
-        if not any(cell.strip() for cell in cells):
-            continue  # a blank line (Excel often ends a file with some)
-        extra = [cell for cell in cells[len(names) :] if cell.strip()]
-        if extra:
-            raise RowsError(
-                f"{path}, line {line}, has more cells than the header has columns ({len(names)}: {found}); check "
-                "for a missing column name or an unquoted separator."
-            )
-        cells += [""] * (len(names) - len(cells))
-        rows.add(cells[: len(names)])
-    if not len(rows):
-        raise RowsError(f"{path} has a header ({found}) but no rows below it: add the rows the routine should run.")
-    return RowTable(path=path, columns=tuple(names), rows=rows.rows(), delimiter=delimiter)
+    return names, found
+
+
+def _fitted(path: Path, line: int, cells: list[str], names: list[str], found: str) -> list[str]:
+    """A record's cells, one per column (missing ones empty); more cells than columns is refused."""
+    extra = [cell for cell in cells[len(names) :] if cell.strip()]
+    if extra:
+        raise RowsError(
+            f"{path}, line {line}, has more cells than the header has columns ({len(names)}: {found}); check "
+            "for a missing column name or an unquoted separator."
+        )
+    return (cells + [""] * (len(names) - len(cells)))[: len(names)]
