@@ -34,6 +34,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from app.core.types import RunOutcome
+from app.run_progress import RunProgress
 from app.settings.paths import AppPaths, runtime_dir
 
 log = logging.getLogger(__name__)
@@ -71,17 +72,6 @@ class Refused(BaseModel):
     reason: str
 
 
-class TaskProgress(BaseModel):
-    """The run moved on: ``steps`` taken so far, ``words`` what it does now; ``needs_person`` while it waits for the
-    person's hand-off (``reason`` says what they are asked to do)."""
-
-    kind: Literal["progress"] = "progress"
-    steps: int
-    words: str
-    needs_person: bool = False
-    reason: str = ""
-
-
 class Finished(BaseModel):
     """The run ended so, with the agent's final words (``data``)."""
 
@@ -92,10 +82,10 @@ class Finished(BaseModel):
     run_id: str = ""  # the run in History the task was saved to ("" when it was not)
 
 
-PanelUpdate = Annotated[Shown | Refused | TaskProgress | Finished, Field(discriminator="kind")]
+PanelUpdate = Annotated[Shown | Refused | RunProgress | Finished, Field(discriminator="kind")]
 PanelHandler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 _REQUEST: TypeAdapter[Show | RunRequest | Cancel] = TypeAdapter(Request)
-_UPDATE: TypeAdapter[Shown | Refused | TaskProgress | Finished] = TypeAdapter(PanelUpdate)
+_UPDATE: TypeAdapter[Shown | Refused | RunProgress | Finished] = TypeAdapter(PanelUpdate)
 
 
 def socket_path(paths: AppPaths) -> Path:
@@ -172,7 +162,7 @@ def read_request(line: bytes) -> Show | RunRequest | Cancel:
     return _REQUEST.validate_json(line)
 
 
-def read_update(line: bytes) -> Shown | Refused | TaskProgress | Finished:
+def read_update(line: bytes) -> Shown | Refused | RunProgress | Finished:
     return _UPDATE.validate_json(line)
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from app.core.abort import AbortController, AbortError
 from app.core.config import AgentConfig
-from app.core.errors import BrowserClosedError
+from app.core.errors import BrowserClosedError, CannotStart
 from app.core.events import EventEmitter, EventName, Listener
 from app.core.llm import LLMClient, LLMError
 from app.core.messages import TASK_ABORTED, MessageId, say
@@ -122,14 +122,15 @@ class Agent:
         """Run ``task`` to its end. ``own_words``: the person's own words in it, when they are not the whole task (a
         routine's template without its cells; nothing, "", of a task an MCP client wrote). Only they can ask for
         something a policy would otherwise refuse or ask about: a site for a secret that names none, a file to
-        upload by its path, an irreversible act."""
+        upload by its path, an irreversible act. ``CannotStart`` when it cannot begin: the agent disposed, a task
+        already running, an empty task."""
         if self._disposed:
-            raise RuntimeError("disposed; create a new agent")
+            raise CannotStart("disposed; create a new agent")
         if self._status == AgentStatus.RUNNING:
-            raise RuntimeError("a task is already running")
+            raise CannotStart("a task is already running")
         task = task.strip()
         if not task:
-            raise ValueError("the task is empty; say what the agent should do")
+            raise CannotStart("the task is empty; say what the agent should do")
         if not follow_up:
             self._previous_tasks.clear()
         tools = build_tools(

@@ -11,16 +11,11 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from app.background import Background
-from app.core.types import (
-    AgentActivity,
-    HandOffActivity,
-    HistoricalEvent,
-    RunOutcome,
-    StepEvent,
-)
+from app.core.errors import CannotStart
+from app.core.types import RunOutcome
 from app.mcp.setup import McpSetup, refuse
 from app.mcp.tasks import McpTask
-from app.text.wording import describe_activity
+from app.run_progress import following, stop_when_cancelled
 
 # Seconds the server's Chromium stays open with no task: a client's next task finds it up; a panel opened later finds
 # the profile (which one Chromium at a time may use) free again.
@@ -93,25 +88,14 @@ class HeadlessTasks:
             await self.release()
 
     async def _execute(self, task: McpTask, agent: Agent) -> None:
-        def on_activity(activity: AgentActivity) -> None:
-            if not isinstance(activity, HandOffActivity):  # a hand-off ends the run here: its outcome says so
-                task.update("running", describe_activity(activity))
-
-        def on_event(event: HistoricalEvent) -> None:
-            if isinstance(event, StepEvent):
-                task.update("running", task.view.now, steps=event.step_index)
-
-        listeners = [agent.on("activity", on_activity), agent.on("event_added", on_event)]
-        stopper = asyncio.ensure_future(_stop_when_cancelled(task, agent))
         try:
-            result = await agent.execute(task.text, own_words="")  # the client's words ask for nothing a policy guards
-        except (RuntimeError, ValueError) as exc:
+            with following(agent, task.progress):
+                async with stop_when_cancelled(task.cancel_requested.wait(), agent.stop):
+                    # The client's words ask for nothing a policy guards.
+                    result = await agent.execute(task.text, own_words="")
+        except CannotStart as exc:
             task.fail(str(exc))
             return
-        finally:
-            stopper.cancel()
-            for unsubscribe in listeners:
-                unsubscribe()
         run_id = ""
         if self._recorder is not None:
             await self._recorder.flush()  # in History before the client hears it ended
@@ -140,8 +124,3 @@ class HeadlessTasks:
         self._recorder = run_recorder(agent, runs, setup.settings, setup.api_key, setup.runtime_options())
         if previous is not None:
             self._background.spawn(previous.close())
-
-
-async def _stop_when_cancelled(task: McpTask, agent: Agent) -> None:
-    await task.cancel_requested.wait()
-    await agent.stop()

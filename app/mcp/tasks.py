@@ -14,6 +14,7 @@ from app.core.safety.secrets import mask_everywhere
 from app.core.types import RunOutcome
 from app.instance import UntrustedPanel
 from app.mcp.views import TaskOutcome, TaskStatus, TaskView, task_status
+from app.run_progress import RunProgress
 from app.text.hand_off import hand_off_line
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,14 @@ class McpTask:
             )
         )
 
+    def progress(self, progress: RunProgress) -> None:
+        """The run moved on (``app/run_progress.py``'s follower, here or in the panel): what it does now, its steps,
+        and while the panel's person has the browser, why."""
+        if progress.needs_person:
+            self.update("needs_person", progress.words, steps=progress.steps, reason=self._your_turn(progress.reason))
+        else:
+            self.update("running", progress.words, steps=progress.steps)
+
     def finish(self, outcome: RunOutcome, words: str, steps: int, run_id: str = "", *, reason: str = "") -> None:
         """The task ended so, with the agent's final ``words`` after ``steps`` steps. ``reason``: why a task that could
         not run did not (what ``fail`` was told)."""
@@ -79,8 +88,7 @@ class McpTask:
         words = mask_everywhere(words)
         reason = mask_everywhere(reason)
         if status == "needs_person":
-            said = hand_off_line(words)
-            reason = NO_PANEL.format(said=said) if self._view.where == "headless" else YOUR_TURN.format(said=said)
+            reason = self._your_turn(words)
         self._set(
             self._view.model_copy(
                 update={
@@ -94,6 +102,11 @@ class McpTask:
                 }
             )
         )
+
+    def _your_turn(self, said: str) -> str:
+        """What the client reads when a person is needed: the agent's ``said`` words, and where the person acts."""
+        line = hand_off_line(said)
+        return NO_PANEL.format(said=line) if self._view.where == "headless" else YOUR_TURN.format(said=line)
 
     def fail(self, message: str, outcome: RunOutcome = RunOutcome.ERROR) -> None:
         """The task could not run, or not on: ``message`` is its final words and the reason the client reads."""

@@ -9,6 +9,7 @@ from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
     from app.core.agent import Agent
+    from app.core.events import EventName, Listener
 
 
 def _unsubscribe_all(unsubscribes: list[Callable[[], None]]) -> None:
@@ -50,6 +51,22 @@ class AgentBridge(QObject):
                 agent.on("disposed", self._on_disposed),
             ]
         )
+
+    def on(self, event: EventName, listener: Listener) -> Callable[[], None]:
+        """The agent's ``on`` for whichever agent is attached, now or later (the panel's run may build a new one):
+        ``listener`` follows this bridge's signal for ``event``; returns a function that stops it."""
+        signal = {
+            "status_changed": self.statusChanged,
+            "activity": self.activity,
+            "event_added": self.eventAdded,
+            "disposed": self.disposed,
+        }[event]
+        signal.connect(listener)
+
+        def stop() -> None:
+            signal.disconnect(listener)
+
+        return stop
 
     def detach(self) -> None:
         _unsubscribe_all(self._unsubscribe)

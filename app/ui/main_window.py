@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.background import Background
 from app.browser.chromium import ChromiumNotFoundError
+from app.core.errors import CannotStart
 from app.core.safety.risky import ConfirmHandler
 from app.core.tools.base import AskUserHandler
 from app.core.types import (
@@ -369,8 +370,13 @@ class MainWindow(QMainWindow):
         self.enter(PanelState.RUNNING, tr("Thinking…"))
         try:
             result = await agent.execute(text, follow_up=follow_up, own_words=own_words)
-        except (RuntimeError, ValueError) as exc:
+        except CannotStart as exc:
             return self._show_outcome(self._failure(str(exc), AgentStatus.ERROR))
+        except (
+            Exception
+        ) as exc:  # a fault of the program: the crash report's (the loop's handler), not the task's words
+            asyncio.get_running_loop().call_exception_handler({"message": "the panel's run failed", "exception": exc})
+            return self._show_outcome(self._failure(tr("The task stopped on a fault of the app."), AgentStatus.ERROR))
         self._show_outcome(result)
         self.runFinished.emit(text, result)
         return result

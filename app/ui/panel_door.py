@@ -14,16 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.background import Background
-from app.core.types import (
-    AgentActivity,
-    ExecutionResult,
-    HandOffActivity,
-    HistoricalEvent,
-    PausedActivity,
-    RunOutcome,
-    StepEvent,
-)
+from app.core.types import ExecutionResult, RunOutcome
 from app.instance import (
     Cancel,
     Finished,
@@ -31,14 +22,13 @@ from app.instance import (
     RunRequest,
     Show,
     Shown,
-    TaskProgress,
     encode,
     listen,
     read_request,
     socket_path,
 )
+from app.run_progress import RunProgress, following, stop_when_cancelled
 from app.text.i18n import tr
-from app.text.wording import describe_activity
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -70,7 +60,6 @@ class PanelDoor:
         self._runtime = runtime
         self._run_id = run_id
         self._server: asyncio.AbstractServer | None = None
-        self._background = Background("panel-door")
 
     async def open(self) -> None:
         """Listen; a folder or socket that cannot be used only costs the single instance and MCP (logged)."""
@@ -85,7 +74,6 @@ class PanelDoor:
             self._server = None
             with contextlib.suppress(FileNotFoundError):
                 self._path.unlink()
-        self._background.cancel_all()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -122,20 +110,13 @@ class PanelDoor:
             return
         window.moments.bring_back()
         reporter = _Reporter(writer)
-        bridge = window.bridge
-        bridge.activity.connect(reporter.on_activity)
-        bridge.eventAdded.connect(reporter.on_event)
-        stopper = self._background.spawn(_stop_when_cancelled(reader, window))
-        try:
-            result: ExecutionResult = await run
-        finally:
-            stopper.cancel()
-            bridge.activity.disconnect(reporter.on_activity)
-            bridge.eventAdded.disconnect(reporter.on_event)
+        with following(window.bridge, reporter.write):
+            async with stop_when_cancelled(_cancel_asked(reader), window.stop) as cancelling:
+                result: ExecutionResult = await run
         await reporter.drained()
         data, run_id = result.data, self._run_id()
         if result.outcome is RunOutcome.STOPPED:  # the agent's "Task aborted" says nothing of who stopped it
-            data = CANCELLED if stopper.done() and not stopper.cancelled() and stopper.result() else STOPPED
+            data = CANCELLED if cancelling.came else STOPPED
         await _send(writer, Finished(outcome=result.outcome, data=data, steps=result.steps, run_id=run_id))
 
     def _refusal(self, client: str) -> tuple[str, str] | None:
@@ -170,25 +151,10 @@ class _Reporter:
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
-        self._steps = 0
-        self._words = ""
 
-    def on_activity(self, activity: AgentActivity) -> None:
-        if isinstance(activity, HandOffActivity):
-            words = describe_activity(activity)  # the agent's words, quoted
-            self._write(TaskProgress(steps=self._steps, words=words, needs_person=True, reason=activity.reason))
-        elif not isinstance(activity, PausedActivity):
-            self._words = describe_activity(activity)
-            self._write(TaskProgress(steps=self._steps, words=self._words))
-
-    def on_event(self, event: HistoricalEvent) -> None:
-        if isinstance(event, StepEvent):
-            self._steps = event.step_index
-            self._write(TaskProgress(steps=self._steps, words=self._words))
-
-    def _write(self, message: BaseModel) -> None:
+    def write(self, progress: RunProgress) -> None:
         if not self._writer.is_closing():  # the client went away; the person's run goes on
-            self._writer.write(encode(message))
+            self._writer.write(encode(progress))
 
     async def drained(self) -> None:
         with contextlib.suppress(OSError):
@@ -200,12 +166,11 @@ async def _send(writer: asyncio.StreamWriter, message: BaseModel) -> None:
     await writer.drain()
 
 
-async def _stop_when_cancelled(reader: asyncio.StreamReader, window: MainWindow) -> bool:
-    """The client's cancel_task is the person's Stop (True once it stopped the run); the client going away is not
-    (the person may carry on)."""
+async def _cancel_asked(reader: asyncio.StreamReader) -> bool:
+    """True once the client sends cancel_task (the person's Stop); False when the client goes away without it (the
+    person may carry on)."""
     while line := await reader.readline():
         with contextlib.suppress(ValueError):
             if isinstance(read_request(line), Cancel):
-                window.stop()
                 return True
     return False

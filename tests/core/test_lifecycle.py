@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from app.core.config import AgentConfig
+from app.core.errors import CannotStart
 from app.core.messages import TASK_ABORTED, MessageId, say
 from app.core.report import REPORT_SECTIONS
 from app.core.types import AgentStatus, ErrorEvent, ErrorKind, ObservationEvent, StepEvent
@@ -143,12 +144,12 @@ async def test_concurrent_execute_and_empty_task_are_refused(
     llm_server: FakeLLMServer, make_agent: AgentFactory
 ) -> None:
     agent, _ = make_agent()
-    with pytest.raises(ValueError):
+    with pytest.raises(CannotStart, match="the task is empty"):
         await agent.execute("   ")
     llm_server.add(done_reply(delay=30))
     run = asyncio.ensure_future(agent.execute("First"))
     await asyncio.sleep(0)
-    with pytest.raises(RuntimeError, match="a task is already running"):
+    with pytest.raises(CannotStart, match="a task is already running"):
         await agent.execute("Second")
     await agent.stop()
     assert (await run).status == AgentStatus.STOPPED
@@ -164,7 +165,7 @@ async def test_dispose_is_terminal(llm_server: FakeLLMServer, make_agent: AgentF
     await agent.dispose()
     assert (await run).status == AgentStatus.STOPPED
     assert disposed == [True]
-    with pytest.raises(RuntimeError, match="disposed; create a new agent"):
+    with pytest.raises(CannotStart, match="disposed; create a new agent"):
         await agent.execute("Again")
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from pydantic import SecretStr
 from PySide6.QtWidgets import QApplication, QWidget
 
+import app.core.agent
+from app.core.agent import Agent
 from app.core.page import ElementInfo
 from app.core.safety.secrets import Secret, SecretVault
 from app.core.types import AgentStatus, ExecutionResult, RunOutcome
@@ -269,3 +272,44 @@ async def test_stop_while_the_browser_starts(
     assert window.pill.state is PillState.STOPPED
     assert llm_server.requests == []  # the task never reached the model
     assert window.composer.input.isEnabled()
+
+
+async def test_a_fault_of_the_program_is_a_crash_report_not_the_tasks_words(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in the app (here a ValueError where the run is set up) is not said as if the task could not start: the
+    card says a fault of the program, the loop's exception handler (the crash report's, in the app) gets the error
+    with its traceback, and the panel is usable again."""
+    faults: list[BaseException] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: faults.append(context["exception"]))
+
+    def broken(**_kwargs: object) -> None:
+        raise ValueError("a bug in the tools table")
+
+    monkeypatch.setattr(app.core.agent, "build_tools", broken)
+    try:
+        type_and_run(window, "Anything")
+        await settle(window)
+    finally:
+        loop.set_exception_handler(None)
+    assert [str(fault) for fault in faults] == ["a bug in the tools table"]
+    result = window.model.item(window.model.rowCount() - 1)
+    assert isinstance(result, ResultItem) and result.outcome is RunOutcome.ERROR
+    assert result.text == "The task stopped on a fault of the app."
+    assert window.pill.state is PillState.ERROR and window.composer.input.isEnabled()
+
+
+async def test_a_run_that_cannot_start_says_why_in_the_panel(window: MainWindow, runtime: TestRuntime) -> None:
+    agent = await runtime.agent()
+    await agent.dispose()  # the browser went away between the runtime's agent and the run
+
+    async def gone(*, new_task: bool = False) -> Agent:
+        return agent
+
+    runtime.agent = gone  # type: ignore[method-assign]
+    type_and_run(window, "Anything")
+    await settle(window)
+    result = window.model.item(window.model.rowCount() - 1)
+    assert isinstance(result, ResultItem) and result.outcome is RunOutcome.ERROR
+    assert "disposed; create a new agent" in result.text
