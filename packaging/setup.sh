@@ -252,9 +252,12 @@ case "$MODE" in
     # their time.
     workers="${PAGE_AGENT_TEST_WORKERS:-3}"
     say "Running the fast lane (no Chromium, no CLI process, no desktop) on $workers workers"
-    env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m "not slow" -n "$workers" --dist load
+    env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m "not slow and not keyboard" -n "$workers" --dist load
     say "Running the rest of the tests on $workers workers"
-    exec env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m slow -n "$workers" --dist load
+    env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m "slow and not keyboard" -n "$workers" --dist load
+    # Last and alone: the tests that watch which window has the keyboard (tests/x_desktop.py, KEYBOARD).
+    say "Running the keyboard tests on a desktop of their own, one at a time"
+    exec env QT_QPA_PLATFORM=offscreen "$VENV/bin/python" -m pytest -q -m keyboard -p no:xdist
     ;;
   run)
     if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then

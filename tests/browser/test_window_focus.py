@@ -14,9 +14,9 @@ from app.browser.window_focus import raised_over
 from app.core.abort import AbortSignal
 from tests.browser.helpers import index_of
 from tests.waiting import until
-from tests.x_desktop import NEEDS_X_DESKTOP, Person, XDesktop, active_windows, other_application
+from tests.x_desktop import KEYBOARD, Person, XDesktop, active_windows, other_application
 
-pytestmark = NEEDS_X_DESKTOP
+pytestmark = KEYBOARD
 
 EDITOR = "someone-elses-editor"
 

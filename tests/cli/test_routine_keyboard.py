@@ -12,9 +12,9 @@ from tests.fakes.crm_model import crm_model
 from tests.fakes.crm_site import crm_site
 from tests.fakes.llm_server import FakeLLMServer
 from tests.waiting import sync_until
-from tests.x_desktop import NEEDS_X_DESKTOP, Person, active_windows, other_application, x_desktop
+from tests.x_desktop import KEYBOARD, Person, active_windows, other_application, x_desktop
 
-pytestmark = NEEDS_X_DESKTOP
+pytestmark = KEYBOARD
 
 EDITOR = "someone-elses-editor"
 KEY = "(keysym 0x71, q)"  # the letter the person types, as the editor reports it

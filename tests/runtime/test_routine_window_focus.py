@@ -20,9 +20,9 @@ from tests.fakes.crm_site import crm_site
 from tests.fakes.llm_server import FakeLLMServer
 from tests.runtime.test_routine_runner import setup
 from tests.waiting import until
-from tests.x_desktop import NEEDS_X_DESKTOP, XDesktop, active_windows, other_application, x_desktop
+from tests.x_desktop import KEYBOARD, XDesktop, active_windows, other_application, x_desktop
 
-pytestmark = NEEDS_X_DESKTOP
+pytestmark = KEYBOARD
 
 EDITOR = "someone-elses-editor"
 CUSTOMERS = [(f"Customer {i}", f"c{i}@x.test", "Pro", f"2026-02-{i:02d}", "no") for i in range(1, 9)]

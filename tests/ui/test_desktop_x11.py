@@ -19,7 +19,7 @@ from app.settings.model import Settings
 from tests.fakes.llm_server import FakeLLMServer, done_reply, tool_reply
 from tests.waiting import sync_until
 from tests.x_desktop import (
-    NEEDS_X_DESKTOP,
+    KEYBOARD,
     NotificationService,
     Person,
     XDesktop,
@@ -29,7 +29,7 @@ from tests.x_desktop import (
     x_desktop,
 )
 
-pytestmark = NEEDS_X_DESKTOP
+pytestmark = KEYBOARD
 
 REASON = "The page wants a person to confirm the plan. Please check it, then continue."
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts" / "ui"
