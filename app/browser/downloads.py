@@ -16,6 +16,7 @@ import os
 import re
 import secrets
 import shutil
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,9 @@ class Downloads:
         self._staging = staging.resolve()
         self.folder = folder
         self._names: dict[str, str] = {}
-        self._listeners: list[Callable[[FinishedDownload], None]] = []
+        # Held weakly: every window of a browser shares its downloads, and a window closed long ago (a routine's fresh
+        # windows) must not be kept alive in this process by its listener.
+        self._listeners: list[weakref.WeakMethod[Callable[[FinishedDownload], None]]] = []
         self._background = Background("downloads")
         cdp.on("Browser.downloadWillBegin", self._began)
         cdp.on("Browser.downloadProgress", self._progressed)
@@ -68,7 +71,8 @@ class Downloads:
         return downloads
 
     def on_finished(self, listener: Callable[[FinishedDownload], None]) -> None:
-        self._listeners.append(listener)
+        """``listener``, a bound method, hears of each finished download while its object lives."""
+        self._listeners.append(weakref.WeakMethod(listener))
 
     def _began(self, event: dict[str, Any]) -> None:
         self._names[event["guid"]] = event.get("suggestedFilename") or ""
@@ -98,8 +102,10 @@ class Downloads:
         self._tell(FinishedDownload(download_name(suggested), None, "it was cancelled or interrupted"))
 
     def _tell(self, finished: FinishedDownload) -> None:
-        for listener in list(self._listeners):
-            listener(finished)
+        self._listeners = [each for each in self._listeners if each() is not None]
+        for each in list(self._listeners):
+            if (listener := each()) is not None:
+                listener(finished)
 
     async def release(self) -> None:
         """Give Chromium back its own way of saving downloads (an attached browser that keeps running)."""

@@ -103,9 +103,9 @@ class BrowserSession:
         if window is None:
             context.on("page", self._appeared)
         if browser is not None:
-            browser.on("disconnected", lambda _browser: self._lost())
+            browser.on("disconnected", self._lost)
         else:
-            context.on("close", lambda _context: self._lost())
+            context.on("close", self._lost)
 
     # --- starting ----------------------------------------------------------------------------------------------
 
@@ -409,7 +409,7 @@ class BrowserSession:
         """Call ``callback()`` once when the browser goes away without ``close()`` (the user closed it, a crash)."""
         self._closed_callbacks.append(callback)
 
-    def _lost(self) -> None:
+    def _lost(self, _gone: object = None) -> None:
         if not self._connected:
             return
         self._connected = False
@@ -431,6 +431,9 @@ class BrowserSession:
                 with contextlib.suppress(PlaywrightError, TimeoutError):
                     await asyncio.wait_for(page.close(), _CLOSE_TIMEOUT)
             self._connected = False
+            # Off what the windows share: a browser must not keep every window it had alive in this process.
+            shared = self._browser or self.context
+            shared.remove_listener("disconnected" if self._browser is not None else "close", self._lost)
             return
         try:
             if self._browser is not None and self._connected:

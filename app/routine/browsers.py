@@ -171,6 +171,7 @@ class Lane:
         if window is not None:
             with contextlib.suppress(Exception):  # an endpoint that went away has nothing left to let go
                 await window.release()
+            self._browsers.gone(window.browser)
 
 
 @dataclass
@@ -206,7 +207,13 @@ class Browsers:
         for bar in self.stop_bars:
             await _show_bar(bar, on_stop, on_panel)
 
-    async def slot_in(self, session: BrowserSession, name: str, browser: object) -> Slot:
+    def gone(self, browser: BrowserSession) -> None:
+        """A lane let a window of ``browser`` go: once that browser is gone too (a grid's session ends with its only
+        window), so is its stop bar, and with it everything this process held of that browser."""
+        if not browser.is_connected:
+            self._bars.pop(id(browser), None)
+
+    async def slot_in(self, session: BrowserSession, name: str, browser: BrowserSession) -> Slot:
         """A slot for ``session``, a window of ``browser``: the windows of one browser share its stop bar (every
         window's observer leaves it out), installed once."""
         controller = PlaywrightPageController(session)

@@ -61,7 +61,7 @@ class Window:
     how to let it go."""
 
     session: BrowserSession
-    browser: object
+    browser: BrowserSession
     release: Callable[[], Awaitable[None]]
 
 

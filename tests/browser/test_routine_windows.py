@@ -3,6 +3,9 @@ behind the others keeps its timers and animation frames running, so no row starv
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import weakref
 from pathlib import Path
 
 from pytest import MonkeyPatch
@@ -10,7 +13,8 @@ from pytest import MonkeyPatch
 from app.browser.processes import profile_pids
 from app.browser.session import LaunchOptions
 from app.routine import browsers as browsers_module
-from app.routine.browsers import local_browsers
+from app.routine.browsers import local_browsers, remote_browsers
+from tests.fakes.selenium_grid import grid_sessions, selenium_grid
 
 TIMERS = """async () => {
   const started = performance.now();
@@ -74,3 +78,54 @@ async def test_a_window_that_ran_its_rows_is_replaced_by_a_fresh_one(tmp_path: P
     finally:
         await browsers.close()
     assert await profile_pids(profile) == []
+
+
+async def test_a_window_replaced_is_let_go_by_the_app_too(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    # Over a long routine each lane's window is replaced every RENEW_EVERY rows: a replaced window (its session, its
+    # controller, what its pages were) must not stay alive in the app's process, or the app grows with the rows.
+    monkeypatch.setattr(browsers_module, "RENEW_EVERY", 1)
+    profile = tmp_path / "profile"
+    browsers = await local_browsers(LaunchOptions(profile_dir=profile, headless=True), 1)
+    try:
+        (lane,) = browsers.lanes
+        await lane.ready()
+        lane.row_ended(False)
+        fresh = await lane.ready()  # the first fresh window: the first one's controller holds the shared stop bar
+        assert fresh is not None
+        gone, gone_session = weakref.ref(fresh), weakref.ref(fresh.session)
+        del fresh
+        for _ in range(2):
+            lane.row_ended(False)
+            assert await lane.ready() is not None
+        gc.collect()
+        assert gone() is None and gone_session() is None
+    finally:
+        await browsers.close()
+    assert await profile_pids(profile) == []
+
+
+def test_a_grid_session_let_go_is_let_go_by_the_app_too(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    # Each window of a Selenium Grid is a browser (a session) of its own, replaced every RENEW_EVERY rows: once its
+    # session is deleted, nothing of it (its stop bar, its Playwright connection and every object of its pages) may
+    # stay in the app's process.
+    monkeypatch.setattr(browsers_module, "RENEW_EVERY", 1)
+
+    async def renewed(grid: str) -> None:
+        browsers = await remote_browsers([grid], 1, tmp_path / "downloads")
+        try:
+            (lane,) = browsers.lanes
+            first = await lane.ready()
+            assert first is not None
+            gone = weakref.ref(first.session)
+            del first
+            for _ in range(2):
+                lane.row_ended(False)
+                assert await lane.ready() is not None
+            gc.collect()
+            assert gone() is None and len(browsers.stop_bars) == 1
+        finally:
+            await browsers.close()
+
+    with selenium_grid(tmp_path, slots=1) as grid:
+        asyncio.run(renewed(grid))
+        assert grid_sessions(grid) == []
