@@ -432,8 +432,7 @@ class BrowserSession:
                     await asyncio.wait_for(page.close(), _CLOSE_TIMEOUT)
             self._connected = False
             # Off what the windows share: a browser must not keep every window it had alive in this process.
-            shared = self._browser or self.context
-            shared.remove_listener("disconnected" if self._browser is not None else "close", self._lost)
+            (self._browser or self.context).remove_listener("disconnected" if self._browser else "close", self._lost)
             return
         try:
             if self._browser is not None and self._connected:
