@@ -13,6 +13,7 @@ import hashlib
 import itertools
 import json
 import logging
+import weakref
 from dataclasses import dataclass
 from typing import Annotated, Literal, TypeVar
 from urllib.parse import urlsplit
@@ -217,10 +218,22 @@ def _preloader() -> str:
 }})();"""
 
 
+# The contexts whose documents carry the observer: the windows of a local routine share one, and each window added
+# again made every later document run one more copy.
+_preloaded: weakref.WeakSet[BrowserContext] = weakref.WeakSet()
+
+
 async def preload(context: BrowserContext) -> None:
     """Have every document opened from now on carry the observer (documents already open install it at their first
-    look)."""
-    await context.add_init_script(_preloader())
+    look); once per context, however many windows read its pages."""
+    if context in _preloaded:
+        return
+    _preloaded.add(context)  # first: a second window's look while this one waits must not add it twice
+    try:
+        await context.add_init_script(_preloader())
+    except PlaywrightError:
+        _preloaded.discard(context)
+        raise
 
 
 async def _snapshot(frame: Frame, options: dict[str, object]) -> FrameSnapshot:

@@ -12,6 +12,7 @@ from pytest import MonkeyPatch
 
 from app.browser.processes import profile_pids
 from app.browser.session import LaunchOptions
+from app.core.abort import AbortSignal
 from app.routine import browsers as browsers_module
 from app.routine.browsers import local_browsers, remote_browsers
 from tests.fakes.selenium_grid import grid_sessions, selenium_grid
@@ -129,3 +130,34 @@ def test_a_grid_session_let_go_is_let_go_by_the_app_too(tmp_path: Path, monkeypa
     with selenium_grid(tmp_path, slots=1) as grid:
         asyncio.run(renewed(grid))
         assert grid_sessions(grid) == []
+
+
+async def test_fresh_windows_of_one_browser_add_the_observer_to_new_documents_once(
+    tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
+    # The windows of a local routine share one browser context, whose init scripts run in every document it opens:
+    # each replaced window that added the observer again made every later page run one more copy of it.
+    monkeypatch.setattr(browsers_module, "RENEW_EVERY", 1)
+    profile = tmp_path / "profile"
+    browsers = await local_browsers(LaunchOptions(profile_dir=profile, headless=True), 1)
+    try:
+        (lane,) = browsers.lanes
+        slot = await lane.ready()
+        assert slot is not None
+        context, added = slot.session.context, []
+        add = context.add_init_script
+
+        async def counted(script: str | None = None) -> object:
+            added.append(script or "")
+            return await add(script)
+
+        monkeypatch.setattr(context, "add_init_script", counted)
+        for _ in range(3):
+            assert slot is not None and slot.session.context is context
+            await slot.controller.get_browser_state(AbortSignal())
+            lane.row_ended(False)
+            slot = await lane.ready()
+        assert sum("__pageAgent" in script for script in added) <= 1
+    finally:
+        await browsers.close()
+    assert await profile_pids(profile) == []
