@@ -140,10 +140,11 @@ NEEDS_X_DESKTOP = pytest.mark.skipif(
     not sys.platform.startswith("linux") or bool(missing_tools()),
     reason=f"needs an X desktop: {', '.join(missing_tools())} (packaging/setup.sh installs them)",
 )
-# Which window has the keyboard, watched as it changes: these tests run on their own, after the others
-# (packaging/setup.sh), because under CPU load the window manager can map a window Chromium has just created before
-# anything outside the window manager can refuse it the keyboard (app/browser/window_focus.py: it is then given back
-# at once, which is not the "never" these tests hold the app to).
+# Which window has the keyboard, watched as it changes, or typed into with real key presses: these tests run on their
+# own, after the others (packaging/setup.sh), because under CPU load the window manager can map a window Chromium has
+# just created before anything outside the window manager can refuse it the keyboard (app/browser/window_focus.py: it
+# is then given back at once, which is not the "never" these tests hold the app to), and a person's keys sent while it
+# moves land elsewhere.
 KEYBOARD = [NEEDS_X_DESKTOP, pytest.mark.keyboard]
 
 

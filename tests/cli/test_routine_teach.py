@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.cli.routine_helpers import on_a_terminal, results, rows_file, run
 from tests.cli.test_cli import cli, cli_env, home  # noqa: F401 - the fixture
 from tests.fakes.crm_model import crm_model
@@ -77,6 +79,7 @@ def by_keyboard(desktop: XDesktop, window: int, site: CrmSite, customer: tuple[s
 
 
 @NEEDS_X_DESKTOP
+@pytest.mark.keyboard
 def test_row_one_done_by_keyboard_alone_is_the_path_the_other_rows_replay(
     tmp_path: Path, home: Path, llm_server: FakeLLMServer
 ) -> None:

@@ -24,9 +24,9 @@ from tests.fakes.llm_server import FakeLLMServer
 from tests.runtime.test_routine_runner import setup
 from tests.runtime.test_routine_teach import CUSTOMERS, SHORT, Watch, page_of, rows_of, saved
 from tests.waiting import until
-from tests.x_desktop import NEEDS_X_DESKTOP, XDesktop, x_desktop
+from tests.x_desktop import KEYBOARD, XDesktop, x_desktop
 
-pytestmark = NEEDS_X_DESKTOP
+pytestmark = KEYBOARD
 
 PLANS = ("Free", "Starter", "Pro")
 OPTION_HEIGHT = 24  # px: a line of Chromium's own popup for a <select> on this desktop
