@@ -310,12 +310,15 @@ class WindowFocus:
         with self._state:
             # Nothing asked of the X server before the refusal but what it needs: Chromium maps its window a few
             # milliseconds after creating it.
+            client = x.client_of(window)
+            if client not in self._clients:
+                if not self._is_chromium(x.pid(window)):
+                    return
+                # Known from now on, refused or not (its first window, on an empty desktop, is not): the next window
+                # made on this connection is Chromium's before it says its process.
+                self._clients.add(client)
             if window in self._new or self._keyboard not in self._managed or not self._not_showing.is_set():
                 return
-            client = x.client_of(window)
-            if client not in self._clients and not self._is_chromium(x.pid(window)):
-                return
-            self._clients.add(client)
             self._new.add(window)
             self._refuse(x, window)
         x.sync()

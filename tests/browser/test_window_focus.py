@@ -10,7 +10,8 @@ from pathlib import Path
 
 from app.browser.controller import PlaywrightPageController
 from app.browser.session import BrowserSession, LaunchOptions
-from app.browser.window_focus import raised_over
+from app.browser.window_focus import WindowFocus, raised_over
+from app.browser.x11 import FocusHints
 from app.core.abort import AbortSignal
 from tests.browser.helpers import index_of
 from tests.waiting import until
@@ -148,3 +149,39 @@ async def test_chromium_opening_its_window_never_takes_the_keyboard(x_screen: XD
             await session.close()
     until_asked = seen.changes[: seen.changes.index(newest)]  # then it closed, and the editor had it back
     assert set(until_asked) <= {editor, 0} and until_asked[0] == editor, "Chromium took the keyboard"
+
+
+class _WatchedX:
+    """What the watch's connection answers about windows, for ``WindowFocus.window_created``: each window's X client
+    and process (0 until it says it), and the refusals written."""
+
+    def __init__(self, pids: dict[int, int]) -> None:
+        self.pids = pids
+        self.refused: list[int] = []
+
+    def client_of(self, window: int) -> int:
+        return window & ~0x1FFFFF
+
+    def pid(self, window: int) -> int:
+        return self.pids.get(window, 0)
+
+    def refuse_focus(self, window: int) -> FocusHints:
+        self.refused.append(window)
+        return FocusHints(flags=0, accepts_input=True, protocols=(), has_hints=False)
+
+    def sync(self) -> None:
+        pass
+
+
+def test_a_page_window_is_refused_before_it_says_its_process_though_chromium_started_on_an_empty_desktop() -> None:
+    # Chromium's first window appeared while no window had the keyboard (nothing to refuse it for), so it was never
+    # refused; a window a page opens later on the same X connection must still be known as Chromium's at once, before
+    # it says its process (it may be mapped first: the CI saw it take the keyboard).
+    chromium_pid, first, editor, page_window = 4242, 0x800002, 0x1400001, 0x800014
+    focus = WindowFocus(None, lambda pid: pid == chromium_pid)
+    x = _WatchedX({first: chromium_pid})
+    focus.window_created(x, first)  # type: ignore[arg-type]
+    assert x.refused == []  # an empty desktop: Chromium's first window takes the keyboard, as any would
+    focus._keyboard, focus._managed = editor, [first, editor]  # the person opened a program and types in it
+    focus.window_created(x, page_window)  # type: ignore[arg-type]
+    assert x.refused == [page_window]
