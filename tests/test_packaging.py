@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -29,8 +30,13 @@ def test_every_package_is_listed_in_pyproject() -> None:
 
 @pytest.fixture(scope="module")
 def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The wheel, and what building it printed (verbose, so that setuptools' warnings show)."""
+    """The wheel, and what building it printed (verbose, so that setuptools' warnings show). Built from a copy of the
+    checkout: setuptools writes its build/ and *.egg-info there, and the app's own build (tests/packaging) may be
+    writing in build/ at the same moment (the full suite once saw this build fail so)."""
     out = tmp_path_factory.mktemp("wheel")
+    source = tmp_path_factory.mktemp("checkout") / "page-agent-desktop"
+    skipped = shutil.ignore_patterns(".git", ".venv", ".test-tools", "build", "dist", "*.egg-info", "__pycache__")
+    shutil.copytree(ROOT, source, ignore=skipped)
     done = subprocess.run(
         [
             sys.executable,
@@ -42,7 +48,7 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
             "--verbose",
             "-w",
             str(out),
-            str(ROOT),
+            str(source),
         ],
         check=True,
         capture_output=True,
