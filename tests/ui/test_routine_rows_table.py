@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QApplication
 
-from app.routine.plan import plan_routine
+from app.routine.plan import RoutinePlan, plan_routine
 from app.routine.types import (
     RoutineOptions,
     RowFinished,
@@ -35,14 +35,20 @@ ROWS = 500_000
 READY_WITHIN = 1.0  # seconds from the plan to a table shown at its end: 0.03 s here; a line per row took 2.1 s
 
 
-def test_half_a_million_rows_are_shown_at_once_and_a_row_s_ending_at_its_place(
-    qapp: QApplication, tmp_path: Path
-) -> None:
-    plan = plan_routine(RoutineOptions(rows_file=big_rows(tmp_path, ROWS), template="Add {name}", parallel=1))
+def _big_table(folder: Path) -> tuple[RoutinePlan, RowsModel, RowsView]:
+    """A plan of ROWS rows, and the rows' table shown for it (not yet given the plan)."""
+    plan = plan_routine(RoutineOptions(rows_file=big_rows(folder, ROWS), template="Add {name}", parallel=1))
     model = RowsModel()
     view = RowsView(model)
     view.resize(800, 400)
     view.show()
+    return plan, model, view
+
+
+def test_half_a_million_rows_are_shown_at_once_and_a_row_s_ending_at_its_place(
+    qapp: QApplication, tmp_path: Path
+) -> None:
+    plan, model, view = _big_table(tmp_path)
     try:
         began = time.monotonic()
         model.reset(plan)
@@ -66,11 +72,7 @@ def test_half_a_million_rows_are_shown_at_once_and_a_row_s_ending_at_its_place(
 def test_the_rest_of_half_a_million_rows_skipped_on_stop_reads_skipped_in_one_update(
     qapp: QApplication, tmp_path: Path
 ) -> None:
-    plan = plan_routine(RoutineOptions(rows_file=big_rows(tmp_path, ROWS), template="Add {name}", parallel=1))
-    model = RowsModel()
-    view = RowsView(model)
-    view.resize(800, 400)
-    view.show()
+    plan, model, view = _big_table(tmp_path)
     changes: list[Any] = []
     model.dataChanged.connect(lambda *args: changes.append(args))
     try:
