@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from app import __version__, stop_signals
+from app.malloc_arenas import limit_malloc_arenas
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Each face hands the stop signals caught from here on to its event loop (``stop_signals.on_stop_signals``);
     whatever returns without a loop gives them back."""
+    limit_malloc_arenas()  # before any thread starts
     stop_signals.catch()
     try:
         return _face(sys.argv[1:] if argv is None else argv)
