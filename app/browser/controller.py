@@ -29,7 +29,7 @@ from app.browser.failures import as_tool_errors, press, race, raise_if_closed
 from app.browser.file_upload import put_file
 from app.browser.navigating import Navigator, RefusedLanding
 from app.browser.navigation_guard import NavigationGuard
-from app.browser.observer import ElementItem, ElementRef, item_now, resolve
+from app.browser.observer import ElementItem, ElementRef, item_now
 from app.browser.page_reading import PageReader
 from app.browser.playwright_errors import first_line
 from app.browser.secret_typing import put_secret
@@ -128,7 +128,7 @@ class PlaywrightPageController:
         if ref is None:
             raise ToolError(f"There is no element [{index}] in the current page state; use an index from it.")
         try:
-            element = await signal.race(resolve(ref))
+            element = await self.reader.element(ref, signal)
         except PlaywrightError as exc:
             self._raise_if_closed(exc)
             raise stale from exc

@@ -5,15 +5,16 @@ acts on what was read last (``last``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Protocol
 
+from playwright.async_api import ElementHandle, Page
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
 
 from app.browser.failures import as_tool_errors
 from app.browser.navigation_guard import NavigationGuard, unread_page
-from app.browser.observer import ElementItem, Observation, observe, preload, rehearse
+from app.browser.observer import ElementItem, ElementRef, Observation, observe, preload, rehearse, resolve
 from app.browser.playwright_errors import document_replaced, first_line, tab_crashed
 from app.browser.screenshot import capture
 from app.browser.serialize import render, render_crashed
@@ -26,6 +27,8 @@ from app.core.page import BrowserState, ElementInfo, ListedElement, Screenshot, 
 from app.core.safety.guardrails import Guardrails
 
 log = logging.getLogger(__name__)
+
+_LET_GO_TIMEOUT = 1.0  # letting go of elements waits on the page's main thread, which a page may keep busy
 
 
 class ReadingOwner(Protocol):
@@ -48,8 +51,19 @@ class PageReader:
         self.last_page: Page | None = None
         # Whether new documents get the observer from an init script (the first look adds it).
         self._preloaded = False
+        # The elements the actions used since that look: each one is held, in the page and in this process, until
+        # it is let go or its tab closes (over a window's rows, thousands of them).
+        self._used: list[ElementHandle] = []
+
+    async def element(self, ref: ElementRef, signal: AbortSignal) -> ElementHandle | None:
+        """The live element behind ``ref`` (None when it is gone), held until the next look."""
+        element = await signal.race(resolve(ref))
+        if element is not None:
+            self._used.append(element)
+        return element
 
     async def read(self, signal: AbortSignal) -> BrowserState:
+        await self._let_go()
         if not self._preloaded:
             # Set first: a second look while this one waits must not add the script twice.
             self._preloaded = True
@@ -92,6 +106,18 @@ class PageReader:
         return BrowserState(
             url=observation.url, title=observation.title, tabs=tabs, content=render(observation), elements=elements
         )
+
+    async def _let_go(self) -> None:
+        """The elements used since the last look let go of: a new look makes them stale anyway."""
+        used, self._used = self._used, []
+        if not used:
+            return
+        letting = [asyncio.ensure_future(_dispose(each)) for each in used]
+        try:
+            await asyncio.wait(letting, timeout=_LET_GO_TIMEOUT)
+        finally:
+            for task in letting:
+                task.cancel()
 
     def _listed(self, observation: Observation) -> list[ListedElement]:
         """What ``render`` lists, as data, each element as ``element_info`` tells it."""
@@ -184,3 +210,8 @@ def info_of(item: ElementItem, frame_url: str) -> ElementInfo:
 def listed_element(item: ElementItem, index: int, frame_url: str) -> ListedElement:
     """A listed element as data (``BrowserState.elements``), under ``index``."""
     return ListedElement(**info_of(item, frame_url).model_dump(), index=index, text=item.text, attrs=dict(item.attrs))
+
+
+async def _dispose(element: ElementHandle) -> None:
+    with contextlib.suppress(PlaywrightError):  # its tab or document is gone, and the element with it
+        await element.dispose()

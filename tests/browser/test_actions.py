@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from pathlib import Path
 
 import pytest
+from playwright._impl.element_handle import ElementHandle
 
 from app.browser.controller import PlaywrightPageController
 from app.core.abort import AbortController, AbortError, AbortSignal
@@ -41,6 +43,23 @@ async def test_fill_and_submit_a_form(controller, signal, site) -> None:
     state = await controller.get_browser_state(signal)
     assert "email=ann%40example.com" in state.url and "plan=p" in state.url and "news=on" in state.url
     assert controller.drain_events() == []  # the click's result already told of the navigation
+
+
+async def test_the_elements_the_actions_used_are_let_go_at_the_next_look(controller, signal, site) -> None:
+    # Each one is held in the page and in this process until let go or its tab closes: over a window's rows of a
+    # routine, thousands of them.
+    content = await open_page(controller, signal, f"{site}/form.html")
+    box = index_of(content, "type=checkbox")
+    before = _element_handles()
+    for _ in range(10):
+        await controller.click(box, signal)
+        await controller.get_browser_state(signal)
+    assert _element_handles() <= before
+
+
+def _element_handles() -> int:
+    gc.collect()
+    return sum(isinstance(each, ElementHandle) for each in gc.get_objects())
 
 
 async def test_select_option_reports_the_options_when_none_matches(controller, signal, site) -> None:
