@@ -22,7 +22,7 @@ from tests.bench.process_memory import Usage, children, kind, usage
 from tests.fakes.crm_model import TEMPLATE, crm_model
 from tests.fakes.crm_site import crm_site
 from tests.fakes.llm_server import FakeLLMServer, FakeResponse
-from tests.fakes.selenium_grid import grid_sessions, selenium_grid
+from tests.fakes.selenium_grid import selenium_grid, settled_sessions
 
 
 def grid_bench(count: int, parallel: int, model_delay: float) -> None:
@@ -44,7 +44,7 @@ def grid_bench(count: int, parallel: int, model_delay: float) -> None:
         java = [pid for pid in children(os.getpid()) if kind(pid) == "java"]
         marks = sorted({10, count // 2, max(10, count - parallel)})
         figures = _run(folder, grid, site.new_url, server, count, parallel, marks, java)
-        left = grid_sessions(grid)
+        left = settled_sessions(grid)
         assert len({r["email"] for r in site.records}) == count, len(site.records)
     server.stop()
     _print(figures, count, parallel, model_delay, left)
@@ -74,6 +74,7 @@ def _run(
     started: dict[int, float] = {}
     ended: dict[int, tuple[float, int]] = {}
     memory: dict[int, tuple[float, dict[str, Usage], dict[str, Usage]]] = {}
+    samples: dict[int, tuple[float, float]] = {}  # every 10 rows: the app's PSS, every Chromium process's PSS
     assert process.stderr is not None
     for line in process.stderr:
         if not line.startswith("{"):
@@ -83,14 +84,20 @@ def _run(
             started[event["row"]] = event["t"]
         elif event["event"] == "row_finished":
             ended[event["row"]] = (event["t"], event["model_calls"])
-            if len(ended) in marks:
+            if len(ended) in marks or len(ended) % 10 == 0:
                 app = usage(children(process.pid))
                 browsers = usage([pid for each in java for pid in children(each)])
-                memory[len(ended)] = (os.getloadavg()[0], app, browsers)
+                samples[len(ended)] = (app["python"].pss_mb, _chromium_pss(browsers))
+                if len(ended) in marks:
+                    memory[len(ended)] = (os.getloadavg()[0], app, browsers)
     summary = json.loads(process.communicate()[0])
     if process.returncode != 0:
         raise SystemExit(f"the routine exited {process.returncode}: {summary}")
-    return {"started": started, "ended": ended, "memory": memory, "summary": summary}
+    return {"started": started, "ended": ended, "memory": memory, "samples": samples, "summary": summary}
+
+
+def _chromium_pss(browsers: dict[str, Usage]) -> float:
+    return sum(each.pss_mb for name, each in browsers.items() if name.startswith("chromium"))
 
 
 def _print(figures: dict[str, Any], count: int, parallel: int, model_delay: float, left: list[str]) -> None:
@@ -116,6 +123,15 @@ def _print(figures: dict[str, Any], count: int, parallel: int, model_delay: floa
         print(f"  at row {mark} (load average {load:.1f}):")
         for name, each in [*app.items(), *browsers.items()]:
             print(f"    {name:<28} PSS {each.pss_mb:7.1f} MB  RSS {each.rss_mb:7.1f} MB  ({each.processes} processes)")
-        chromium = [each for name, each in browsers.items() if name.startswith("chromium")]
-        print(f"    {'every Chromium process':<28} PSS {sum(u.pss_mb for u in chromium):7.1f} MB")
+        print(f"    {'every Chromium process':<28} PSS {_chromium_pss(browsers):7.1f} MB")
+    # One sample catches each window somewhere in its RENEW_EVERY rows, so one mark against another can differ by a
+    # window's growth within them: the medians of every 10th row over the first and the last 100 rows say the trend.
+    samples: dict[int, tuple[float, float]] = figures["samples"]
+    first = [samples[n] for n in samples if n <= 100]
+    last = [samples[n] for n in samples if n > count - 100]
+    for what, index in (("the app", 0), ("every Chromium process", 1)):
+        print(
+            f"  {what}, PSS median of every 10th row: rows 10-100 {statistics.median(s[index] for s in first):.1f} MB, "
+            f"rows {count - 99}-{count} {statistics.median(s[index] for s in last):.1f} MB"
+        )
     print(f"  sessions left on the grid afterwards: {len(left)}")

@@ -20,7 +20,14 @@ from tests.cli.test_routine import calls_by_row
 from tests.fakes.crm_model import crm_model
 from tests.fakes.crm_site import crm_site
 from tests.fakes.llm_server import FakeLLMServer
-from tests.fakes.selenium_grid import delete_session, grid_sessions, new_session, queued_requests, selenium_grid
+from tests.fakes.selenium_grid import (
+    delete_session,
+    grid_sessions,
+    new_session,
+    queued_requests,
+    selenium_grid,
+    settled_sessions,
+)
 from tests.waiting import sync_until
 
 NINE = "".join(f"Customer {i},c{i}@x.test,{('Free', 'Pro', 'Starter')[i % 3]},2026-01-0{i},no\n" for i in range(1, 10))
@@ -39,7 +46,7 @@ def test_rows_run_on_a_selenium_grid_by_its_address_three_at_a_time_and_no_sessi
         )
         assert done.returncode == 0, done.stderr
         assert sorted(site.emails()) == sorted(f"c{i}@x.test" for i in range(1, 10))
-        assert grid_sessions(grid) == [] and queued_requests(grid) == 0  # every session it asked for is gone
+        assert settled_sessions(grid) == [] and queued_requests(grid) == 0  # every session it asked for is gone
     table = results(rows)
     assert [r["status"] for r in table] == ["done"] * 9
     assert {r["browser"] for r in table} == {f"{grid} #1", f"{grid} #2", f"{grid} #3"}  # three sessions at once

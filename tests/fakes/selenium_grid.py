@@ -22,6 +22,7 @@ from tests.fakes.ports import ROOT, unused_port
 from tests.waiting import ended, sync_until
 
 _READY_DEADLINE = 90.0
+RESERVED = "reserved"  # a slot's session id while its node starts the browser
 
 
 def selenium_jar() -> Path | None:
@@ -85,6 +86,13 @@ def grid_sessions(base: str) -> list[str]:
     """The ids of the sessions the grid holds now."""
     value = _get(f"{base}/status")["value"]
     return [slot["session"]["sessionId"] for node in value["nodes"] for slot in node["slots"] if slot["session"]]
+
+
+def settled_sessions(base: str, deadline: float = 30.0) -> list[str]:
+    """The grid's sessions once it is done with those it was starting: a request abandoned while its node started a
+    browser holds a slot as "reserved" until the grid itself lets it go, which is no session of anyone's."""
+    sync_until(lambda: RESERVED not in grid_sessions(base), deadline, "the grid done starting sessions")
+    return grid_sessions(base)
 
 
 def queued_requests(base: str) -> int:
