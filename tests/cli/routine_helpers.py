@@ -39,6 +39,13 @@ def run(args: list[str], env: dict[str, str], timeout: float = 120) -> subproces
     )
 
 
+def started(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
+    """The CLI running over ``args``: what it says read as it comes (stdout and stderr are pipes)."""
+    return subprocess.Popen(
+        args, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
 class Terminal:
     """A routine run whose stdin is a terminal, as a person runs it: read what it asks, type the answer."""
 

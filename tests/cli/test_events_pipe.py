@@ -6,11 +6,10 @@ the lines were lost (11,268 of 12,004 here, before)."""
 from __future__ import annotations
 
 import json
-import subprocess
 from collections import Counter
 from pathlib import Path
 
-from tests.cli.routine_helpers import HEADER, routine
+from tests.cli.routine_helpers import HEADER, routine, started
 from tests.cli.test_cli import ROOT, cli_env, home  # noqa: F401 - the fixture
 from tests.fakes.crm_site import crm_site
 from tests.fakes.llm_server import FakeLLMServer
@@ -36,15 +35,7 @@ def test_every_event_line_reaches_a_reader_that_reads_only_once_the_run_is_over(
 ) -> None:
     rows = refused_rows(tmp_path, ROWS)
     with crm_site() as site:
-        process = subprocess.Popen(
-            routine(rows, site.new_url, "--events", "--json"),
-            env=cli_env(home, llm_server),
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        process = started(routine(rows, site.new_url, "--events", "--json"), cli_env(home, llm_server))
         try:
             assert process.stdout is not None and process.stderr is not None
             # Nothing is read from stderr until the run has said its summary on stdout: the pipe stays full.

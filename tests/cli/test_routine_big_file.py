@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.cli.routine_helpers import HEADER, routine
+from tests.cli.routine_helpers import HEADER, routine, started
 from tests.cli.test_cli import ROOT, cli_env, home  # noqa: F401 - the fixture
 from tests.fakes.crm_model import crm_model
 from tests.fakes.crm_site import crm_site
@@ -61,15 +61,7 @@ def test_half_a_million_rows_start_within_seconds_in_bounded_memory_and_stop_wit
     rows = big_rows(tmp_path, ROWS)
     with crm_site() as site:
         began = time.monotonic()
-        process = subprocess.Popen(
-            routine(rows, site.new_url, "--events"),
-            env=cli_env(home, llm_server),
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        process = started(routine(rows, site.new_url, "--events"), cli_env(home, llm_server))
         try:
             events, seen = _events(process), []
             assert next(e for e in events if e["event"] in ("row_started", "row_finished"))["event"] == "row_started"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
+from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run, started
 from tests.cli.test_cli import ROOT, cli_env, home  # noqa: F401 - the fixture
 from tests.fakes.browserless import browserless
 from tests.fakes.busy_endpoint import busy_endpoint
@@ -115,14 +115,9 @@ def test_a_full_browserless_keeps_the_rows_waiting_then_runs_them(
     rows = rows_file(tmp_path, THREE)
     with browserless(tmp_path, CONCURRENT="1", QUEUED="0") as endpoint, crm_site() as site:
         with held_browser(endpoint):
-            process = subprocess.Popen(
+            process = started(
                 routine(rows, site.new_url, "--browser-endpoint", endpoint, "--parallel", "2", "--events"),
-                env=cli_env(home, llm_server),
-                cwd=ROOT,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
+                cli_env(home, llm_server),
             )
             events = _events(process)
             try:

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
+from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run, started
 from tests.cli.test_cli import ROOT, cli_env, home  # noqa: F401 - the fixture
 from tests.cli.test_routine import calls_by_row
 from tests.fakes.crm_model import crm_model
@@ -61,14 +61,9 @@ def test_a_full_grid_keeps_the_rows_waiting_in_its_queue_not_failing(
     rows = rows_file(tmp_path, ROWS.rsplit("Dup", 1)[0])
     with selenium_grid(tmp_path, slots=1, queue_timeout=15) as grid, crm_site() as site:
         someone_elses = new_session(grid)  # the grid's only slot is taken
-        process = subprocess.Popen(
+        process = started(
             routine(rows, site.new_url, "--browser-endpoint", grid, "--parallel", "2", "--events"),
-            env=cli_env(home, llm_server),
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+            cli_env(home, llm_server),
         )
         try:
             events = _events(process)

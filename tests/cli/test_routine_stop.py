@@ -17,7 +17,7 @@ from typing import Any
 from playwright.sync_api import sync_playwright
 
 from app.browser.chromium import find_chromium
-from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run
+from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run, started
 from tests.cli.test_cli import ROOT, cli_env, home, unused_port  # noqa: F401 - the fixture
 from tests.fakes.crm_model import crm_model, row_values, user_text
 from tests.fakes.crm_site import CrmSite, crm_site
@@ -65,15 +65,7 @@ def stopped_run(
 ) -> tuple[int, str, str]:
     """The routine over two windows at a time (``where``: two local ones), the model doing every row; ``stop`` once
     rows 1 and 2 both wait."""
-    process = subprocess.Popen(
-        routine(rows, site.new_url, "--no-replay", "--json", *(where or ("--parallel", "2"))),
-        env=env,
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = started(routine(rows, site.new_url, "--no-replay", "--json", *(where or ("--parallel", "2"))), env)
     try:
         if not held.both_held.wait(90):
             process.kill()

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from app.browser.processes import profile_pids
-from tests.cli.test_cli import ROOT, cli, cli_env
+from tests.cli.routine_helpers import started
+from tests.cli.test_cli import cli, cli_env
 from tests.fakes.llm_server import FakeLLMServer
 from tests.robustness.test_signals import DEADLINE, finish, home, profile_of  # noqa: F401 - the fixture
 from tests.waiting import sync_until
@@ -85,15 +86,7 @@ MOMENTS = {"importing": importing, "driver starting": driver_starting, "chromium
 
 
 def start(home: Path, llm_server: FakeLLMServer, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        cli(*args),
-        env=cli_env(home, llm_server),
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return started(cli(*args), cli_env(home, llm_server))
 
 
 def stopped_cleanly(process: subprocess.Popen[str], moment: Moment, home: Path, signum: signal.Signals) -> str:
