@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from tests.cli.test_cli import ROOT, cli
 from tests.fakes.crm_model import TEMPLATE
@@ -29,6 +31,16 @@ def rows_file(folder: Path, rows: str = ROWS, name: str = "customers.csv") -> Pa
     return path
 
 
+def many_rows(folder: Path, count: int, line: Callable[[int], str]) -> Path:
+    """A rows file of ``count`` rows, row i written ``line(i)``, written as it goes (half a million rows: 35 MB)."""
+    path = folder / "customers.csv"
+    with path.open("w", encoding="utf-8") as out:
+        out.write(HEADER)
+        for i in range(1, count + 1):
+            out.write(line(i) + "\n")
+    return path
+
+
 def routine(rows: Path, url: str, *extra: str) -> list[str]:
     return cli(TEMPLATE, "--rows", str(rows), "--url", url, *extra)
 
@@ -44,6 +56,14 @@ def started(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         args, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+
+
+def event_lines(process: subprocess.Popen[str]) -> Iterator[dict[str, Any]]:
+    """The routine's --events lines (stderr) as they come."""
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.startswith("{"):
+            yield json.loads(line)
 
 
 class Terminal:

@@ -9,7 +9,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from tests.cli.routine_helpers import HEADER, routine, started
+from tests.cli.routine_helpers import many_rows, routine, started
 from tests.cli.test_cli import ROOT, cli_env, home  # noqa: F401 - the fixture
 from tests.fakes.crm_site import crm_site
 from tests.fakes.llm_server import FakeLLMServer
@@ -22,12 +22,7 @@ DEADLINE = 240.0
 
 def refused_rows(folder: Path, count: int) -> Path:
     """Rows whose first cell is written like a secret placeholder: each ends ``error`` before it starts."""
-    path = folder / "customers.csv"
-    with path.open("w", encoding="utf-8") as out:
-        out.write(HEADER)
-        for i in range(1, count + 1):
-            out.write(f"<secret>x{i}</secret>,c{i}@x.test,Pro,2026-01-05,no\n")
-    return path
+    return many_rows(folder, count, lambda i: f"<secret>x{i}</secret>,c{i}@x.test,Pro,2026-01-05,no")
 
 
 def test_every_event_line_reaches_a_reader_that_reads_only_once_the_run_is_over(

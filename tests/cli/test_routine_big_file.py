@@ -8,14 +8,11 @@ from __future__ import annotations
 import csv
 import json
 import signal
-import subprocess
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from tests.cli.routine_helpers import HEADER, routine, started
+from tests.cli.routine_helpers import event_lines, many_rows, routine, started
 from tests.cli.test_cli import ROOT, cli_env, home  # noqa: F401 - the fixture
 from tests.fakes.crm_model import crm_model
 from tests.fakes.crm_site import crm_site
@@ -31,19 +28,11 @@ STOP_WITHIN = 60.0  # seconds from Ctrl+C to the process's end
 
 
 def big_rows(folder: Path, count: int) -> Path:
-    path = folder / "customers.csv"
-    with path.open("w", encoding="utf-8") as out:
-        out.write(HEADER)
-        for i in range(1, count + 1):
-            out.write(f"Customer {i},c{i}@x.test,{('Free', 'Pro', 'Starter')[i % 3]},2026-01-{i % 28 + 1:02d},no\n")
-    return path
-
-
-def _events(process: subprocess.Popen[str]) -> Iterator[dict[str, Any]]:
-    assert process.stderr is not None
-    for line in process.stderr:
-        if line.startswith("{"):
-            yield json.loads(line)
+    return many_rows(
+        folder,
+        count,
+        lambda i: f"Customer {i},c{i}@x.test,{('Free', 'Pro', 'Starter')[i % 3]},2026-01-{i % 28 + 1:02d},no",
+    )
 
 
 def _peak_mb(pid: int) -> int:
@@ -63,7 +52,7 @@ def test_half_a_million_rows_start_within_seconds_in_bounded_memory_and_stop_wit
         began = time.monotonic()
         process = started(routine(rows, site.new_url, "--events"), cli_env(home, llm_server))
         try:
-            events, seen = _events(process), []
+            events, seen = event_lines(process), []
             assert next(e for e in events if e["event"] in ("row_started", "row_finished"))["event"] == "row_started"
             first_row = time.monotonic() - began
             peak = _peak_mb(process.pid)

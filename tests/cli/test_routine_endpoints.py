@@ -9,14 +9,13 @@ import base64
 import json
 import os
 import socket
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run, started
+from tests.cli.routine_helpers import ROWS, event_lines, results, routine, rows_file, run, started
 from tests.cli.test_cli import ROOT, cli_env, home  # noqa: F401 - the fixture
 from tests.fakes.browserless import browserless
 from tests.fakes.busy_endpoint import busy_endpoint
@@ -27,14 +26,6 @@ from tests.fakes.llm_server import FakeLLMServer
 
 THREE = ROWS.rsplit("Dup", 1)[0]
 EIGHT = "".join(f"Customer {i},c{i}@x.test,{('Free', 'Pro', 'Starter')[i % 3]},2026-01-0{i},no\n" for i in range(1, 9))
-
-
-def _events(process: subprocess.Popen[str]) -> Iterator[dict[str, Any]]:
-    """The routine's --events lines as they come."""
-    assert process.stderr is not None
-    for line in process.stderr:
-        if line.startswith("{"):
-            yield json.loads(line)
 
 
 def _notes(stderr: str) -> list[dict[str, Any]]:
@@ -119,7 +110,7 @@ def test_a_full_browserless_keeps_the_rows_waiting_then_runs_them(
                 routine(rows, site.new_url, "--browser-endpoint", endpoint, "--parallel", "2", "--events"),
                 cli_env(home, llm_server),
             )
-            events = _events(process)
+            events = event_lines(process)
             try:
                 first = next(events)
                 while first["event"] != "browser_note":

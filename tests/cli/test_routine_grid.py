@@ -6,7 +6,6 @@ anything."""
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.cli.routine_helpers import ROWS, results, routine, rows_file, run, started
+from tests.cli.routine_helpers import ROWS, event_lines, results, routine, rows_file, run, started
 from tests.cli.test_cli import ROOT, cli_env, home  # noqa: F401 - the fixture
 from tests.cli.test_routine import calls_by_row
 from tests.fakes.crm_model import crm_model
@@ -66,7 +65,7 @@ def test_a_full_grid_keeps_the_rows_waiting_in_its_queue_not_failing(
             cli_env(home, llm_server),
         )
         try:
-            events = _events(process)
+            events = event_lines(process)
             waiting = next(e for e in events if e["event"] == "browser_note")
             # The grid's queue timed out on both requests: said, and asked again; no row has started or failed.
             assert waiting["kind"] == "waiting" and waiting["browser"] == grid
@@ -86,14 +85,6 @@ def test_a_full_grid_keeps_the_rows_waiting_in_its_queue_not_failing(
     table = results(rows)
     assert [r["status"] for r in table] == ["done"] * 3
     assert {r["browser"] for r in table} <= {f"{grid} #1", f"{grid} #2"}
-
-
-def _events(process: subprocess.Popen[str]) -> Iterator[dict[str, Any]]:
-    """The routine's --events lines as they come."""
-    assert process.stderr is not None
-    for line in process.stderr:
-        if line.startswith("{"):
-            yield json.loads(line)
 
 
 class _RefusingGrid(BaseHTTPRequestHandler):
