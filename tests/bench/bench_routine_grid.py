@@ -1,7 +1,8 @@
 """A routine at scale on a Selenium Grid: ROWS customers into the local CRM at --parallel N over a Selenium Grid 4
 standalone on loopback (N slots, Debian's Chromium), by the grid's address, with the scripted model. It prints rows per
 minute, model calls per row, the memory (PSS and RSS) of the app, Playwright's driver and every browser process at row
-10, at the middle and near the end (must not grow with rows), and the time per row over the first 100 rows against the
+10, at the middle and near the end, and the median of every 10th row's over each 100 rows (must not grow with rows:
+it may rise over the first rows, as the allocators reach their high-water mark), and the time per row over the first 100 rows against the
 last 100 (must not grow either). The machine's load average is printed beside each figure.
 
     .venv/bin/python -m tests.bench.bench_routine --grid 1000 [--grid-parallel 8] [--model-delay 1]
@@ -125,13 +126,10 @@ def _print(figures: dict[str, Any], count: int, parallel: int, model_delay: floa
             print(f"    {name:<28} PSS {each.pss_mb:7.1f} MB  RSS {each.rss_mb:7.1f} MB  ({each.processes} processes)")
         print(f"    {'every Chromium process':<28} PSS {_chromium_pss(browsers):7.1f} MB")
     # One sample catches each window somewhere in its RENEW_EVERY rows, so one mark against another can differ by a
-    # window's growth within them: the medians of every 10th row over the first and the last 100 rows say the trend.
+    # window's growth within them: the median of every 10th row over each 100 rows says the trend.
     samples: dict[int, tuple[float, float]] = figures["samples"]
-    first = [samples[n] for n in samples if n <= 100]
-    last = [samples[n] for n in samples if n > count - 100]
+    hundreds = [[samples[n] for n in samples if start < n <= start + 100] for start in range(0, count, 100)]
     for what, index in (("the app", 0), ("every Chromium process", 1)):
-        print(
-            f"  {what}, PSS median of every 10th row: rows 10-100 {statistics.median(s[index] for s in first):.1f} MB, "
-            f"rows {count - 99}-{count} {statistics.median(s[index] for s in last):.1f} MB"
-        )
+        medians = [f"{statistics.median(s[index] for s in each):.0f}" for each in hundreds if each]
+        print(f"  {what}, PSS median of every 10th row, each 100 rows (MB): {' '.join(medians)}")
     print(f"  sessions left on the grid afterwards: {len(left)}")
