@@ -276,14 +276,20 @@ class NotificationService:
 
     def call(self, interface: str, method: str, signature: str = "", *args: object) -> tuple[object, ...]:
         """A method of the service's own (org.dunstproject.cmd0: what dunstctl does), or of the notification spec."""
-        from jeepney import DBusAddress, new_method_call
+        from jeepney import DBusAddress, MessageFlag, MessageType, new_method_call
         from jeepney.io.blocking import open_dbus_connection
 
         address = DBusAddress(
             "/org/freedesktop/Notifications", bus_name="org.freedesktop.Notifications", interface=interface
         )
+        message = new_method_call(address, method, signature, args)
+        # Never started by the bus: asked before this dunst holds the name, the bus would start the system's own
+        # (its D-Bus service file), which has no display, dies, and may take the name from this one first.
+        message.header.flags |= MessageFlag.no_auto_start
         with open_dbus_connection(bus=self.bus) as connection:
-            reply = connection.send_and_get_reply(new_method_call(address, method, signature, args), timeout=10)
+            reply = connection.send_and_get_reply(message, timeout=10)
+        if reply.header.message_type == MessageType.error:  # such as no service holding the name yet
+            raise RuntimeError(f"{method}: {reply.body}")
         return tuple(reply.body)
 
     def displayed(self) -> int:
