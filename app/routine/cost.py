@@ -12,6 +12,7 @@ it go on without it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 from app.core.types import Usage
@@ -83,6 +84,26 @@ class Spending(Protocol):
     usage: Usage
 
 
+@dataclass
+class _Ended:
+    """The rows of one kind that ended, in sums: a routine of any length holds three numbers."""
+
+    rows: int = 0
+    calls: int = 0
+    seconds: float = 0.0
+
+    def add(self, calls: int, seconds: float) -> None:
+        self.rows += 1
+        self.calls += calls
+        self.seconds += seconds
+
+    def calls_each(self) -> float:
+        return self.calls / self.rows if self.rows else 0.0
+
+    def seconds_each(self) -> float:
+        return self.seconds / self.rows if self.rows else 0.0
+
+
 class Meter:
     """Fed by the runner: each row's calls and tokens as it ends, and the calls of the rows in flight."""
 
@@ -92,8 +113,8 @@ class Meter:
         self._first_row = first_row
         self._replays = replays
         # The calls and seconds of the rows the model did alone, and of the rows that followed the path.
-        self._model_rows: list[tuple[int, float]] = []
-        self._replayed_rows: list[tuple[int, float]] = []
+        self._model_rows = _Ended()
+        self._replayed_rows = _Ended()
         self._calls = 0
         self._usage = Usage()
         self._told = False  # the limit was passed and said once: it no longer applies
@@ -103,7 +124,7 @@ class Meter:
         self._usage += usage
         if outcome.model_calls:
             kind = self._replayed_rows if outcome.replayed else self._model_rows
-            kind.append((outcome.model_calls, outcome.seconds))
+            kind.add(outcome.model_calls, outcome.seconds)
 
     @property
     def calls(self) -> int:
@@ -115,8 +136,8 @@ class Meter:
         ``learns``: one of them is to learn the path."""
         in_flight = list(in_flight)
         calls = self._calls + sum(row.calls for row in in_flight)
-        model_row = round(_mean([calls for calls, _ in self._model_rows])) or self._first_row
-        replayed_row = round(_mean([calls for calls, _ in self._replayed_rows])) or REPLAYED_ROW_CALLS
+        model_row = round(self._model_rows.calls_each()) or self._first_row
+        replayed_row = round(self._replayed_rows.calls_each()) or REPLAYED_ROW_CALLS
         ahead = rows_ahead(left, model_row=model_row, replayed_row=replayed_row, learns=learns, replays=self._replays)
         in_all = max(calls, self._calls + round(ahead))
         told = sum((row.usage for row in in_flight), self._usage)
@@ -136,8 +157,8 @@ class Meter:
     def seconds_left(self, *, left: int, learns: bool, at_once: int) -> float | None:
         """About how long the rows not ended yet take, ``at_once`` at a time (None until a row has ended): each kind
         of row as long as those of its kind took so far (as the other kind, while none has ended)."""
-        model_row = _mean([seconds for _, seconds in self._model_rows])
-        replayed_row = _mean([seconds for _, seconds in self._replayed_rows])
+        model_row = self._model_rows.seconds_each()
+        replayed_row = self._replayed_rows.seconds_each()
         if not (model_row or replayed_row):
             return None
         ahead = rows_ahead(
@@ -167,7 +188,3 @@ class Meter:
         if self._price is None:
             return None
         return self._price.of(usage.prompt_tokens, usage.completion_tokens)
-
-
-def _mean(values: list[int] | list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
