@@ -1,9 +1,9 @@
 """A routine at scale on a Selenium Grid: ROWS customers into the local CRM at --parallel N over a Selenium Grid 4
 standalone on loopback (N slots, Debian's Chromium), by the grid's address, with the scripted model. It prints rows per
 minute, model calls per row, the memory (PSS and RSS) of the app, Playwright's driver and every browser process at row
-10, at the middle and near the end, and the median of every 10th row's over each 100 rows (must not grow with rows:
-it may rise over the first rows, as the allocators reach their high-water mark), and the time per row over the first 100 rows against the
-last 100 (must not grow either). The machine's load average is printed beside each figure.
+10, at the middle and near the end, and the median of every 10th row's over each 100 rows (must not grow with rows: it
+may rise over the first rows, as the allocators reach their high-water mark), and the time per row over the first 100
+rows against the last 100 (must not grow either). The machine's load average is printed beside each figure.
 
     .venv/bin/python -m tests.bench.bench_routine --grid 1000 [--grid-parallel 8] [--model-delay 1]
 """
