@@ -21,7 +21,7 @@ from app.routine.plan import plan_routine
 from app.routine.runner import RoutineRunner
 from app.routine.state import RoutineStore
 from app.routine.teach import Recorder
-from app.routine.types import RoutineOptions, RowStatus
+from app.routine.types import RoutineOptions, RowActivity, RowStarted, RowStatus
 from tests.fakes.page import FakePage, listed
 
 TEMPLATE = "Add the customer {name} with the email {email}"
@@ -166,3 +166,31 @@ async def fake_runner(
 
 def statuses(store: RoutineStore) -> dict[int, RowStatus]:
     return {record.number: RowStatus(record.outcome.status) for record in store.records().values()}
+
+
+@dataclass
+class PauseWatch:
+    """What a routine paused as row ``at`` started did, in order: ("started", n) for each row, ("held", n) once the
+    paused row holds (``held`` is set then); a test adds ("resumed", 0) as it resumes."""
+
+    seen: list[tuple[str, int]] = field(default_factory=list)
+    held: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def pause_at(runner: RoutineRunner, at: int, words: str | None = None) -> PauseWatch:
+    """Pause ``runner`` as its row ``at`` starts, and watch it hold (saying ``words``, when given)."""
+    watch = PauseWatch()
+
+    def started(event: RowStarted) -> None:
+        watch.seen.append(("started", event.number))
+        if event.number == at:
+            runner.pause()
+
+    def activity(event: RowActivity) -> None:
+        if event.paused and (words is None or event.words == words) and not watch.held.is_set():
+            watch.seen.append(("held", event.number))
+            watch.held.set()
+
+    runner.on("row_started", started)
+    runner.on("row_activity", activity)
+    return watch

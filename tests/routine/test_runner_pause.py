@@ -6,30 +6,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from app.routine.types import RowActivity, RowStarted, RowStatus
-from tests.routine.fake_rows import Hold, ScriptedModel, fake_runner, statuses, typed
+from app.routine.types import RowStatus
+from tests.routine.fake_rows import Hold, ScriptedModel, fake_runner, pause_at, statuses, typed
 
 
 async def test_a_paused_row_holds_after_its_step_and_no_row_starts_until_resume(tmp_path: Path) -> None:
     model = ScriptedModel({"Ana": typed("Ana")})
     async with fake_runner(tmp_path, model, count=3, replay=False) as (runner, store):
-        seen: list[tuple[str, int]] = []
-        held = asyncio.Event()
-
-        def started(event: RowStarted) -> None:
-            seen.append(("started", event.number))
-            if event.number == 1:
-                runner.pause()
-
-        def activity(event: RowActivity) -> None:
-            if event.paused and not held.is_set():
-                seen.append(("held", event.number))
-                held.set()
-
-        runner.on("row_started", started)
-        runner.on("row_activity", activity)
+        watch = pause_at(runner, 1)
+        seen = watch.seen
         running = asyncio.ensure_future(runner.run())
-        await asyncio.wait_for(held.wait(), 30)
+        await asyncio.wait_for(watch.held.wait(), 30)
         assert runner.paused and runner.progress().paused
         assert model.calls == ["Ana"]  # its first step done, it holds before the next call
         seen.append(("resumed", 0))

@@ -16,10 +16,8 @@ from app.routine.types import (
     PersonRequest,
     RoutineOptions,
     RoutineProgress,
-    RowActivity,
     RowFinished,
     RowsPlanned,
-    RowStarted,
     RowStatus,
 )
 from app.settings.model import Settings
@@ -30,6 +28,7 @@ from tests.cli.routine_helpers import ROWS, results, rows_file
 from tests.fakes.crm_model import TEMPLATE, crm_model
 from tests.fakes.crm_site import crm_site
 from tests.fakes.llm_server import FakeLLMServer
+from tests.routine.fake_rows import pause_at
 
 PAUSED = describe_activity(PausedActivity())
 
@@ -54,25 +53,12 @@ async def test_pause_holds_the_row_in_flight_after_its_step_and_resume_finishes_
         plan = await asyncio.to_thread(plan_routine, RoutineOptions(rows, TEMPLATE, start_url=site.new_url))
         routine = await open_routine(plan, setup(tmp_path, llm_server))
         runner = routine.runner
-        seen: list[tuple[str, int]] = []
-        held = asyncio.Event()
-
-        def started(event: RowStarted) -> None:
-            seen.append(("started", event.number))
-            if event.number == 2:
-                runner.pause()
-
-        def activity(event: RowActivity) -> None:
-            if event.paused and event.words == PAUSED and not held.is_set():  # the panel says "Paused by you"
-                seen.append(("held", event.number))
-                held.set()
-
-        runner.on("row_started", started)
-        runner.on("row_activity", activity)
+        watch = pause_at(runner, 2, words=PAUSED)  # the panel says "Paused by you"
+        seen = watch.seen
         runner.on("row_finished", lambda event: seen.append(("finished", event.number)))
         try:
             running = asyncio.ensure_future(runner.run())
-            await asyncio.wait_for(held.wait(), 60)
+            await asyncio.wait_for(watch.held.wait(), 60)
             assert runner.progress().paused and site.emails() == ["ana@x.test"]
             seen.append(("resumed", 0))
             runner.resume()
