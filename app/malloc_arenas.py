@@ -11,7 +11,6 @@ Only on Linux with glibc; a ``MALLOC_ARENA_MAX`` the person set wins.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import sys
 
@@ -23,12 +22,8 @@ def limit_malloc_arenas() -> bool:
     """Whether the limit was set: call it before the app starts any thread."""
     if not sys.platform.startswith("linux") or "MALLOC_ARENA_MAX" in os.environ:
         return False
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return False
     try:
-        libc = ctypes.CDLL(name)
-        mallopt = libc.mallopt
+        mallopt = ctypes.CDLL(None).mallopt  # the C library the process already has: no search for it at start
     except (OSError, AttributeError):  # not glibc (musl has no mallopt)
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
