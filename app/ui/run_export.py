@@ -1,7 +1,6 @@
 """Exporting a saved run to a file the user chooses (HTML report or JSON), shared by History and a saved run's window.
 
-The file chooser is opened with open(), never getSaveFileName(): a nested event loop would stall the agent running
-on the qasync loop. Writing happens off the loop's thread.
+Writing happens off the loop's thread.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from app.history.export import export_html, export_json
 from app.history.records import RunRecord
 from app.settings.atomic import write_atomic
 from app.text.i18n import tr
+from app.ui.file_dialog import file_dialog
 
 
 class ExportFormat(StrEnum):
@@ -34,7 +34,7 @@ def choose_export_file(
     parent: QWidget, run_id: str, fmt: ExportFormat, chosen: Callable[[Path], object]
 ) -> QFileDialog:
     """Ask where to save; ``chosen(path)`` runs once the user has picked a file (never on Cancel)."""
-    chooser = QFileDialog(parent, tr("Export run as HTML") if fmt == ExportFormat.HTML else tr("Export run as JSON"))
+    chooser = file_dialog(parent, tr("Export run as HTML") if fmt == ExportFormat.HTML else tr("Export run as JSON"))
     chooser.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
     chooser.setDefaultSuffix(fmt.value)
     chooser.setNameFilter(tr("HTML report (*.html)") if fmt == ExportFormat.HTML else tr("JSON (*.json)"))

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtWidgets import QFileDialog
 
 from app.routine.types import RoutineOptions
 from app.ui.routine.library import SavedRoutine
 from tests.cli.routine_helpers import rows_file
 from tests.fakes.crm_model import TEMPLATE
 from tests.ui.test_routine_panel import Host, host  # noqa: F401 - the fixture
+from tests.waiting import until
 
 
 async def test_save_results_offers_the_rows_files_folder(host: Host, tmp_path: Path) -> None:
@@ -31,6 +32,7 @@ async def test_save_results_offers_the_rows_files_folder(host: Host, tmp_path: P
         assert Path(chooser.selectedFiles()[0]) == folder / "New customers results.csv"
     finally:
         chooser.reject()
+    await until(lambda: panel.findChild(QFileDialog) is None, message="the closed chooser is deleted")
 
 
 async def test_open_a_file_starts_in_documents_then_beside_the_rows_never_where_the_app_was_started(
@@ -41,7 +43,7 @@ async def test_open_a_file_starts_in_documents_then_beside_the_rows_never_where_
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.chdir(tmp_path)  # a launcher's working folder is no place of the person's
 
-    def offered() -> Path:
+    async def offered() -> Path:
         host.panel.choose_file()
         chooser = host.panel.findChild(QFileDialog)
         assert chooser is not None
@@ -49,11 +51,10 @@ async def test_open_a_file_starts_in_documents_then_beside_the_rows_never_where_
             return Path(chooser.directory().absolutePath())
         finally:
             chooser.reject()
-            chooser.deleteLater()
-            QApplication.processEvents()
+            await until(lambda: host.panel.findChild(QFileDialog) is None, message="the closed chooser is deleted")
 
-    assert offered() == home / "Documents"
+    assert await offered() == home / "Documents"
     folder = tmp_path / "sheets"
     folder.mkdir()
     assert await host.panel.open_file(rows_file(folder))
-    assert offered() == folder
+    assert await offered() == folder

@@ -11,7 +11,7 @@ from pathlib import Path
 import keyring
 import pytest
 from PySide6.QtCore import QRect
-from PySide6.QtWidgets import QApplication, QDialog, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QWidget
 
 from app.settings import secrets
 from app.settings.model import SecretEntry, Settings, load_settings, save_settings
@@ -240,11 +240,12 @@ async def test_an_upload_folder_is_chosen_and_saved(open_dialog, tmp_path: Path)
     page = dialog.safety_page
     assert not page.remove_folder_button.isEnabled()
     page.add_folder_button.click()
-    chooser = page.folder_chooser
+    chooser = page.findChild(QFileDialog)
     assert chooser is not None and chooser.isVisible()
     chooser.setDirectory(str(folder))
     chooser.accept()
     await until(lambda: page.folders() == [str(folder)])
+    await until(lambda: page.findChild(QFileDialog) is None, message="the closed chooser is deleted")
     linked = tmp_path / "link-to-invoices"
     linked.symlink_to(folder)
     await page.add_folder(str(linked / ".." / "invoices"))  # resolved: the same folder, listed once

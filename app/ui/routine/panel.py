@@ -25,6 +25,7 @@ from app.routine.types import PersonRequest, RoutineOptions, RoutineProgress, Ro
 from app.text.cost_words import before_run_words
 from app.text.i18n import tr
 from app.ui.dialog_style import dialog_stylesheet
+from app.ui.file_dialog import file_dialog
 from app.ui.routine.library import RoutineFolders, SavedRoutine, earlier_outcomes
 from app.ui.routine.look import routine_stylesheet
 from app.ui.routine.run_view import RunView
@@ -135,11 +136,11 @@ class RoutinePanel(QWidget):
     # --- rows --------------------------------------------------------------------------------------------------
 
     def choose_file(self) -> None:
-        chooser = QFileDialog(self, tr("Open the rows"), str(self._rows_folder()))
+        chooser = file_dialog(self, tr("Open the rows"), str(self._rows_folder()))
         chooser.setFileMode(QFileDialog.FileMode.ExistingFile)
         chooser.setNameFilter(tr(ROWS_FILTER))
         chooser.fileSelected.connect(lambda path: self._background.spawn(self.open_file(Path(path))))
-        chooser.open()  # never exec(): a nested loop would stall the rows in flight (the panel owns it)
+        chooser.open()
 
     async def open_file(self, path: Path) -> bool:
         """The person's own rows (opened, dropped or pasted): shown, and what the demo routine had set up goes."""
@@ -402,7 +403,7 @@ class RoutinePanel(QWidget):
         results = self._results()
         if results is None:
             return
-        chooser = QFileDialog(self, tr("Save the results"))
+        chooser = file_dialog(self, tr("Save the results"))
         chooser.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         chooser.setDefaultSuffix("csv")
         chooser.setNameFilter(tr("CSV (*.csv)"))

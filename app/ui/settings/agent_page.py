@@ -11,6 +11,7 @@ from app.settings.catalog import AGENT, BROWSER, ROUTINES, Scalar
 from app.settings.model import Settings
 from app.text.i18n import language, tr
 from app.ui.dialog_widgets import small_label
+from app.ui.file_dialog import file_dialog
 from app.ui.settings.editors import CheckEditor, ChoiceEditor, PageEditors, ProgramEditor, TextEditor, WholeEditor
 
 
@@ -91,8 +92,7 @@ class AgentPage(QWidget):
         self.language_hint.setVisible(self.language_combo.currentData() != language())
 
     def _browse(self) -> None:
-        # open(), not getOpenFileName(): a nested event loop would stall the agent running on the qasync loop.
-        chooser = QFileDialog(self, tr("Choose the Chromium or Chrome program"))
+        chooser = file_dialog(self, tr("Choose the Chromium or Chrome program"))
         chooser.setFileMode(QFileDialog.FileMode.ExistingFile)
         start = self.browser_edit.text().strip() or self._detected_browser
         if start:

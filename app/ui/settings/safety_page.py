@@ -31,6 +31,7 @@ from app.settings.model import Settings
 from app.settings.paths import AppPaths
 from app.text.i18n import tr
 from app.ui.dialog_widgets import section, small_label
+from app.ui.file_dialog import file_dialog
 from app.ui.settings.editors import CheckEditor, PageEditors
 
 Spawn = Callable[[Coroutine[Any, Any, None]], "asyncio.Task[None]"]
@@ -72,7 +73,6 @@ class SafetyPage(QWidget):
         super().__init__(parent)
         self._own_dirs = (paths.config_dir, paths.data_dir, paths.log_dir)
         self._spawn = spawn
-        self.folder_chooser: QFileDialog | None = None
 
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
@@ -157,13 +157,11 @@ class SafetyPage(QWidget):
     # --- upload folders ----------------------------------------------------------------------------------------
 
     def choose_folder(self) -> None:
-        # open(), not getExistingDirectory(): a nested event loop would stall the agent running on the qasync loop.
-        chooser = QFileDialog(self, tr("Choose a folder the agent may upload from"))
+        chooser = file_dialog(self, tr("Choose a folder the agent may upload from"))
         chooser.setFileMode(QFileDialog.FileMode.Directory)
         chooser.setOption(QFileDialog.Option.ShowDirsOnly, True)
         chooser.setDirectory(str(Path.home()))
         chooser.fileSelected.connect(lambda folder: self._spawn(self.add_folder(folder)))
-        self.folder_chooser = chooser
         chooser.open()
 
     async def add_folder(self, folder: str) -> None:
