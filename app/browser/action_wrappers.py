@@ -23,7 +23,7 @@ def beside_the_stop_bar(action: Action) -> Action:
 
     @functools.wraps(action)
     async def acting(self: PlaywrightPageController, *args: Any, **kwargs: Any) -> str:
-        async with self.stop_bar.step_aside():
+        async with self.stop_bar.step_aside(self.session):
             return await action(self, *args, **kwargs)
 
     return acting  # type: ignore[return-value]

@@ -67,7 +67,8 @@ class StopBar:
         self._asked: dict[Page, None] = {}
         self._agent_keys = 0
         self._late_esc_until = 0.0
-        self._passive = False
+        # The windows an agent acts in now: their tabs' bar lets the pointer through (``step_aside``).
+        self._aside: list[BrowserSession] = []
         self._lock = asyncio.Lock()
         self._background = Background("stop bar")
 
@@ -166,19 +167,20 @@ class StopBar:
         await self._apply()
 
     @contextlib.asynccontextmanager
-    async def step_aside(self) -> AsyncIterator[None]:
-        """While the agent acts on the page, the bar lets the pointer through: an element under it stays clickable
-        (Playwright's click would otherwise wait for the bar to move away, and fail)."""
+    async def step_aside(self, window: BrowserSession) -> AsyncIterator[None]:
+        """While an agent acts on a page of ``window``, the bar there lets the pointer through: an element under it
+        stays clickable (Playwright's click would otherwise wait for the bar to move away, and fail). In a routine's
+        other windows it stays as it is: the person may be clicking it there."""
         if self._mode == "hidden":
             yield
             return
-        self._passive = True
-        await self._apply()
+        self._aside.append(window)
+        await self._apply(window)
         try:
             yield
         finally:
-            self._passive = False
-            await self._apply()
+            self._aside.remove(window)
+            await self._apply(window)
 
     # --- the page's side ---------------------------------------------------------------------------------------
 
@@ -187,7 +189,7 @@ class StopBar:
         if what == "ask":
             if isinstance(page, Page):
                 self._asked[page] = None
-            return self._labels(self.mode_in(page))
+            return self._labels(self.mode_in(page), page if isinstance(page, Page) else None)
         mode = self.mode_in(page)
         if what in ("stop", "escape") and mode == "working":
             if what == "escape" and (self._agent_keys or time.monotonic() < self._late_esc_until):
@@ -200,25 +202,29 @@ class StopBar:
             self._on_resized()
         return None
 
-    def _labels(self, mode: Mode | None = None) -> dict[str, str | bool] | None:
+    def _labels(self, mode: Mode | None = None, page: Page | None = None) -> dict[str, str | bool] | None:
+        """What the bar shows in ``page`` (None: a page no agent acts in) when it says ``mode``."""
         mode = self._mode if mode is None else mode
         panel = self._on_panel is not None
+        passive = page is not None and any(page in window.pages for window in self._aside)
         if mode == "working":
-            return {**bar_labels(), "action": "stop", "waiting": False, "passive": self._passive}
+            return {**bar_labels(), "action": "stop", "waiting": False, "passive": passive}
         if mode == "waiting":
-            return {**waiting_labels(panel=panel), "waiting": True, "passive": self._passive}
+            return {**waiting_labels(panel=panel), "waiting": True, "passive": passive}
         if mode == "paused":
-            return {**paused_labels(panel=panel), "waiting": False, "paused": True, "passive": self._passive}
+            return {**paused_labels(panel=panel), "waiting": False, "paused": True, "passive": passive}
         return None
 
-    async def _apply(self) -> None:
+    async def _apply(self, window: BrowserSession | None = None) -> None:
+        """Every tab shows what the bar says there now (only ``window``'s tabs, if given)."""
         # Serialised, and each pass applies the state current when it runs: the last show/hide wins.
         async with self._lock:
             for page in [page for page in self._asked if page.is_closed()]:
                 del self._asked[page]
-            for page in dict.fromkeys([*self._session.pages, *self._asked]):
+            pages = window.pages if window is not None else [*self._session.pages, *self._asked]
+            for page in dict.fromkeys(pages):
                 try:
-                    labels = self._labels(self.mode_in(page))
+                    labels = self._labels(self.mode_in(page), page)
                     await asyncio.wait_for(page.evaluate(_APPLY, [self._hook, labels]), 2.0)
                 except (TimeoutError, PlaywrightError) as exc:  # closing, or frozen by a dialog
                     log.debug("stop bar not updated in a tab: %s", exc)

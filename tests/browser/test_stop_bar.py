@@ -317,3 +317,32 @@ async def test_the_agent_can_click_an_element_under_the_bar(session: BrowserSess
     assert box is not None
     await page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
     await stops.next()
+
+
+async def _pointer(page: Page, bar: StopBar) -> str:
+    return str(await page.evaluate("tag => getComputedStyle(document.querySelector(tag)).pointerEvents", bar.tag))
+
+
+async def test_an_agent_acting_in_one_window_leaves_the_bar_of_a_window_waiting_for_the_person_clickable(
+    session: BrowserSession, site: str
+) -> None:
+    """A routine's windows share one bar. While a row's agent clicks in its window, the bar there lets the pointer
+    through; in the window where a row waits for the person, its "Show the panel" must still take their click, not let
+    it fall on the page under it (a captcha, a form)."""
+    bar = StopBar(session)
+    stops, panels = Stops(), Stops()
+    await bar.install(stops, panels)
+    mine, other = await session.new_window(), await session.new_window()
+    for window in (mine, other):
+        await window.active_page.goto(site + PAGE)
+    await bar.show()
+    bar.say_in_window(mine, "waiting")
+    async with bar.step_aside(other):
+        assert await _pointer(other.active_page, bar) == "none"
+        assert await _pointer(mine.active_page, bar) == "auto"
+        box = await _bar_box(mine.active_page, bar)
+        assert box is not None
+        await mine.active_page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
+        await panels.next()
+    assert await _pointer(other.active_page, bar) == "auto"
+    assert await mine.active_page.evaluate("presses") == 0 and stops.count == 0

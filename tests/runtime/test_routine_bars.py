@@ -67,6 +67,7 @@ async def test_a_row_waiting_for_the_person_says_your_turn_in_its_window_and_a_p
             assert mine.controller.stop_bar.mode_in(mine.session.active_page) == "waiting"
             # Esc is the person's in that window (it stops nothing); the bar's button brings the panel forward.
             page = mine.session.active_page
+            await mine.controller.stop_bar._apply()  # the tab shows it too (the bar updates its tabs in the background)
             await page.keyboard.press("Escape")
             box = await until(lambda: _bar_box(page, mine.controller.stop_bar), 10, "the bar in the row's tab")
             await page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
