@@ -26,6 +26,8 @@ from tests.waiting import until
 pytestmark = pytest.mark.fresh_browser
 
 PAGE = "/stop_bar.html"
+# A binding of the tests' own: the page's calls to Python are handled in the order it made them.
+_BARRIER = "__testBarrier"
 
 
 class Stops:
@@ -53,9 +55,16 @@ async def _bar_box(page: Page, bar: StopBar) -> dict[str, float] | None:
     )
 
 
+async def _answered(page: Page) -> None:
+    """Once Python has handled every call the page made before now (a key the bar reported, its question on
+    loading) and the page has had the answers: a call of the test's own, answered last."""
+    await page.evaluate(f"() => window.{_BARRIER}()")
+
+
 async def _setup(session: BrowserSession, site: str) -> tuple[PlaywrightPageController, Stops, Page]:
     controller = PlaywrightPageController(session)
     stops = Stops()
+    await session.context.expose_binding(_BARRIER, lambda _source: None)
     await controller.stop_bar.install(stops)
     page = session.active_page
     await page.goto(site + PAGE)
@@ -88,7 +97,7 @@ async def test_the_bar_shows_in_a_closed_shadow_root_and_survives_navigation(
     await bar.hide()
     assert await _bar_box(page, bar) is None and await _bar_box(new_tab, bar) is None
     await page.goto(site + PAGE)
-    await page.wait_for_timeout(300)  # the new document's question to Python has had its answer
+    await _answered(page)  # the new document's question to Python has had its answer
     assert await _bar_box(page, bar) is None
 
 
@@ -97,7 +106,7 @@ async def test_esc_stops_even_on_a_page_that_swallows_keys_and_stop_button_too(
 ) -> None:
     controller, stops, page = await _setup(session, site)
     await page.keyboard.press("Escape")
-    await page.wait_for_timeout(300)
+    await _answered(page)
     assert stops.count == 0  # no run on: Esc is the page's
 
     await controller.stop_bar.show()
@@ -108,7 +117,7 @@ async def test_esc_stops_even_on_a_page_that_swallows_keys_and_stop_button_too(
 
     # A page cannot press Stop for the user: its events are not trusted.
     await page.evaluate("window.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'}))")
-    await page.wait_for_timeout(300)
+    await _answered(page)
     assert stops.count == 1
 
     # The Stop button at the pill's right end.
@@ -135,7 +144,7 @@ async def test_the_agent_pressing_escape_itself_is_not_a_stop(session: BrowserSe
     controller, stops, page = await _setup(session, site)
     await controller.stop_bar.show()
     await controller.send_keys("Escape", AbortSignal())
-    await page.wait_for_timeout(300)
+    await _answered(page)
     assert stops.count == 0
 
 
@@ -288,7 +297,7 @@ async def test_a_question_or_an_allow_cancel_turns_the_bar_to_your_turn(session:
         await until(lambda: _bar_box(page, bar))
         await page.keyboard.press("Escape")
     assert bar.mode == "working"
-    await page.wait_for_timeout(300)
+    await _answered(page)
     assert stops.count == 0
 
 
