@@ -19,6 +19,7 @@ from app.core.types import (
     UserTakeoverEvent,
 )
 from app.history.records import RunRecord, TaskRun
+from app.text.counts import steps_count
 from app.text.i18n import language, tr
 from app.text.wording import (
     Reading,
@@ -70,7 +71,7 @@ def export_html(record: RunRecord) -> str:
     record = _masked(record)
     label, tone = describe_outcome(record.outcome), _TONE[record.outcome]
     title = record.tasks[0].task if record.tasks else tr("Run")
-    facts = [_local(record.started_at), tr("{n} steps", n=record.steps)]
+    facts = [_local(record.started_at), steps_count(record.steps)]
     model = record.settings.get("model")
     if record.model_called:
         facts.append(tr("{tokens} tokens", tokens=format_tokens(record.usage.total_tokens)))
@@ -114,7 +115,7 @@ def _task_html(task: TaskRun, number: int) -> str:
   </ol>
   <div class="result {tone}">
     <p class="result-head"><span class="badge {tone}">{_e(label)}</span>
-      <span class="muted">{_e(tr("{n} steps", n=task.steps))} · {_e(_local(task.finished_at))}</span></p>
+      <span class="muted">{_e(steps_count(task.steps))} · {_e(_local(task.finished_at))}</span></p>
     <div class="text">{_e(_result_text(task))}</div>
   </div>
 </section>"""

@@ -5,6 +5,7 @@ LimitReached), never from English read back."""
 from __future__ import annotations
 
 from app.routine.types import Costs, Limit, LimitReached
+from app.text.counts import model_calls_about, rows_count
 from app.text.i18n import tr
 
 
@@ -33,10 +34,10 @@ def about_duration(seconds: float) -> str:
 def estimate_words(rows: int, costs: Costs, seconds_left: float | None) -> str:
     """The rows to run and about what they take: the time (once a row has ended), the model calls, the money (once
     a call has told its tokens and the price is known)."""
-    parts = [tr("{n} rows", n=rows)]
+    parts = [rows_count(rows)]
     if seconds_left is not None:
         parts.append(tr("about {time}", time=about_duration(seconds_left)))
-    parts.append(tr("about {n} model calls", n=about_count(costs.calls_in_all)))
+    parts.append(model_calls_about(about_count(costs.calls_in_all)))
     if costs.in_all is not None:
         parts.append(tr("about {money}", money=money(costs.in_all, costs.currency)))
     return " · ".join(parts)

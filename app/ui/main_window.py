@@ -35,6 +35,7 @@ from app.core.types import (
     ThinkingActivity,
 )
 from app.settings.model import Settings
+from app.text.counts import steps_count
 from app.text.i18n import tr
 from app.text.wording import describe_activity
 from app.ui import style
@@ -390,7 +391,7 @@ class MainWindow(QMainWindow):
         self._hide_bars()
         self.enter(ENDED_AS[result.outcome])
         if result.steps:
-            self.pill.set_detail(tr("{n} steps", n=result.steps) if result.steps != 1 else tr("1 step"))
+            self.pill.set_detail(steps_count(result.steps))
         if self._browser_lost:
             # The result card says the browser was closed; nothing is left to follow up in.
             self._browser_lost = False

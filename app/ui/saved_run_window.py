@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLa
 
 from app.background import Background
 from app.history.records import RunRecord
+from app.text.counts import steps_count
 from app.text.i18n import tr
 from app.text.wording import describe_outcome
 from app.ui.dialog_style import apply_dialog_style
@@ -44,7 +45,7 @@ class SavedRunWindow(QDialog):
             [
                 when,
                 label,
-                tr("{n} steps", n=self.record.steps),
+                steps_count(self.record.steps),
                 spend_text(self.record.demo, self.record.replay, self.record.usage.total_tokens),
             ]
         )

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from app.routine.plan import MAX_PARALLEL
 from app.routine.rows import CSV_SUFFIXES, XLSX_SUFFIXES, RowTable
+from app.text.counts import columns_count, rows_count
 from app.text.i18n import tr
 from app.ui.routine.chips import ColumnChips
 from app.ui.routine.library import SavedRoutine
@@ -232,10 +233,10 @@ class SetupView(QWidget):
         self.table = table
         self.file_label.setText(
             tr(
-                "{file} — {rows} rows, {columns} columns",
+                "{file} — {rows}, {columns}",
                 file=table.path.name,
-                rows=len(table.rows),
-                columns=len(table.columns),
+                rows=rows_count(len(table.rows)),
+                columns=columns_count(len(table.columns)),
             )
         )
         shown = table.rows[:PREVIEW_ROWS]
