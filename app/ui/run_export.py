@@ -30,9 +30,7 @@ _RENDER: dict[ExportFormat, Callable[[RunRecord], str]] = {
 }
 
 
-def choose_export_file(
-    parent: QWidget, run_id: str, fmt: ExportFormat, chosen: Callable[[Path], object]
-) -> QFileDialog:
+def choose_export_file(parent: QWidget, run_id: str, fmt: ExportFormat, chosen: Callable[[Path], object]) -> None:
     """Ask where to save; ``chosen(path)`` runs once the user has picked a file (never on Cancel)."""
     chooser = file_dialog(parent, tr("Export run as HTML") if fmt == ExportFormat.HTML else tr("Export run as JSON"))
     chooser.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
@@ -41,7 +39,6 @@ def choose_export_file(
     chooser.selectFile(str(Path.home() / f"page-agent-run-{run_id}.{fmt.value}"))
     chooser.fileSelected.connect(lambda path: chosen(Path(path)))
     chooser.open()
-    return chooser
 
 
 async def write_export(record: RunRecord, path: Path, fmt: ExportFormat) -> str:

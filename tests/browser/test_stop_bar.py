@@ -55,6 +55,13 @@ async def _bar_box(page: Page, bar: StopBar) -> dict[str, float] | None:
     )
 
 
+async def press_the_bars_button(page: Page, bar: StopBar) -> None:
+    """A click on the button at the bar's right end (Stop, or Show the panel), as the person makes it."""
+    box = await _bar_box(page, bar)
+    assert box is not None
+    await page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
+
+
 async def _answered(page: Page) -> None:
     """Once Python has handled every call the page made before now (a key the bar reported, its question on
     loading) and the page has had the answers: a call of the test's own, answered last."""
@@ -121,9 +128,7 @@ async def test_esc_stops_even_on_a_page_that_swallows_keys_and_stop_button_too(
     assert stops.count == 1
 
     # The Stop button at the pill's right end.
-    box = await _bar_box(page, controller.stop_bar)
-    assert box is not None
-    await page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
+    await press_the_bars_button(page, controller.stop_bar)
     await stops.next()
     assert stops.count == 2
 
@@ -268,9 +273,7 @@ async def test_a_hand_off_says_your_turn_and_brings_the_agents_tab_to_the_front(
     # Esc is the person's now, in the page they act on: it stops nothing.
     await page.keyboard.press("Escape")
     # Its button brings the panel forward.
-    box = await _bar_box(page, bar)
-    assert box is not None
-    await page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
+    await press_the_bars_button(page, bar)
     await panels.next()
     assert stops.count == 0
 
@@ -322,9 +325,7 @@ async def test_the_agent_can_click_an_element_under_the_bar(session: BrowserSess
     assert (await controller.click(int(index), AbortSignal())).startswith("Clicked")
     assert await page.evaluate("presses") == 1 and stops.count == 0
     # The user can still press Stop afterwards.
-    box = await _bar_box(page, controller.stop_bar)
-    assert box is not None
-    await page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
+    await press_the_bars_button(page, controller.stop_bar)
     await stops.next()
 
 
@@ -349,9 +350,7 @@ async def test_an_agent_acting_in_one_window_leaves_the_bar_of_a_window_waiting_
     async with bar.step_aside(other):
         assert await _pointer(other.active_page, bar) == "none"
         assert await _pointer(mine.active_page, bar) == "auto"
-        box = await _bar_box(mine.active_page, bar)
-        assert box is not None
-        await mine.active_page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
+        await press_the_bars_button(mine.active_page, bar)
         await panels.next()
     assert await _pointer(other.active_page, bar) == "auto"
     assert await mine.active_page.evaluate("presses") == 0 and stops.count == 0

@@ -12,7 +12,7 @@ from app.routine.browsers import Slot
 from app.routine.launch import OpenRoutine, open_routine
 from app.routine.plan import plan_routine
 from app.routine.types import PersonRequest, RoutineOptions, RowStarted
-from tests.browser.test_stop_bar import _bar_box
+from tests.browser.test_stop_bar import _bar_box, press_the_bars_button
 from tests.cli.routine_helpers import ROWS, rows_file
 from tests.fakes.crm_model import TEMPLATE, crm_model
 from tests.fakes.crm_site import crm_site
@@ -69,8 +69,8 @@ async def test_a_row_waiting_for_the_person_says_your_turn_in_its_window_and_a_p
             page = mine.session.active_page
             await mine.controller.stop_bar._apply()  # the tab shows it too (the bar updates its tabs in the background)
             await page.keyboard.press("Escape")
-            box = await until(lambda: _bar_box(page, mine.controller.stop_bar), 10, "the bar in the row's tab")
-            await page.mouse.click(box["x"] + box["width"] - 30, box["y"] + box["height"] / 2)
+            await until(lambda: _bar_box(page, mine.controller.stop_bar), 10, "the bar in the row's tab")
+            await press_the_bars_button(page, mine.controller.stop_bar)
             await until(lambda: panel_asked, 10, "the panel asked for")
 
             runner.pause()
